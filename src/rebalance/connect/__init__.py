@@ -1,0 +1,1 @@
+"""connect area of the Rebalance package."""

@@ -1,0 +1,1 @@
+"""consumer area of the Rebalance package."""

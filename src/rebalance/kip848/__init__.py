@@ -1,0 +1,1 @@
+"""kip848 area of the Rebalance package."""

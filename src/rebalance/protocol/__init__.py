@@ -1,0 +1,1 @@
+"""protocol area of the Rebalance package."""

@@ -1,0 +1,1 @@
+"""replicas area of the Rebalance package."""

@@ -1,0 +1,1 @@
+"""spark area of the Rebalance package."""

@@ -1,0 +1,1 @@
+"""viz area of the Rebalance package."""

@@ -1,0 +1,1 @@
+"""widgets area of the Rebalance package."""
