@@ -1,1 +1,1 @@
-"""viz area of the Rebalance package."""
+"""Figures for the chapters (matplotlib), one module per area."""

@@ -1,0 +1,104 @@
+# Rebalance: the two commands of the README are `make book` and `make test`.
+# Everything else here is a step they call.  The Makefile creates its own virtual environment (.venv)
+# with the pinned dependencies of pyproject.toml; nothing is installed outside the project folder
+# except, on Debian when run as root, the `chromium` package for the browser test.
+
+SHELL        := /bin/bash
+PYTHON       ?= python3
+VENV         := .venv
+BIN          := $(VENV)/bin
+STAMP        := $(VENV)/.installed
+VECTORS      ?= ../shared/kafka-vectors
+CHAPTERS_MD  := $(sort $(wildcard chapters/*.md))
+CHAPTERS_NB  := $(CHAPTERS_MD:.md=.ipynb)
+CHROMIUM     ?= /usr/bin/chromium
+PORT         ?= 8000
+export PYTHONHASHSEED := 0
+export MPLBACKEND     := Agg
+
+.PHONY: help setup theme chromium chapters chapter site book serve lab test test-fast conform bench clean
+
+help:
+	@echo "make book    - set up, execute every chapter, build the book site (open _build/html/index.html)"
+	@echo "make test    - set up and run every test (unit, vectors, notebooks, pairing, site in Chromium)"
+	@echo "make lab     - open the chapters in JupyterLab"
+	@echo "make serve   - serve the built site on http://127.0.0.1:$(PORT)/"
+	@echo "make bench   - run the benchmarks and print their figures"
+
+# ---- environment -------------------------------------------------------------------------------
+$(STAMP): pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "Python 3.10+ is needed ($(PYTHON) not found)"; exit 1; }
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[book,test]"
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3" >/dev/null
+	@touch $(STAMP)
+
+setup: $(STAMP)
+	@$(BIN)/python -c "import rebalance, pyspark; print('environment ready: rebalance', rebalance.__version__, '| pyspark', pyspark.__version__)"
+	@$(BIN)/python -c "from rebalance.spark.session import find_java; j = find_java(); print('java:', j or 'MISSING (see README: Java)')"
+
+theme:
+	@bash site/setup.sh
+
+chromium:
+	@if [ ! -x "$(CHROMIUM)" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing Debian's chromium for the browser test"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	  else \
+	    echo "The browser test needs Chromium at $(CHROMIUM) (Debian: sudo apt-get install chromium); set CHROMIUM=/path"; exit 1; \
+	  fi; \
+	fi
+
+# ---- chapters ----------------------------------------------------------------------------------
+# Re-execute one chapter and refresh its pair: make chapter CH=chapters/02-range-assignor.md
+chapter: $(STAMP)
+	@test -n "$(CH)" || { echo "usage: make chapter CH=chapters/NN-name.md"; exit 1; }
+	$(BIN)/jupytext --to ipynb --execute --set-kernel python3 "$(CH)"
+	$(BIN)/jupytext --sync "$(CH)" >/dev/null
+
+chapters: $(STAMP)
+	@for md in $(CHAPTERS_MD); do \
+	  echo "executing $$md"; \
+	  $(BIN)/jupytext --to ipynb --execute --set-kernel python3 "$$md" >/dev/null || exit 1; \
+	  $(BIN)/jupytext --sync "$$md" >/dev/null || exit 1; \
+	done
+
+# ---- the book site (offline: the site template is assembled from npm packages by site/setup.sh) ---
+site: $(STAMP) theme
+	@PATH="$(CURDIR)/$(BIN):$$PATH" bash site/build.sh
+
+book: setup chapters site
+	@echo
+	@echo "The book is built: open $(CURDIR)/_build/html/index.html"
+	@echo "or serve it with 'make serve' and open http://127.0.0.1:$(PORT)/"
+	@echo "To work through the chapters interactively: make lab"
+
+serve:
+	$(BIN)/python -m http.server --bind 127.0.0.1 --directory _build/html $(PORT)
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab chapters/
+
+# ---- tests -------------------------------------------------------------------------------------
+conform: $(STAMP)
+	@if [ -d "$(VECTORS)" ]; then \
+	  $(BIN)/python -m rebalance conform -v $(VECTORS)/*.jsonl | tail -n 25; \
+	  test "$${PIPESTATUS[0]}" = 0; \
+	elif [ "$$CI" = "true" ]; then echo "vectors folder $(VECTORS) missing"; exit 1; \
+	else echo "(no $(VECTORS): Kafka conformance vectors skipped; set VECTORS=/path/to/kafka-vectors)"; fi
+
+test: setup chromium theme conform
+	REBALANCE_VECTORS="$(abspath $(VECTORS))" PATH="$(CURDIR)/$(BIN):$$PATH" \
+	  $(BIN)/python -m pytest tests $(CHAPTERS_NB) --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg \
+	    --nbval-current-env -p no:randomly -q
+
+test-fast: $(STAMP)
+	REBALANCE_VECTORS="$(abspath $(VECTORS))" $(BIN)/python -m pytest tests -q -m "not browser and not spark"
+
+bench: $(STAMP)
+	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python "$$b" || exit 1; done
+
+clean:
+	rm -rf _build .pytest_cache
