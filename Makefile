@@ -14,7 +14,6 @@ CHAPTERS_NB  := $(CHAPTERS_MD:.md=.ipynb)
 CHROMIUM     ?= /usr/bin/chromium
 PORT         ?= 8000
 export PYTHONHASHSEED := 0
-export MPLBACKEND     := Agg
 
 .PHONY: help setup theme chromium chapters chapter site book serve lab test test-fast conform bench clean
 
