@@ -77,6 +77,10 @@ class ConsumerScenario:
 
 ASSIGNORS = ("range", "roundrobin", "sticky", "cooperative-sticky")
 
+#: Map classes Kafka's callers use for the subscriptions: the leader's HashMap (iteration by hash), and the
+#: unit tests' LinkedHashMap (``Utils.mkMap``) and ``Collections.singletonMap`` (both: input order).
+SUBSCRIPTION_MAP_TYPES = ("java.util.HashMap", "java.util.LinkedHashMap", "java.util.Collections$SingletonMap")
+
 
 def _int(value, field_name: str, minimum: Optional[int] = None) -> int:
     require(isinstance(value, int) and not isinstance(value, bool), field_name,
@@ -162,8 +166,10 @@ def parse_consumer_input(data: Mapping) -> ConsumerScenario:
     entry = data.get("entry", "cluster")
     require(entry in ("cluster", "assignPartitions"), "entry", "must be 'cluster' or 'assignPartitions'")
     map_type = data.get("subscriptionMapType", "java.util.HashMap")
-    require(map_type in ("java.util.HashMap", "java.util.LinkedHashMap"), "subscriptionMapType",
-            "must be 'java.util.HashMap' or 'java.util.LinkedHashMap'")
+    require(map_type in SUBSCRIPTION_MAP_TYPES, "subscriptionMapType",
+            f"must be one of {', '.join(SUBSCRIPTION_MAP_TYPES)}, got {map_type!r}")
+    if map_type == "java.util.Collections$SingletonMap":
+        require(len(members) == 1, "subscriptionMapType", "a SingletonMap holds exactly one member")
     initial = data.get("initialMaxGeneration")
     if initial is not None:
         _int(initial, "initialMaxGeneration")
@@ -190,13 +196,17 @@ def validate_assignment_inputs(partitions: Mapping[str, int], members: Mapping[s
         for t in sub.topics:
             require(t in partitions, f"members.{member_id}.topics",
                     f"subscribed to unknown topic {t!r} (known: {', '.join(sorted(partitions)) or 'none'})")
-    seen: Dict[TopicPartition, str] = {}
+    # A partition claimed by two members is an error only within one generation; claims from different
+    # generations are Kafka's "zombie" case, which the sticky assignors resolve (KIP-341, KAFKA-12984).
+    seen: Dict[Tuple[TopicPartition, Optional[int]], str] = {}
     for member_id, sub in members.items():
         for tp in sub.owned_partitions:
             topic, p = tp
             if topic in partitions:
                 require(0 <= p < partitions[topic], f"members.{member_id}.ownedPartitions",
                         f"{tp_str(tp)} does not exist (topic {topic!r} has {partitions[topic]} partitions)")
-            require(tp not in seen or seen[tp] == member_id, f"members.{member_id}.ownedPartitions",
-                    f"{tp_str(tp)} is also owned by {seen.get(tp)!r} in the same generation")
-            seen[tp] = member_id
+            key = (tp, sub.generation_id)
+            require(key not in seen or seen[key] == member_id, f"members.{member_id}.ownedPartitions",
+                    f"{tp_str(tp)} is also owned by {seen.get(key)!r} in the same generation"
+                    f" ({-1 if sub.generation_id is None else sub.generation_id})")
+            seen[key] = member_id
