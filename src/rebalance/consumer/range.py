@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
-from ..java import hashmap_order, java_string_key
+from ..java import hashmap_order
 from .model import ConsumerScenario, Subscription, TopicPartition
 
 RANGE_ASSIGNOR_NAME = "range"
@@ -38,6 +38,20 @@ class AssignorResult:
     assignment: Dict[str, List[TopicPartition]]
     counters: Dict[str, int] = field(default_factory=dict)
     rack_aware: bool = False
+
+
+def java_string_key(text: str) -> bytes:
+    """Sort key ordering strings as ``String.compareTo`` does (UTF-16 code units).
+
+    Big-endian UTF-16 bytes compare exactly like the code units, and every key has the same type, so ASCII
+    and non-ASCII names can be sorted together (``rebalance.java.java_string_key`` returns ``str`` for one
+    and ``tuple`` for the other, which Python cannot compare)."""
+    return text.encode("utf-16-be", "surrogatepass")
+
+
+def tp_sort_key(tp: TopicPartition):
+    """Sort key of Kafka's ``TopicPartitionComparator``: topic by ``String.compareTo``, then partition."""
+    return java_string_key(tp[0]), tp[1]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -202,7 +216,7 @@ class RangeAssignor:
             self._assign_ranges(state, assignment)
         if rack_aware:
             for member, tps in assignment.items():
-                tps.sort(key=lambda tp: (java_string_key(tp[0]), tp[1]))
+                tps.sort(key=tp_sort_key)
         counters = {"topics": len(states), "partitions": sum(s.count for s in states),
                     "member_topic_pairs": sum(len(s.consumers) for s in states)}
         return AssignorResult(assignment, counters, rack_aware)

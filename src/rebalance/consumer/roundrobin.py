@@ -18,9 +18,8 @@ from bisect import bisect_left
 from typing import Dict, List
 
 from ..errors import KafkaError
-from ..java import java_string_key
 from .model import ConsumerScenario, TopicPartition
-from .range import AssignorResult, sorted_members, subscription_order
+from .range import AssignorResult, java_string_key, sorted_members, subscription_order
 
 ROUNDROBIN_ASSIGNOR_NAME = "roundrobin"
 

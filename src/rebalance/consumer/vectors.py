@@ -20,16 +20,11 @@ from __future__ import annotations
 from typing import Dict, List, Mapping, Sequence
 
 from ..errors import InputError
-from ..java import java_string_key
 from .model import ConsumerScenario, TopicPartition, parse_consumer_input, tp_str
+from .range import tp_sort_key
 
 STICKY_KINDS = ("sticky", "cooperative-sticky")
 STICKY_FIELDS = ("stickyPath", "partitionsTransferringOwnership", "maxGeneration")
-
-
-def tp_sort_key(tp: TopicPartition):
-    """Sort key of Kafka's ``TopicPartitionComparator``: topic by ``String.compareTo``, then partition."""
-    return java_string_key(tp[0]), tp[1]
 
 
 def sorted_partitions(partitions: Sequence[TopicPartition]) -> List[TopicPartition]:

@@ -1,0 +1,69 @@
+"""Range and RoundRobin against Kafka's own results (conformance vectors, Kafka 3.8/3.9 logic).
+
+The sticky kinds are tested by the sticky assignors' own tests; here only the adapter's handling of them
+(``compare`` with the sticky fields) is checked.
+"""
+import pytest
+
+from rebalance.consumer import vectors as adapter
+from rebalance.vectors import compare_output, run_input
+
+
+def test_vector_matches_kafka(basic_vector):
+    actual = run_input(basic_vector["input"])
+    assert compare_output("consumer", basic_vector["output"], actual) == []
+    # the lists are in exactly the order Kafka's List<TopicPartition> had, not only the same members
+    assert adapter.exact_order_matches(basic_vector["output"], actual)
+
+
+def test_vectors_present_and_counted(basic_vector_lines):
+    lines = basic_vector_lines
+    assert len(lines) >= 200  # 66 + 66 random/handpicked + the unit-test lines
+    assert {line["input"]["assignor"] for line in lines} == {"range", "roundrobin"}
+
+
+def test_sorted_assignment_uses_java_string_order():
+    # "B" < "a" in String.compareTo; partitions compare as numbers, so t-10 comes after t-9
+    data = {"kind": "consumer", "assignor": "range", "topics": {"a": 1, "B": 1, "t": 11},
+            "members": [{"memberId": "m", "topics": ["t", "a", "B"]}]}
+    out = adapter.run(data)
+    assert out["sortedAssignment"]["m"] == ["B-0", "a-0"] + [f"t-{i}" for i in range(11)]
+    assert sorted(out["assignment"]["m"]) == sorted(out["sortedAssignment"]["m"])
+
+
+def test_compare_ignores_list_order_but_not_membership():
+    expected = {"assignment": {"A": ["t-1", "t-0"]}, "sortedAssignment": {"A": ["t-0", "t-1"]}}
+    reordered = {"assignment": {"A": ["t-0", "t-1"]}, "sortedAssignment": {"A": ["t-0", "t-1"]}}
+    moved = {"assignment": {"A": ["t-0"], "B": ["t-1"]}, "sortedAssignment": {"A": ["t-0"], "B": ["t-1"]}}
+    assert adapter.compare(expected, reordered) == []
+    assert not adapter.exact_order_matches(expected, reordered)
+    problems = adapter.compare(expected, moved)
+    assert problems and "A" in problems[0]
+
+
+def test_compare_checks_sticky_fields():
+    base = {"assignment": {"A": ["t-0"]}, "sortedAssignment": {"A": ["t-0"]}, "stickyPath": "general",
+            "partitionsTransferringOwnership": None, "maxGeneration": 3}
+    assert adapter.compare(base, dict(base)) == []
+    for key, value in (("stickyPath", "constrained"), ("partitionsTransferringOwnership", {"t-0": "A"}),
+                       ("maxGeneration", 2)):
+        other = dict(base, **{key: value})
+        assert any(key in p for p in adapter.compare(base, other))
+
+
+def test_sticky_kinds_are_delegated():
+    """run() hands sticky scenarios to the sticky helper's run_scenario (when it exists)."""
+    data = {"kind": "consumer", "assignor": "sticky", "topics": {"t": 2},
+            "members": [{"memberId": "A", "topics": ["t"]}]}
+    try:
+        import rebalance.consumer.sticky_vectors  # noqa: F401
+    except ImportError:
+        from rebalance.errors import InputError
+
+        with pytest.raises(InputError) as info:
+            adapter.run(data)
+        assert info.value.field == "assignor"
+    else:
+        out = adapter.run(data)
+        assert out["sortedAssignment"] == {"A": ["t-0", "t-1"]}
+        assert "stickyPath" in out
