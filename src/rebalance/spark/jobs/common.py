@@ -1,0 +1,62 @@
+"""What every job returns and writes: named pandas tables plus the parameters that produced them."""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Dict, Optional
+
+import pandas as pd
+
+from ...errors import require
+
+
+@dataclass
+class JobResult:
+    """The small summary tables of one job run (the large per-scenario tables stay in Spark/Parquet)."""
+
+    job: str
+    scale: int
+    seed: int
+    params: dict
+    tables: Dict[str, pd.DataFrame] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        return self.tables[name]
+
+    def meta(self) -> pd.DataFrame:
+        return pd.DataFrame([{"job": self.job, "scale": self.scale, "seed": self.seed,
+                              "params": json.dumps(self.params, sort_keys=True, default=list)}])
+
+
+def check_scale(scale) -> int:
+    require(isinstance(scale, int) and not isinstance(scale, bool) and scale >= 1, "scale",
+            f"must be a whole number >= 1, got {scale!r}")
+    return scale
+
+
+def check_seed(seed) -> int:
+    require(isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0, "seed",
+            f"must be a whole number >= 0, got {seed!r}")
+    return seed
+
+
+def table_path(out: str, job: str, name: str) -> str:
+    return f"{out.rstrip('/')}/{job}/{name}"
+
+
+def write_outputs(spark, result: JobResult, out: Optional[str]) -> None:
+    """Write every summary table (and ``_meta``) as Parquet under ``out/<job>/<table>`` through Spark,
+    so that ``out`` may be a local folder or a cluster file system URL (``hdfs://``, ``s3a://``)."""
+    if not out:
+        return
+    for name, frame in list(result.tables.items()) + [("_meta", result.meta())]:
+        df = spark.createDataFrame(frame) if len(frame) else spark.createDataFrame(frame.astype(str))
+        df.coalesce(1).write.mode("overwrite").parquet(table_path(out, result.job, name))
+
+
+def read_table(out: str, job: str, name: str) -> pd.DataFrame:
+    """Read back one table written by a job (local folders only; pandas reads Spark's part files)."""
+    path = table_path(out, job, name)
+    require(os.path.isdir(path), "out", f"no table {name!r} of job {job!r} under {out!r}")
+    return pd.read_parquet(path)
