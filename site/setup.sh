@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Installs and builds the book's site template (site/theme) so that `myst build --html` runs offline.
+#
+# Third-party code comes from the npm registry at set-up time and is never committed:
+#   1. thebe-core 0.5.0 (its prebuilt browser bundle) is unpacked into theme/.cache/vendor with its
+#      dependency list dropped, and an empty thebe-lite stands in (see theme/scripts/vendor.cjs);
+#   2. `npm install` with the committed package-lock.json (not `npm ci`: the lockfile lacks rollup's
+#      per-platform optional packages, which `npm install` adds without changing the lockfile);
+#   3. `npm run build`: Tailwind CSS, the Remix app (theme/build, theme/public/build) and the local
+#      assets (KaTeX CSS and fonts, thebe-core bundle, favicon) in theme/public.
+# Idempotent: each step is skipped when its inputs have not changed (hashes in theme/.cache).
+#
+# Usage: site/setup.sh [--force]
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+theme="$here/theme"
+force=0
+case "${1:-}" in
+  --force) force=1 ;;
+  "") ;;
+  *) echo "usage: $0 [--force]" >&2; exit 2 ;;
+esac
+
+log() { printf '[site/setup] %s\n' "$*"; }
+die() { printf '[site/setup] ERROR: %s\n' "$*" >&2; exit 1; }
+
+command -v node >/dev/null || die "node not found (Node.js >= 18 is needed; Debian: apt-get install nodejs npm)"
+command -v npm >/dev/null || die "npm not found (Debian: apt-get install npm)"
+node_major="$(node -p 'process.versions.node.split(".")[0]')"
+[ "$node_major" -ge 18 ] || die "Node.js >= 18 needed, found $(node --version)"
+
+cd "$theme"
+mkdir -p .cache
+# One set-up at a time (a test run and a build may both call this).
+exec 9>.cache/setup.lock
+flock 9
+
+hash_of() { # hash of the named files/directories (contents and names) plus the Node version
+  { node --version; find "$@" -type f ! -path 'app/styles/*' -print0 | sort -z | xargs -0 sha256sum; } |
+    sha256sum | cut -c1-16
+}
+stamp_ok() { [ "$force" = 0 ] && [ -f ".cache/$1.stamp" ] && [ "$(cat ".cache/$1.stamp")" = "$2" ]; }
+
+export BROWSERSLIST_IGNORE_OLD_DATA=1
+started=$SECONDS
+
+# 1. local packages prepared from the registry
+vendor_hash="$(hash_of scripts/vendor.cjs)"
+if stamp_ok vendor "$vendor_hash" && [ -f .cache/vendor/thebe-core/dist/lib/thebe-core.min.js ]; then
+  log "vendor packages up to date"
+else
+  log "fetching thebe-core 0.5.0 from the npm registry"
+  (cd .cache && npm pack thebe-core@0.5.0 --silent >/dev/null)
+  node scripts/vendor.cjs .cache/thebe-core-0.5.0.tgz
+  echo "$vendor_hash" > .cache/vendor.stamp
+  rm -f .cache/install.stamp
+fi
+
+# 2. npm install from the committed lockfile
+install_hash="$(hash_of package.json package-lock.json)"
+if stamp_ok install "$install_hash" && [ -d node_modules/@myst-theme/site ]; then
+  log "node_modules up to date"
+else
+  log "npm install (first time: 1-2 minutes, ~800 MB in site/theme/node_modules)"
+  cp package-lock.json .cache/package-lock.before.json
+  t0=$SECONDS
+  npm install --no-audit --no-fund --loglevel=error
+  if ! cmp -s package-lock.json .cache/package-lock.before.json; then
+    log "WARNING: npm install changed package-lock.json; commit it only if the change was intended"
+  fi
+  log "npm install took $((SECONDS - t0)) s"
+  echo "$install_hash" > .cache/install.stamp
+  rm -f .cache/build.stamp
+fi
+
+# 3. build the app and copy the local assets
+build_hash="$(hash_of package-lock.json template.yml remix.config.js tailwind.config.js tsconfig.json styles app scripts)"
+if stamp_ok build "$build_hash" && [ -f build/index.js ] && [ -f public/favicon.ico ]; then
+  log "theme build up to date"
+else
+  log "building the theme (Tailwind + Remix, ~30 s)"
+  t0=$SECONDS
+  rm -rf build public/build
+  npm run --silent build
+  log "theme build took $((SECONDS - t0)) s"
+  echo "$build_hash" > .cache/build.stamp
+fi
+
+log "ready in $((SECONDS - started)) s: $theme"

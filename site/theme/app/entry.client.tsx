@@ -1,0 +1,41 @@
+/**
+ * Client entry.  Pages of the static site are pre-rendered by mystmd at `/<slug>`, but a static file
+ * server serves them as `/<slug>/` (or `/<slug>/index.html`, or under a BASE_URL).  Remix 1.19 reloads
+ * the page whenever the path it rendered differs from the path in the address bar, forever; so when the
+ * two name the same page we record the served path as the rendered one before hydrating.
+ */
+import { RemixBrowser } from '@remix-run/react';
+import { startTransition, StrictMode } from 'react';
+import { hydrateRoot } from 'react-dom/client';
+
+declare global {
+  interface Window {
+    __remixContext?: { url: string };
+  }
+}
+
+function samePage(rendered: string, served: string): boolean {
+  const norm = (p: string) => p.replace(/\/index\.html$/, '/').replace(/\/+$/, '') || '/';
+  const a = norm(rendered);
+  const b = norm(served);
+  return a === b || (a !== '/' && b.endsWith(a)) || (a === '/' && b.split('/').length <= 2);
+}
+
+const context = window.__remixContext;
+if (context && context.url !== window.location.pathname && samePage(context.url, window.location.pathname)) {
+  context.url = window.location.pathname;
+}
+
+function hydrate() {
+  startTransition(() => {
+    hydrateRoot(
+      document,
+      <StrictMode>
+        <RemixBrowser />
+      </StrictMode>,
+    );
+  });
+}
+
+if (window.requestIdleCallback) window.requestIdleCallback(hydrate);
+else window.setTimeout(hydrate, 1);

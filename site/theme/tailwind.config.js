@@ -1,0 +1,10 @@
+// Tailwind reads the class names used by the @myst-theme components (paths listed by @myst-theme/styles).
+const mystTheme = require('@myst-theme/styles');
+
+module.exports = {
+  darkMode: 'class',
+  content: mystTheme.content,
+  theme: { extend: mystTheme.themeExtensions },
+  plugins: [require('@tailwindcss/typography')],
+  safelist: mystTheme.safeList,
+};
