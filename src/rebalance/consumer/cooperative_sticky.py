@@ -70,3 +70,32 @@ class CooperativeStickyAssignor(AbstractStickyAssignor):
                 mine.remove(tp)
         result.withheld = dict(transferring)
         return result
+
+
+def rebalance_until_stable(scenario: ConsumerScenario, max_rounds: int = 10,
+                           assignor: Optional["CooperativeStickyAssignor"] = None) -> List[StickyAssignment]:
+    """Replay the cooperative protocol's follow-up rebalances (KIP-429): after each round every member owns
+    exactly what it was given, its generation is the new one, and members that had a partition revoked
+    rejoin at once; stop when a round withholds nothing (or after ``max_rounds``).
+
+    One assignor instance serves all rounds, as the group leader's does.  Returns one result per round.
+    """
+    from dataclasses import replace
+
+    assignor = assignor or CooperativeStickyAssignor()
+    rounds: List[StickyAssignment] = []
+    generation = max([s.generation_id for s in scenario.members.values() if s.generation_id is not None],
+                     default=0)
+    current = scenario
+    for _ in range(max_rounds):
+        result = assignor.assign(current)
+        rounds.append(result)
+        if not result.withheld:
+            break
+        generation += 1
+        members = {m: replace(sub, owned_partitions=list(result.assignment.get(m, [])), generation_id=generation,
+                              user_data=None, user_data_position=0)
+                   for m, sub in current.members.items()}
+        current = replace(current, members=members, initial_max_generation=None,
+                          user_data_specs={m: "auto" for m in members})
+    return rounds
