@@ -533,9 +533,10 @@ class KIP848Simulation:
                 if owners:
                     raise AssertionError(f"{tp} given to {client.member_id} while {owners} still own it")
                 client.owned.add(tp)
-                if self.last_owner.get(tp) not in (None, client.member_id):
+                consumer = client.member_id.split("~")[0]  # the process, across restarts
+                if self.last_owner.get(tp) not in (None, consumer):
                     self.moves += 1
-                self.last_owner[tp] = client.member_id
+                self.last_owner[tp] = consumer
                 self.ownership.append((self.clock.now_ms, client.member_id, "add", tp))
             client.reconciling = False
             self._log(client.member_id, "reconciled", {"owned": len(client.owned)})
@@ -633,22 +634,27 @@ SCENARIOS = ("join", "leave", "crash", "rolling_restart")
 
 
 def simulate(scenario: str = "join", members: int = 3, topics=None, *, static: bool = False,
-             config: Optional[KIP848Config] = None, max_ms: int = 3_600_000) -> SimulationResult:
+             config: Optional[KIP848Config] = None, start_ms: Optional[int] = None, gap_ms: Optional[int] = None,
+             max_ms: int = 3_600_000) -> SimulationResult:
     """Run one scenario on a fresh group of ``members`` consumers subscribed to every topic.
 
     * ``join``: one more member joins a stable group;
     * ``leave``: the last member shuts down gracefully;
     * ``crash``: the last member dies (the coordinator waits for the session timeout);
-    * ``rolling_restart``: each member in turn shuts down, restarts after ``config.restart_ms`` and
-      rejoins; the next one goes once the group is stable again.  With ``static=True`` members have a
-      ``group.instance.id`` and their partitions wait for them.
+    * ``rolling_restart``: each member in turn shuts down, restarts ``config.restart_ms`` later and rejoins;
+      the next one goes ``gap_ms`` after the previous shutdown or, without ``gap_ms``, once the group is
+      stable again.  With ``static=True`` members have a ``group.instance.id`` and their partitions wait
+      for them.
 
-    The group is first formed through the protocol itself; metrics count from the scenario's first action.
+    The group is first formed through the protocol itself; the scenario starts at ``start_ms`` (default:
+    half a heartbeat interval after the group first became stable) and the metrics count from there.
     """
     if scenario not in SCENARIOS:
         raise InputError("scenario", f"must be one of {', '.join(SCENARIOS)}, got {scenario!r}")
     if not isinstance(members, int) or isinstance(members, bool) or members < 1:
         raise InputError("members", f"must be a member count >= 1, got {members!r}")
+    if gap_ms is not None and (not isinstance(gap_ms, int) or gap_ms <= 0):
+        raise InputError("gap_ms", f"must be a positive number of ms, got {gap_ms!r}")
     topics = {"orders": 12} if topics is None else topics
     sim = KIP848Simulation(topics, config)
     cfg = sim.config
@@ -658,11 +664,15 @@ def simulate(scenario: str = "join", members: int = 3, topics=None, *, static: b
         sim.clock.schedule(i, lambda mid=mid: sim.start_member(mid, names, f"instance-{mid}" if static else None),
                            f"start {mid}")
     sim.clock.run_until(0)
-    if sim.run_until_stable(max_ms) is None:
+    formed = sim.run_until_stable(max_ms)
+    if formed is None:
         raise RuntimeError("the initial group did not stabilise")
-    # start the scenario half-way between two heartbeats of the first member
-    start = sim.clock.now_ms + cfg.heartbeat_interval_ms // 2
-    sim.clock.run_until(start)
+    if start_ms is None:
+        start_ms = formed + cfg.heartbeat_interval_ms // 2
+    elif not isinstance(start_ms, int) or start_ms < formed:
+        raise InputError("start_ms", f"must be a time after the group formed ({formed} ms), got {start_ms!r}")
+    sim.clock.run_until(start_ms)
+    start = start_ms
     hb_before = sim.coordinator.heartbeats
     moves_before, revocations_before = sim.moves, sim.revocations
     trace_from = len(sim.trace)
@@ -677,16 +687,27 @@ def simulate(scenario: str = "join", members: int = 3, topics=None, *, static: b
     elif scenario == "crash":
         sim.crash_member(ids[-1])
         stable = sim.run_until_stable(max_ms, idle=lambda: ids[-1] not in sim.coordinator.members)
+    elif gap_ms is not None:
+        def bounce(mid):
+            current = [c for c in sim.clients if c.split("~")[0] == mid]
+            sim.stop_member(current[-1], restart_after_ms=cfg.restart_ms)
+        for i, mid in enumerate(ids):
+            sim.clock.schedule_at(start + i * gap_ms, lambda mid=mid: bounce(mid), f"bounce {mid}")
+        last_back = start + (members - 1) * gap_ms + cfg.restart_ms + cfg.revocation_ms
+
+        def all_back():
+            return sim.clock.now_ms > last_back and all(
+                any(c.split("~")[0] == mid and sim.clients[c].running for c in sim.clients) for mid in ids)
+        stable = sim.run_until_stable(max_ms, idle=all_back)
     else:
         for mid in ids:
-            current = [c for c in sim.clients if c == mid or c.startswith(mid + "~")]
-            client_id = current[-1]
-            sim.stop_member(client_id, restart_after_ms=cfg.restart_ms)
+            current = [c for c in sim.clients if c.split("~")[0] == mid]
+            sim.stop_member(current[-1], restart_after_ms=cfg.restart_ms)
             started = sim.clock.now_ms
 
-            def back(mid=mid, client_id=client_id):
-                return any((c == mid or c.startswith(mid + "~")) and sim.clients[c].running
-                           for c in sim.clients) and sim.clock.now_ms > started + cfg.restart_ms
+            def back(mid=mid, started=started):
+                return sim.clock.now_ms > started + cfg.restart_ms and any(
+                    c.split("~")[0] == mid and sim.clients[c].running for c in sim.clients)
             stable = sim.run_until_stable(max_ms, idle=back)
             if stable is None:
                 break
@@ -694,7 +715,7 @@ def simulate(scenario: str = "join", members: int = 3, topics=None, *, static: b
     final = {m.member_id: [f"{t}-{p}" for t, p in sorted(_tps(m.assigned))]
              for m in sim.coordinator.members.values()}
     return SimulationResult(
-        scenario=scenario + ("-static" if static and scenario == "rolling_restart" else ""),
+        scenario=scenario + ("-static" if static else ""),
         protocol=f"consumer ({cfg.assignor})", start_ms=start, stable_ms=stable,
         unowned_partition_seconds=_unowned_partition_seconds(sim, start, end),
         partitions_moved=sim.moves - moves_before, revocations=sim.revocations - revocations_before,
