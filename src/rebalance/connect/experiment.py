@@ -122,14 +122,33 @@ def worker_leaves(assignor: str, **kw) -> PhaseCounts:
     return counts
 
 
+def bounce_rounds(assignor: str, away_ms: int = 60_000, leave_for_good: bool = False, **kw):
+    """The rounds around a departure: ``worker-01`` leaves a steady cluster and (unless
+    ``leave_for_good``) comes back empty ``away_ms`` later; then the herder's follow-ups run.
+
+    Returns ``(rounds, cluster)``; each round's ``time_ms`` and ``delay`` give the timeline of the
+    scheduled rebalance.
+    """
+    cluster = steady_cluster(assignor, **kw)
+    workers = list(cluster.running)
+    rounds = []
+    r = cluster.rebalance(cluster.carried_members(workers[1:]))
+    rounds.append(r)
+    if leave_for_good:
+        rounds += cluster.settle(r)
+        return rounds, cluster
+    cluster.time.sleep(away_ms)
+    r = cluster.rebalance(cluster.carried_members(workers[1:] + workers[:1]))
+    rounds.append(r)
+    rounds += cluster.settle(r)
+    return rounds, cluster
+
+
 def worker_bounces(assignor: str, away_ms: int = 60_000, **kw) -> PhaseCounts:
     """One worker leaves and comes back (empty) ``away_ms`` later; then everything settles."""
-    cluster = steady_cluster(assignor, **kw)
     counts = PhaseCounts()
-    workers = list(cluster.running)
-    _round(cluster, counts, workers[1:], False, True)
-    cluster.time.sleep(away_ms)
-    _round(cluster, counts, workers[1:] + workers[:1], True, True)
+    for r in bounce_rounds(assignor, away_ms, **kw)[0]:
+        counts.add(r)
     return counts
 
 
@@ -167,6 +186,6 @@ def supplementary() -> List[dict]:
 
 
 __all__ = [
-    "PhaseCounts", "connector_names", "ninety_by_ten", "start_stop", "steady_cluster", "supplementary",
+    "PhaseCounts", "bounce_rounds", "connector_names", "ninety_by_ten", "start_stop", "steady_cluster", "supplementary",
     "worker_bounces", "worker_joins", "worker_leaves", "worker_names",
 ]
