@@ -36,6 +36,27 @@ def three_workers_example(assignor: str, mode: str = "direct") -> List[RoundResu
     return [first] + cluster.settle(first)
 
 
+def derived_sets_table(mode: str = "direct") -> List[dict]:
+    """For each incremental round of the example, the sets the leader derives (``configured``,
+    ``previous``, ``active``, ``deleted``, ``duplicated``, ``lost``, ``created``), with seed names."""
+    cluster = ConnectCluster(assignor="incremental", mode=mode, connectors=EXAMPLE_CONNECTORS)
+    members = {w: (list(c), list(t)) for w, (c, t) in EXAMPLE_RUNNING.items()}
+    members["c3"] = ([], [])
+    rows = []
+    result = cluster.rebalance(members)
+    rounds = [result]
+    while True:
+        derived = cluster.assignor.last_derived
+        rows.append({"round": len(rounds), **{name: ", ".join(pretty(x) for x in list(cat.connectors) + list(cat.tasks)) or "-"
+                                              for name, cat in derived.items()}})
+        reason = cluster.needs_follow_up(result)
+        if reason is None or len(rounds) > 10:
+            break
+        result = cluster.rebalance(cluster.carried_members(list(result.members_in)))
+        rounds.append(result)
+    return rows
+
+
 def round_table(rounds: Sequence[RoundResult]) -> List[dict]:
     """One row per (round, worker): what it ran, what it stopped, what it started, what it runs after."""
     rows = []
@@ -76,5 +97,5 @@ def interleaved_round_robin(connectors: Mapping[str, int], workers: Sequence[str
     return out
 
 
-__all__ = ["EXAMPLE_CONNECTORS", "EXAMPLE_RUNNING", "interleaved_round_robin", "pretty", "round_table",
+__all__ = ["EXAMPLE_CONNECTORS", "EXAMPLE_RUNNING", "derived_sets_table", "interleaved_round_robin", "pretty", "round_table",
            "three_workers_example"]

@@ -161,6 +161,30 @@ def worker_joins(assignor: str, **kw) -> PhaseCounts:
     return counts
 
 
+def successive_joins(max_delay_ms: int = 300_000, n_joins: int = 12, n_connectors: int = 8,
+                     tasks_per_connector: int = 8) -> List[dict]:
+    """Workers join one at a time, each straight after the previous round (after sleeping out any
+    scheduled delay): the pattern of ``testAssignmentsWhenWorkersJoinAfterRevocations``.  One row per
+    round with the revocations and the delay the leader sent; shows the backoff 40 ms, 1.6 s, 64 s, max.
+    """
+    cluster = ConnectCluster(max_delay_ms=max_delay_ms,
+                             connectors={f"conn{i:02d}": tasks_per_connector for i in range(1, n_connectors + 1)})
+    workers = ["worker-01"]
+    cluster.rebalance(cluster.carried_members(workers))
+    rows = []
+    for n in range(2, n_joins + 2):
+        slept = cluster.delay
+        cluster.time.sleep(slept)
+        workers.append(f"worker-{n:02d}")
+        r = cluster.rebalance(cluster.carried_members(workers))
+        t = r.totals()
+        rows.append({"round": r.generation_id, "workers": len(workers), "slept before (ms)": slept,
+                     "tasks revoked": t["revoked_tasks"], "tasks assigned": t["assigned_tasks"],
+                     "delay sent (ms)": r.delay,
+                     "successive revoking rounds": cluster.assignor.num_successive_revoking_rebalances})
+    return rows
+
+
 def ninety_by_ten(settle_delay: bool = True) -> List[dict]:
     """The README's table: one row per (variant, phase) with rebalances, follow-ups and stops."""
     rows = []
@@ -186,6 +210,6 @@ def supplementary() -> List[dict]:
 
 
 __all__ = [
-    "PhaseCounts", "bounce_rounds", "connector_names", "ninety_by_ten", "start_stop", "steady_cluster", "supplementary",
+    "PhaseCounts", "bounce_rounds", "connector_names", "successive_joins", "ninety_by_ten", "start_stop", "steady_cluster", "supplementary",
     "worker_bounces", "worker_joins", "worker_leaves", "worker_names",
 ]

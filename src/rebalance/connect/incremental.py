@@ -149,6 +149,7 @@ class IncrementalCooperativeAssignor:
         self.previous_members: List[str] = []
         self.num_successive_revoking_rebalances = 0
         self.consecutive_revoking_rebalances_backoff = ExponentialBackoff(0 if max_delay == 0 else 1, 40, max_delay, 0)
+        self.last_derived: Dict[str, ConnectorsAndTasks] = {}
 
     # ------------------------------------------------------------------------------------------
     def perform_task_assignment(self, connectors: Mapping[str, int], last_completed_generation_id: int,
@@ -215,6 +216,17 @@ class IncrementalCooperativeAssignor:
             [c for c in configured_connectors if c not in previous.connectors and c not in active.connectors],
             sorted((t for t in configured_task_set if t not in previous.tasks and t not in active.tasks), key=task_key),
         )
+
+        #: the sets the leader derived in its last round (for explanations; not used by the algorithm)
+        self.last_derived = {
+            "configured": ConnectorsAndTasks(configured_connectors, sorted(configured_task_set, key=task_key)),
+            "previous": ConnectorsAndTasks(previous.connectors, previous.tasks),
+            "active": active.copy(),
+            "deleted": ConnectorsAndTasks(deleted_connectors, deleted_tasks),
+            "duplicated": ConnectorsAndTasks(sorted(duplicated_c, key=connector_key), sorted(duplicated_t, key=task_key)),
+            "lost": lost.copy(),
+            "created": created.copy(),
+        }
 
         # the current assignment without what is deleted (membership is all that is used later)
         current_c = {w: {c for c in cat.connectors if c not in deleted_c_set} for w, cat in members.items()}
