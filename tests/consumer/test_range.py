@@ -178,3 +178,14 @@ def test_range_without_racks_is_contiguous_and_order_independent(group, rnd):
     rnd.shuffle(shuffled)
     again = assign("range", topics, dict(shuffled))
     assert {m: sorted(v) for m, v in again.items()} == {m: sorted(v) for m, v in out.items()}
+
+
+@settings(max_examples=80, deadline=None)
+@given(groups(with_racks=True))
+def test_member_racks_without_replica_racks_change_nothing(group):
+    """Member racks but no partition racks: the general (rack-capable) code path must give exactly the
+    plain split that the rack-free fast path gives."""
+    topics, members, _ = group
+    with_racks = assign("range", topics, members)
+    without = assign("range", topics, {m: {k: v for k, v in s.items() if k != "rack"} for m, s in members.items()})
+    assert with_racks == without

@@ -194,19 +194,23 @@ def validate_assignment_inputs(partitions: Mapping[str, int], members: Mapping[s
         _int(count, f"partitions.{topic}", minimum=0)
     for member_id, sub in members.items():
         for t in sub.topics:
-            require(t in partitions, f"members.{member_id}.topics",
-                    f"subscribed to unknown topic {t!r} (known: {', '.join(sorted(partitions)) or 'none'})")
+            if t not in partitions:  # message built only on failure: groups can have millions of subscriptions
+                known = sorted(partitions)
+                shown = ", ".join(known[:20]) + (f", ... ({len(known)} topics)" if len(known) > 20 else "")
+                raise InputError(f"members.{member_id}.topics",
+                                 f"subscribed to unknown topic {t!r} (known: {shown or 'none'})")
     # A partition claimed by two members is an error only within one generation; claims from different
     # generations are Kafka's "zombie" case, which the sticky assignors resolve (KIP-341, KAFKA-12984).
     seen: Dict[Tuple[TopicPartition, Optional[int]], str] = {}
     for member_id, sub in members.items():
         for tp in sub.owned_partitions:
             topic, p = tp
-            if topic in partitions:
-                require(0 <= p < partitions[topic], f"members.{member_id}.ownedPartitions",
-                        f"{tp_str(tp)} does not exist (topic {topic!r} has {partitions[topic]} partitions)")
+            if topic in partitions and not 0 <= p < partitions[topic]:
+                raise InputError(f"members.{member_id}.ownedPartitions",
+                                 f"{tp_str(tp)} does not exist (topic {topic!r} has {partitions[topic]} partitions)")
             key = (tp, sub.generation_id)
-            require(key not in seen or seen[key] == member_id, f"members.{member_id}.ownedPartitions",
-                    f"{tp_str(tp)} is also owned by {seen.get(key)!r} in the same generation"
-                    f" ({-1 if sub.generation_id is None else sub.generation_id})")
+            if key in seen and seen[key] != member_id:
+                raise InputError(f"members.{member_id}.ownedPartitions",
+                                 f"{tp_str(tp)} is also owned by {seen[key]!r} in the same generation"
+                                 f" ({-1 if sub.generation_id is None else sub.generation_id})")
             seen[key] = member_id

@@ -194,21 +194,44 @@ class RangeAssignor:
 
         # consumersPerTopic, then Collections.sort(members) per topic: iterating all members once in
         # sorted order and appending gives each topic's sorted subscriber list directly.
-        subscribers: Dict[str, Dict[str, None]] = {}
+        subscribers: Dict[str, List[str]] = {}
+        members = scenario.members
         for member in sorted_members(scenario, order):
-            for topic in scenario.members[member].topics:
-                subscribers.setdefault(topic, {})[member] = None
+            for topic in dict.fromkeys(members[member].topics):  # a topic listed twice counts once
+                lst = subscribers.get(topic)
+                if lst is None:
+                    subscribers[topic] = [member]
+                else:
+                    lst.append(member)
+        topics = [t for t in partitions_per_topic(scenario, order) if scenario.partitions.get(t, 0) > 0]
+        assignment: Dict[str, List[TopicPartition]] = {m: [] for m in members}
 
-        states: List[_TopicState] = []
-        for topic in partitions_per_topic(scenario, order):
-            count = scenario.partitions.get(topic, 0)
-            if count <= 0:
-                continue
-            consumers = list(subscribers.get(topic, ()))
-            states.append(_TopicState(topic, count, consumers, racks, partition_racks_of(scenario, topic),
-                                      scenario.prefer_rack_aware_logic))
+        if not racks:
+            # No member has a rack, so no topic can need rack matching: every topic is the plain split
+            # (the first P % N subscribers get P // N + 1 partitions, the rest P // N), in topic order.
+            pairs = 0
+            for topic in topics:
+                count = scenario.partitions[topic]
+                consumers = subscribers.get(topic, ())
+                pairs += len(consumers)
+                if not consumers:
+                    continue
+                per, extra = divmod(count, len(consumers))
+                tps = [(topic, p) for p in range(count)]
+                start = 0
+                for i, consumer in enumerate(consumers):
+                    if start >= count:
+                        break
+                    end = start + per + (1 if i < extra else 0)
+                    assignment[consumer].extend(tps[start:end])
+                    start = end
+            counters = {"topics": len(topics), "partitions": sum(scenario.partitions[t] for t in topics),
+                        "member_topic_pairs": pairs}
+            return AssignorResult(assignment, counters, False)
 
-        assignment: Dict[str, List[TopicPartition]] = {m: [] for m in scenario.members}
+        states = [_TopicState(topic, scenario.partitions[topic], subscribers.get(topic, []), racks,
+                              partition_racks_of(scenario, topic), scenario.prefer_rack_aware_logic)
+                  for topic in topics]
         rack_aware = any(s.needs_rack_aware for s in states)
         if rack_aware:
             self._assign_with_rack_matching(states, assignment)
