@@ -1,0 +1,359 @@
+"""The built book site, checked page by page in a real browser (Debian's headless Chromium).
+
+For every page of the table of contents in ``myst.yml`` (chapters, landing page, glossary, references)
+the static site in ``_build/html`` is served on 127.0.0.1 and loaded in Chromium with all network
+access outside 127.0.0.1 blocked, and we check that the page:
+
+* has a non-empty ``<title>`` and an ``<h1>`` carrying the page title (for chapters, the ``# Title``
+  heading of the notebook);
+* loaded every ``<img>`` (``naturalWidth > 0``), and shows at least one image when its notebook has
+  image outputs;
+* shows none of the theme's error texts ("Cannot render output node", "Site not loading correctly",
+  "Application Error", "Page Not Found");
+* raised no uncaught JavaScript error, did not fail React hydration (Remix reloads forever when the
+  served URL does not match the rendered one) and requested no missing local file;
+* asked the network for nothing outside the site, except the one known request of thebe-core
+  (MathJax 2 for HTML outputs, unused by this book's outputs).
+
+A full-page screenshot of each page is saved in ``_build/screenshots/<slug>.png`` for a human look.
+
+Which site is tested:
+
+* ``REBALANCE_SITE_DIR=/path/to/html``: that already-built site (e.g. the one the test command just
+  built); nothing is rebuilt.
+* otherwise ``<book>/_build/html``, rebuilt first with ``site/build.sh`` when it is missing or older
+  than ``myst.yml``, a page source, or the site template build.
+* ``REBALANCE_BOOK_DIR`` (default: the repository) is the book whose ``myst.yml`` lists the pages.
+* ``CHROMIUM`` (default ``/usr/bin/chromium``): the browser executable (Debian: ``apt-get install
+  chromium``; ``make chromium`` does it).
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import http.server
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parents[2]
+BOOK_DIR = Path(os.environ.get("REBALANCE_BOOK_DIR", REPO)).resolve()
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+ERROR_TEXTS = (
+    "Cannot render output node",
+    "Site not loading correctly",
+    "Application Error",
+    "Page Not Found",
+)
+# thebe-core asks a CDN for MathJax 2 when it renders an HTML output (pandas tables); offline this
+# is one failed request and nothing visible.  Any other outside request means the site is not
+# self-contained.
+ALLOWED_EXTERNAL = ("https://cdnjs.cloudflare.com/ajax/libs/mathjax/",)
+CONSOLE_FAILURES = re.compile(
+    r"does not match URL at time of hydration|Hydration failed|Minified React error|"
+    r"error while hydrating|There was an error while hydrating",
+    re.IGNORECASE,
+)
+IMAGE_MIME = ("image/png", "image/jpeg", "image/svg+xml", "image/gif")
+
+
+# ---- the book's pages, from myst.yml -------------------------------------------------------------
+def toc_sources(book_dir: Path) -> list[str]:
+    """Source files of the table of contents of ``myst.yml``, in order (patterns expanded, sorted)."""
+    import yaml
+
+    config_file = book_dir / "myst.yml"
+    if not config_file.is_file():
+        return []
+    project = (yaml.safe_load(config_file.read_text(encoding="utf-8")) or {}).get("project") or {}
+    sources: list[str] = []
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                sources.append(entry["file"])
+            elif "pattern" in entry:
+                matches = sorted(glob.glob(str(book_dir / entry["pattern"]), recursive=True))
+                sources.extend(Path(m).relative_to(book_dir).as_posix() for m in matches)
+            walk(entry.get("children"))
+
+    walk(project.get("toc"))
+    return list(dict.fromkeys(sources))
+
+
+SOURCES = toc_sources(BOOK_DIR)
+
+
+def first_heading(source: Path) -> str | None:
+    """The ``# Title`` heading a chapter starts with (first markdown cell of a notebook)."""
+    if source.suffix == ".ipynb":
+        notebook = json.loads(source.read_text(encoding="utf-8"))
+        texts = ["".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown"]
+    else:
+        texts = [re.sub(r"\A---\n.*?\n---\n", "", source.read_text(encoding="utf-8"), flags=re.S)]
+    for text in texts:
+        text = re.sub(r"```.*?```", "", text, flags=re.S)
+        match = re.search(r"^# +(.+?)\s*#*\s*$", text, flags=re.M)
+        if match:
+            return match.group(1).strip()
+    return None
+
+
+def notebook_image_outputs(source: Path) -> int:
+    """Number of image outputs stored in an executed notebook (0 for Markdown pages)."""
+    if source.suffix != ".ipynb":
+        return 0
+    notebook = json.loads(source.read_text(encoding="utf-8"))
+    return sum(
+        1
+        for cell in notebook["cells"]
+        if cell["cell_type"] == "code"
+        for output in cell.get("outputs", [])
+        if any(mime in output.get("data", {}) for mime in IMAGE_MIME)
+    )
+
+
+# ---- the site --------------------------------------------------------------------------------------
+def _site_is_stale(html: Path) -> str | None:
+    marker = html / "config.json"
+    if not marker.is_file() or not (html / "index.html").is_file():
+        return "not built"
+    built = marker.stat().st_mtime
+    inputs = [BOOK_DIR / "myst.yml", *(BOOK_DIR / s for s in SOURCES)]
+    inputs += [BOOK_DIR / "site" / "theme" / ".cache" / "build.stamp"]
+    newer = [p for p in inputs if p.is_file() and p.stat().st_mtime > built]
+    return f"older than {newer[0].relative_to(BOOK_DIR)}" if newer else None
+
+
+@pytest.fixture(scope="module")
+def site_dir() -> Path:
+    given = os.environ.get("REBALANCE_SITE_DIR")
+    if given:
+        html = Path(given).resolve()
+        assert (html / "config.json").is_file(), f"REBALANCE_SITE_DIR={given} holds no built site"
+        return html
+    html = BOOK_DIR / "_build" / "html"
+    reason = _site_is_stale(html)
+    if reason:
+        env = dict(os.environ)
+        venv_bin = Path(sys.executable).parent
+        env["PATH"] = f"{venv_bin}{os.pathsep}{env.get('PATH', '')}"
+        if (venv_bin / "jupyter-book").exists():
+            env.setdefault("JUPYTER_BOOK", str(venv_bin / "jupyter-book"))
+        print(f"\nbuilding the site ({html} {reason}) with site/build.sh")
+        result = subprocess.run(
+            ["bash", str(BOOK_DIR / "site" / "build.sh")],
+            cwd=BOOK_DIR,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        assert result.returncode == 0, (
+            f"site/build.sh failed ({result.returncode}):\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+        )
+    return html
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - signature of the base class
+        pass
+
+
+@pytest.fixture(scope="module")
+def base_url(site_dir: Path):
+    # Multi-threaded: Chromium opens several connections at once and stalls a single-threaded server.
+    handler = functools.partial(_QuietHandler, directory=str(site_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def site_pages(site_dir: Path) -> dict[str, dict]:
+    """Built pages by source file: URL path, slug, title (from the page JSON the site was built with)."""
+    config = json.loads((site_dir / "config.json").read_text(encoding="utf-8"))
+    pages: dict[str, dict] = {}
+    for project in config.get("projects", []):
+        prefix = f"/{project['slug']}" if project.get("slug") else ""
+        slugs = [(project["index"], f"{prefix}/")]
+        slugs += [(p["slug"], f"{prefix}/{p['slug'].replace('.', '/')}/") for p in project["pages"] if "slug" in p]
+        for slug, path in slugs:
+            data = json.loads((site_dir / prefix.lstrip("/") / f"{slug}.json").read_text(encoding="utf-8"))
+            pages[data["location"].lstrip("/")] = {
+                "slug": slug,
+                "path": path,
+                "title": (data.get("frontmatter") or {}).get("title"),
+                "json_images": json.dumps(data.get("mdast")).count('"image/'),
+            }
+    return pages
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists() and not shutil.which(CHROMIUM):
+        pytest.fail(
+            f"Chromium not found at {CHROMIUM}: install Debian's package "
+            "(apt-get update && apt-get install -y chromium chromium-driver, or `make chromium`) "
+            "or set CHROMIUM=/path/to/chromium"
+        )
+    from playwright.sync_api import sync_playwright
+
+    playwright = sync_playwright().start()
+    try:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+    finally:
+        playwright.stop()
+
+
+@pytest.fixture(scope="module")
+def screenshot_dir() -> Path:
+    out = BOOK_DIR / "_build" / "screenshots"
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def _load(browser, base_url: str, path: str):
+    """Open one page with the outside network blocked; returns (page, context, problems)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    problems: dict[str, list[str]] = {"pageerror": [], "console": [], "local": [], "external": []}
+
+    def route(r):
+        url = r.request.url
+        if url.startswith(base_url) or url.startswith("data:") or url.startswith("blob:"):
+            r.continue_()
+        else:
+            if not url.startswith(ALLOWED_EXTERNAL):
+                problems["external"].append(url)
+            r.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.on("pageerror", lambda exc: problems["pageerror"].append(str(exc)))
+    page.on(
+        "console",
+        lambda msg: problems["console"].append(msg.text)
+        if msg.type == "error" and CONSOLE_FAILURES.search(msg.text)
+        else None,
+    )
+    page.on(
+        "response",
+        lambda resp: problems["local"].append(f"{resp.status} {resp.url}")
+        if resp.url.startswith(base_url) and resp.status >= 400
+        else None,
+    )
+    page.goto(base_url + path, wait_until="load", timeout=60_000)
+    # Lazy images below the fold load only when scrolled to: load them all now.
+    page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => { i.loading = 'eager'; })")
+    page.wait_for_load_state("networkidle", timeout=60_000)
+    page.wait_for_function(
+        "Array.from(document.images).every(i => i.complete)", timeout=30_000
+    )
+    page.wait_for_timeout(300)  # let hydration effects (outline, output renderers) settle
+    return page, context, problems
+
+
+@pytest.mark.skipif(not SOURCES, reason=f"no myst.yml table of contents in {BOOK_DIR}")
+@pytest.mark.parametrize("source", SOURCES)
+def test_page_renders(source, browser, base_url, site_pages, screenshot_dir):
+    assert source in site_pages, (
+        f"{source} is in the table of contents of myst.yml but not in the built site "
+        f"(pages built: {sorted(site_pages)}); rebuild with site/build.sh"
+    )
+    built = site_pages[source]
+    page, context, problems = _load(browser, base_url, built["path"])
+    try:
+        page.screenshot(path=str(screenshot_dir / f"{built['slug']}.png"), full_page=True)
+
+        assert page.url.rstrip("/") == (base_url + built["path"]).rstrip("/"), "the page redirected"
+        title = page.title().strip()
+        assert title, "empty <title>"
+
+        expected = built["title"]
+        source_path = BOOK_DIR / source
+        if source_path.suffix == ".ipynb" and source_path.is_file():
+            heading = first_heading(source_path)
+            assert heading, f"{source} does not start with a '# Title' heading"
+            expected = expected or heading
+            assert heading == expected, f"{source}: heading {heading!r} but the site's title is {expected!r}"
+        assert expected, f"{source} has no title"
+        h1s = [" ".join(t.split()) for t in page.locator("h1").all_inner_texts()]
+        assert " ".join(expected.split()) in h1s, f"no <h1> {expected!r} on the page (h1s: {h1s})"
+        assert expected.split()[0] in title, f"<title> {title!r} does not name the page {expected!r}"
+
+        body = page.locator("body").inner_text()
+        for text in ERROR_TEXTS:
+            assert text not in body, f"the page shows {text!r}"
+        assert not page.evaluate("!!document.getElementById('myst-no-css')?.open"), "stylesheet missing"
+
+        images = page.evaluate(
+            """Array.from(document.images).map(i => ({
+                 src: i.currentSrc || i.src, width: i.naturalWidth, inArticle: !!i.closest('article')}))"""
+        )
+        broken = [i["src"] for i in images if i["width"] == 0]
+        assert not broken, f"images that did not load: {broken}"
+        wanted = notebook_image_outputs(source_path) if source_path.is_file() else built["json_images"]
+        if wanted:
+            shown = [i for i in images if i["inArticle"]]
+            assert shown, f"{source} has {wanted} image output(s) but the page shows no image"
+
+        assert not problems["pageerror"], f"uncaught page errors: {problems['pageerror']}"
+        assert not problems["console"], f"hydration/console failures: {problems['console']}"
+        assert not problems["local"], f"missing local files: {problems['local']}"
+        assert not problems["external"], f"requests outside the site: {problems['external']}"
+    finally:
+        context.close()
+
+
+@pytest.mark.skipif(not SOURCES, reason=f"no myst.yml table of contents in {BOOK_DIR}")
+def test_sidebar_lists_every_page(browser, base_url, site_pages):
+    """The table of contents in the sidebar links every page, and following a link lands on it."""
+    page, context, problems = _load(browser, base_url, "/")
+    try:
+        nav = page.locator("nav[aria-label='Table of Contents']")
+        assert nav.count() == 1, "no sidebar table of contents"
+        toc_text = " ".join(" ".join(nav.all_inner_texts()).split())
+        for source, built in site_pages.items():
+            if built["path"] == "/":
+                continue
+            assert " ".join(built["title"].split()) in toc_text, f"{built['title']!r} missing from the sidebar"
+        # Follow the first chapter link: a full page load of a static page, no reload loop.
+        first = next(p for p in site_pages.values() if p["path"] != "/")
+        page.locator(f"a[href='{first['path'].rstrip('/')}']").first.click()
+        page.wait_for_load_state("networkidle")
+        page.wait_for_timeout(500)
+        assert page.url.rstrip("/").endswith(first["path"].rstrip("/"))
+        assert " ".join(first["title"].split()) in [" ".join(t.split()) for t in page.locator("h1").all_inner_texts()]
+        assert not problems["pageerror"] and not problems["console"], problems
+    finally:
+        context.close()
