@@ -60,6 +60,9 @@ class StickyAssignment:
     #: those partitions (partition -> the member that gets it in the follow-up rebalance)
     full_assignment: Optional[Dict[str, List[TopicPartition]]] = None
     withheld: Dict[TopicPartition, str] = field(default_factory=dict)
+    #: the builder's steps, when the assignor was created with ``trace=True`` (for teaching; see
+    #: :mod:`.sticky_constrained` and :mod:`.sticky_general` for the step kinds)
+    trace: Optional[List[dict]] = None
 
     def sorted_assignment(self) -> Dict[str, List[TopicPartition]]:
         """Each list sorted with Kafka's ``TopicPartitionComparator`` (topic, then partition)."""
@@ -161,8 +164,10 @@ class AbstractStickyAssignor:
 
     name = "abstract-sticky"
 
-    def __init__(self, max_generation: int = DEFAULT_GENERATION):
+    def __init__(self, max_generation: int = DEFAULT_GENERATION, trace: bool = False):
         self.max_generation = max_generation
+        #: record the builder's steps in ``StickyAssignment.trace`` (slower; for small teaching examples)
+        self.trace = trace
         #: ``partitionsTransferringOwnership`` of the last call (None after the general path)
         self.partitions_transferring_ownership: Optional[Dict[TopicPartition, str]] = {}
 
@@ -219,16 +224,18 @@ class AbstractStickyAssignor:
         multiple: Set[TopicPartition] = set()
         equal = self._all_subscriptions_equal(partitions_per_topic, subscriptions, buffers, owned, multiple)
         owned_copy = {m: list(v) for m, v in owned.items()}
+        trace: Optional[List[dict]] = [] if self.trace else None
         if equal:
             self.partitions_transferring_ownership = {}
             builder = ConstrainedAssignmentBuilder(partitions_per_topic, rack_info, owned, multiple,
-                                                   self.partitions_transferring_ownership)
+                                                   self.partitions_transferring_ownership, trace)
             assignment = builder.build()
             movements: Dict[TopicPartition, Tuple[str, str]] = {}
             path = "constrained"
         else:
             self.partitions_transferring_ownership = None
-            builder = GeneralAssignmentBuilder(self, partitions_per_topic, rack_info, owned, subscriptions, buffers)
+            builder = GeneralAssignmentBuilder(self, partitions_per_topic, rack_info, owned, subscriptions, buffers,
+                                               trace)
             assignment = builder.build()
             movements = builder.movements.snapshot()
             path = "general"
@@ -242,6 +249,7 @@ class AbstractStickyAssignor:
             owned=owned_copy,
             partitions_with_multiple_previous_owners=set(multiple),
             movements=movements,
+            trace=trace,
         )
         return self._finish(result, subscriptions)
 

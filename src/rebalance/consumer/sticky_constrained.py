@@ -16,6 +16,10 @@ With ``P`` partitions and ``N`` members, ``minQuota = floor(P/N)``, ``maxQuota =
 
 A partition that ends up with a member other than the one that owned it (or that two members of one
 generation claimed) is recorded in ``partitionsTransferringOwnership``.
+
+With a ``trace`` list the builder records its steps: ``{"step": "keep", "member", "kept", "released"}`` per
+member in ``HashMap`` order, then ``{"step": "assign", "phase": "rack"|"round-robin", "partition",
+"member", "transfer"}`` per newly assigned partition.
 """
 from __future__ import annotations
 
@@ -31,7 +35,9 @@ class ConstrainedAssignmentBuilder:
 
     def __init__(self, partitions_per_topic: Dict[str, int], rack_info, current_assignment: Dict[str, List[TopicPartition]],
                  partitions_with_multiple_previous_owners: Set[TopicPartition],
-                 partitions_transferring_ownership: Dict[TopicPartition, str]):
+                 partitions_transferring_ownership: Dict[TopicPartition, str], trace=None):
+        self.trace = trace
+        self._phase = "round-robin"
         self.partitions_per_topic = partitions_per_topic
         self.rack_info = rack_info
         self.current_assignment = current_assignment
@@ -82,6 +88,8 @@ class ConstrainedAssignmentBuilder:
                 for tp in self.multiple:
                     if tp in owned:
                         owned.remove(tp)
+            if self.trace is not None:
+                released = [tp for tp in self.current_assignment[consumer] if tp not in owned]
             if len(owned) < min_quota:
                 mine.extend(owned)
                 self.assigned_partitions.extend(owned)
@@ -101,6 +109,10 @@ class ConstrainedAssignmentBuilder:
                     self.maybe_revoked[tp] = consumer
                 if self.current_over_min < self.expected_over_min:
                     self.unfilled_exactly_min.append(consumer)
+            if self.trace is not None:
+                kept = list(mine)
+                self.trace.append({"step": "keep", "member": consumer, "kept": kept,
+                                   "released": released + [tp for tp in owned if tp not in kept]})
 
     def _unassigned_partitions(self, assigned: List[TopicPartition]) -> List[TopicPartition]:
         """``getUnassignedPartitions``: all partitions (topics sorted by name) minus the kept ones, by the
@@ -128,6 +140,7 @@ class ConstrainedAssignmentBuilder:
         rack_info = self.rack_info
         if not rack_info.consumer_racks:
             return unassigned
+        self._phase = "rack"
         under = self.unfilled_under_min
         exactly = self.unfilled_exactly_min
         next_index_under = 0
@@ -158,6 +171,7 @@ class ConstrainedAssignmentBuilder:
                 self._assign_new_partition(tp, consumer)
             else:
                 remaining.append(tp)
+        self._phase = "round-robin"
         return remaining
 
     def _assign_round_robin(self, unassigned: List[TopicPartition]) -> None:
@@ -192,8 +206,12 @@ class ConstrainedAssignmentBuilder:
         mine = self.assignment[consumer]
         mine.append(tp)
         previous = self.maybe_revoked.get(tp)
-        if (previous is not None and previous != consumer) or tp in self.multiple:
+        transfer = (previous is not None and previous != consumer) or tp in self.multiple
+        if transfer:
             self.transferring[tp] = consumer
+        if self.trace is not None:
+            self.trace.append({"step": "assign", "phase": self._phase, "partition": tp, "member": consumer,
+                               "transfer": transfer})
         return len(mine)
 
     def _verify_unfilled_members(self) -> None:

@@ -15,6 +15,11 @@ path taken when members subscribe to different topics.
 5. If the moves did not lower the balance score (see :func:`~.abstract_sticky.balance_score`), they are
    undone -- unless this is the very first assignment.
 
+With a ``trace`` list the builder records ``{"step": "assign", "partition", "member"}`` for each
+unassigned partition, ``{"step": "move", "partition", "requested", "from", "to", "reason", "sizes"}`` for each
+reassignment (``requested`` differs from ``partition`` when a reverse movement was undone instead) and
+``{"step": "revert", "score_before", "score_after"}`` when the moves were undone.
+
 Which partition an "undo" picks is the first element of a ``java.util.HashSet<TopicPartition>``, so its
 iteration order is emulated (:class:`JavaHashSet`).
 """
@@ -175,7 +180,8 @@ class GeneralAssignmentBuilder:
     """One run of Kafka's general builder; :meth:`build` returns member -> list of partitions."""
 
     def __init__(self, assignor, partitions_per_topic: Dict[str, int], rack_info,
-                 current_assignment: Dict[str, List[TopicPartition]], subscriptions, buffers):
+                 current_assignment: Dict[str, List[TopicPartition]], subscriptions, buffers, trace=None):
+        self.trace = trace
         self.assignor = assignor
         self.partitions_per_topic = partitions_per_topic
         self.total = sum(partitions_per_topic.values())
@@ -328,6 +334,8 @@ class GeneralAssignmentBuilder:
             current[chosen].append(tp)
             owner[tp] = chosen
             sorted_members.add(chosen)
+            if self.trace is not None:
+                self.trace.append({"step": "assign", "partition": tp, "member": chosen})
             if not remove_assigned:
                 remaining.append(tp)
         return remaining
@@ -368,6 +376,9 @@ class GeneralAssignmentBuilder:
         performed = self._perform_reassignments(self.sorted_all_partitions, prev)
 
         if not initializing and performed and balance_score(current) >= balance_score(pre_balance):
+            if self.trace is not None:
+                self.trace.append({"step": "revert", "score_before": balance_score(pre_balance),
+                                   "score_after": balance_score(current)})
             current.clear()
             current.update(pre_balance)
             self.owner = pre_balance_owner
@@ -421,7 +432,7 @@ class GeneralAssignmentBuilder:
                     if earlier_list is None:
                         raise KafkaError("NullPointerException", f"previous owner {earlier[0]} is not assignable")
                     if size > len(earlier_list) + 1:
-                        self._reassign(tp, earlier[0])
+                        self._reassign(tp, earlier[0], "previous owner")
                         performed = modified = True
                         continue
                 found_rack = False
@@ -434,7 +445,7 @@ class GeneralAssignmentBuilder:
                             if other_rack is None or other_rack not in racks:
                                 continue
                             if size > len(current[other]) + 1:
-                                self._reassign(tp, None)
+                                self._reassign(tp, None, "balance (rack)")
                                 performed = modified = found_rack = True
                                 break
                 if not found_rack:
@@ -442,19 +453,24 @@ class GeneralAssignmentBuilder:
                     # subscriber (first in the TreeSet) is the one to test, and the one reassignPartition picks
                     target = self._first_subscribed(tp[0])
                     if target is not None and size > len(current[target]) + 1:
-                        self._reassign(tp, target)
+                        self._reassign(tp, target, "balance")
                         performed = modified = True
             if not modified:
                 return performed
 
-    def _reassign(self, tp: TopicPartition, new_member: Optional[str]) -> None:
+    def _reassign(self, tp: TopicPartition, new_member: Optional[str], reason: str = "balance") -> None:
         if new_member is None:
             new_member = self._first_subscribed(tp[0])
             if new_member is None:
                 raise KafkaError("AssertionError", f"no consumer for {tp[0]}-{tp[1]}")
         old_member = self.owner[tp]
         to_move = self.movements.actual_partition_to_move(tp, old_member, new_member)
+        from_member = self.owner[to_move]
         self._process_movement(to_move, new_member)
+        if self.trace is not None:
+            self.trace.append({"step": "move", "partition": to_move, "requested": tp, "from": from_member,
+                               "to": new_member, "reason": reason,
+                               "sizes": {m: len(tps) for m, tps in self.current.items()}})
 
     def _process_movement(self, tp: TopicPartition, new_member: str) -> None:
         old_member = self.owner[tp]
