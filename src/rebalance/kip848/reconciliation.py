@@ -95,6 +95,10 @@ def _tps(assignment: Mapping[str, Set[int]]) -> Set[TP]:
     return {(t, p) for t, parts in assignment.items() for p in parts}
 
 
+def _names(assignment: Mapping[str, Set[int]]) -> List[str]:
+    return [f"{t}-{p}" for t, p in sorted(_tps(assignment))]
+
+
 @dataclass
 class ConsumerGroupMember:
     """``ConsumerGroupMember`` (coordinator side): epochs, state, assigned and pending-revocation
@@ -240,7 +244,7 @@ class GroupCoordinatorModel:
         self.assignments_computed += 1
         self.log("coordinator", "target-assignment",
                  {"epoch": self.group_epoch, "builder": result.builder,
-                  "target": {m: sorted(_tps(self.target_of(self.members[m]))) for m in self.members}})
+                  "target": {m: _names(self.target_of(self.members[m])) for m in self.members}})
 
     def _bump(self, reason: str) -> None:
         self.group_epoch += 1
@@ -294,7 +298,8 @@ class GroupCoordinatorModel:
                 self._update_member(before, after)
                 self.log(member_id, "member-epoch",
                          {"epoch": after.member_epoch, "state": after.state,
-                          "assigned": len(_tps(after.assigned)), "pending_revocation": len(_tps(after.pending_revocation))})
+                          "assigned": _names(after.assigned), "pending_revocation": _names(after.pending_revocation),
+                          "target_epoch": self.assignment_epoch})
             member = after
         else:
             member = before
@@ -311,7 +316,7 @@ class GroupCoordinatorModel:
                                        LEAVE_GROUP_STATIC_MEMBER_EPOCH, member.member_epoch, member.state,
                                        _copy(member.assigned), {})
             self._update_member(member, left)
-            self.log(member_id, "static-leave", {"kept": len(_tps(left.assigned))})
+            self.log(member_id, "static-leave", {"kept": _names(left.assigned)})
             self._schedule_session(member_id)
             return HeartbeatResponse(member_id, epoch, None)
         self.fence(member_id, "left the group")
@@ -514,7 +519,8 @@ class KIP848Simulation:
         client.reconciling = True
         revoked = client.owned - target
         added = target - client.owned
-        self._log(client.member_id, "reconcile", {"revoke": sorted(revoked), "assign": sorted(added)})
+        self._log(client.member_id, "reconcile", {"revoke": [f"{t}-{p}" for t, p in sorted(revoked)],
+                                                  "assign": [f"{t}-{p}" for t, p in sorted(added)]})
 
         def after_revoke():
             if not client.running:
@@ -539,7 +545,7 @@ class KIP848Simulation:
                 self.last_owner[tp] = consumer
                 self.ownership.append((self.clock.now_ms, client.member_id, "add", tp))
             client.reconciling = False
-            self._log(client.member_id, "reconciled", {"owned": len(client.owned)})
+            self._log(client.member_id, "reconciled", {"owned": [f"{t}-{p}" for t, p in sorted(client.owned)]})
             nxt, client.pending_target = client.pending_target, None
             if nxt is not None and nxt != client.owned:
                 self._reconcile(client, nxt)
@@ -635,7 +641,7 @@ SCENARIOS = ("join", "leave", "crash", "rolling_restart")
 
 def simulate(scenario: str = "join", members: int = 3, topics=None, *, static: bool = False,
              config: Optional[KIP848Config] = None, start_ms: Optional[int] = None, gap_ms: Optional[int] = None,
-             max_ms: int = 3_600_000) -> SimulationResult:
+             names: Optional[Sequence[str]] = None, max_ms: int = 3_600_000) -> SimulationResult:
     """Run one scenario on a fresh group of ``members`` consumers subscribed to every topic.
 
     * ``join``: one more member joins a stable group;
@@ -648,6 +654,7 @@ def simulate(scenario: str = "join", members: int = 3, topics=None, *, static: b
 
     The group is first formed through the protocol itself; the scenario starts at ``start_ms`` (default:
     half a heartbeat interval after the group first became stable) and the metrics count from there.
+    ``names`` are member ids: the first ``members`` form the group, the next one (if given) joins.
     """
     if scenario not in SCENARIOS:
         raise InputError("scenario", f"must be one of {', '.join(SCENARIOS)}, got {scenario!r}")
@@ -658,10 +665,13 @@ def simulate(scenario: str = "join", members: int = 3, topics=None, *, static: b
     topics = {"orders": 12} if topics is None else topics
     sim = KIP848Simulation(topics, config)
     cfg = sim.config
-    names = [t.name for t in sim.catalog.topics()]
-    ids = [f"consumer-{i + 1}" for i in range(members)]
+    topic_names = [t.name for t in sim.catalog.topics()]
+    if names is not None and (len(names) < members or len(set(names)) != len(names)
+                              or not all(isinstance(n, str) and n and "~" not in n for n in names)):
+        raise InputError("names", f"must be at least {members} distinct member ids without '~'")
+    ids = list(names[:members]) if names is not None else [f"consumer-{i + 1}" for i in range(members)]
     for i, mid in enumerate(ids):
-        sim.clock.schedule(i, lambda mid=mid: sim.start_member(mid, names, f"instance-{mid}" if static else None),
+        sim.clock.schedule(i, lambda mid=mid: sim.start_member(mid, topic_names, f"instance-{mid}" if static else None),
                            f"start {mid}")
     sim.clock.run_until(0)
     formed = sim.run_until_stable(max_ms)
@@ -678,8 +688,8 @@ def simulate(scenario: str = "join", members: int = 3, topics=None, *, static: b
     trace_from = len(sim.trace)
     stable: Optional[int] = None
     if scenario == "join":
-        new_id = f"consumer-{members + 1}"
-        sim.start_member(new_id, names, f"instance-{new_id}" if static else None)
+        new_id = names[members] if names is not None and len(names) > members else f"consumer-{members + 1}"
+        sim.start_member(new_id, topic_names, f"instance-{new_id}" if static else None)
         stable = sim.run_until_stable(max_ms)
     elif scenario == "leave":
         sim.stop_member(ids[-1])
