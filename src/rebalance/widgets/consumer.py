@@ -1,0 +1,195 @@
+"""Widgets for the consumer-assignor chapters: set topics (partition counts), members and their
+subscriptions, pick one of Kafka's four client-side assignors, and see the assignment as a table and a
+heat map.  Every widget has a static twin (:func:`assignment_view`, :func:`rebalance_view`) that the
+chapters display with the same defaults, because the static site cannot run widgets.
+
+Text formats used by the widgets (also accepted by :func:`parse_topics` / :func:`parse_members`)::
+
+    topics:   "t0:3, t1:2"
+    members:  one line per member, "C0: t0 t1" (a member with no topics: "C2:")
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from ..consumer import assign
+from ..consumer.model import ASSIGNORS
+from ..errors import InputError, require
+from ..viz.assignment import (assignment_table, heatmap_figure, moved_partitions, moves_figure, moves_table,
+                              partition_grid_figure)
+
+DEFAULT_TOPICS = {"topic0": 4, "topic1": 3, "topic2": 2}
+DEFAULT_MEMBERS = {"consumer0": ["topic0", "topic1", "topic2"], "consumer1": ["topic0", "topic1"],
+                   "consumer2": ["topic2"]}
+
+
+def parse_topics(text: str) -> Dict[str, int]:
+    """``"t0:3, t1:2"`` -> ``{"t0": 3, "t1": 2}``; errors name the field ``topics``."""
+    require(isinstance(text, str), "topics", "must be text like 't0:3, t1:2'")
+    out: Dict[str, int] = {}
+    for item in [x.strip() for x in text.replace(";", ",").split(",") if x.strip()]:
+        name, sep, count = item.rpartition(":")
+        require(bool(sep) and bool(name.strip()), "topics", f"{item!r} is not 'topic:count'")
+        try:
+            n = int(count)
+        except ValueError:
+            raise InputError("topics", f"{item!r}: the partition count must be a whole number") from None
+        require(n >= 0, "topics", f"{item!r}: the partition count must not be negative")
+        out[name.strip()] = n
+    require(bool(out), "topics", "give at least one topic, e.g. 't0:3'")
+    return out
+
+
+def parse_members(text: str) -> Dict[str, List[str]]:
+    """One line per member, ``"C0: t0 t1"`` -> ``{"C0": ["t0", "t1"]}``; errors name the field ``members``."""
+    require(isinstance(text, str), "members", "must be text with one 'member: topic topic' per line")
+    out: Dict[str, List[str]] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        name, sep, topics = line.partition(":")
+        require(bool(sep) and bool(name.strip()), "members", f"line {number}: {line.strip()!r} is not 'member: topics'")
+        require(name.strip() not in out, "members", f"line {number}: member {name.strip()!r} appears twice")
+        out[name.strip()] = topics.replace(",", " ").split()
+    require(bool(out), "members", "give at least one member, e.g. 'C0: t0'")
+    return out
+
+
+def _members_arg(members: Mapping) -> Dict[str, dict]:
+    return {m: (dict(v) if isinstance(v, Mapping) else {"topics": list(v)}) for m, v in members.items()}
+
+
+def assignment_view(partitions: Mapping[str, int] = None, members: Mapping = None, assignor: str = "range",
+                    title: Optional[str] = None, figure: str = "grid") -> Tuple[pd.DataFrame, plt.Figure]:
+    """Static twin of :func:`assignment_widget`: the assignment table and a figure (``figure="grid"``: owner
+    of each partition; ``"heatmap"``: partitions per member and topic).  ``members`` maps member ids to a
+    list of topics or to the dicts :func:`rebalance.consumer.assign` takes."""
+    partitions = dict(DEFAULT_TOPICS if partitions is None else partitions)
+    members = _members_arg(DEFAULT_MEMBERS if members is None else members)
+    result = assign(assignor, partitions, members)
+    table = assignment_table(result, topics=list(partitions))
+    title = title or f"{assignor}: {len(partitions)} topics, {len(members)} members"
+    if figure == "heatmap":
+        fig = heatmap_figure(result, topics=list(partitions), title=title)
+    else:
+        fig = partition_grid_figure(result, partitions, title=title, members=list(members))
+    return table, fig
+
+
+def _display(*objs) -> None:
+    from IPython.display import display
+
+    for obj in objs:
+        display(obj)
+
+
+def show_assignment(partitions: Mapping[str, int] = None, members: Mapping = None, assignor: str = "range",
+                    title: Optional[str] = None, figure: str = "grid") -> pd.DataFrame:
+    """Display :func:`assignment_view` (figure, then the table) and return the table."""
+    table, fig = assignment_view(partitions, members, assignor, title, figure)
+    plt.show()
+    _display(table)
+    return table
+
+
+def assignment_widget(partitions: Mapping[str, int] = None, members: Mapping = None, assignor: str = "range"):
+    """Interactive: edit topics and subscriptions, choose the assignor, see table + grid + heat map.
+    Returns the widget (display it as the cell's value)."""
+    import ipywidgets as w
+
+    partitions = dict(DEFAULT_TOPICS if partitions is None else partitions)
+    members = DEFAULT_MEMBERS if members is None else members
+    topics_box = w.Text(value=", ".join(f"{t}:{n}" for t, n in partitions.items()), description="topics",
+                        layout=w.Layout(width="60%"))
+    member_lines = "\n".join(f"{m}: {' '.join(v if not isinstance(v, Mapping) else v['topics'])}"
+                             for m, v in members.items())
+    members_box = w.Textarea(value=member_lines, description="members", layout=w.Layout(width="60%", height="8em"))
+    choice = w.Dropdown(options=list(ASSIGNORS), value=assignor, description="assignor")
+    out = w.Output()
+
+    def update(*_):
+        out.clear_output(wait=True)
+        with out:
+            try:
+                ps, ms = parse_topics(topics_box.value), parse_members(members_box.value)
+                table, fig = assignment_view(ps, ms, choice.value)
+                plt.show()
+                heat = heatmap_figure(assign(choice.value, ps, _members_arg(ms)), topics=list(ps))
+                plt.show()
+                _display(table)
+            except InputError as exc:
+                print(f"error: {exc}")
+
+    for control in (topics_box, members_box, choice):
+        control.observe(update, "value")
+    update()
+    return w.VBox([topics_box, members_box, choice, out])
+
+
+# -- a rebalance: a member joins or leaves ------------------------------------------------------------
+
+def membership_change(assignor: str, partitions: Mapping[str, int], members: Mapping, *,
+                      joined: Optional[Mapping] = None, left: Sequence[str] = (), generation: int = 1
+                      ) -> Tuple[Dict[str, list], Dict[str, list]]:
+    """The assignment before and after a membership change, as a Kafka group would live it.
+
+    ``before`` is a fresh assignment of ``members``; then every remaining member reports what it owns
+    (``ownedPartitions`` = its ``before`` list, ``generationId`` = ``generation``), the members in ``left``
+    are gone, the members in ``joined`` arrive with nothing, and the same assignor runs again.  Range and
+    RoundRobin ignore what members own; the sticky assignors use it."""
+    members = _members_arg(members)
+    before = assign(assignor, partitions, members)
+    second: Dict[str, dict] = {}
+    for m, spec in members.items():
+        if m in left:
+            continue
+        second[m] = dict(spec, owned=list(before[m]), generation=generation)
+    for m, spec in _members_arg(joined or {}).items():
+        second[m] = spec
+    after = assign(assignor, partitions, second)
+    return before, after
+
+
+def rebalance_view(assignor: str, partitions: Mapping[str, int], members: Mapping, *,
+                   joined: Optional[Mapping] = None, left: Sequence[str] = (), title: Optional[str] = None):
+    """Static before/after: the :func:`rebalance.viz.assignment.moves_table` and the moves figure."""
+    before, after = membership_change(assignor, partitions, members, joined=joined, left=left)
+    change = []
+    if joined:
+        change.append(f"{', '.join(joined)} join{'s' if len(joined) == 1 else ''}")
+    if left:
+        change.append(f"{', '.join(left)} leave{'s' if len(left) == 1 else ''}")
+    title = title or f"{assignor}: {' and '.join(change) or 'no change'}"
+    fig = moves_figure(before, after, partitions, title=title)
+    return moves_table(before, after), fig, moved_partitions(before, after)
+
+
+def rebalance_widget(partitions: Mapping[str, int] = None, members: Mapping = None, assignor: str = "range"):
+    """Interactive: add one member (subscribed to every topic) or remove one, and see what moves."""
+    import ipywidgets as w
+
+    partitions = dict(DEFAULT_TOPICS if partitions is None else partitions)
+    members = _members_arg(DEFAULT_MEMBERS if members is None else members)
+    choice = w.Dropdown(options=list(ASSIGNORS), value=assignor, description="assignor")
+    change = w.Dropdown(options=["a new member joins"] + [f"{m} leaves" for m in members], description="change")
+    out = w.Output()
+
+    def update(*_):
+        out.clear_output(wait=True)
+        with out:
+            if change.value == "a new member joins":
+                kwargs = {"joined": {"newcomer": {"topics": list(partitions)}}}
+            else:
+                kwargs = {"left": [change.value.rsplit(" ", 1)[0]]}
+            table, fig, moved = rebalance_view(choice.value, partitions, members, **kwargs)
+            plt.show()
+            _display(table)
+            print(f"{len(moved)} partition(s) change owner")
+
+    choice.observe(update, "value")
+    change.observe(update, "value")
+    update()
+    return w.VBox([choice, change, out])
