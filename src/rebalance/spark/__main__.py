@@ -69,8 +69,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 3
     with pd.option_context("display.width", 200, "display.max_columns", 30, "display.max_rows", 60):
         for name, frame in result.tables.items():
+            if len(frame) > 40:  # per-scenario / per-broker tables: only in Parquet
+                print(f"== {args.job}/{name}: {len(frame)} rows (Parquet only)")
+                continue
             print(f"== {args.job}/{name}")
-            print(frame.to_string(index=False) if len(frame) <= 60 else frame.head(60).to_string(index=False))
+            print(frame.to_string(index=False))
             print()
     print(f"{args.job}: scale {args.scale}, seed {args.seed}, {elapsed:.1f} s on {spark.sparkContext.master}; "
           f"tables written under {args.out}/{args.job}/")

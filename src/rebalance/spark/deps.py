@@ -50,3 +50,19 @@ def balance_score() -> Callable:
         return _lookup("rebalance.consumer.abstract_sticky", "balance_score", "sweep")
     except NotImplementedError:
         return lambda loads: None
+
+
+def group_simulation() -> Callable:
+    """``rebalance.protocol.simulation.GroupSimulation``: the classic group protocol on a virtual clock."""
+    _lookup("rebalance.protocol.simulation", "rolling_restart", "montecarlo")
+    return _lookup("rebalance.protocol.simulation", "GroupSimulation", "montecarlo")
+
+
+def replica_placers():
+    """``(assign_replicas_to_brokers, StripedReplicaPlacer, PlacementSpec, JavaRandom, balance)`` from
+    ``rebalance.replicas`` (``AdminUtils.assignReplicasToBrokers`` and ``StripedReplicaPlacer``)."""
+    return (_lookup("rebalance.replicas.adminutils", "assign_replicas_to_brokers", "placement"),
+            _lookup("rebalance.replicas.striped", "StripedReplicaPlacer", "placement"),
+            _lookup("rebalance.replicas.striped", "PlacementSpec", "placement"),
+            _lookup("rebalance.replicas.java_random", "JavaRandom", "placement"),
+            _lookup("rebalance.replicas.measures", "balance", "placement"))

@@ -9,7 +9,8 @@ the driver, and the result does not depend on how Spark splits the range into pa
 * :func:`group_ids` -- realistic ``group.id`` strings (``<service>-<env>-<purpose>``, Connect sink groups,
   console consumers, Streams application ids) with a heavy-tailed offset-commit rate per group;
 * :func:`placement_cluster` -- a cluster (brokers, racks) and a stream of topic creations to place;
-* :func:`restart_scenario` -- one group and one disturbance (rolling restart or failure) for the Monte Carlo.
+* :func:`restart_scenario` -- one group and one disturbance (rolling restart, crash and restart, crash)
+  for the rebalance Monte Carlo.
 
 Randomness: per-scenario generators use :class:`random.Random` seeded from a SplitMix64 mix of
 ``(seed, stream, index)``; the vectorised :func:`group_ids` uses the same mix on numpy ``uint64`` arrays
@@ -263,8 +264,10 @@ class PlacementCluster:
     index: int
     #: ``[{"id", "rack"}]`` in broker-id order (rack ``None`` without racks)
     brokers: List[dict]
-    #: ``[(partitions, replication_factor, fixed_start_index)]`` one per topic, in creation order
-    topics: List[Tuple[int, int, int]]
+    #: ``[(partitions, replication_factor)]`` one per topic, in creation order
+    topics: List[Tuple[int, int]]
+    #: seeds the placers' random source (``java.util.Random``): AdminUtils' random start index and
+    #: shift, StripedReplicaPlacer's shuffles
     seed: int
 
     @property
@@ -277,8 +280,8 @@ def placement_cluster(seed: int, index: int, topics: int, params: PlacementParam
 
     Rack-aware clusters spread brokers over racks round-robin; with probability ``p_uneven`` one more
     broker is added to rack ``r0`` (an uneven rack, where Kafka's rack-aware placement cannot stay even).
-    Each topic draws a partition count, a replication factor (capped by the broker count) and the start
-    index that ``AdminUtils`` would otherwise draw at random.
+    Each topic draws a partition count and a replication factor (capped by the broker count); the placers'
+    own random choices come from ``java.util.Random(seed)``, one stream per cluster as in one controller.
     """
     _check_index(seed, index)
     require(isinstance(topics, int) and topics >= 1, "topics", f"must be a whole number >= 1, got {topics!r}")
@@ -293,8 +296,7 @@ def placement_cluster(seed: int, index: int, topics: int, params: PlacementParam
     created = []
     for _ in range(topics):
         created.append((rng.randint(1, params.max_partitions),
-                        min(rng.choice(params.replication_choices), len(brokers)),
-                        rng.randrange(len(brokers))))
+                        min(rng.choice(params.replication_choices), len(brokers))))
     return PlacementCluster(index=index, brokers=brokers, topics=created, seed=scenario_seed(seed, STREAM_PLACEMENT, index) % (1 << 48))
 
 
@@ -306,40 +308,58 @@ def placement_cluster(seed: int, index: int, topics: int, params: PlacementParam
 class RestartParams:
     min_members: int = 3
     max_members: int = 12
-    max_partitions: int = 48
-    #: disturbances drawn uniformly: a rolling restart of every member, or one member crashing
-    events: Tuple[str, ...] = ("rolling-restart", "failure")
+    max_topics: int = 2
+    max_partitions: int = 24
+    #: disturbances drawn uniformly: every member bounced in turn, one member crashing and coming back,
+    #: one member crashing for good
+    events: Tuple[str, ...] = ("rolling-restart", "crash-restart", "crash")
+    #: a bounced or crashed process is down for this many milliseconds (uniform)
+    min_down_ms: int = 5_000
+    max_down_ms: int = 60_000
 
 
 @dataclass
 class RestartScenario:
+    """One disturbance of one group for the rebalance Monte Carlo (virtual milliseconds)."""
+
     index: int
     members: int
-    partitions: int
+    topics: Dict[str, int]
     event: str
-    #: per-member processing jitter etc. is left to the simulator; this seed drives it
-    seed: int
-    #: the member that fails (for "failure") or the restart order (for "rolling-restart")
-    order: List[int]
-    #: milliseconds a restarting member stays down
-    restart_ms: int
+    #: the crashing member (``c<k>``) for crash events; the restart order for a rolling restart
+    order: List[str]
+    #: how long a restarting member is down
+    down_ms: int
+    #: rolling restart: time between two members' shutdowns
+    gap_ms: int
+    #: time a member spends in ``onPartitionsRevoked`` (commit offsets, stop work)
+    revoke_ms: int
+    #: one-way network latency
+    network_ms: int
+
+    @property
+    def partitions(self) -> int:
+        return sum(self.topics.values())
 
 
 def restart_scenario(seed: int, index: int, params: RestartParams = RestartParams()) -> RestartScenario:
-    """Disturbance ``index``: group size, partitions, what happens, in which order, and the member's
-    downtime (a restart takes 5 to 30 s)."""
+    """Disturbance ``index``: group size, topics, what happens, to whom, and how long members stay down.
+
+    The downtime is drawn between ``min_down_ms`` and ``max_down_ms`` (by default 5 to 60 s, so some
+    restarts outlast the default 45 s ``session.timeout.ms`` and even a static member is then replaced)."""
     _check_index(seed, index)
     rng = scenario_rng(seed, STREAM_RESTART, index)
     n = rng.randint(params.min_members, params.max_members)
-    p = rng.randint(n, max(n, params.max_partitions))
+    topics = {f"t{k}": rng.randint(1, params.max_partitions) for k in range(rng.randint(1, params.max_topics))}
     event = rng.choice(params.events)
-    order = list(range(n))
-    rng.shuffle(order)
-    if event == "failure":
-        order = order[:1]
-    return RestartScenario(index=index, members=n, partitions=p, event=event,
-                           seed=scenario_seed(seed, STREAM_RESTART, index) % (1 << 48), order=order,
-                           restart_ms=rng.randint(5_000, 30_000))
+    names = [f"c{i + 1}" for i in range(n)]
+    rng.shuffle(names)
+    if event != "rolling-restart":
+        names = names[:1]
+    return RestartScenario(index=index, members=n, topics=topics, event=event, order=names,
+                           down_ms=rng.randint(params.min_down_ms, params.max_down_ms),
+                           gap_ms=rng.randint(20_000, 90_000), revoke_ms=rng.choice([0, 50, 200, 1_000]),
+                           network_ms=rng.choice([1, 2, 5]))
 
 
 def check_params(params, cls):

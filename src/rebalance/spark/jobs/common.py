@@ -45,14 +45,30 @@ def table_path(out: str, job: str, name: str) -> str:
     return f"{out.rstrip('/')}/{job}/{name}"
 
 
+def _is_local(out: str) -> bool:
+    return "://" not in out or out.startswith("file://")
+
+
 def write_outputs(spark, result: JobResult, out: Optional[str]) -> None:
-    """Write every summary table (and ``_meta``) as Parquet under ``out/<job>/<table>`` through Spark,
-    so that ``out`` may be a local folder or a cluster file system URL (``hdfs://``, ``s3a://``)."""
+    """Write every summary table (and ``_meta``) as Parquet under ``out/<job>/<table>/``.
+
+    A local folder is written directly with pandas (the tables are small); a cluster file system URL
+    (``hdfs://``, ``s3a://``) is written through Spark.  Either way each table is a folder that
+    ``pandas.read_parquet`` and ``spark.read.parquet`` both read."""
     if not out:
         return
     for name, frame in list(result.tables.items()) + [("_meta", result.meta())]:
-        df = spark.createDataFrame(frame) if len(frame) else spark.createDataFrame(frame.astype(str))
-        df.coalesce(1).write.mode("overwrite").parquet(table_path(out, result.job, name))
+        path = table_path(out, result.job, name)
+        if _is_local(out):
+            local = path[len("file://"):] if path.startswith("file://") else path
+            if os.path.isdir(local):
+                for old in os.listdir(local):
+                    if old.endswith(".parquet") or old.startswith(("_SUCCESS", ".")):
+                        os.remove(os.path.join(local, old))
+            os.makedirs(local, exist_ok=True)
+            frame.to_parquet(os.path.join(local, "part-00000.parquet"), index=False)
+        else:
+            spark.createDataFrame(frame).coalesce(1).write.mode("overwrite").parquet(path)
 
 
 def read_table(out: str, job: str, name: str) -> pd.DataFrame:

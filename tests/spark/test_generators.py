@@ -1,0 +1,77 @@
+"""Seeded generators: pure functions of (seed, index), independent of batching, well-formed scenarios."""
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rebalance.errors import InputError
+from rebalance.spark.generators import (PlacementParams, SweepParams, check_params, group_ids, placement_cluster,
+                                        restart_scenario, sweep_scenario)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2 ** 40), st.integers(0, 10 ** 9))
+def test_sweep_scenario_is_deterministic_and_well_formed(seed, index):
+    a, b = sweep_scenario(seed, index), sweep_scenario(seed, index)
+    assert a == b
+    p = SweepParams()
+    assert p.min_members <= len(a.members) <= p.max_members
+    assert 1 <= len(a.partitions) <= p.max_topics
+    assert all(1 <= c <= p.max_partitions for c in a.partitions.values())
+    assert a.leaver in a.members
+    for spec in a.members.values():
+        assert spec["topics"] and set(spec["topics"]) <= set(a.partitions)
+        assert (spec["rack"] is None) == (a.racks == 0)
+    if a.identical_subscriptions:
+        assert all(spec["topics"] == list(a.partitions) for spec in a.members.values())
+    for topic, racks in a.partition_racks.items():
+        assert len(racks) == a.partitions[topic]
+        assert all(1 <= len(r) <= min(p.replication_factor, a.racks) for r in racks)
+
+
+def test_different_indexes_and_seeds_differ():
+    assert sweep_scenario(0, 1) != sweep_scenario(0, 2)
+    assert sweep_scenario(0, 1) != sweep_scenario(1, 1)
+
+
+def test_group_ids_do_not_depend_on_batch_boundaries():
+    ids, commits = group_ids(7, 0, 1000)
+    ids2, commits2 = group_ids(7, 400, 1000)
+    assert list(ids[400:]) == list(ids2)
+    assert commits[400:].tolist() == commits2.tolist()
+    assert len(set(ids)) == len(ids)  # about 10^10 possible names: no collision in 1000
+    assert all(isinstance(g, str) and g.isascii() for g in ids)
+    assert (commits >= 1.0).all() and (commits <= 1e4).all()
+    prefixes = {g.split("-")[0] for g in ids}
+    assert "connect" in prefixes
+
+
+def test_placement_cluster_and_restart_scenario():
+    c = placement_cluster(5, 3, topics=40)
+    assert c == placement_cluster(5, 3, topics=40)
+    assert len(c.topics) == 40
+    assert [b["id"] for b in c.brokers] == list(range(len(c.brokers)))
+    for partitions, rf in c.topics:
+        assert 1 <= partitions <= PlacementParams().max_partitions
+        assert 1 <= rf <= len(c.brokers)
+    r = restart_scenario(5, 3)
+    assert r == restart_scenario(5, 3)
+    if r.event == "rolling-restart":
+        assert sorted(r.order) == sorted(f"c{i + 1}" for i in range(r.members))
+    else:
+        assert len(r.order) == 1 and r.order[0] in {f"c{i + 1}" for i in range(r.members)}
+    assert 5_000 <= r.down_ms <= 60_000 and 1 <= len(r.topics) <= 2
+
+
+def test_bad_parameters_name_the_field():
+    with pytest.raises(InputError) as err:
+        sweep_scenario(-1, 0)
+    assert err.value.field == "seed"
+    with pytest.raises(InputError) as err:
+        check_params({"max_member": 3}, SweepParams)
+    assert err.value.field == "params.max_member"
+    with pytest.raises(InputError) as err:
+        SweepParams(min_members=1).check()
+    assert err.value.field == "params.min_members"
+    with pytest.raises(InputError) as err:
+        group_ids(0, 10, 5)
+    assert err.value.field == "stop"
