@@ -142,6 +142,7 @@ class ClassicGroupCoordinator:
         self.pending_sync: set = set()
         self.new_member_added = False
         self._hb_timers: Dict[str, ScheduledEvent] = {}
+        self._hb_deadline: Dict[str, int] = {}
         self._join_timer: Optional[ScheduledEvent] = None
         self._sync_timer: Optional[ScheduledEvent] = None
         self.active = True
@@ -226,13 +227,32 @@ class ClassicGroupCoordinator:
 
     # ------------------------------------------------------------------ timers
     def _schedule_heartbeat(self, member_id: str, timeout_ms: int) -> None:
+        """Move the member's session deadline to ``now + timeout_ms``.  A pending timer that fires no
+        later than the new deadline is kept and re-armed when it fires (same behaviour, far fewer events
+        than cancelling and rescheduling on every heartbeat)."""
+        deadline = self.clock.now_ms + timeout_ms
+        self._hb_deadline[member_id] = deadline
         old = self._hb_timers.get(member_id)
+        if old is not None and not old.cancelled and old.time_ms <= deadline:
+            return
         if old is not None:
             old.cancel()
-        self._hb_timers[member_id] = self.clock.schedule(
-            timeout_ms, lambda: self._expire_heartbeat(member_id), f"session-expiry:{member_id}")
+        self._arm_heartbeat(member_id, deadline)
+
+    def _arm_heartbeat(self, member_id: str, deadline: int) -> None:
+        self._hb_timers[member_id] = self.clock.schedule_at(
+            deadline, lambda: self._heartbeat_timer_fired(member_id), f"session-expiry:{member_id}")
+
+    def _heartbeat_timer_fired(self, member_id: str) -> None:
+        deadline = self._hb_deadline.get(member_id)
+        if deadline is not None and deadline > self.clock.now_ms:
+            self._arm_heartbeat(member_id, deadline)
+            return
+        self._hb_deadline.pop(member_id, None)
+        self._expire_heartbeat(member_id)
 
     def _cancel_heartbeat(self, member_id: str) -> None:
+        self._hb_deadline.pop(member_id, None)
         old = self._hb_timers.pop(member_id, None)
         if old is not None:
             old.cancel()
@@ -663,6 +683,7 @@ class ClassicGroupCoordinator:
         for t in list(self._hb_timers.values()):
             t.cancel()
         self._hb_timers.clear()
+        self._hb_deadline.clear()
         if self._join_timer is not None:
             self._join_timer.cancel()
         self._cancel_sync_timer()

@@ -61,6 +61,8 @@ class ConsumerMember:
         self.coordinator_known = False
         self.finding_coordinator = False
         self.busy_until = 0
+        #: until then the member cannot reach the coordinator (heartbeats are not delivered)
+        self.partitioned_until = 0
         self.alive = True
         self.hb_enabled = False
         self.hb_in_flight = False
@@ -185,7 +187,10 @@ class ConsumerMember:
             assignments = {}
             if self.is_leader and not resp.get("skipAssignment"):
                 assignments = self._perform_assignment(resp["protocolName"], resp["members"])
-            self._send_sync(assignments)
+            if self.now < self.partitioned_until:
+                self._later(self.partitioned_until - self.now, lambda: self._send_sync(assignments), "sync-after-partition")
+            else:
+                self._send_sync(assignments)
         elif error == UNKNOWN_MEMBER_ID:
             self._reset("join: " + error, reset_member_id=True)
             self.joining = False
@@ -325,7 +330,7 @@ class ConsumerMember:
         self._hb_event = None
         if not self.hb_enabled:
             return
-        if self.coordinator_known and not self.hb_in_flight:
+        if self.coordinator_known and not self.hb_in_flight and self.now >= self.partitioned_until:
             self.hb_in_flight = True
             req = {"memberId": self.member_id, "groupInstanceId": self.instance_id, "generation": self.generation}
             self.sim.request(self, "Heartbeat", req, self._on_heartbeat_response,

@@ -317,15 +317,21 @@ class GroupSimulation:
         raise InputError("assignors", f"unknown assignor {name!r}: pass it in GroupSimulation(assignors=...)")
 
     def should_lose_leader(self, member: ConsumerMember, resp: dict) -> bool:
-        """Fault hook: the leader dies after its JoinGroup response and before its SyncGroup."""
+        """Fault hook: the leader is lost after its JoinGroup response and before its SyncGroup -- it
+        dies, or (with ``partition_ms``) it is cut off from the coordinator and sends its SyncGroup late."""
         if not member.is_leader:
             return False
-        for i, gen in enumerate(self._lose_leader_at):
+        for i, (gen, partition_ms) in enumerate(self._lose_leader_at):
             if gen is None or gen == resp["generation"]:
                 self._lose_leader_at.pop(i)
-                self.log("fault", member.name, what="leaderLostBeforeSync", generation=resp["generation"])
-                member.crash("leader lost between JoinGroup and SyncGroup")
-                return True
+                if partition_ms is None:
+                    self.log("fault", member.name, what="leaderLostBeforeSync", generation=resp["generation"])
+                    member.crash("leader lost between JoinGroup and SyncGroup")
+                    return True
+                self.log("fault", member.name, what="leaderPartitionedBeforeSync", generation=resp["generation"],
+                         duration_ms=partition_ms)
+                member.partitioned_until = self.clock.now_ms + partition_ms
+                return False
         return False
 
     def member_stopped(self, member: ConsumerMember) -> None:
@@ -358,6 +364,60 @@ class GroupSimulation:
                           c.heartbeat_interval_ms, revoke_ms if revoke_ms is not None else c.revoke_ms)
         self.specs[name] = spec
         self.clock.schedule_at(at, lambda: self._start(name), f"start:{name}")
+
+    def start_stable(self, assignment: Mapping[str, Sequence[TopicPartition]], *, generation: int = 1,
+                     assignors: Sequence[str] = ("range",), protocol: Optional[str] = None,
+                     instance_ids: Optional[Mapping[str, str]] = None) -> None:
+        """Begin from a group that is already ``Stable`` in ``generation`` with ``assignment``
+        (``{member name: [(topic, partition), ...]}``, the first member is the leader): the state a
+        walkthrough starts from.  Each member's id is ``name-k``; heartbeats start at once."""
+        require(self.clock.now_ms == 0 and not self.specs, "assignment", "start_stable must come first")
+        require(isinstance(assignment, Mapping) and assignment, "assignment", "must map member name -> partitions")
+        instance_ids = dict(instance_ids or {})
+        seen = set()
+        for name, tps in assignment.items():
+            for i, tp in enumerate(tps):
+                require(tuple(tp) in set(self.partitions), f"assignment.{name}[{i}]", f"unknown partition {tp!r}")
+                require(tuple(tp) not in seen, f"assignment.{name}[{i}]", f"{tp!r} is assigned twice")
+                seen.add(tuple(tp))
+        for name in assignment:
+            self.add_member(name, 0, assignors=assignors, protocol=protocol, instance_id=instance_ids.get(name))
+        # replace the scheduled starts by a ready-made generation
+        self.clock.clear()
+        c = self.coordinator
+        for name, tps in assignment.items():
+            spec = self.specs[name]
+            self._incarnations[name] += 1
+            m = ConsumerMember(self, name, topics=spec.topics, assignors=spec.assignors, protocol=spec.protocol,
+                               instance_id=spec.instance_id, session_timeout_ms=spec.session_timeout_ms,
+                               rebalance_timeout_ms=spec.rebalance_timeout_ms,
+                               heartbeat_interval_ms=spec.heartbeat_interval_ms, revoke_ms=spec.revoke_ms,
+                               incarnation=self._incarnations[name])
+            m.member_id = f"{name}-{self._next_member_suffix(name)}"
+            m.generation = generation
+            m.state = MEMBER_STABLE
+            m.rejoin_needed = False
+            m.coordinator_known = True
+            m.owned = [tuple(tp) for tp in tps]
+            self.ownership.acquire(name, m.owned, 0)
+            self.members[name] = m
+            meta = m.subscription()
+            from .group import GroupMember
+            gm = GroupMember(m.member_id, spec.instance_id, name, spec.session_timeout_ms,
+                             spec.rebalance_timeout_ms, [(a, meta) for a in spec.assignors],
+                             assignment=list(m.owned))
+            c._add(gm, None)
+        c.generation = generation
+        c.protocol_name = c.select_protocol()
+        c.state, c.previous_state = STABLE, COMPLETING_REBALANCE
+        c._store()
+        self.log("state", self.coordinator_name, state=STABLE, previous="(given)", generation=generation)
+        n = len(self.members)
+        for k, m in enumerate(self.members.values()):
+            # heartbeat threads of a long-running group are not in step: spread their phases evenly
+            m.hb_enabled = True
+            m._schedule_heartbeat(m.heartbeat_interval_ms * (k + 1) // (n + 1))
+            c.reschedule_member_heartbeat(m.member_id)
 
     def _start(self, name: str) -> None:
         spec = self.specs[name]
@@ -421,10 +481,11 @@ class GroupSimulation:
                 m.go_slow(duration_ms)
         self._at(at, act, f"slow:{name}")
 
-    def lose_leader_before_sync(self, generation: Optional[int] = None) -> None:
-        """The leader of ``generation`` (the next one, if ``None``) dies after receiving its JoinGroup
-        response and before sending SyncGroup."""
-        self._lose_leader_at.append(generation)
+    def lose_leader_before_sync(self, generation: Optional[int] = None, partition_ms: Optional[int] = None) -> None:
+        """The leader of ``generation`` (the next one, if ``None``) is lost after receiving its JoinGroup
+        response and before sending SyncGroup: it dies, or with ``partition_ms`` it cannot reach the
+        coordinator for that long and then sends its (stale) SyncGroup."""
+        self._lose_leader_at.append((generation, partition_ms))
 
     def coordinator_failover(self, at: int, downtime_ms: int, new_broker: Optional[int] = None) -> None:
         """At ``at`` the coordinator broker loses the group's ``__consumer_offsets`` partition; ``downtime_ms``
@@ -635,7 +696,7 @@ def random_schedule(seed: int, *, protocol: Optional[str] = None, assignors: Opt
         assignor_name = "cooperative-sticky" if protocol == COOPERATIVE else rng.choice(["range", "roundrobin"])
     n_topics = rng.randint(1, 2)
     topics = {f"t{i}": rng.randint(1, max_partitions) for i in range(n_topics)}
-    sim = GroupSimulation(topics, config, assignors=assignors, group_id=f"group-{seed}")
+    sim = GroupSimulation(topics, config, assignors=assignors, group_id=f"group-{seed}", record_heartbeats=False)
     n = rng.randint(2, max_members)
     names = [f"c{i + 1}" for i in range(n)]
     for name in names:

@@ -1,0 +1,229 @@
+"""Coordinator and member rules of the classic protocol, one behaviour per test."""
+import pytest
+
+from rebalance.errors import InputError, KafkaError
+from rebalance.protocol.assignors import rebalance_protocol_for, validate_cooperative_assignment, consumer_assignor
+from rebalance.protocol.simulation import GroupSimulation, OwnershipLedger, ProtocolConfig, rolling_restart
+
+from .standin import cooperative_standin, range_standin
+
+STANDINS = {"range": range_standin, "cooperative-sticky": cooperative_standin}
+
+
+def states(sim, since=0):
+    return [(e.time_ms, e.fields["state"]) for e in sim.events if e.kind == "state" and e.time_ms >= since]
+
+
+def test_initial_rebalance_delay_extends_while_members_arrive():
+    sim = GroupSimulation({"t": 6}, ProtocolConfig(initial_rebalance_delay_ms=3000), assignors=STANDINS)
+    for name, at in (("c1", 0), ("c2", 2000), ("c3", 4000), ("c4", 8000)):
+        sim.add_member(name, at)
+    sim.run(20_000)
+    # first JoinGroup with a member id reaches the coordinator at 5 ms; every 3 s the delay is extended
+    # while a member arrived meanwhile: 3005, 6005, 9005 saw new members, 12005 did not
+    assert states(sim) == [(5, "PreparingRebalance"), (12005, "CompletingRebalance"), (12007, "Stable")]
+    assert sim.coordinator.generation == 1 and len(sim.coordinator.members) == 4
+
+
+def test_without_delay_each_arrival_is_a_rebalance():
+    sim = GroupSimulation({"t": 6}, ProtocolConfig(initial_rebalance_delay_ms=0), assignors=STANDINS)
+    for name, at in (("c1", 0), ("c2", 2000), ("c3", 4000)):
+        sim.add_member(name, at)
+    sim.run(20_000)
+    assert sim.coordinator.generation == 3
+    assert sim.is_settled()
+
+
+def test_leader_is_first_member_and_hashmap_order_picks_successor():
+    sim = GroupSimulation({"t": 4}, ProtocolConfig(initial_rebalance_delay_ms=0), assignors=STANDINS)
+    sim.start_stable({"c1": [("t", 0)], "c2": [("t", 1)], "c3": [("t", 2), ("t", 3)]})
+    assert sim.coordinator.leader_id == "c1-1"
+    sim.crash("c1", 1000)
+    sim.run(60_000)
+    # ClassicGroup.remove: the new leader is the first key of the members HashMap
+    assert sim.coordinator.leader_id == sim.coordinator.member_ids()[0]
+    assert sim.is_settled() and sorted(sim.assignment()) == ["c2", "c3"]
+
+
+def test_session_timeout_removes_crashed_member():
+    cfg = ProtocolConfig(initial_rebalance_delay_ms=0, session_timeout_ms=10_000)
+    sim = GroupSimulation({"t": 4}, cfg, assignors=STANDINS)
+    sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": [("t", 2), ("t", 3)]})
+    sim.crash("c2", 5000)
+    sim.run(40_000)
+    expiry = [e for e in sim.events if e.kind == "decision" and e.fields.get("what") == "sessionExpired"]
+    assert len(expiry) == 1 and expiry[0].fields["member"] == "c2-2"
+    # c2 heartbeats at 2000, 5000, ...; the crash at 5000 was scheduled first, so the last heartbeat
+    # reached the coordinator at 2001 and the session expires 10 s later
+    assert expiry[0].time_ms == 2001 + 10_000
+    assert sim.assignment() == {"c1": [("t", 0), ("t", 1), ("t", 2), ("t", 3)]}
+
+
+def test_static_member_bounce_within_session_timeout_keeps_assignment_without_rebalance():
+    sim = rolling_restart(3, {"t": 6}, static=True, down_ms=5000, gap_ms=20_000, start_ms=10_000,
+                          settle_ms=30_000, config=ProtocolConfig(initial_rebalance_delay_ms=0),
+                          assignors=STANDINS)
+    m = sim.metrics(sim.measure_from)
+    assert m["rebalances"] == 0 and m["generations"] == 1
+    assert m["partitions_moved"] == 0 and m["partitions_restarted"] == m["partitions_stopped"] == 6
+    replaced = [e.fields for e in sim.events if e.fields.get("what") == "replaceStaticMember"]
+    assert [r["instance"] for r in replaced] == ["instance-c1", "instance-c2", "instance-c3"]
+    # each member was away 5 s (plus a few ms of network): 2 partitions x ~5 s each
+    assert 6 * 5.0 <= m["unowned_partition_seconds"] < 6 * 5.1
+
+
+def test_dynamic_rolling_restart_rebalances_twice_per_member():
+    sim = rolling_restart(3, {"t": 6}, static=False, down_ms=5000, gap_ms=20_000, start_ms=10_000,
+                          settle_ms=30_000, config=ProtocolConfig(initial_rebalance_delay_ms=0),
+                          assignors=STANDINS)
+    m = sim.metrics(sim.measure_from)
+    assert m["rebalances"] == 6  # LeaveGroup, then the new member's JoinGroup
+    assert m["settled"]
+
+
+def test_static_member_away_longer_than_session_timeout_triggers_rebalance():
+    cfg = ProtocolConfig(initial_rebalance_delay_ms=0, session_timeout_ms=10_000)
+    sim = GroupSimulation({"t": 4}, cfg, assignors=STANDINS)
+    sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": [("t", 2), ("t", 3)]}, instance_ids={"c1": "a", "c2": "b"})
+    sim.shutdown("c2", 5000)  # static: no LeaveGroup
+    sim.restart("c2", 30_000)
+    sim.run(60_000)
+    msgs = sim.format_messages(apis=["LeaveGroup"])
+    assert msgs == []
+    assert [s for _, s in states(sim, 1)].count("PreparingRebalance") == 2  # expiry, then the return
+    assert sim.is_settled()
+
+
+def test_fenced_instance_id_stops_the_zombie():
+    """Two processes with one group.instance.id: the newer replaces the member id, the older one is
+    answered FENCED_INSTANCE_ID on its next heartbeat and stops (KIP-345)."""
+    cfg = ProtocolConfig(initial_rebalance_delay_ms=0)
+    sim = GroupSimulation({"t": 2}, cfg, assignors=STANDINS)
+    sim.start_stable({"c1": [("t", 0)], "c2": [("t", 1)]}, instance_ids={"c1": "a", "c2": "b"})
+    sim.specs["c2-copy"] = sim.specs["c2"].__class__(**{**sim.specs["c2"].__dict__, "name": "c2-copy"})
+    sim.clock.schedule_at(4500, lambda: sim._start("c2-copy"))
+    sim.run(20_000)
+    fenced = [m for m in sim.messages if m.fields.get("error") == "FENCED_INSTANCE_ID"]
+    assert len(fenced) == 1 and fenced[0].dst == "c2"
+    assert not sim.members["c2"].alive and sim.members["c2-copy"].alive
+    # the window in which both processed t-1 is bounded by one heartbeat interval
+    (t, tp, owners), = sim.ownership.violations
+    assert tp == ("t", 1) and owners == ("c2", "c2-copy")
+    end = [iv.end_ms for iv in sim.ownership.intervals if iv.member == "c2"][0]
+    assert end - t <= cfg.heartbeat_interval_ms + 2 * cfg.network_ms
+
+
+def test_pending_sync_expiry_when_rebalance_timeout_is_shorter_than_session():
+    cfg = ProtocolConfig(initial_rebalance_delay_ms=0, session_timeout_ms=60_000, rebalance_timeout_ms=20_000)
+    sim = GroupSimulation({"t": 3}, cfg, assignors=STANDINS)
+    sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": [("t", 2)]})
+    sim.add_member("c3", 1000)
+    sim.lose_leader_before_sync(2)
+    sim.run(60_000)
+    decisions = [(e.time_ms, e.fields["what"]) for e in sim.events if e.kind == "decision"]
+    assert decisions[0] == (4003 + 20_000, "pendingSyncExpired")
+    assert sim.is_settled() and sim.coordinator.generation == 3
+
+
+def test_slow_member_past_rebalance_timeout_is_removed_and_rejoins():
+    cfg = ProtocolConfig(initial_rebalance_delay_ms=0, rebalance_timeout_ms=10_000, session_timeout_ms=6000,
+                         heartbeat_interval_ms=1000)
+    sim = GroupSimulation({"t": 4}, cfg, assignors=STANDINS)
+    sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": [("t", 2), ("t", 3)]})
+    sim.slow("c2", 500, 15_000)      # c2 stops polling before the rebalance starts
+    sim.add_member("c3", 1000)
+    sim.run(60_000)
+    timeouts = [e.time_ms for e in sim.events if e.actor == "c2" and e.fields.get("what") == "pollTimeout"]
+    assert timeouts == [500 + 10_000]  # max.poll.interval.ms after its last poll
+    leaves = sim.format_messages(apis=["LeaveGroup"])
+    assert leaves[0].startswith("  10500 c2 -> coordinator: LeaveGroup(memberId=c2-2")
+    assert sim.metrics()["double_ownership"] == 0  # the member gave up before the coordinator reassigned
+    assert sim.is_settled() and sorted(sim.assignment()) == ["c1", "c2", "c3"]
+
+
+def test_coordinator_failover_resumes_from_last_group_record():
+    cfg = ProtocolConfig(initial_rebalance_delay_ms=0)
+    sim = GroupSimulation({"t": 4}, cfg, assignors=STANDINS, brokers=(0, 1, 2))
+    sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": [("t", 2), ("t", 3)]}, generation=5)
+    assert sim.coordinator.broker == sim.leaders[sim.offsets_partition]
+    old = sim.coordinator.broker
+    sim.coordinator_failover(2000, 1500)
+    sim.run(30_000)
+    assert sim.coordinator.broker == (old + 1) % 3
+    # members kept their partitions the whole time; the group came back Stable in generation 5
+    m = sim.metrics()
+    assert m["rebalances"] == 0 and m["generations"] == 5 and m["partitions_stopped"] == 0
+    assert any(msg.fields.get("error") == "NOT_COORDINATOR" for msg in sim.messages)
+    assert sim.is_settled()
+
+
+def test_failover_during_rebalance_finishes_the_rebalance():
+    cfg = ProtocolConfig(initial_rebalance_delay_ms=0)
+    sim = GroupSimulation({"t": 4}, cfg, assignors=STANDINS)
+    sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": [("t", 2), ("t", 3)]}, assignors=("cooperative-sticky",))
+    sim.add_member("c3", 1000, assignors=("cooperative-sticky",))
+    sim.coordinator_failover(1500, 2000)
+    sim.run(40_000)
+    assert sim.is_settled() and len(sim.assignment()) == 3
+    assert sim.metrics()["double_ownership"] == 0
+
+
+def test_runs_are_deterministic():
+    def once():
+        sim = rolling_restart(4, {"a": 5, "b": 3}, protocol="cooperative", assignor="cooperative-sticky",
+                              down_ms=2000, gap_ms=7000, start_ms=10_000, settle_ms=20_000,
+                              config=ProtocolConfig(), assignors=STANDINS, record_heartbeats=True)
+        return sim.format_messages(), sim.format_events(), sim.metrics(10_000)
+    assert once() == once()
+
+
+def test_ownership_ledger_detects_overlap_and_integrates_gaps():
+    led = OwnershipLedger([("t", 0), ("t", 1)])
+    led.acquire("a", [("t", 0)], 0)
+    led.acquire("b", [("t", 0)], 5)
+    assert led.violations == [(5, ("t", 0), ("a", "b"))]
+    led.release("a", [("t", 0)], 10, "revoked")
+    # t-1 never owned: 100 ms; t-0 owned from 0 on
+    assert led.unowned_ms(0, 100) == 100
+
+
+def test_cooperative_validation_and_protocol_choice():
+    with pytest.raises(KafkaError):
+        validate_cooperative_assignment({"a": [("t", 0)]}, {"b": [("t", 0)]})
+    validate_cooperative_assignment({"a": [("t", 0)]}, {"a": [("t", 0)], "b": [("t", 1)]})
+    coop, rng = consumer_assignor("cooperative-sticky"), consumer_assignor("range")
+    assert rebalance_protocol_for([coop]) == "cooperative"
+    assert rebalance_protocol_for([coop, rng]) == "eager"  # the common protocol of the list
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    ({"topics": {}}, "topics"),
+    ({"topics": {"t": -1}}, "topics['t']"),
+    ({"topics": {"t": 1}, "config": ProtocolConfig(heartbeat_interval_ms=50_000)}, "heartbeat_interval_ms"),
+    ({"topics": {"t": 1}, "config": ProtocolConfig(session_timeout_ms=-5)}, "session_timeout_ms"),
+])
+def test_bad_simulation_input_names_field(kwargs, field):
+    with pytest.raises(InputError) as exc:
+        GroupSimulation(**kwargs)
+    assert exc.value.field == field
+
+
+def test_bad_member_input_names_field():
+    sim = GroupSimulation({"t": 1})
+    with pytest.raises(InputError) as exc:
+        sim.add_member("c1", assignors=("range",), protocol="cooperative")
+    assert exc.value.field == "protocol"
+    with pytest.raises(InputError) as exc:
+        sim.add_member("c1", assignors=("nope",))
+    assert exc.value.field == "assignors"
+    with pytest.raises(InputError) as exc:
+        sim.add_member("c1", topics=["other"])
+    assert exc.value.field == "topics"
+    sim.add_member("c1")
+    with pytest.raises(InputError) as exc:
+        sim.add_member("c1")
+    assert exc.value.field == "name"
+    with pytest.raises(InputError) as exc:
+        sim.crash("ghost", 10)
+        sim.run(20)
+    assert exc.value.field == "name"

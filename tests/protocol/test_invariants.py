@@ -1,0 +1,64 @@
+"""Invariants of the classic protocol over many seeded random fault schedules.
+
+Each schedule: 2-5 members (about 30% static), 1-2 topics, eager or cooperative, 1-5 faults drawn from
+crash (restarted later), crash + quick restart, graceful bounce, slow member (under max.poll.interval.ms),
+leader lost between JoinGroup and SyncGroup, coordinator failover, late joiner; then quiet time.
+
+Checked for every schedule:
+* no partition is owned by two members at the same virtual instant (cooperative *and* eager);
+* once the faults stop the group stabilises: Stable, every live member in the current generation, every
+  subscribed partition owned by exactly one live member;
+* generation ids go up by one per completed join; after a coordinator failover they continue from the
+  group record the new coordinator loaded (a group whose first generation was never written starts over).
+
+``benchmarks/bench_protocol.py --schedules N`` runs more of them.
+"""
+import os
+
+from rebalance.protocol.simulation import random_schedule
+
+N_SCHEDULES = int(os.environ.get("REBALANCE_PROTOCOL_SCHEDULES", "1000"))
+
+
+def check_schedule(seed):
+    rs = random_schedule(seed)
+    sim = rs.sim
+    sim.run(rs.end_ms)
+    problems = []
+    if sim.ownership.violations:
+        problems.append(f"double ownership {sim.ownership.violations[:2]}")
+    if not sim.is_settled():
+        problems.append("did not stabilise after the faults stopped")
+    # generations grow within one coordinator; after a failover they continue from the last group
+    # record the new coordinator loaded (which can be older than the last generation, or absent)
+    floor, last = 0, 0
+    for e in sim.events:
+        if e.kind == "coordinator" and e.fields.get("what") == "loaded":
+            floor = last = e.fields["generation"]
+        elif (e.kind == "state" and e.fields.get("previous") == "PreparingRebalance"
+              and e.fields.get("state") in ("CompletingRebalance", "Empty")):  # a join completed
+            if e.fields["generation"] != last + 1 or e.fields["generation"] <= floor:
+                problems.append(f"generation {e.fields['generation']} after {last}")
+            last = e.fields["generation"]
+    # nothing happened after the group settled except heartbeats: the last change is before the end
+    if sim.last_change_ms() >= rs.end_ms:
+        problems.append("still changing at the end")
+    return rs, problems
+
+
+def test_invariants_hold_over_random_fault_schedules():
+    failures = {}
+    protocols = {"eager": 0, "cooperative": 0}
+    faults = {}
+    for seed in range(N_SCHEDULES):
+        rs, problems = check_schedule(seed)
+        protocols[next(iter(rs.sim.specs.values())).protocol] += 1
+        for _, kind, _ in rs.faults:
+            faults[kind] = faults.get(kind, 0) + 1
+        if problems:
+            failures[seed] = (problems, rs.faults)
+    print(f"\n{N_SCHEDULES} schedules ({protocols}); faults injected: {faults}; failures: {len(failures)}")
+    assert not failures, dict(list(failures.items())[:3])
+    # the generator really exercised every kind of fault and both protocols
+    assert set(faults) == {"crash", "crash_restart", "bounce", "slow", "leader_lost", "failover", "join"}
+    assert min(protocols.values()) > N_SCHEDULES // 4
