@@ -86,7 +86,7 @@ def revocation_figure(rows: Sequence[Mapping], title: str = ""):
     """Stacked bars per worker: what it keeps and what a load-balancing revocation takes away, with
     the floor and ceil of the fair share."""
     apply()
-    fig, ax = plt.subplots(figsize=(7.5, 3.2))
+    fig, ax = plt.subplots(figsize=(8.0, 3.6))
     workers = [r["worker"] for r in rows]
     xs = range(len(rows))
     keeps = [r["keeps"] for r in rows]
@@ -98,10 +98,13 @@ def revocation_figure(rows: Sequence[Mapping], title: str = ""):
         ax.axhline(floor, color="black", linestyle="--", linewidth=1, label=f"floor = {floor}")
         if ceil != floor:
             ax.axhline(ceil, color="black", linestyle=":", linewidth=1, label=f"ceil = {ceil}")
-    ax.set_xticks(list(xs), workers)
+    for x, k, r in zip(xs, keeps, revoke):
+        if r:
+            ax.annotate(f"-{r}", (x, k + r), textcoords="offset points", xytext=(0, 2), ha="center", fontsize=8)
+    ax.set_xticks(list(xs), workers, rotation=40, ha="right")
     ax.set_ylabel("tasks")
     ax.set_title(title or "Load-balancing revocation, worker by worker")
-    ax.legend(loc="upper right", fontsize=9)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -118,7 +121,8 @@ def delay_timeline_figure(rounds: Sequence[RoundResult], worker: str, title: str
         if r.delay:
             ax.plot([x, end], [r.delay / 1000, 0], color=PALETTE[1], linewidth=2)
         ax.axvline(x, color="grey", linewidth=0.8, linestyle=":")
-        label = r.follow_up or ("leaves" if worker not in r.workers else "rejoins")
+        label = {"scheduled_delay": "scheduled rebalance", "revocation": "rejoin after revocation"}.get(
+            r.follow_up, "rejoins" if worker in r.workers else "leaves")
         if r is rounds[0]:
             label = f"{worker} leaves"
         ax.annotate(f"gen {r.generation_id}\n{label}\ndelay {r.delay // 1000} s", (x, r.delay / 1000),
@@ -127,7 +131,7 @@ def delay_timeline_figure(rounds: Sequence[RoundResult], worker: str, title: str
     ax.set_ylabel("scheduled delay left (s)")
     unassigned_until = xs[-1]
     ax.axvspan(0, unassigned_until, color=STOPPED, alpha=0.08, label="its tasks run nowhere")
-    ax.set_xlim(-10, max(xs) + 40)
+    ax.set_xlim(-10, max(xs) * 1.25 + 20)
     ax.set_ylim(0, max(r.delay for r in rounds) / 1000 * 1.35 + 1)
     ax.set_title(title or "Lost tasks wait for scheduled.rebalance.max.delay.ms")
     ax.legend(loc="upper right", fontsize=9)
