@@ -63,24 +63,27 @@ def _classic(scenario: str, protocol: str, assignor: str, members: int, topics: 
 
 
 def _kip848(scenario: str, members: int, topics: Mapping[str, int], *, static: bool, start_ms: int, gap_ms: int,
-            restart_ms: int, revoke_ms: int, latency_ms: int, assignor: str = "uniform") -> dict:
+            restart_ms: int, revoke_ms: int, latency_ms: int, assignor: str = "uniform",
+            heartbeat_interval_ms: int = 5000) -> dict:
     config = KIP848Config(latency_ms=latency_ms, revocation_ms=revoke_ms, assignment_ms=0, restart_ms=restart_ms,
-                          assignor=assignor)
+                          assignor=assignor, heartbeat_interval_ms=heartbeat_interval_ms)
     r = simulate(scenario, members, dict(topics), static=static, config=config, start_ms=start_ms,
                  gap_ms=gap_ms if scenario == "rolling_restart" else None)
     bumps = sum(1 for t, _ in r.group_epochs if t >= start_ms)
     return {"time_to_stable_ms": r.time_to_stable_ms,
             "unowned_partition_seconds": round(r.unowned_partition_seconds, 3),
-            "partitions_moved": r.partitions_moved, "partitions_stopped": r.revocations,
+            "partitions_moved": r.partitions_moved, "partitions_stopped": r.partitions_stopped,
             "rebalances_or_epoch_bumps": bumps}
 
 
 def compare_protocols(scenario: str = "join", members: int = 3, topics: Optional[Mapping[str, int]] = None, *,
                       static: bool = False, start_ms: int = 61_500, gap_ms: int = 30_000, restart_ms: int = 5_000,
                       revoke_ms: int = 100, latency_ms: int = 1, horizon_ms: int = 240_000,
-                      protocols: Sequence = PROTOCOLS) -> List[Dict]:
+                      kip848_heartbeat_ms: int = 5000, protocols: Sequence = PROTOCOLS) -> List[Dict]:
     """One row per protocol: time to stable, unowned partition-seconds, partitions moved and stopped,
-    and the number of rebalances (classic) or group-epoch bumps (KIP-848) after ``start_ms``."""
+    and the number of rebalances (classic) or group-epoch bumps (KIP-848) after ``start_ms``.
+    ``kip848_heartbeat_ms`` is ``group.consumer.heartbeat.interval.ms`` (the classic consumer keeps its
+    3 s ``heartbeat.interval.ms``)."""
     if scenario not in SCENARIO_NAMES:
         raise InputError("scenario", f"must be one of {', '.join(SCENARIO_NAMES)}, got {scenario!r}")
     topics = {"orders": 12} if topics is None else dict(topics)
@@ -89,7 +92,8 @@ def compare_protocols(scenario: str = "join", members: int = 3, topics: Optional
         common = dict(static=static, start_ms=start_ms, gap_ms=gap_ms, restart_ms=restart_ms,
                       revoke_ms=revoke_ms, latency_ms=latency_ms)
         if protocol is None:
-            figures = _kip848(scenario, members, topics, assignor=assignor, **common)
+            figures = _kip848(scenario, members, topics, assignor=assignor,
+                              heartbeat_interval_ms=kip848_heartbeat_ms, **common)
         else:
             figures = _classic(scenario, protocol, assignor, members, topics, horizon_ms=horizon_ms, **common)
         rows.append({"scenario": scenario + ("-static" if static else ""), "protocol": label, **figures})

@@ -392,6 +392,7 @@ class SimulationResult:
     unowned_partition_seconds: float
     partitions_moved: int
     revocations: int
+    partitions_stopped: int  # every release after the start: revocations plus partitions lost in a crash
     heartbeats: int
     group_epoch: int
     assignments_computed: int
@@ -410,6 +411,7 @@ class SimulationResult:
                 "time_to_stable_ms": self.time_to_stable_ms,
                 "unowned_partition_seconds": round(self.unowned_partition_seconds, 3),
                 "partitions_moved": self.partitions_moved, "revocations": self.revocations,
+                "partitions_stopped": self.partitions_stopped,
                 "heartbeats": self.heartbeats, "group_epoch": self.group_epoch}
 
 
@@ -729,6 +731,7 @@ def simulate(scenario: str = "join", members: int = 3, topics=None, *, static: b
         protocol=f"consumer ({cfg.assignor})", start_ms=start, stable_ms=stable,
         unowned_partition_seconds=_unowned_partition_seconds(sim, start, end),
         partitions_moved=sim.moves - moves_before, revocations=sim.revocations - revocations_before,
+        partitions_stopped=sum(1 for t, _, kind, _ in sim.ownership if kind == "remove" and start <= t <= end),
         heartbeats=sim.coordinator.heartbeats - hb_before, group_epoch=sim.coordinator.group_epoch,
         assignments_computed=sim.coordinator.assignments_computed, final_assignment=final,
         trace=sim.trace[trace_from:], ownership=list(sim.ownership), epochs=list(sim.epochs),

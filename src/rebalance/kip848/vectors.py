@@ -18,7 +18,9 @@ from .group import (ASSIGNORS, GroupResult, MemberInput, TopicCatalog, build_gro
                     parse_member, parse_topics)
 from .jcollections import JMap
 
-__all__ = ["run", "compare", "step_stats", "valid_and_balanced"]
+__all__ = ["run", "compare", "step_stats", "valid_and_balanced", "conformance_counts"]
+
+GROUP_FILES = ("group_unit.jsonl", "group_uniform.jsonl", "group_range.jsonl")
 
 
 def _assignment_json(assignment: Optional[JMap], catalog: TopicCatalog) -> Dict[str, List[int]]:
@@ -230,3 +232,23 @@ def compare(expected: dict, actual: dict) -> List[str]:
         if problems:
             break
     return problems
+
+
+def conformance_counts(directory=None) -> List[dict]:
+    """Replay the ``group`` vector files: ``[{"file", "passed", "failed"}]``.  ``directory`` defaults to
+    ``$REBALANCE_VECTORS`` or ``shared/kafka-vectors`` next to the repository."""
+    import os
+    from pathlib import Path
+
+    from ..vectors import conform_lines, read_lines
+
+    if directory is None:
+        directory = os.environ.get("REBALANCE_VECTORS") or Path(__file__).resolve().parents[3].parent / "shared" / "kafka-vectors"
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise InputError("directory", f"no vectors directory at {directory}")
+    rows = []
+    for name in GROUP_FILES:
+        result = conform_lines(read_lines(str(directory / name)), lambda text: None)
+        rows.append({"file": name, "passed": result.passed, "failed": result.failed})
+    return rows

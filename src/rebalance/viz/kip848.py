@@ -68,15 +68,18 @@ def ownership_timeline(result, window: Optional[Tuple[int, int]] = None, title: 
     return ax
 
 
-def comparison_bars(rows: Sequence[dict], metrics=("time_to_stable_ms", "unowned_partition_seconds"),
-                    labels=("time to stable (s)", "unowned partition-seconds")):
+def comparison_bars(rows: Sequence[dict],
+                    metrics=("time_to_stable_ms", "unowned_partition_seconds", "partitions_stopped"),
+                    labels=("time to stable (s, log scale)", "unowned partition-seconds (log scale)",
+                            "partitions stopped"),
+                    log=(True, True, False)):
     """Grouped bars: one group per scenario, one bar per protocol, one panel per metric."""
     apply()
     scenarios = list(dict.fromkeys(r["scenario"] for r in rows))
     protocols = list(dict.fromkeys(r["protocol"] for r in rows))
-    fig, axes = plt.subplots(1, len(metrics), figsize=(10, 3.6))
+    fig, axes = plt.subplots(1, len(metrics), figsize=(12, 3.8))
     width = 0.8 / len(protocols)
-    for ax, metric, label in zip(axes, metrics, labels):
+    for ax, metric, label, logscale in zip(axes, metrics, labels, log):
         for j, proto in enumerate(protocols):
             values = []
             for sc in scenarios:
@@ -86,9 +89,12 @@ def comparison_bars(rows: Sequence[dict], metrics=("time_to_stable_ms", "unowned
                 values.append(v / 1000 if metric.endswith("_ms") else v)
             ax.bar([i + j * width for i in range(len(scenarios))], values, width, label=proto,
                    color=PALETTE[j % len(PALETTE)])
+        if logscale:
+            ax.set_yscale("log")
         ax.set_xticks([i + width * (len(protocols) - 1) / 2 for i in range(len(scenarios))])
-        ax.set_xticklabels(scenarios, fontsize=8, rotation=15)
-        ax.set_title(label)
-    axes[0].legend(fontsize=7)
-    plt.tight_layout()
+        ax.set_xticklabels(scenarios, fontsize=8, rotation=20)
+        ax.set_title(label, fontsize=9)
+    handles, names = axes[0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="lower center", ncol=len(protocols), fontsize=8, frameon=False)
+    plt.tight_layout(rect=(0, 0.08, 1, 1))
     return fig
