@@ -208,3 +208,17 @@ def seed_sweep_table(brokers, partitions: int, replication_factor: int, seeds: I
                      "replica skew: mean": round(sum(replica) / len(replica), 2),
                      "replica skew: max": max(replica)})
     return pd.DataFrame(rows).set_index("placement")
+
+
+def leader_pattern_table(brokers, partitions: int, replication_factor: int, seeds: Iterable[int],
+                         placer: str = "StripedReplicaPlacer") -> pd.DataFrame:
+    """How often each leader-count pattern (leaders per broker, sorted) occurs over random seeds."""
+    from collections import Counter
+
+    brokers = list(brokers)
+    patterns = Counter()
+    for s in seeds:
+        a = place(brokers, partitions, replication_factor, placer, seed=s, fixed_start_index=-1)
+        patterns[", ".join(map(str, sorted(leaders_per_broker(a, brokers).values())))] += 1
+    rows = [{"leaders per broker (sorted)": k, "seeds": n} for k, n in patterns.most_common()]
+    return pd.DataFrame(rows).set_index("leaders per broker (sorted)")
