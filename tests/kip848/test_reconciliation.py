@@ -162,3 +162,27 @@ def test_random_runs_keep_the_invariants(scenario, members, topics, static, assi
     assert r.stable_ms is not None
     _check_invariants(r)
     _all_owned_once(r, [f"{t}-{p}" for t, n in topics.items() for p in range(n)])
+
+
+def test_dropped_partition_not_owned_any_more_needs_no_revocation_round():
+    # the target swaps a:6 for a:7; 7 is still held elsewhere.  The consumer no longer reports 6, so the
+    # member skips UNREVOKED_PARTITIONS and waits for 7 at the new epoch.
+    m = ConsumerGroupMember("m", ("a",), member_epoch=10, previous_member_epoch=10, assigned={"a": {4, 5, 6}})
+    out = current_assignment_build(m, 11, {"a": {4, 5, 7}}, _free(("a", 7)), set())
+    assert (out.state, out.member_epoch, out.previous_member_epoch) == (UNRELEASED_PARTITIONS, 11, 10)
+    assert out.assigned == {"a": {4, 5}} and out.pending_revocation == {}
+
+
+def test_acknowledged_revocation_meets_a_newer_target_and_revokes_again():
+    # revoking at epoch 10, the target moved on to epoch 12: the member steps to epoch 11 (memberEpoch + 1)
+    # and must revoke again before it can reach 12
+    m = ConsumerGroupMember("m", ("a",), member_epoch=10, previous_member_epoch=10, state=UNREVOKED_PARTITIONS,
+                            assigned={"a": {2, 3}}, pending_revocation={"a": {1}})
+    out = current_assignment_build(m, 12, {"a": {3}}, _free(), {("a", 2), ("a", 3)})
+    assert (out.state, out.member_epoch, out.previous_member_epoch) == (UNREVOKED_PARTITIONS, 11, 10)
+    assert out.assigned == {"a": {3}} and out.pending_revocation == {"a": {2}}
+
+
+def test_member_at_the_target_epoch_is_left_alone():
+    m = ConsumerGroupMember("m", ("a",), member_epoch=11, assigned={"a": {1}})
+    assert current_assignment_build(m, 11, {"a": {1, 2}}, _free(), {("a", 1)}) is m
