@@ -61,9 +61,8 @@ def main() -> None:
         seconds, result = timed(fn, args.repeat)
         b = balance(result, brokers)
         print(f"{name:34s} {seconds:8.2f} {b.leader_skew:12d} {b.replica_skew:13d} {b.min_racks_per_partition:12d}")
-    print("(skews are max - min over all brokers: fenced brokers lead nothing and get replicas only as a last"
-          " resort;
- rack-unaware brokers have no rack, hence 1 'rack' per partition)")
+    print("(skews are max - min over all brokers: fenced brokers lead nothing and get replicas only as a")
+    print(" last resort; rack-unaware brokers have no rack, hence 1 'rack' per partition)")
 
 
 if __name__ == "__main__":
