@@ -200,3 +200,45 @@ def test_parse_task_splits_at_last_dash():
     assert parse_task("my-conn-12", "t") == ("my-conn", 12)
     with pytest.raises(InputError):
         parse_task("conn-x", "t")
+
+
+# --- the wire format ------------------------------------------------------------------------------
+
+def test_assignment_bytes_follow_kafka_schema():
+    from rebalance.connect.protocol import ExtendedAssignment
+    a = ExtendedAssignment(1, 0, "w1", "u", 7, ["c"], [("c", 0)], [], [], 40)
+    data = a.serialize()
+    # header version 1, error 0, leader "w1", url "u", offset 7
+    assert data[:2] == b"\x00\x01" and data[2:4] == b"\x00\x00"
+    assert data[4:8] == b"\x00\x02w1" and data[8:11] == b"\x00\x01u"
+    assert data[11:19] == (7).to_bytes(8, "big")
+    # one group: "c" with [-1, 0]; then an empty revoked array and the delay
+    assert data[19:] == (b"\x00\x00\x00\x01" + b"\x00\x01c" + b"\x00\x00\x00\x02" + b"\xff\xff\xff\xff"
+                         + b"\x00\x00\x00\x00" + b"\x00\x00\x00\x00" + (40).to_bytes(4, "big"))
+    assert ExtendedAssignment.deserialize(data) == a
+
+
+def test_v0_assignment_read_by_the_v1_reader_has_defaults():
+    from rebalance.connect.protocol import ExtendedAssignment
+    a = ExtendedAssignment(0, 0, "w1", "u", 7, ["c"], [("c", 0)], ["ignored"], [], 99)
+    back = ExtendedAssignment.deserialize(a.serialize())
+    assert (back.version, back.revoked_connectors, back.delay) == (0, [], 0)
+    assert (back.connectors, back.tasks) == (["c"], [("c", 0)])
+
+
+def test_metadata_carries_the_running_assignment_from_v1_on():
+    from rebalance.connect.protocol import ExtendedWorkerState
+    state = ExtendedWorkerState("http://w:8083", 5, ["b", "a"], [("a", 0), ("b", 1)])
+    assert ExtendedWorkerState.deserialize(state.serialize(0))[1].tasks == []
+    version, seen = ExtendedWorkerState.deserialize(state.serialize(2))
+    assert version == 2 and set(seen.connectors) == {"a", "b"} and set(seen.tasks) == set(state.tasks)
+    empty = ExtendedWorkerState("http://w:8083", 5)
+    assert empty.serialize(1)[-4:] == b"\xff\xff\xff\xff"  # null allocation
+
+
+def test_truncated_bytes_raise_kafka_schema_exception():
+    from rebalance.connect.protocol import ExtendedAssignment
+    from rebalance.errors import KafkaError
+    with pytest.raises(KafkaError) as info:
+        ExtendedAssignment.deserialize(b"\x00\x01\x00")
+    assert info.value.type == "SchemaException"

@@ -25,7 +25,7 @@ from ..errors import InputError, require
 from .eager import EagerAssignor
 from .incremental import DEFAULT_MAX_DELAY_MS, DEFAULT_START_TIME_MS, IncrementalCooperativeAssignor, MockTime
 from .model import ConnectorTaskId, connector_key, hashmap_member_order
-from .protocol import ExtendedAssignment, ExtendedWorkerState, assigned_on_the_wire, protocol_version, revoked_on_the_wire
+from .protocol import ExtendedAssignment, ExtendedWorkerState, protocol_version
 
 Running = Tuple[List[str], List[ConnectorTaskId]]
 
@@ -166,8 +166,11 @@ class ConnectCluster:
         workers = {}
         for w, (c, t) in members_in.items():
             ac, at = complete.get(w, ([], []))
-            ac, at = assigned_on_the_wire(ac, at)
-            workers[w] = WorkerRound(ac, at, list(c), list(t), list(ac), list(at))
+            # ConnectProtocol.serializeAssignment (V0) -> WorkerCoordinator.onJoinComplete
+            got = ExtendedAssignment(0, ExtendedAssignment.NO_ERROR, leader, f"http://{leader}:8083", 0,
+                                     list(ac), list(at)).round_trip()
+            # under the eager protocol onJoinPrepare already stopped everything the worker ran
+            workers[w] = WorkerRound(got.connectors, got.tasks, list(c), list(t), list(got.connectors), list(got.tasks))
         return RoundResult(gen, last, self.time.milliseconds(), dict(self.connectors), members_in, workers, 0,
                            leader=leader, protocol_versions={w: 0 for w in members_in})
 
