@@ -115,3 +115,8 @@ def paused_figure(table: pd.DataFrame, title: str = ""):
     fig.suptitle(title or "Eager vs cooperative: the price of one membership change")
     fig.tight_layout()
     return fig
+
+
+def assignment_text(assignment: Mapping[str, Sequence[TopicPartition]]) -> str:
+    """An assignment on one line, Kafka's list order kept: ``C0: t0-0 t1-1 | C1: t1-0``."""
+    return " | ".join(f"{m}: {' '.join(_tp(tp) for tp in tps) or '-'}" for m, tps in assignment.items())
