@@ -1,6 +1,6 @@
 """AdminUtils.assignReplicasToBrokers: the seed article's example, Kafka's vectors, errors, properties."""
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rebalance.errors import InputError, KafkaError

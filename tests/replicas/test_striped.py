@@ -1,6 +1,4 @@
 """StripedReplicaPlacer (KRaft controller): Kafka's vectors, the HashMap rack order, fencing, properties."""
-import json
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st

@@ -37,7 +37,7 @@ from typing import Dict, Iterable, List, Optional, Sequence
 
 from ..errors import KafkaError
 from ..java import JavaHashOrder, java_string_key, string_hash
-from .brokers import SHORT_MAX, SHORT_MIN, Broker, check_int, parse_brokers
+from .brokers import SHORT_MAX, SHORT_MIN, Broker, check_int, parse_brokers  # noqa: F401 (Broker re-exported)
 from .java_random import JavaRandom, shuffle
 
 INVALID_REPLICATION_FACTOR = "org.apache.kafka.common.errors.InvalidReplicationFactorException"
@@ -251,8 +251,7 @@ class StripedReplicaPlacer:
 
         ``brokers`` is ``cluster.usableBrokers()`` in iteration order: :class:`~.brokers.Broker` objects,
         ``{"id", "rack", "fenced"}`` dicts, ``(id, rack, fenced)`` tuples or bare ids."""
-        parsed = brokers if isinstance(brokers, list) and all(isinstance(b, Broker) for b in brokers) \
-            else parse_brokers(brokers, with_fenced=True)
+        parsed = parse_brokers(brokers, with_fenced=True)
         num_replicas = check_int(placement.num_replicas, "numReplicas", lo=SHORT_MIN, hi=SHORT_MAX,
                                  what="a Java short")
         num_partitions = check_int(placement.num_partitions, "numPartitions")

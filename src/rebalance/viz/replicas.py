@@ -1,7 +1,7 @@
 """Figures of the replica-placement chapter: broker x partition grids and per-broker load bars."""
 from __future__ import annotations
 
-from typing import Mapping, Optional, Sequence
+from typing import Mapping
 
 import matplotlib.pyplot as plt
 from matplotlib.patches import Patch

@@ -15,8 +15,7 @@ from ..replicas.adminutils import PartitionTrace, assign_replicas_to_brokers
 from ..replicas.brokers import Broker, parse_brokers
 from ..replicas.coordinators import coordinator_load, coordinators
 from ..replicas.java_random import JavaRandom
-from ..replicas.measures import (as_mapping, balance, leaders_per_broker, racks_per_partition,
-                                 replicas_per_broker)
+from ..replicas.measures import as_mapping, balance, leaders_per_broker, replicas_per_broker
 from ..replicas.striped import PlacementSpec, StripedReplicaPlacer
 
 PLACERS = ("AdminUtils", "StripedReplicaPlacer")
