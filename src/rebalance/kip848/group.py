@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence, Union
 
 from ..errors import InputError, KafkaError
-from .jcollections import HashJSet, JMap, JSet, LinkedJSet, new_map, new_set
+from .jcollections import HashJSet, JMap, LinkedJSet, new_map, new_set
 from .range import assign_range
 from .spec import (HETEROGENEOUS, HOMOGENEOUS, GroupAssignment, GroupSpec, MemberSpec, TopicDescriber,
                    inverted_assignment, subscription_type as compute_subscription_type)
