@@ -317,7 +317,7 @@ class GroupCoordinatorModel:
                                        _copy(member.assigned), {})
             self._update_member(member, left)
             self.log(member_id, "static-leave", {"kept": _names(left.assigned)})
-            self._schedule_session(member_id)
+            # no new session timer: the one armed by the last heartbeat keeps running (45 s to come back)
             return HeartbeatResponse(member_id, epoch, None)
         self.fence(member_id, "left the group")
         return HeartbeatResponse(member_id, epoch, None)
