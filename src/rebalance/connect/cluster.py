@@ -25,7 +25,8 @@ from ..errors import InputError, require
 from .eager import EagerAssignor
 from .incremental import DEFAULT_MAX_DELAY_MS, DEFAULT_START_TIME_MS, IncrementalCooperativeAssignor, MockTime
 from .model import ConnectorTaskId, connector_key, hashmap_member_order
-from .protocol import ExtendedAssignment, ExtendedWorkerState, protocol_version
+from .leader import ConfigSnapshot, member_metadata, on_join_prepare, perform_assignment, worker_url
+from .protocol import ExtendedAssignment, protocol_version
 
 Running = Tuple[List[str], List[ConnectorTaskId]]
 
@@ -101,6 +102,8 @@ class ConnectCluster:
         self.members_map = members_map
         self.generation_id = initial_generation_id
         self.connectors: Dict[str, int] = dict(connectors or {})
+        #: offset of the config topic every worker has read (the simulator keeps all workers in sync)
+        self.config_offset = 0
         self.running: Dict[str, Running] = {}
         prev = initial_generation_id if initial_previous_generation_id is None else initial_previous_generation_id
         self.assignor = self._new_assignor(prev)
@@ -130,12 +133,10 @@ class ConnectCluster:
         last = gen - 1 if last_completed_generation_id is None else last_completed_generation_id
         self.generation_id = gen
         members_in = {w: (list(c), list(t)) for w, (c, t) in members.items()}
-        if self.kind == "eager":
-            result = self._eager_round(members_in, gen, last, leader)
-        elif self.mode == "direct":
+        if self.mode == "direct":
             result = self._incremental_direct(members_in, gen, last)
         else:
-            result = self._incremental_protocol(members_in, gen, last, leader)
+            result = self._protocol_round(members_in, gen, last, leader)
         result.failed = failed
         if not failed:
             self._apply(result)
@@ -159,20 +160,29 @@ class ConnectCluster:
         self.running = running
 
     # ------------------------------------------------------------------------------------------
-    def _eager_round(self, members_in, gen, last, leader) -> RoundResult:
+    def _protocol_round(self, members_in, gen, last, leader) -> RoundResult:
+        """The leader entry point on bytes (:func:`rebalance.connect.leader.perform_assignment`)."""
         leader = leader or min(members_in, key=connector_key)
         require(leader in members_in, "leader", f"{leader!r} is not a member of this round")
-        complete = self.assignor.perform_assignment(self.connectors, list(members_in))
+        metadata = [(w, member_metadata(self.protocol, worker_url(w), self.config_offset, c, t))
+                    for w, (c, t) in members_in.items()]
+        snapshot = ConfigSnapshot(self.config_offset, dict(self.connectors))
+        blobs = perform_assignment(self.assignor, leader, self.protocol, metadata, snapshot, gen, last)
         workers = {}
+        versions = {}
         for w, (c, t) in members_in.items():
-            ac, at = complete.get(w, ([], []))
-            # ConnectProtocol.serializeAssignment (V0) -> WorkerCoordinator.onJoinComplete
-            got = ExtendedAssignment(0, ExtendedAssignment.NO_ERROR, leader, f"http://{leader}:8083", 0,
-                                     list(ac), list(at)).round_trip()
-            # under the eager protocol onJoinPrepare already stopped everything the worker ran
-            workers[w] = WorkerRound(got.connectors, got.tasks, list(c), list(t), list(got.connectors), list(got.tasks))
-        return RoundResult(gen, last, self.time.milliseconds(), dict(self.connectors), members_in, workers, 0,
-                           leader=leader, protocol_versions={w: 0 for w in members_in})
+            got = ExtendedAssignment.deserialize(blobs[w])
+            versions[w] = got.version
+            if self.kind == "eager":
+                # under the eager protocol onJoinPrepare already stopped everything the worker ran
+                rc, rt = on_join_prepare(self.protocol, c, t)
+                workers[w] = WorkerRound(got.connectors, got.tasks, rc, rt, list(got.connectors), list(got.tasks))
+            else:
+                ca = self.assignor.last_cluster_assignment
+                workers[w] = WorkerRound(got.connectors, got.tasks, got.revoked_connectors, got.revoked_tasks,
+                                         list(ca.all_assigned_connectors.get(w, [])), list(ca.all_assigned_tasks.get(w, [])))
+        return RoundResult(gen, last, self.time.milliseconds(), dict(self.connectors), members_in, workers,
+                           self.delay, leader=leader, protocol_versions=versions)
 
     def _incremental_direct(self, members_in, gen, last) -> RoundResult:
         order = hashmap_member_order(list(members_in)) if self.members_map == "hash" else list(members_in)
@@ -185,26 +195,6 @@ class ConnectCluster:
                 list(ca.all_assigned_connectors.get(w, [])), list(ca.all_assigned_tasks.get(w, [])))
         return RoundResult(gen, last, self.time.milliseconds(), dict(self.connectors), members_in, workers,
                            self.assignor.delay)
-
-    def _incremental_protocol(self, members_in, gen, last, leader) -> RoundResult:
-        leader = leader or min(members_in, key=connector_key)
-        require(leader in members_in, "leader", f"{leader!r} is not a member of this round")
-        # JoinGroup metadata as the leader deserializes it; memberConfigs is a HashMap filled in join order
-        seen = {w: ExtendedWorkerState(f"http://{w}:8083", 0, c, t).as_leader_sees_it(self.version)
-                for w, (c, t) in members_in.items()}
-        order = hashmap_member_order(list(members_in))
-        ca = self.assignor.perform_task_assignment(
-            self.connectors, last, gen, {w: (seen[w].connectors, seen[w].tasks) for w in order}, member_order=order)
-        workers = {}
-        for w in members_in:
-            sent = ExtendedAssignment(self.version, ExtendedAssignment.NO_ERROR, leader, f"http://{leader}:8083", 0,
-                                      list(ca.newly_assigned_connectors.get(w, [])), list(ca.newly_assigned_tasks.get(w, [])),
-                                      list(ca.newly_revoked_connectors.get(w, [])), list(ca.newly_revoked_tasks.get(w, [])),
-                                      self.assignor.delay).round_trip()
-            workers[w] = WorkerRound(sent.connectors, sent.tasks, sent.revoked_connectors, sent.revoked_tasks,
-                                     list(ca.all_assigned_connectors.get(w, [])), list(ca.all_assigned_tasks.get(w, [])))
-        return RoundResult(gen, last, self.time.milliseconds(), dict(self.connectors), members_in, workers,
-                           self.assignor.delay, leader=leader, protocol_versions={w: self.version for w in members_in})
 
     # ------------------------------------------------------------------------------------------
     def carried_members(self, workers: Sequence[str]) -> Dict[str, Running]:

@@ -150,6 +150,8 @@ class IncrementalCooperativeAssignor:
         self.num_successive_revoking_rebalances = 0
         self.consecutive_revoking_rebalances_backoff = ExponentialBackoff(0 if max_delay == 0 else 1, 40, max_delay, 0)
         self.last_derived: Dict[str, ConnectorsAndTasks] = {}
+        #: the ClusterAssignment of the last round (the leader state ``WorkerCoordinator.leaderState`` keeps)
+        self.last_cluster_assignment: Optional[ClusterAssignment] = None
 
     # ------------------------------------------------------------------------------------------
     def perform_task_assignment(self, connectors: Mapping[str, int], last_completed_generation_id: int,
@@ -283,7 +285,8 @@ class IncrementalCooperativeAssignor:
         revoked_t = {w: list(r.tasks) for w, r in revoked.items()}
         all_c = {w: [c for c in cs if c not in revoked[w].connectors] if w in revoked else list(cs) for w, cs in next_c.items()}
         all_t = {w: [t for t in ts if t not in revoked[w].tasks] if w in revoked else list(ts) for w, ts in next_t.items()}
-        return ClusterAssignment(incremental_c, incremental_t, revoked_c, revoked_t, all_c, all_t)
+        self.last_cluster_assignment = ClusterAssignment(incremental_c, incremental_t, revoked_c, revoked_t, all_c, all_t)
+        return self.last_cluster_assignment
 
     # ------------------------------------------------------------------------------------------
     def _compute_previous_assignment(self, revoked: Dict[str, ConnectorsAndTasks], next_loads: List[WorkerLoad],
