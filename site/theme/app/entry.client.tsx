@@ -10,20 +10,25 @@ import { hydrateRoot } from 'react-dom/client';
 
 declare global {
   interface Window {
-    __remixContext?: { url: string };
+    __remixContext?: { url: string; state?: { loaderData?: Record<string, any> } };
   }
 }
 
-function samePage(rendered: string, served: string): boolean {
+/** Does the served path name the page that was rendered at `rendered`? */
+function samePage(rendered: string, served: string, isIndex: boolean): boolean {
   const norm = (p: string) => p.replace(/\/index\.html$/, '/').replace(/\/+$/, '') || '/';
   const a = norm(rendered);
   const b = norm(served);
-  return a === b || (a !== '/' && b.endsWith(a)) || (a === '/' && b.split('/').length <= 2);
+  if (a === b || (a !== '/' && b.endsWith(a))) return true;
+  // The landing page is served at the site root: `/` or `/<BASE_URL>/`.
+  return isIndex && b.split('/').length <= 2;
 }
 
 const context = window.__remixContext;
-if (context && context.url !== window.location.pathname && samePage(context.url, window.location.pathname)) {
-  context.url = window.location.pathname;
+if (context && context.url !== window.location.pathname) {
+  const data = context.state?.loaderData ?? {};
+  const isIndex = Object.values(data).some((d) => d && d.isIndex === true);
+  if (samePage(context.url, window.location.pathname, isIndex)) context.url = window.location.pathname;
 }
 
 function hydrate() {

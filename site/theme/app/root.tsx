@@ -9,6 +9,7 @@ import { Outlet, useLoaderData } from '@remix-run/react';
 import { useCallback } from 'react';
 import type { SiteLoader } from '@myst-theme/common';
 import {
+  ContentReload,
   Document,
   SkipTo,
   getMetaTagsForSite,
@@ -71,7 +72,7 @@ if(getComputedStyle(d).getPropertyValue('--has-styling')===''){d.showModal();}})
 }
 
 export default function App() {
-  const { theme, config, MODE, BASE_URL } = useLoaderData<SiteLoader>();
+  const { theme, config, MODE, BASE_URL, CONTENT_CDN_PORT } = useLoaderData<SiteLoader>();
   const base = BASE_URL || '';
   const searchFactory = useCallback(bookSearch, []);
   return (
@@ -80,6 +81,8 @@ export default function App() {
         theme={theme}
         config={config}
         staticBuild={MODE === 'static'}
+        // `myst start`: reload the page when mystmd rebuilds the content.
+        scripts={MODE === 'static' ? undefined : <ContentReload port={CONTENT_CDN_PORT} />}
         baseurl={BASE_URL}
         renderers={RENDERERS}
         head={

@@ -22,10 +22,11 @@ type Data = { config: SiteManifest; page: BookPage; isIndex: boolean };
 
 export const loader: LoaderFunction = async ({ params, request }) => {
   const config = await getConfig();
-  getBookProject(config);
+  const project = getBookProject(config);
   const slug = slugFromPath(params['*'] ?? '');
   const page = await getPage(request, config, slug);
-  return json({ config, page, isIndex: slug === '' });
+  // With a BASE_URL, mystmd renders the landing page at `/<index slug>` rather than `/`.
+  return json({ config, page, isIndex: slug === '' || slug === project.index });
 };
 
 export const meta: V2_MetaFunction<typeof loader> = ({ data, location }) => {
