@@ -232,14 +232,26 @@ def summaries_from_pandas(rows: pd.DataFrame) -> Dict[str, pd.DataFrame]:
     return out
 
 
-def summaries_from_spark(df) -> Dict[str, pd.DataFrame]:
+FINEST = ["assignor", "identical", "extra_moves"]
+
+
+def summaries_from_sums(fine: pd.DataFrame) -> Dict[str, pd.DataFrame]:
+    """Every summary from integer sums at the finest key (assignor, identical, extra_moves): sums of
+    sums are exact, so this equals :func:`summaries_from_pandas` on the rows."""
+    sums = [c for c in fine.columns if c not in FINEST]
     out = {}
     for name, keys in SUMMARIES.items():
-        out[name] = finish_summary(_aggregate(df, keys).toPandas(), keys)
-    hist = df.groupBy("assignor", "extra_moves").count().withColumnRenamed("count", "scenarios").toPandas()
+        agg = fine.groupby(keys)[sums].sum().reset_index()
+        out[name] = finish_summary(agg, keys)
+    hist = fine.groupby(["assignor", "extra_moves"])["scenarios"].sum().reset_index()
     out["moves_histogram"] = hist.sort_values(["assignor", "extra_moves"], key=lambda s: s.map(_order_key)
                                               if s.name == "assignor" else s).reset_index(drop=True)
     return out
+
+
+def summaries_from_spark(df) -> Dict[str, pd.DataFrame]:
+    """The summaries of a Spark DataFrame of rows: one aggregation in Spark, the rest in pandas."""
+    return summaries_from_sums(_aggregate(df, FINEST).toPandas())
 
 
 def run(spark, scale: int, seed: int = 0, out: Optional[str] = None, params=None,
@@ -251,15 +263,7 @@ def run(spark, scale: int, seed: int = 0, out: Optional[str] = None, params=None
         path = table_path(out, "sweep", "rows")
         df.write.mode("overwrite").parquet(path)
         df = spark.read.parquet(path)
-        tables = summaries_from_spark(df)
-    else:
-        from pyspark import StorageLevel
-
-        df = df.persist(StorageLevel.MEMORY_AND_DISK)
-        try:
-            tables = summaries_from_spark(df)
-        finally:
-            df.unpersist()
+    tables = summaries_from_spark(df)
     for frame in tables.values():
         if "extra_moves" in frame:
             frame["extra_moves"] = frame["extra_moves"].astype("int64")
