@@ -60,3 +60,22 @@ def test_leader_behind_the_config_answers_config_mismatch(assignor, protocol, ve
     got = [ExtendedAssignment.deserialize(b) for b in blobs.values()]
     assert all(g.error == ExtendedAssignment.NO_ERROR and g.config_offset == 9 for g in got)
     assert sorted(t for g in got for t in g.tasks) == [("a", 0), ("a", 1)]
+
+
+def test_incremental_assignor_under_the_default_protocol_still_writes_v1_assignments():
+    # serializeAssignment(assignment, sessioned=false) uses the V1 header even for protocol version 0,
+    # and V0 metadata carries no running work, so the leader sees every worker empty
+    snapshot = ConfigSnapshot(1, {"a": 2})
+    running = {"w1": (["a"], [("a", 0), ("a", 1)]), "w2": ([], [])}
+    blobs = _round(IncrementalCooperativeAssignor(previous_generation_id=1), "default", running, snapshot, 2, 1)
+    got = {w: ExtendedAssignment.deserialize(b) for w, b in blobs.items()}
+    assert {g.version for g in got.values()} == {1}
+    assert sorted(t for g in got.values() for t in g.tasks) == [("a", 0), ("a", 1)]
+
+
+def test_failed_expectation_is_reported_not_raised():
+    from rebalance.connect.vectors import run
+    out = run({"kind": "connect", "connectors": {"a": 2},
+               "steps": [{"members": ["w1"], "expect": {"delay": 5, "task_allocations": [2]}}]})
+    assert out["ok"] is False
+    assert out["steps"][0]["expect_failures"] == ["delay 0 != 5"]

@@ -72,7 +72,7 @@ def perform_assignment(assignor: Assignor, leader_id: str, protocol: str,
     if snapshot.offset < max_offset:  # ensureLeaderConfig
         fresh = fresh_snapshot or snapshot
         if fresh.offset < max_offset:
-            version_out = 0 if isinstance(assignor, EagerAssignor) else version
+            version_out = 0 if isinstance(assignor, EagerAssignor) else (2 if version >= 2 else 1)
             return {m: ExtendedAssignment(version_out, ExtendedAssignment.CONFIG_MISMATCH, leader_id, leader_url,
                                           max_offset).serialize() for m in order}
         used = fresh
@@ -83,6 +83,8 @@ def perform_assignment(assignor: Assignor, leader_id: str, protocol: str,
         return {m: ExtendedAssignment(0, ExtendedAssignment.NO_ERROR, leader_id, leader_url, offset,
                                       *complete.get(m, ([], []))).serialize() for m in order}
 
+    # IncrementalCooperativeConnectProtocol.serializeAssignment writes header V2 when sessioned, else V1
+    version = 2 if version >= 2 else 1
     ca = assignor.perform_task_assignment(used.connectors, last_completed_generation_id, generation_id,
                                           {m: (configs[m].connectors, configs[m].tasks) for m in order},
                                           member_order=order)
