@@ -1,5 +1,6 @@
 """Kafka's own outputs for the ``connect`` kind: every scenario line, compared exactly."""
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -7,7 +8,8 @@ import pytest
 from rebalance.connect import vectors as adapter
 from rebalance.vectors import compare_output, run_input
 
-VECTORS = Path("/work/shared/kafka-vectors")
+ROOT = Path(__file__).resolve().parents[2]
+VECTORS = Path(os.environ.get("REBALANCE_VECTORS") or ROOT.parent / "shared" / "kafka-vectors")
 FILES = sorted(VECTORS.glob("connect_*.jsonl")) if VECTORS.exists() else []
 
 
