@@ -3,7 +3,7 @@ import pytest
 
 from rebalance.connect.arithmetic import legacy_revocation_plan, revocation_plan
 from rebalance.connect.cluster import ConnectCluster
-from rebalance.connect.eager import EagerAssignor, eager_assignment
+from rebalance.connect.eager import eager_assignment
 from rebalance.connect.examples import interleaved_round_robin, round_table, three_workers_example
 from rebalance.connect.incremental import ExponentialBackoff, IncrementalCooperativeAssignor, MockTime
 from rebalance.connect.model import ConnectorsAndTasks, WorkerLoad, hashmap_member_order, parse_task, task_hash

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Mapping, Sequence, Tuple, Union
 
-from ..errors import InputError, require
+from ..errors import require
 
 Counts = Union[Mapping[str, int], Sequence[Tuple[str, int]]]
 

@@ -18,10 +18,10 @@ assignments arrive as ``ExtendedWorkerState`` metadata (orders as on the wire, s
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..errors import InputError, require
+from ..errors import require
 from .eager import EagerAssignor
 from .incremental import DEFAULT_MAX_DELAY_MS, DEFAULT_START_TIME_MS, IncrementalCooperativeAssignor, MockTime
 from .model import ConnectorTaskId, connector_key, hashmap_member_order

@@ -15,7 +15,7 @@ i.e. through the ported Kafka assignors; nothing here is a formula.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 from ..errors import require
 from .cluster import ConnectCluster, RoundResult

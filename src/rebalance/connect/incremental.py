@@ -24,11 +24,11 @@ Use :meth:`IncrementalCooperativeAssignor.perform_task_assignment` round by roun
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..errors import InputError, require
-from ..java import JavaHashOrder, compare_strings, string_hash
+from ..java import JavaHashOrder, string_hash
 from .model import (
     ConnectorTaskId,
     ConnectorsAndTasks,

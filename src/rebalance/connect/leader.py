@@ -12,9 +12,9 @@ members' metadata and returns one assignment blob per member, and each member ap
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
-from ..errors import InputError, require
+from ..errors import require
 from .eager import EagerAssignor
 from .incremental import IncrementalCooperativeAssignor
 from .model import ConnectorTaskId, hashmap_member_order

@@ -14,7 +14,7 @@ insertion order, ignores re-insertion, and removal keeps the order of the rest.
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Mapping, Sequence, Tuple
 
 from ..errors import InputError, require
 from ..java import JavaHashOrder, hash_set_copy_capacity, java_string_key, string_hash, to_int32

@@ -8,7 +8,7 @@ A scenario is a sequence of steps against ONE assignor instance (see the vectors
 """
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional
+from typing import List, Mapping, Optional
 
 from ..errors import InputError, require
 from ..vectors import diff_summary
@@ -18,9 +18,7 @@ from .model import (
     ConnectorsAndTasks,
     WorkerLoad,
     check_connectors,
-    connector_key,
     parse_task,
-    task_key,
     task_str,
 )
 

@@ -5,7 +5,7 @@ draws them.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 from matplotlib.patches import FancyBboxPatch, Patch

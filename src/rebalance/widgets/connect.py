@@ -5,7 +5,7 @@ book's website cannot run widgets.  All numbers come from :mod:`rebalance.connec
 """
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Sequence
+from typing import List, Sequence
 
 import pandas as pd
 
