@@ -70,10 +70,22 @@ class GroupMember:
     session_timeout_ms: int
     rebalance_timeout_ms: int
     protocols: List[Tuple[str, Any]]  # (assignor name, subscription metadata), in preference order
-    awaiting_join: Optional[Respond] = None
+    join_cb: Optional[Respond] = None
     awaiting_sync: Optional[Respond] = None
     assignment: List = field(default_factory=list)
     is_new: bool = False
+    #: the group's count of members awaiting a JoinGroup response (``numMembersAwaitingJoinResponse``)
+    counter: Optional[List[int]] = field(default=None, repr=False, compare=False)
+
+    @property
+    def awaiting_join(self) -> Optional[Respond]:
+        return self.join_cb
+
+    @awaiting_join.setter
+    def awaiting_join(self, cb: Optional[Respond]) -> None:
+        if self.counter is not None:
+            self.counter[0] += (cb is not None) - (self.join_cb is not None)
+        self.join_cb = cb
 
     def metadata(self, protocol: str):
         for name, meta in self.protocols:
@@ -107,7 +119,9 @@ class GroupSnapshot:
     generation: int
     protocol_name: Optional[str]
     leader_id: Optional[str]
-    members: List[GroupMember]
+    #: ``(member_id, instance_id, client_id, session_timeout_ms, rebalance_timeout_ms, protocols,
+    #: assignment)`` in ``HashMap`` order
+    members: List[tuple]
 
 
 class ClassicGroupCoordinator:
@@ -137,6 +151,9 @@ class ClassicGroupCoordinator:
         self.leader_id: Optional[str] = None
         self.members: Dict[str, GroupMember] = {}
         self._order = JavaHashOrder(string_hash)
+        self._ids: Optional[List[str]] = None
+        self._awaiting = [0]
+        self._supported: Dict[str, int] = {}
         self.static_members: Dict[str, str] = {}
         self.pending_join: set = set()
         self.pending_sync: set = set()
@@ -154,7 +171,20 @@ class ClassicGroupCoordinator:
 
     def member_ids(self) -> List[str]:
         """Member ids in ``HashMap`` iteration order."""
-        return self._order.keys()
+        if self._ids is None:
+            self._ids = self._order.keys()
+        return self._ids
+
+    def _count_protocols(self, protocols, delta: int) -> None:
+        """``ClassicGroup.{increment,decrement}SupportedProtocols``."""
+        for name, _ in protocols:
+            self._supported[name] = self._supported.get(name, 0) + delta
+
+    def _set_protocols(self, member: "GroupMember", protocols) -> None:
+        if member.member_id in self.members:
+            self._count_protocols(member.protocols, -1)
+            self._count_protocols(protocols, +1)
+        member.protocols = list(protocols)
 
     def _transition(self, new_state: str) -> None:
         if self.state not in _VALID_PREVIOUS[new_state]:
@@ -168,7 +198,7 @@ class ClassicGroupCoordinator:
         return max((m.rebalance_timeout_ms for m in self.members.values()), default=0)
 
     def num_awaiting_join(self) -> int:
-        return sum(1 for m in self.members.values() if m.awaiting_join is not None)
+        return self._awaiting[0]
 
     def has_all_members_joined(self) -> bool:
         return len(self.members) == self.num_awaiting_join() and not self.pending_join
@@ -183,13 +213,20 @@ class ClassicGroupCoordinator:
             self.leader_id = member.member_id
         self.members[member.member_id] = member
         self._order.put(member.member_id)
+        self._ids = None
+        member.counter = self._awaiting
+        self._count_protocols(member.protocols, +1)
         member.awaiting_join = respond
         self.pending_join.discard(member.member_id)
 
     def _remove(self, member_id: str) -> None:
         removed = self.members.pop(member_id, None)
         if removed is not None:
+            removed.awaiting_join = None
+            removed.counter = None
+            self._count_protocols(removed.protocols, -1)
             self._order.remove(member_id)
+            self._ids = None
             if removed.instance_id is not None:
                 self.static_members.pop(removed.instance_id, None)
         if self.leader_id == member_id:
@@ -201,10 +238,8 @@ class ClassicGroupCoordinator:
     def select_protocol(self) -> str:
         """``ClassicGroup.selectProtocol``: among the assignors every member supports, each member votes for
         its most preferred one; the most votes win."""
-        candidates = None
-        for m in self.members.values():
-            names = {n for n, _ in m.protocols}
-            candidates = names if candidates is None else candidates & names
+        n = len(self.members)
+        candidates = {name for name, count in self._supported.items() if count == n}
         votes: Dict[str, int] = {}
         order = JavaHashOrder(string_hash)
         for mid in self.member_ids():
@@ -220,10 +255,11 @@ class ClassicGroupCoordinator:
         return best
 
     def supports(self, protocols) -> bool:
+        """``ClassicGroup.supportsProtocols``: some protocol of the request is supported by every member."""
         if not self.members:
             return bool(protocols)
-        names = {n for n, _ in protocols}
-        return all(names & {n for n, _ in m.protocols} for m in self.members.values())
+        n = len(self.members)
+        return any(self._supported.get(name, 0) == n for name, _ in protocols)
 
     # ------------------------------------------------------------------ timers
     def _schedule_heartbeat(self, member_id: str, timeout_ms: int) -> None:
@@ -375,7 +411,7 @@ class ClassicGroupCoordinator:
         self._maybe_prepare_rebalance_or_complete_join(f"adding member {member_id}")
 
     def _update_member_then_rebalance(self, member: GroupMember, req: dict, respond: Respond, reason: str) -> None:
-        member.protocols = list(req["protocols"])
+        self._set_protocols(member, req["protocols"])
         member.rebalance_timeout_ms = req["rebalanceTimeoutMs"]
         member.session_timeout_ms = req["sessionTimeoutMs"]
         member.awaiting_join = respond
@@ -383,8 +419,7 @@ class ClassicGroupCoordinator:
 
     def _update_static_member(self, req: dict, old_id: str, new_id: str, respond: Respond) -> None:
         """``updateStaticMemberThenRebalanceOrCompleteJoin`` with ``ClassicGroup.replaceStaticMember``."""
-        old = self.members.pop(old_id)
-        self._order.remove(old_id)
+        old = self.members[old_id]
         self._cancel_heartbeat(old_id)
         if old.awaiting_join is not None:
             cb, old.awaiting_join = old.awaiting_join, None
@@ -392,10 +427,15 @@ class ClassicGroupCoordinator:
         if old.awaiting_sync is not None:
             cb, old.awaiting_sync = old.awaiting_sync, None
             cb({"error": FENCED_INSTANCE_ID})
+        self.members.pop(old_id)
+        old.counter = None
+        self._order.remove(old_id)
         new = GroupMember(new_id, old.instance_id, old.client_id, old.session_timeout_ms,
-                          old.rebalance_timeout_ms, old.protocols, assignment=old.assignment)
+                          old.rebalance_timeout_ms, old.protocols, assignment=old.assignment,
+                          counter=self._awaiting)
         self.members[new_id] = new
         self._order.put(new_id)
+        self._ids = None
         self.static_members[old.instance_id] = new_id
         if self.leader_id == old_id:
             self.leader_id = new_id
@@ -403,7 +443,7 @@ class ClassicGroupCoordinator:
             self.pending_sync.discard(old_id)
             self.pending_sync.add(new_id)
         self._schedule_heartbeat(new_id, new.session_timeout_ms)
-        new.protocols = list(req["protocols"])
+        self._set_protocols(new, req["protocols"])
         new.rebalance_timeout_ms = req["rebalanceTimeoutMs"]
         new.session_timeout_ms = req["sessionTimeoutMs"]
         new.awaiting_join = respond
@@ -671,9 +711,9 @@ class ClassicGroupCoordinator:
 
     # ------------------------------------------------------------------ persistence / failover
     def _store(self) -> None:
-        members = [GroupMember(m.member_id, m.instance_id, m.client_id, m.session_timeout_ms,
-                               m.rebalance_timeout_ms, list(m.protocols), assignment=list(m.assignment))
-                   for m in (self.members[mid] for mid in self.member_ids())]
+        # protocol and assignment lists are replaced, never mutated, so the record can share them
+        members = [(m.member_id, m.instance_id, m.client_id, m.session_timeout_ms, m.rebalance_timeout_ms,
+                    m.protocols, m.assignment) for m in (self.members[mid] for mid in self.member_ids())]
         self._persist(GroupSnapshot(self.generation, self.protocol_name, self.leader_id, members))
 
     def unload(self) -> None:
@@ -706,10 +746,9 @@ class ClassicGroupCoordinator:
         if snapshot is not None:
             self.generation = snapshot.generation
             self.protocol_name = snapshot.protocol_name
-            for m in snapshot.members:
-                copy = GroupMember(m.member_id, m.instance_id, m.client_id, m.session_timeout_ms,
-                                   m.rebalance_timeout_ms, list(m.protocols), assignment=list(m.assignment))
-                self._add(copy, None)
+            for mid, instance, client, session, rebalance, protocols, assignment in snapshot.members:
+                self._add(GroupMember(mid, instance, client, session, rebalance, list(protocols),
+                                      assignment=list(assignment)), None)
             self.leader_id = snapshot.leader_id if snapshot.members else None
         self.previous_state = None
         self.state = STABLE if self.members else EMPTY

@@ -17,6 +17,7 @@ Mirrors ``org.apache.kafka.clients.consumer.internals.AbstractCoordinator`` and 
 """
 from __future__ import annotations
 
+import random
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from .assignors import COOPERATIVE, EAGER, validate_cooperative_assignment
@@ -61,6 +62,7 @@ class ConsumerMember:
         self.coordinator_known = False
         self.finding_coordinator = False
         self.busy_until = 0
+        self._batch_phase = None
         #: until then the member cannot reach the coordinator (heartbeats are not delivered)
         self.partitioned_until = 0
         self.alive = True
@@ -93,14 +95,26 @@ class ConsumerMember:
         self._log("member", what="start", instance=self.instance_id, protocol=self.protocol)
         self.request_poll()
 
-    def request_poll(self, delay_ms: int = 0) -> None:
+    def _batch_end_delay(self) -> int:
+        """Time until the application thread finishes its current batch of records and calls ``poll()``
+        again (``poll_batch_ms``, with a phase fixed per process so members are not in step)."""
+        batch = self.sim.config.poll_batch_ms
+        if batch <= 0 or self.state != STABLE:
+            return 0
+        if self._batch_phase is None:
+            self._batch_phase = random.Random(f"{self.name}/{self.incarnation}").randrange(batch)
+        return batch - ((self.now - self._batch_phase) % batch)
+
+    def request_poll(self, delay_ms: int = 0, wait_batch: bool = False) -> None:
         """The application thread calls ``poll()`` (now, or when its current batch is done)."""
+        if wait_batch:
+            delay_ms = max(delay_ms, self._batch_end_delay())
         at = max(self.now + delay_ms, self.busy_until)
         if self._poll_event is not None and not self._poll_event.cancelled and self._poll_event.time_ms <= at:
             return
         if self._poll_event is not None:
             self._poll_event.cancel()
-        self._poll_event = self._later(at - self.now, self._poll, f"poll:{self.name}")
+        self._poll_event = self._later(at - self.now, self._poll, "poll")
 
     def _poll(self) -> None:
         self._poll_event = None
@@ -324,7 +338,7 @@ class ConsumerMember:
     def _schedule_heartbeat(self, delay_ms: int) -> None:
         if self._hb_event is not None:
             self._hb_event.cancel()
-        self._hb_event = self._later(delay_ms, self._heartbeat_tick, f"hb:{self.name}")
+        self._hb_event = self._later(delay_ms, self._heartbeat_tick, "heartbeat")
 
     def _heartbeat_tick(self) -> None:
         self._hb_event = None
@@ -346,11 +360,12 @@ class ConsumerMember:
         if error == REBALANCE_IN_PROGRESS:
             if not self.joining:
                 self.rejoin_needed = True
-                self.request_poll()
+                self.request_poll(wait_batch=True)
         elif error in (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID):
             if not self.joining:
+                wait = self._batch_end_delay()
                 self._reset("heartbeat: " + error, reset_member_id=error == UNKNOWN_MEMBER_ID)
-                self.request_poll()
+                self.request_poll(delay_ms=wait)
         elif error == FENCED_INSTANCE_ID:
             self._fatal(error)
         elif error in _COORDINATOR_ERRORS:

@@ -44,12 +44,14 @@ class ProtocolConfig:
     new_member_join_timeout_ms: int = 300_000  # classic group new member join timeout (broker)
     network_ms: int = 1                       # one-way latency of every request and response
     revoke_ms: int = 0                        # time spent in onPartitionsRevoked (commit, stop)
+    poll_batch_ms: int = 0                    # time to process one batch of records between two poll()s
     retry_backoff_ms: int = 100               # retry.backoff.ms (FindCoordinator retries)
     require_known_member_id: bool = True      # JoinGroup v4+ (KIP-394)
 
     def validate(self) -> "ProtocolConfig":
         for name in ("session_timeout_ms", "rebalance_timeout_ms", "heartbeat_interval_ms", "network_ms",
-                     "initial_rebalance_delay_ms", "revoke_ms", "retry_backoff_ms", "new_member_join_timeout_ms"):
+                     "initial_rebalance_delay_ms", "revoke_ms", "retry_backoff_ms", "new_member_join_timeout_ms",
+                     "poll_batch_ms"):
             v = getattr(self, name)
             require(isinstance(v, int) and not isinstance(v, bool) and v >= 0, name,
                     f"must be a whole number of milliseconds >= 0, got {v!r}")
@@ -239,7 +241,7 @@ class GroupSimulation:
     def _persist(self, snapshot: GroupSnapshot) -> None:
         self.snapshot = snapshot
         self.log("persist", self.coordinator_name, generation=snapshot.generation,
-                 members=[m.member_id for m in snapshot.members])
+                 members=len(snapshot.members))
 
     def log(self, kind: str, actor: str, **fields) -> None:
         self.events.append(Event(self.clock.now_ms, kind, actor, fields))
@@ -257,30 +259,43 @@ class GroupSimulation:
     def request(self, member: ConsumerMember, api: str, req: dict, on_response: Callable[[dict], None],
                 summary: Optional[dict] = None) -> None:
         """Send ``req`` from ``member`` to the coordinator; deliver the response back after the latency."""
-        self._record(api, "request", member.name, self.coordinator_name, dict(summary or {}))
+        recording = self.record_heartbeats or api != "Heartbeat"
+        if recording:
+            self._record(api, "request", member.name, self.coordinator_name, dict(summary or {}))
+        else:
+            self.message_counts[api] += 1
+        clock = self.clock
         lat = self.config.network_ms
         epoch, incarnation = member.epoch, member.incarnation
 
         def respond(resp: dict) -> None:
-            fields = {k: v for k, v in resp.items() if k not in ("members",)}
-            if api == "JoinGroup" and resp.get("members"):
-                fields["members"] = [m["memberId"] for m in resp["members"]]
-            self._record(api, "response", self.coordinator_name, member.name, fields)
+            if recording:
+                fields = {k: v for k, v in resp.items() if k != "members"}
+                if api == "JoinGroup" and resp.get("members"):
+                    fields["members"] = [m["memberId"] for m in resp["members"]]
+                self._record(api, "response", self.coordinator_name, member.name, fields)
+            else:
+                self.message_counts[api] += 1
 
             def deliver():
                 if member.alive and member.incarnation == incarnation and member.epoch == epoch:
                     on_response(resp)
-            self.clock.schedule(lat, deliver, f"{api}Response:{member.name}")
+            clock.schedule_at(clock.now_ms + lat, deliver, api)
 
         def arrive():
             coordinator = self.coordinator
             if not self.coordinator_available or not coordinator.active:
                 respond({"error": NOT_COORDINATOR, "memberId": req.get("memberId", "")})
                 return
-            handler = {"JoinGroup": coordinator.join_group, "SyncGroup": coordinator.sync_group,
-                       "Heartbeat": coordinator.heartbeat, "LeaveGroup": coordinator.leave_group}[api]
-            handler(req, respond)
-        self.clock.schedule(lat, arrive, f"{api}:{member.name}")
+            if api == "Heartbeat":
+                coordinator.heartbeat(req, respond)
+            elif api == "JoinGroup":
+                coordinator.join_group(req, respond)
+            elif api == "SyncGroup":
+                coordinator.sync_group(req, respond)
+            else:
+                coordinator.leave_group(req, respond)
+        clock.schedule_at(clock.now_ms + lat, arrive, api)
 
     def find_coordinator(self, member: ConsumerMember, on_response: Callable[[dict], None]) -> None:
         """FindCoordinator, answered by any broker from the ``__consumer_offsets`` leadership."""
@@ -648,19 +663,21 @@ def rolling_restart(n_members: int, topics: Mapping[str, int], *, protocol: str 
                     assignor: str = "range", down_ms: int = 5_000, gap_ms: int = 30_000,
                     start_ms: int = 60_000, settle_ms: int = 120_000, config: ProtocolConfig = ProtocolConfig(),
                     assignors: Optional[Mapping[str, Callable]] = None, record_heartbeats: bool = False,
-                    run: bool = True) -> GroupSimulation:
-    """Restart every member once, one after another: member *i* shuts down at ``start_ms + i*gap_ms``
-    and is back ``down_ms`` later.  With ``static=True`` every member has ``group.instance.id``
-    (``down_ms`` shorter than the session timeout means no rebalance at all)."""
+                    batch: int = 1, run: bool = True) -> GroupSimulation:
+    """Restart every member once: members are taken down ``batch`` at a time (a Deployment's
+    ``maxUnavailable``); wave *w* shuts down at ``start_ms + w*gap_ms`` and is back ``down_ms`` later.
+    With ``static=True`` every member has ``group.instance.id`` (``down_ms`` shorter than the session
+    timeout means no rebalance at all)."""
     require(isinstance(n_members, int) and n_members > 0, "n_members", "must be a positive whole number")
+    require(isinstance(batch, int) and batch > 0, "batch", "must be a positive whole number")
     sim = GroupSimulation(topics, config, assignors=assignors, record_heartbeats=record_heartbeats)
     names = [f"c{i + 1}" for i in range(n_members)]
     for name in names:
         sim.add_member(name, 0, assignors=(assignor,), protocol=protocol,
                        instance_id=f"instance-{name}" if static else None)
     for i, name in enumerate(names):
-        sim.bounce(name, start_ms + i * gap_ms, down_ms)
-    end = start_ms + (n_members - 1) * gap_ms + down_ms + settle_ms
+        sim.bounce(name, start_ms + (i // batch) * gap_ms, down_ms)
+    end = start_ms + ((n_members - 1) // batch) * gap_ms + down_ms + settle_ms
     sim.measure_from = start_ms
     if run:
         sim.run(end)
