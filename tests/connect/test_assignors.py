@@ -242,3 +242,13 @@ def test_truncated_bytes_raise_kafka_schema_exception():
     with pytest.raises(KafkaError) as info:
         ExtendedAssignment.deserialize(b"\x00\x01\x00")
     assert info.value.type == "SchemaException"
+
+
+def test_assignor_runs_on_the_simulators_virtual_clock():
+    from rebalance.protocol.clock import VirtualClock
+    clock = VirtualClock(1_000)
+    a = IncrementalCooperativeAssignor(max_delay=300_000, time=clock, previous_generation_id=1)
+    first = a.perform_task_assignment({"c": 2}, 1, 2, {"w1": ([], []), "w2": ([], [])})
+    w1 = (first.all_assigned_connectors["w1"], first.all_assigned_tasks["w1"])
+    a.perform_task_assignment({"c": 2}, 2, 3, {"w1": w1})  # w2 left: its work is lost, held back
+    assert a.delay == 300_000 and a.scheduled_rebalance == clock.now_ms + 300_000

@@ -128,7 +128,8 @@ def _as_cat(value) -> ConnectorsAndTasks:
 class IncrementalCooperativeAssignor:
     """``IncrementalCooperativeAssignor`` (KIP-415): one instance = one leader, called once per round.
 
-    ``max_delay`` is ``scheduled.rebalance.max.delay.ms``; ``time`` the leader's clock.  The protected
+    ``max_delay`` is ``scheduled.rebalance.max.delay.ms``; ``time`` the leader's clock (a
+    :class:`MockTime`, or any object with ``now_ms`` such as the simulators' ``VirtualClock``).  The protected
     fields of the Java class are plain attributes here (``delay``, ``scheduled_rebalance``,
     ``previous_generation_id``, ``previous_members``, ``candidate_workers_for_reassignment``...).
     """
@@ -152,6 +153,12 @@ class IncrementalCooperativeAssignor:
         self.last_derived: Dict[str, ConnectorsAndTasks] = {}
         #: the ClusterAssignment of the last round (the leader state ``WorkerCoordinator.leaderState`` keeps)
         self.last_cluster_assignment: Optional[ClusterAssignment] = None
+
+    def now_ms(self) -> int:
+        """The leader's clock: a :class:`MockTime` (``milliseconds()``) or any clock with ``now_ms``, such
+        as the simulators' :class:`rebalance.protocol.clock.VirtualClock`."""
+        t = self.time
+        return t.milliseconds() if hasattr(t, "milliseconds") else int(t.now_ms)
 
     # ------------------------------------------------------------------------------------------
     def perform_task_assignment(self, connectors: Mapping[str, int], last_completed_generation_id: int,
@@ -253,7 +260,7 @@ class IncrementalCooperativeAssignor:
                 self.num_successive_revoking_rebalances += 1
                 self.delay = int(self.consecutive_revoking_rebalances_backoff.backoff(self.num_successive_revoking_rebalances))
                 if self.delay != 0:
-                    self.scheduled_rebalance = self.time.milliseconds() + self.delay
+                    self.scheduled_rebalance = self.now_ms() + self.delay
                 else:
                     self._add_all(to_revoke, lb)
                     self._remove_all(next_loads, lb)
@@ -342,7 +349,7 @@ class IncrementalCooperativeAssignor:
         if lost.is_empty() and not self.revoked_in_previous:
             self._reset_delay()
             return
-        now = self.time.milliseconds()
+        now = self.now_ms()
         active_members = {wl.worker for wl in complete_worker_assignment}
         if self.scheduled_rebalance <= 0 and all(m in active_members for m in self.previous_members):
             lost_to_reassign.add_all(lost)

@@ -303,7 +303,7 @@ class _Scenario:
             assignor.previous_members = _str_list(step["previous_members"], f"{field}.previous_members")
         to_reassign = ConnectorsAndTasks()
         assignor.handle_lost_assignments(lost, to_reassign, loads)
-        now = assignor.time.milliseconds()
+        now = assignor.now_ms()
         record = {"op": "handle_lost_assignments", "time_ms": now, "to_reassign": to_reassign.to_json(),
                   "worker_loads": [wl.to_json() for wl in loads],
                   "candidate_workers_for_reassignment": list(assignor.candidate_workers_for_reassignment),
