@@ -1,0 +1,172 @@
+"""Tables and widgets of the group-protocol chapters (classic JoinGroup/SyncGroup protocol, Kafka 3.8/3.9).
+
+Every widget has a static counterpart (a table or figure computed with the widget's defaults) so the
+static site shows the same content."""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence
+
+import pandas as pd
+
+from ..protocol.coordinator import coordinator_table
+from ..protocol.simulation import GroupSimulation, ProtocolConfig, rolling_restart
+from ..viz.protocol import select_messages, sequence_diagram
+
+
+def lookup_table(group_ids: Sequence[str], num_partitions: int = 50, brokers: Sequence[int] = (0, 1, 2)) -> pd.DataFrame:
+    """Coordinator lookup for each group id: hash, partition of ``__consumer_offsets``, coordinator broker
+    (under a simple round-robin leadership of that topic)."""
+    rows = coordinator_table(list(group_ids), num_partitions, list(brokers))
+    return pd.DataFrame(rows).rename(columns={"groupId": "group.id", "hashCode": "String.hashCode",
+                                              "abs": "Utils.abs", "partition": "partition",
+                                              "coordinator": "coordinator broker"})
+
+
+def message_table(sim: GroupSimulation, apis: Optional[Sequence[str]] = ("JoinGroup", "SyncGroup", "LeaveGroup"),
+                  since: int = 0, until: Optional[int] = None, limit: Optional[int] = None) -> pd.DataFrame:
+    """The messages as a table: send time, from, to, message."""
+    rows = [{"t (ms)": m.sent_ms, "from": m.src, "to": m.dst, "message": m.label()}
+            for m in select_messages(sim, apis, since, until, limit)]
+    return pd.DataFrame(rows, columns=["t (ms)", "from", "to", "message"])
+
+
+def event_table(sim: GroupSimulation, kinds: Sequence[str] = ("state", "assign", "revoke", "assigned", "lost",
+                                                               "fault", "decision"),
+                since: int = 0, until: Optional[int] = None) -> pd.DataFrame:
+    """State changes, decisions, revocations and assignments with their virtual time."""
+    rows = []
+    for e in sim.events:
+        if e.kind not in kinds or e.time_ms < since or (until is not None and e.time_ms > until):
+            continue
+        f = dict(e.fields)
+        if "partitions" in f:
+            f["partitions"] = " ".join(f"{t}-{p}" for t, p in f["partitions"])
+        if "assignment" in f:
+            f["assignment"] = "; ".join(f"{k}: {' '.join(f'{t}-{p}' for t, p in v) or '-'}"
+                                        for k, v in f["assignment"].items())
+        rows.append({"t (ms)": e.time_ms, "who": e.actor, "what": e.kind,
+                     "detail": ", ".join(f"{k}={v}" for k, v in f.items())})
+    return pd.DataFrame(rows, columns=["t (ms)", "who", "what", "detail"])
+
+
+def owners_at(sim: GroupSimulation, t_ms: int) -> Dict[str, List[str]]:
+    """Which partitions each member processes at virtual time ``t_ms`` (from the ownership ledger)."""
+    out: Dict[str, List[str]] = {}
+    for iv in sim.ownership.intervals:
+        if iv.start_ms <= t_ms and (iv.end_ms is None or iv.end_ms > t_ms):
+            out.setdefault(iv.member, []).append(f"{iv.partition[0]}-{iv.partition[1]}")
+    return {k: sorted(v) for k, v in sorted(out.items())}
+
+
+def metrics_table(sims: Dict[str, GroupSimulation], measure_from: int = 0) -> pd.DataFrame:
+    """One row of :meth:`GroupSimulation.metrics` per labelled run."""
+    rows = []
+    for label, sim in sims.items():
+        m = sim.metrics(measure_from)
+        rows.append({"run": label, "rebalances": m["rebalances"], "generations": m["generations"],
+                     "unowned partition-s": round(m["unowned_partition_seconds"], 3),
+                     "partitions stopped": m["partitions_stopped"], "moved": m["partitions_moved"],
+                     "stable after (ms)": m["time_to_stable_ms"], "double ownership": m["double_ownership"]})
+    return pd.DataFrame(rows)
+
+
+def seed_002_example(protocol: str, config: ProtocolConfig = ProtocolConfig(initial_rebalance_delay_ms=0),
+                     until: int = 20_000) -> GroupSimulation:
+    """The p1/p2/p3 example: c1 owns p1, p2 (``t-0``, ``t-1``), c2 owns p3 (``t-2``), c3 joins at 1 s.
+    Eager members use RangeAssignor, cooperative members CooperativeStickyAssignor."""
+    sim = GroupSimulation({"t": 3}, config)
+    names = ("cooperative-sticky",) if protocol == "cooperative" else ("range",)
+    sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": [("t", 2)]}, assignors=names)
+    sim.add_member("c3", 1000, assignors=names)
+    return sim.run(until)
+
+
+def protocol_stepper(sim: Optional[GroupSimulation] = None, apis: Sequence[str] = ("JoinGroup", "SyncGroup", "LeaveGroup"),
+                     since: int = 0, limit: int = 60):
+    """Step through a run message by message: the sequence diagram up to the chosen message (drawn in bold),
+    the message itself and who owns what at that instant.  Default: the cooperative p1/p2/p3 example.
+    (Static counterpart: :func:`message_table` and :func:`rebalance.viz.protocol.sequence_diagram`.)"""
+    import ipywidgets as w
+    import matplotlib.pyplot as plt
+
+    if sim is None:
+        sim = seed_002_example("cooperative")
+    msgs = select_messages(sim, apis, since, None, limit)
+    slider = w.IntSlider(value=0, min=0, max=max(len(msgs) - 1, 0), description="message")
+    text = w.HTML()
+    out = w.Output()
+
+    def update(*_):
+        k = slider.value
+        m = msgs[k] if msgs else None
+        with out:
+            out.clear_output(wait=True)
+            fig = sequence_diagram(sim, apis, since, m.sent_ms if m else None, limit=k + 1, highlight=k)
+            plt.show()
+            plt.close(fig)
+        if m is not None:
+            owners = owners_at(sim, m.recv_ms)
+            text.value = (f"<b>{m.sent_ms} ms</b> {m.src} &rarr; {m.dst}: <code>{m.label()}</code><br>"
+                          + "owners: " + "; ".join(f"{k2}: {' '.join(v) or '-'}" for k2, v in owners.items()))
+
+    slider.observe(update, "value")
+    update()
+    return w.VBox([slider, text, out])
+
+
+def protocol_chooser(until: int = 20_000):
+    """Pick eager or cooperative for the p1/p2/p3 example and see its messages and metrics."""
+    import ipywidgets as w
+
+    choice = w.ToggleButtons(options=["eager", "cooperative"], value="cooperative", description="protocol")
+    out = w.HTML()
+
+    def update(*_):
+        sim = seed_002_example(choice.value, until=until)
+        out.value = (metrics_table({choice.value: sim}).to_html(index=False)
+                     + message_table(sim).to_html(index=False))
+
+    choice.observe(update, "value")
+    update()
+    return w.VBox([choice, out])
+
+
+def static_membership_widget(n_members: int = 50, partitions: int = 200):
+    """Rolling restart of a group, with and without ``group.instance.id``; choose how long each member is
+    away (a static member away longer than ``session.timeout.ms`` triggers a rebalance after all)."""
+    import ipywidgets as w
+
+    down = w.IntSlider(value=5, min=1, max=60, description="away (s)")
+    session = w.IntSlider(value=45, min=6, max=120, description="session (s)")
+    out = w.HTML()
+
+    def update(*_):
+        cfg = ProtocolConfig(session_timeout_ms=session.value * 1000, poll_batch_ms=2000, revoke_ms=200)
+        rows = rolling_restart_rows(n_members, partitions, down_ms=down.value * 1000, config=cfg)
+        out.value = pd.DataFrame(rows).to_html(index=False)
+
+    down.observe(update, "value")
+    session.observe(update, "value")
+    update()
+    return w.VBox([down, session, out])
+
+
+def rolling_restart_rows(n_members: int = 50, partitions: int = 200, *, down_ms: int = 5_000, gap_ms: int = 30_000,
+                         config: ProtocolConfig = ProtocolConfig(poll_batch_ms=2000, revoke_ms=200),
+                         variants: Sequence[str] = ("eager", "cooperative", "static")) -> List[dict]:
+    """Rolling restart (one member at a time) of ``n_members`` consuming ``partitions`` partitions; one row
+    per variant with the rebalances and the partition-seconds nobody processed."""
+    spec = {"eager": dict(protocol="eager", assignor="range"),
+            "cooperative": dict(protocol="cooperative", assignor="cooperative-sticky"),
+            "static": dict(protocol="eager", assignor="range", static=True),
+            "static-cooperative": dict(protocol="cooperative", assignor="cooperative-sticky", static=True)}
+    rows = []
+    for v in variants:
+        sim = rolling_restart(n_members, {"events": partitions}, down_ms=down_ms, gap_ms=gap_ms, start_ms=30_000,
+                              settle_ms=60_000, config=config, **spec[v])
+        m = sim.metrics(sim.measure_from)
+        rows.append({"variant": v, "rebalances": m["rebalances"], "generations": m["generations"],
+                     "unowned_partition_seconds": round(m["unowned_partition_seconds"], 1),
+                     "partitions_stopped": m["partitions_stopped"], "partitions_moved": m["partitions_moved"],
+                     "settled": m["settled"]})
+    return rows
