@@ -83,3 +83,13 @@ def test_leaving_worker_work_goes_to_the_others_after_the_delay():
     assert [r.delay for r in rounds] == [300_000, 0]
     assert rounds[1].time_ms - rounds[0].time_ms == 300_000
     assert sorted(len(t) for _, t in cluster.running.values()) == [100] * 9
+
+
+def test_chapter_exercise_claims():
+    # a worker away longer than the delay: no candidate, its work is "new" and it is the least loaded
+    rounds, cluster = bounce_rounds("incremental", away_ms=400_000)
+    assert [r.delay for r in rounds] == [300_000, 0]
+    assert len(rounds[1].workers["worker-01"].assigned_tasks) == 90
+    # connectors with 5 tasks on 10 workers never unbalance the cluster either
+    five = start_stop("incremental", tasks_per_connector=5)
+    assert five["start"].task_stops == 0 and five["stop"].task_stops == 450
