@@ -360,3 +360,20 @@ def test_sidebar_lists_every_page(browser, base_url, site_pages):
         assert not problems["pageerror"] and not problems["console"], problems
     finally:
         context.close()
+
+
+@pytest.mark.skipif(not SOURCES, reason=f"no myst.yml table of contents in {BOOK_DIR}")
+def test_search_finds_a_chapter(browser, base_url, site_pages):
+    """Ctrl-K search works offline: it loads the site's own index and lists the chapter searched for."""
+    chapter = next(p for p in site_pages.values() if p["path"] != "/")
+    page, context, problems = _load(browser, base_url, "/")
+    try:
+        page.keyboard.press("Control+k")
+        search = page.locator("input.myst-search-input")
+        search.wait_for(state="visible", timeout=10_000)
+        search.fill(chapter["title"])
+        dialog = page.get_by_role("dialog")
+        dialog.get_by_text(chapter["title"], exact=False).first.wait_for(timeout=10_000)
+        assert not problems["local"] and not problems["external"], problems
+    finally:
+        context.close()
