@@ -18,8 +18,9 @@ revocations, the ``LinkedHashSet`` of candidate workers, and ``TreeSet`` order o
 Use :meth:`IncrementalCooperativeAssignor.perform_task_assignment` round by round::
 
     assignor = IncrementalCooperativeAssignor(max_delay=300_000)
-    result = assignor.perform_task_assignment({"conn": 4}, 1000, 1001, {"w1": ([], []), "w2": ([], [])})
-    result.newly_assigned_tasks["w1"]
+    result = assignor.perform_assignment({"conn": 4}, {"w1": ([], []), "w2": ([], [])})
+    result.newly_assigned_tasks["w1"]          # what w1 starts
+    result.newly_revoked_tasks.get("w1", [])   # what w1 stops
 """
 from __future__ import annotations
 
@@ -294,6 +295,18 @@ class IncrementalCooperativeAssignor:
         all_t = {w: [t for t in ts if t not in revoked[w].tasks] if w in revoked else list(ts) for w, ts in next_t.items()}
         self.last_cluster_assignment = ClusterAssignment(incremental_c, incremental_t, revoked_c, revoked_t, all_c, all_t)
         return self.last_cluster_assignment
+
+    def perform_assignment(self, connectors: Mapping[str, int], members: MemberAssignments,
+                           generation_id: Optional[int] = None, last_completed_generation_id: Optional[int] = None,
+                           member_order: Optional[Sequence[str]] = None) -> ClusterAssignment:
+        """One round with the generations filled in the usual way: ``generation_id`` defaults to the
+        previous round's + 1 and ``last_completed_generation_id`` to ``generation_id - 1`` (every round
+        completed).  See :meth:`perform_task_assignment`."""
+        if generation_id is None:
+            generation_id = (self.previous_generation_id if self.previous_generation_id >= 0 else 0) + 1
+        if last_completed_generation_id is None:
+            last_completed_generation_id = generation_id - 1
+        return self.perform_task_assignment(connectors, last_completed_generation_id, generation_id, members, member_order)
 
     # ------------------------------------------------------------------------------------------
     def _compute_previous_assignment(self, revoked: Dict[str, ConnectorsAndTasks], next_loads: List[WorkerLoad],
