@@ -84,6 +84,11 @@ fi
 pages="$(find "$html" -name index.html | wc -l)"
 size="$(du -sh "$html" | cut -f1)"
 log "built $pages pages ($size) in ${elapsed} s into _build/html"
+errors="$(grep -c '⛔️' "$buildlog" || true)"
+warnings="$(grep -c '⚠️' "$buildlog" || true)"
+if [ "$errors" != 0 ] || [ "$warnings" != 0 ]; then
+  log "mystmd reported $errors error(s) and $warnings warning(s) (lines marked ⛔️ / ⚠️ above)"
+fi
 log "open it through a local web server (the pages use absolute /build/... links, so file:// shows them unstyled):"
 log "    python -m http.server -d _build/html 8000   # then browse http://127.0.0.1:8000/"
 log "entry page: _build/html/index.html"
