@@ -50,3 +50,16 @@ def test_detail_totals_strings():
     assert step["input"]["members"] == {"w1": "0/0", "w2": "0/0"}
     assert sorted(step["workers"].values()) == ["+0/1 -0/0 =0/1", "+1/1 -0/0 =1/1"]
     assert "state" not in step
+
+
+def test_members_map_linked_decides_who_keeps_the_extra_task():
+    def revoked_from(order):
+        members = {w: {"connectors": [], "tasks": tasks} for w, tasks in
+                   (("w1", ["c-0", "c-1"]), ("w2", ["c-2", "c-3"]), ("w3", []))}
+        out = adapter.run({"kind": "connect", "members_map": "linked", "connectors": {"c": 4},
+                           "steps": [{"members": {w: members[w] for w in order}}]})
+        return {w: v["revoked_tasks"] for w, v in out["steps"][0]["workers"].items() if v["revoked_tasks"]}
+
+    # 4 tasks over 3 workers: floor 1, one "+1" slot, given to the first worker visited
+    assert revoked_from(["w1", "w2", "w3"]) == {"w2": ["c-2"]}
+    assert revoked_from(["w2", "w1", "w3"]) == {"w1": ["c-0"]}
