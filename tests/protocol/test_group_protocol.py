@@ -100,8 +100,7 @@ def test_fenced_instance_id_stops_the_zombie():
     cfg = ProtocolConfig(initial_rebalance_delay_ms=0)
     sim = GroupSimulation({"t": 2}, cfg, assignors=STANDINS)
     sim.start_stable({"c1": [("t", 0)], "c2": [("t", 1)]}, instance_ids={"c1": "a", "c2": "b"})
-    sim.specs["c2-copy"] = sim.specs["c2"].__class__(**{**sim.specs["c2"].__dict__, "name": "c2-copy"})
-    sim.clock.schedule_at(4500, lambda: sim._start("c2-copy"))
+    assert sim.start_duplicate("c2", 4500, "c2-copy") == "c2-copy"
     sim.run(20_000)
     fenced = [m for m in sim.messages if m.fields.get("error") == "FENCED_INSTANCE_ID"]
     assert len(fenced) == 1 and fenced[0].dst == "c2"

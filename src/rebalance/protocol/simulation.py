@@ -83,6 +83,8 @@ class Message:
                 extra = f" gen={f.get('generation')} leader={f.get('leader')}"
             elif self.api == "SyncGroup" and err == NONE:
                 extra = f" {len(f.get('assignment', []))} partitions"
+            elif self.api == "FindCoordinator" and err == NONE:
+                extra = f" node={f.get('nodeId')}"
             elif self.api == "JoinGroup" and err == "MEMBER_ID_REQUIRED":
                 extra = f" memberId={f.get('memberId')}"
             return f"{self.api}Response({err}{extra})"
@@ -486,6 +488,24 @@ class GroupSimulation:
         """Rolling-restart step: graceful shutdown at ``at``, new process ``down_ms`` later."""
         self.shutdown(name, at)
         self.restart(name, at + down_ms)
+
+    def start_duplicate(self, name: str, at: int, copy_name: Optional[str] = None) -> str:
+        """At ``at`` start a *second* process with ``name``'s configuration (the same
+        ``group.instance.id`` if static) while the first keeps running -- e.g. a new pod started before
+        the old one is gone.  Returns the copy's name (default ``name + "'"``)."""
+        require(name in self.specs, "name", f"unknown member {name!r}")
+        copy_name = copy_name or f"{name}'"
+        require(copy_name not in self.specs, "copy_name", f"member {copy_name!r} already exists")
+        spec = self.specs[name]
+        self.specs[copy_name] = MemberSpec(copy_name, spec.topics, spec.assignors, spec.protocol, spec.instance_id,
+                                           spec.session_timeout_ms, spec.rebalance_timeout_ms,
+                                           spec.heartbeat_interval_ms, spec.revoke_ms)
+
+        def act():
+            self.log("fault", copy_name, what="duplicateStart", of=name, instance=spec.instance_id)
+            self._start(copy_name)
+        self._at(at, act, f"duplicate:{name}")
+        return copy_name
 
     def slow(self, name: str, at: int, duration_ms: int) -> None:
         """Member ``name`` does not call ``poll()`` during ``[at, at + duration_ms)``."""

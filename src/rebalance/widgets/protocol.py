@@ -170,3 +170,36 @@ def rolling_restart_rows(n_members: int = 50, partitions: int = 200, *, down_ms:
                      "partitions_stopped": m["partitions_stopped"], "partitions_moved": m["partitions_moved"],
                      "settled": m["settled"]})
     return rows
+
+
+def join_response_table(sim: GroupSimulation, since: int = 0) -> pd.DataFrame:
+    """Every successful JoinGroup response: who got it, the generation, the leader and how many member
+    subscriptions it carried (only the leader's response carries them)."""
+    rows = []
+    for m in sim.messages:
+        if m.api == "JoinGroup" and m.kind == "response" and m.fields.get("error") == "NONE" and m.sent_ms >= since:
+            rows.append({"t (ms)": m.sent_ms, "to": m.dst, "memberId": m.fields.get("memberId"),
+                         "generation": m.fields.get("generation"), "leader": m.fields.get("leader"),
+                         "subscriptions received": len(m.fields.get("members", []))})
+    return pd.DataFrame(rows, columns=["t (ms)", "to", "memberId", "generation", "leader", "subscriptions received"])
+
+
+def group_formation_example(group_id: str = "orders-service", joins=(("c1", 0), ("c2", 1000), ("c3", 2000)),
+                            partitions: int = 6, config: ProtocolConfig = ProtocolConfig(),
+                            until: int = 10_000) -> GroupSimulation:
+    """Consumers joining an empty group with RangeAssignor (Kafka's default broker and client settings)."""
+    sim = GroupSimulation({"orders": partitions}, config, group_id=group_id)
+    for name, at in joins:
+        sim.add_member(name, at, assignors=("range",))
+    return sim.run(until)
+
+
+def seed_000_example(partition_ms: Optional[int] = None, until: int = 40_000) -> GroupSimulation:
+    """Seed 000's case: c1 (leader, owns p1 p2) and c2 (owns p3) are Stable, c3 joins at 1 s, and the
+    leader is lost between its JoinGroup response and its SyncGroup in generation 2 -- it dies, or with
+    ``partition_ms`` it is cut off that long and then sends its stale SyncGroup."""
+    sim = GroupSimulation({"t": 3}, ProtocolConfig(initial_rebalance_delay_ms=0, session_timeout_ms=10_000))
+    sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": [("t", 2)]}, assignors=("range",))
+    sim.add_member("c3", 1000, assignors=("range",))
+    sim.lose_leader_before_sync(2, partition_ms=partition_ms)
+    return sim.run(until)
