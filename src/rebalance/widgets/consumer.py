@@ -79,6 +79,18 @@ def assignment_view(partitions: Mapping[str, int] = None, members: Mapping = Non
     return table, fig
 
 
+def _figure_html(fig) -> str:
+    """A figure as an inline PNG ``<img>`` (closes the figure).  The widgets render into ``HTML`` widgets
+    rather than ``Output`` widgets, so executing a chapter never routes figures into cell outputs."""
+    import base64
+    import io
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", bbox_inches="tight")
+    plt.close(fig)
+    return f'<img src="data:image/png;base64,{base64.b64encode(buffer.getvalue()).decode()}"/>'
+
+
 def _display(*objs) -> None:
     from IPython.display import display
 
@@ -87,12 +99,12 @@ def _display(*objs) -> None:
 
 
 def show_assignment(partitions: Mapping[str, int] = None, members: Mapping = None, assignor: str = "range",
-                    title: Optional[str] = None, figure: str = "grid") -> pd.DataFrame:
-    """Display :func:`assignment_view` (figure, then the table) and return the table."""
+                    title: Optional[str] = None, figure: str = "grid") -> None:
+    """Display :func:`assignment_view`: the figure, then the table (returns nothing, so a notebook cell
+    that ends with this call shows each output once)."""
     table, fig = assignment_view(partitions, members, assignor, title, figure)
     plt.show()
     _display(table)
-    return table
 
 
 def assignment_widget(partitions: Mapping[str, int] = None, members: Mapping = None, assignor: str = "range"):
@@ -108,20 +120,16 @@ def assignment_widget(partitions: Mapping[str, int] = None, members: Mapping = N
                              for m, v in members.items())
     members_box = w.Textarea(value=member_lines, description="members", layout=w.Layout(width="60%", height="8em"))
     choice = w.Dropdown(options=list(ASSIGNORS), value=assignor, description="assignor")
-    out = w.Output()
+    out = w.HTML()
 
     def update(*_):
-        out.clear_output(wait=True)
-        with out:
-            try:
-                ps, ms = parse_topics(topics_box.value), parse_members(members_box.value)
-                table, fig = assignment_view(ps, ms, choice.value)
-                plt.show()
-                heat = heatmap_figure(assign(choice.value, ps, _members_arg(ms)), topics=list(ps))
-                plt.show()
-                _display(table)
-            except InputError as exc:
-                print(f"error: {exc}")
+        try:
+            ps, ms = parse_topics(topics_box.value), parse_members(members_box.value)
+            table, fig = assignment_view(ps, ms, choice.value)
+            heat = heatmap_figure(assign(choice.value, ps, _members_arg(ms)), topics=list(ps))
+            out.value = _figure_html(fig) + _figure_html(heat) + table.to_html()
+        except InputError as exc:
+            out.value = f"<pre>error: {exc}</pre>"
 
     for control in (topics_box, members_box, choice):
         control.observe(update, "value")
@@ -167,6 +175,21 @@ def rebalance_view(assignor: str, partitions: Mapping[str, int], members: Mappin
     return moves_table(before, after), fig, moved_partitions(before, after)
 
 
+def show_rebalance(assignor: str = "range", partitions: Mapping[str, int] = None, members: Mapping = None, *,
+                   joined: Optional[Mapping] = None, left: Sequence[str] = (), title: Optional[str] = None):
+    """Display :func:`rebalance_view` (figure, table, moved count).  With no ``joined``/``left`` it shows
+    the default of :func:`rebalance_widget`: a member ``newcomer`` subscribed to every topic joins."""
+    partitions = dict(DEFAULT_TOPICS if partitions is None else partitions)
+    members = DEFAULT_MEMBERS if members is None else members
+    if not joined and not left:
+        joined = {"newcomer": {"topics": list(partitions)}}
+    table, fig, moved = rebalance_view(assignor, partitions, members, joined=joined, left=left, title=title)
+    plt.show()
+    _display(table)
+    listed = ", ".join(f"{t}-{p}" for t, p in moved[:12]) + (", ..." if len(moved) > 12 else "")
+    print(f"{len(moved)} partition(s) change owner" + (f": {listed}" if moved else ""))
+
+
 def rebalance_widget(partitions: Mapping[str, int] = None, members: Mapping = None, assignor: str = "range"):
     """Interactive: add one member (subscribed to every topic) or remove one, and see what moves."""
     import ipywidgets as w
@@ -175,21 +198,83 @@ def rebalance_widget(partitions: Mapping[str, int] = None, members: Mapping = No
     members = _members_arg(DEFAULT_MEMBERS if members is None else members)
     choice = w.Dropdown(options=list(ASSIGNORS), value=assignor, description="assignor")
     change = w.Dropdown(options=["a new member joins"] + [f"{m} leaves" for m in members], description="change")
-    out = w.Output()
+    out = w.HTML()
 
     def update(*_):
-        out.clear_output(wait=True)
-        with out:
-            if change.value == "a new member joins":
-                kwargs = {"joined": {"newcomer": {"topics": list(partitions)}}}
-            else:
-                kwargs = {"left": [change.value.rsplit(" ", 1)[0]]}
-            table, fig, moved = rebalance_view(choice.value, partitions, members, **kwargs)
-            plt.show()
-            _display(table)
-            print(f"{len(moved)} partition(s) change owner")
+        if change.value == "a new member joins":
+            kwargs = {"joined": {"newcomer": {"topics": list(partitions)}}}
+        else:
+            kwargs = {"left": [change.value.rsplit(" ", 1)[0]]}
+        table, fig, moved = rebalance_view(choice.value, partitions, members, **kwargs)
+        out.value = (_figure_html(fig) + table.to_html()
+                     + f"<p>{len(moved)} partition(s) change owner</p>")
 
     choice.observe(update, "value")
     change.observe(update, "value")
     update()
     return w.VBox([choice, change, out])
+
+
+# -- static tables for the chapters: cost and comparison ----------------------------------------------
+
+def synthetic_group(n_topics: int, partitions_per_topic: int, n_members: int, subscription: str = "all",
+                    seed: int = 0) -> Tuple[Dict[str, int], Dict[str, dict]]:
+    """A seeded test group: ``n_topics`` topics ``t000..`` of ``partitions_per_topic`` partitions and
+    ``n_members`` members ``m000..``; ``subscription="all"`` subscribes everyone to everything, ``"half"``
+    gives each member a seeded random half of the topics (at least one)."""
+    import random
+
+    require(subscription in ("all", "half"), "subscription", "must be 'all' or 'half'")
+    rnd = random.Random(seed)
+    topics = {f"t{i:03d}": partitions_per_topic for i in range(n_topics)}
+    names = list(topics)
+    members: Dict[str, dict] = {}
+    for m in range(n_members):
+        chosen = names if subscription == "all" else [t for t in names if rnd.random() < 0.5]
+        members[f"m{m:03d}"] = {"topics": list(chosen or [names[m % len(names)]])}
+    return topics, members
+
+
+def cost_table(assignor: str, sizes: Sequence[Tuple[int, int, int]], subscription: str = "all",
+               seed: int = 0) -> pd.DataFrame:
+    """For each ``(topics, partitions per topic, members)`` run ``assignor`` once on :func:`synthetic_group`
+    and report the work it *counted* (no timings): partitions dealt, member-topic pairs (Range) or
+    skipped peeks (RoundRobin), plus the spread and the number of idle members."""
+    from ..consumer.api import build_scenario, run_assignor
+
+    rows = []
+    for n_topics, per_topic, n_members in sizes:
+        partitions, members = synthetic_group(n_topics, per_topic, n_members, subscription, seed)
+        result = run_assignor(build_scenario(assignor, partitions, members))
+        counts = [len(v) for v in result.assignment.values()]
+        row = {"topics": n_topics, "partitions/topic": per_topic, "members": n_members,
+               "partitions": n_topics * per_topic}
+        for key, value in getattr(result, "counters", {}).items():
+            if key not in ("partitions", "members", "topics"):
+                row[key.replace("_", " ")] = value
+        row["max - min"] = max(counts) - min(counts)
+        row["idle members"] = sum(1 for c in counts if c == 0)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def compare_assignors(partitions: Mapping[str, int], members: Mapping, *, joined: Optional[Mapping] = None,
+                      left: Sequence[str] = (), assignors: Sequence[str] = ASSIGNORS) -> pd.DataFrame:
+    """One row per assignor on the same group: balance of the first assignment, then what a membership
+    change (``joined`` / ``left``) costs: partitions that change owner and partitions revoked from members
+    that stay.  For cooperative-sticky, 'after' is the first of its two rebalances (partitions that must
+    change owner are only revoked in it)."""
+    rows = []
+    for name in assignors:
+        before, after = membership_change(name, partitions, members, joined=joined, left=left)
+        counts = [len(v) for v in before.values()]
+        after_counts = [len(v) for v in after.values()]
+        stayed = [m for m in before if m in after]
+        revoked = sum(len(set(before[m]) - set(after[m])) for m in stayed)
+        rows.append({"assignor": name, "max - min": max(counts) - min(counts),
+                     "idle members": sum(1 for c in counts if c == 0),
+                     "after: max - min": max(after_counts) - min(after_counts),
+                     "after: assigned": sum(after_counts),
+                     "change owner": len(moved_partitions(before, after)),
+                     "revoked from staying members": revoked})
+    return pd.DataFrame(rows).set_index("assignor")
