@@ -115,19 +115,34 @@ class JavaHashOrder:
     bucket, in the order they were (last) inserted.
     """
 
-    __slots__ = ("hash_fn", "size", "_order", "_seq")
+    __slots__ = ("hash_fn", "size", "_order", "_seq", "_head")
 
     def __init__(self, hash_fn: Callable[[K], int] = None, initial_capacity: int = 16):
         self.hash_fn = hash_fn or _default_hash
         self.size = table_size_for(initial_capacity) if initial_capacity > 0 else 1
         self._order: dict = {}
         self._seq = 0
+        self._head = 0
 
     def put(self, key) -> None:
+        """``put``/``add``: a new key is appended at the tail of its bucket."""
         if key in self._order:
             return
         self._order[key] = self._seq
         self._seq += 1
+        self._grow()
+
+    def put_head(self, key) -> None:
+        """``computeIfAbsent``: a new key is linked at the *head* of its bucket (``newNode(hash, key, v,
+        first)``).  A resize keeps the order inside a bucket, so sorting by (bucket, sequence) stays exact
+        when head insertions take decreasing negative sequences."""
+        if key in self._order:
+            return
+        self._head -= 1
+        self._order[key] = self._head
+        self._grow()
+
+    def _grow(self) -> None:
         if len(self._order) > self.size * 0.75:
             self.size *= 2
 

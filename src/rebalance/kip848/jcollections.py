@@ -27,27 +27,6 @@ __all__ = [
 ]
 
 
-class _HashOrder(JavaHashOrder):
-    """:class:`rebalance.java.JavaHashOrder` plus the one JDK detail it leaves out:
-    ``HashMap.computeIfAbsent`` links a new key at the *head* of its bucket (``newNode(hash, key, v,
-    first)``), whereas ``put``/``add`` append it at the tail.  A resize keeps the order inside a bucket, so
-    sorting by (bucket, sequence) stays exact when head insertions take decreasing negative sequences."""
-
-    __slots__ = ("_head",)
-
-    def __init__(self, hash_fn=None, initial_capacity: int = 16):
-        super().__init__(hash_fn, initial_capacity)
-        self._head = 0
-
-    def put_head(self, key) -> None:
-        if key in self._order:
-            return
-        self._head -= 1
-        self._order[key] = self._head
-        if len(self._order) > self.size * 0.75:
-            self.size *= 2
-
-
 class JSet:
     """A Java ``Set`` whose iteration order is modelled."""
 
@@ -76,7 +55,7 @@ class HashJSet(JSet):
     __slots__ = ("_order", "_cache")
 
     def __init__(self, hash_fn: Optional[Callable] = None, capacity: int = 16, items: Iterable = ()):
-        self._order = _HashOrder(hash_fn, capacity)
+        self._order = JavaHashOrder(hash_fn, capacity)
         self._cache = None
         for item in items:
             self.add(item)
@@ -206,7 +185,7 @@ class HashJMap(JMap):
     """``java.util.HashMap`` created with ``new HashMap<>(capacity)`` (default 16)."""
 
     def __init__(self, hash_fn: Optional[Callable] = None, capacity: int = 16):
-        self._order = _HashOrder(hash_fn, capacity)
+        self._order = JavaHashOrder(hash_fn, capacity)
         self._values: Dict = {}
         self._cache = None
 
