@@ -139,26 +139,47 @@ def assignment_widget(partitions: Mapping[str, int] = None, members: Mapping = N
 
 # -- a rebalance: a member joins or leaves ------------------------------------------------------------
 
-def membership_change(assignor: str, partitions: Mapping[str, int], members: Mapping, *,
-                      joined: Optional[Mapping] = None, left: Sequence[str] = (), generation: int = 1
-                      ) -> Tuple[Dict[str, list], Dict[str, list]]:
-    """The assignment before and after a membership change, as a Kafka group would live it.
+def membership_rounds(assignor: str, partitions: Mapping[str, int], members: Mapping, *,
+                      joined: Optional[Mapping] = None, left: Sequence[str] = (), generation: int = 1,
+                      max_rounds: int = 5) -> Tuple[Dict[str, list], List[Dict[str, list]]]:
+    """The assignment before a membership change and after each rebalance that follows it.
 
-    ``before`` is a fresh assignment of ``members``; then every remaining member reports what it owns
-    (``ownedPartitions`` = its ``before`` list, ``generationId`` = ``generation``), the members in ``left``
-    are gone, the members in ``joined`` arrive with nothing, and the same assignor runs again.  Range and
-    RoundRobin ignore what members own; the sticky assignors use it."""
+    ``before`` is a fresh assignment of ``members``.  Then every remaining member reports what it owns
+    (``ownedPartitions`` = its current list, ``generationId`` = the generation), the members in ``left``
+    are gone, the members in ``joined`` arrive with nothing, and the same assignor runs.  The eager
+    assignors (Range, RoundRobin, Sticky) finish in one rebalance.  ``cooperative-sticky`` withholds the
+    partitions that change owner (KIP-429: they are only revoked); the members that lost them rejoin at
+    once, and the follow-up rebalance hands them out -- so it usually takes two rounds."""
+    from ..consumer.api import build_scenario, run_assignor
+
     members = _members_arg(members)
     before = assign(assignor, partitions, members)
-    second: Dict[str, dict] = {}
-    for m, spec in members.items():
-        if m in left:
-            continue
-        second[m] = dict(spec, owned=list(before[m]), generation=generation)
-    for m, spec in _members_arg(joined or {}).items():
-        second[m] = spec
-    after = assign(assignor, partitions, second)
-    return before, after
+    current: Dict[str, dict] = {m: spec for m, spec in members.items() if m not in left}
+    current.update(_members_arg(joined or {}))
+    owned = {m: list(before.get(m, [])) for m in current}
+    rounds: List[Dict[str, list]] = []
+    for _ in range(max_rounds):
+        generation += 1
+        specs = {m: dict(spec, owned=owned[m], generation=generation - 1) if owned[m] or m in before
+                 else dict(spec) for m, spec in current.items()}
+        result = run_assignor(build_scenario(assignor, partitions, specs))
+        after = {m: list(result.assignment.get(m, [])) for m in current}
+        rounds.append(after)
+        if not getattr(result, "withheld", None):
+            break
+        owned = after
+    return before, rounds
+
+
+def membership_change(assignor: str, partitions: Mapping[str, int], members: Mapping, *,
+                      joined: Optional[Mapping] = None, left: Sequence[str] = (), generation: int = 1,
+                      settle: bool = False) -> Tuple[Dict[str, list], Dict[str, list]]:
+    """Before and after a membership change (see :func:`membership_rounds`).  ``after`` is the result of
+    the first rebalance, or with ``settle=True`` of the last one (what cooperative-sticky reaches after
+    its follow-up rebalance; the same for the eager assignors)."""
+    before, rounds = membership_rounds(assignor, partitions, members, joined=joined, left=left,
+                                       generation=generation)
+    return before, (rounds[-1] if settle else rounds[0])
 
 
 def rebalance_view(assignor: str, partitions: Mapping[str, int], members: Mapping, *,
@@ -261,20 +282,49 @@ def cost_table(assignor: str, sizes: Sequence[Tuple[int, int, int]], subscriptio
 def compare_assignors(partitions: Mapping[str, int], members: Mapping, *, joined: Optional[Mapping] = None,
                       left: Sequence[str] = (), assignors: Sequence[str] = ASSIGNORS) -> pd.DataFrame:
     """One row per assignor on the same group: balance of the first assignment, then what a membership
-    change (``joined`` / ``left``) costs: partitions that change owner and partitions revoked from members
-    that stay.  For cooperative-sticky, 'after' is the first of its two rebalances (partitions that must
-    change owner are only revoked in it)."""
+    change (``joined`` / ``left``) costs once the group has settled: how many rebalances it took
+    (cooperative-sticky needs a follow-up one), partitions that change owner, partitions revoked from
+    members that stay, and the balance afterwards."""
     rows = []
     for name in assignors:
-        before, after = membership_change(name, partitions, members, joined=joined, left=left)
+        before, rounds = membership_rounds(name, partitions, members, joined=joined, left=left)
+        after = rounds[-1]
         counts = [len(v) for v in before.values()]
         after_counts = [len(v) for v in after.values()]
         stayed = [m for m in before if m in after]
         revoked = sum(len(set(before[m]) - set(after[m])) for m in stayed)
         rows.append({"assignor": name, "max - min": max(counts) - min(counts),
                      "idle members": sum(1 for c in counts if c == 0),
-                     "after: max - min": max(after_counts) - min(after_counts),
-                     "after: assigned": sum(after_counts),
+                     "rebalances": len(rounds),
                      "change owner": len(moved_partitions(before, after)),
-                     "revoked from staying members": revoked})
+                     "revoked from staying members": revoked,
+                     "after: max - min": max(after_counts) - min(after_counts),
+                     "after: idle members": sum(1 for c in after_counts if c == 0)})
     return pd.DataFrame(rows).set_index("assignor")
+
+
+def movement_table(sizes: Sequence[Tuple[int, int, int]], assignors: Sequence[str] = ASSIGNORS,
+                   change: str = "join", subscription: str = "all", seed: int = 0) -> pd.DataFrame:
+    """Partitions that change owner when one member joins (``change="join"``: a member subscribed to every
+    topic) or the last member leaves (``"leave"``), for :func:`synthetic_group` of each
+    ``(topics, partitions per topic, members)``, once the group has settled (cooperative-sticky's follow-up
+    rebalance included); one column per assignor, and for a join the newcomer's fair share (the fewest
+    partitions any balanced result must move)."""
+    require(change in ("join", "leave"), "change", "must be 'join' or 'leave'")
+    rows = []
+    for n_topics, per_topic, n_members in sizes:
+        partitions, members = synthetic_group(n_topics, per_topic, n_members, subscription, seed)
+        total = n_topics * per_topic
+        row = {"topics": n_topics, "partitions/topic": per_topic, "members": n_members, "partitions": total}
+        for name in assignors:
+            if change == "join":
+                before, after = membership_change(name, partitions, members, settle=True,
+                                                  joined={"zz-newcomer": {"topics": list(partitions)}})
+            else:
+                before, after = membership_change(name, partitions, members, settle=True,
+                                                  left=[list(members)[-1]])
+            row[name] = len(moved_partitions(before, after))
+        if change == "join" and subscription == "all":
+            row["fair share"] = total // (n_members + 1)
+        rows.append(row)
+    return pd.DataFrame(rows)
