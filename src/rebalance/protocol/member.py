@@ -160,15 +160,17 @@ class ConsumerMember:
         if self.protocol == EAGER and self.owned:
             revoked = list(self.owned)
             self._log("revoke", partitions=revoked, protocol=EAGER)
-            self._later(self.revoke_ms, lambda: self._finish_revoke(revoked, then=self._send_join), "revoke")
+            self._revoke(revoked)
+            self._later(self.revoke_ms, self._send_join, "revoke")
         else:
             self._send_join()
 
-    def _finish_revoke(self, revoked, then=None) -> None:
+    def _revoke(self, revoked) -> None:
+        """``onPartitionsRevoked`` starts: processing of ``revoked`` stops now; the callback (commit,
+        flush) then takes ``revoke_ms`` before the member goes on."""
         self.sim.ownership.release(self.name, revoked, self.now, "revoked")
-        self.owned = [tp for tp in self.owned if tp not in set(revoked)]
-        if then is not None:
-            then()
+        gone = set(revoked)
+        self.owned = [tp for tp in self.owned if tp not in gone]
 
     def subscription(self) -> dict:
         return {"topics": list(self.topics), "owned": list(self.owned), "generation": self.generation,
@@ -277,9 +279,9 @@ class ConsumerMember:
         added = [tp for tp in assigned if tp not in owned_set]
         if revoked:
             self._log("revoke", partitions=revoked, protocol=COOPERATIVE)
+            self._revoke(revoked)
 
             def after():
-                self._finish_revoke(revoked)
                 self._acquire(added)
                 self.rejoin_needed = True  # second round: give the revoked partitions away
                 self.request_poll()
@@ -384,11 +386,10 @@ class ConsumerMember:
         """``KafkaConsumer.close``: revoke owned partitions, then LeaveGroup unless the member is static."""
         self._log("member", what="close")
         revoked = list(self.owned)
+        if revoked:
+            self._revoke(revoked)
 
         def leave():
-            if revoked:
-                self.sim.ownership.release(self.name, revoked, self.now, "revoked")
-                self.owned = []
             if self.instance_id is None and self.member_id and self.coordinator_known:
                 self.sim.request(self, "LeaveGroup", {"memberId": self.member_id, "groupInstanceId": None},
                                  lambda resp: None, summary={"memberId": self.member_id})

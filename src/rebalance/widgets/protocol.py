@@ -92,18 +92,20 @@ def protocol_stepper(sim: Optional[GroupSimulation] = None, apis: Sequence[str] 
     if sim is None:
         sim = seed_002_example("cooperative")
     msgs = select_messages(sim, apis, since, None, limit)
+    import io
+
     slider = w.IntSlider(value=0, min=0, max=max(len(msgs) - 1, 0), description="message")
     text = w.HTML()
-    out = w.Output()
+    image = w.Image(format="png")
 
     def update(*_):
         k = slider.value
         m = msgs[k] if msgs else None
-        with out:
-            out.clear_output(wait=True)
-            fig = sequence_diagram(sim, apis, since, m.sent_ms if m else None, limit=k + 1, highlight=k)
-            plt.show()
-            plt.close(fig)
+        fig = sequence_diagram(sim, apis, since, m.sent_ms if m else None, limit=k + 1, highlight=k)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png")
+        plt.close(fig)
+        image.value = buf.getvalue()
         if m is not None:
             owners = owners_at(sim, m.recv_ms)
             text.value = (f"<b>{m.sent_ms} ms</b> {m.src} &rarr; {m.dst}: <code>{m.label()}</code><br>"
@@ -111,7 +113,7 @@ def protocol_stepper(sim: Optional[GroupSimulation] = None, apis: Sequence[str] 
 
     slider.observe(update, "value")
     update()
-    return w.VBox([slider, text, out])
+    return w.VBox([slider, text, image])
 
 
 def protocol_chooser(until: int = 20_000):
@@ -202,4 +204,17 @@ def seed_000_example(partition_ms: Optional[int] = None, until: int = 40_000) ->
     sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": [("t", 2)]}, assignors=("range",))
     sim.add_member("c3", 1000, assignors=("range",))
     sim.lose_leader_before_sync(2, partition_ms=partition_ms)
+    return sim.run(until)
+
+
+def join_example(protocol: str, members: int = 8, partitions: int = 24, join_at: int = 30_000,
+                 config: ProtocolConfig = ProtocolConfig(poll_batch_ms=2000, revoke_ms=200),
+                 until: int = 60_000) -> GroupSimulation:
+    """``members`` consumers share a ``partitions``-partition topic; one more joins at ``join_at``.
+    Eager members use RangeAssignor, cooperative members CooperativeStickyAssignor."""
+    names = ("cooperative-sticky",) if protocol == "cooperative" else ("range",)
+    sim = GroupSimulation({"events": partitions}, config)
+    for i in range(members):
+        sim.add_member(f"c{i + 1}", 0, assignors=names)
+    sim.add_member(f"c{members + 1}", join_at, assignors=names)
     return sim.run(until)
