@@ -40,7 +40,7 @@ def sweep_figure(tables: Dict[str, pd.DataFrame]):
         h = hist[hist["assignor"] == a].sort_values("extra_moves")
         if len(h):
             ax2.step(h["extra_moves"], 100 * h["scenarios"].cumsum() / h["scenarios"].sum(), where="post",
-                     label=a, color=color)
+                     label=a, color=color, ls="--" if a == "cooperative-sticky" else "-")
     ax2.set_xscale("symlog", linthresh=1)
     ax2.set_xlabel("partitions moved away from members that stayed")
     ax2.set_ylabel("groups (cumulative %)")
