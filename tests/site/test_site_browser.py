@@ -243,8 +243,8 @@ def screenshot_dir() -> Path:
     return out
 
 
-def _load(browser, base_url: str, path: str):
-    """Open one page with the outside network blocked; returns (page, context, problems)."""
+def _open(browser, base_url: str, path: str):
+    """Start loading one page with the outside network blocked; returns (page, context, problems)."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     problems: dict[str, list[str]] = {"pageerror": [], "console": [], "local": [], "external": []}
 
@@ -272,70 +272,108 @@ def _load(browser, base_url: str, path: str):
         if resp.url.startswith(base_url) and resp.status >= 400
         else None,
     )
-    page.goto(base_url + path, wait_until="load", timeout=60_000)
+    page.goto(base_url + path, wait_until="commit", timeout=60_000)
+    return page, context, problems
+
+
+def _settle(page) -> None:
+    """Wait until the page, its images and its scripts are done."""
+    page.wait_for_load_state("load", timeout=60_000)
     # Lazy images below the fold load only when scrolled to: load them all now.
     page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => { i.loading = 'eager'; })")
     page.wait_for_load_state("networkidle", timeout=60_000)
-    page.wait_for_function(
-        "Array.from(document.images).every(i => i.complete)", timeout=30_000
-    )
+    page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=30_000)
     page.wait_for_timeout(200)  # let hydration effects (outline, output renderers) settle
+
+
+def _load(browser, base_url: str, path: str):
+    page, context, problems = _open(browser, base_url, path)
+    _settle(page)
     return page, context, problems
+
+
+def _inspect(page) -> dict:
+    """What the checks need from a loaded page."""
+    return {
+        "url": page.url,
+        "title": page.title().strip(),
+        "h1s": [" ".join(t.split()) for t in page.locator("h1").all_inner_texts()],
+        "shown_errors": [t for t in ERROR_TEXTS if t in page.locator("body").inner_text()],
+        "no_css": page.evaluate("!!document.getElementById('myst-no-css')?.open"),
+        "images": page.evaluate(
+            """Array.from(document.images).map(i => ({
+                 src: i.currentSrc || i.src, width: i.naturalWidth, inArticle: !!i.closest('article')}))"""
+        ),
+    }
+
+
+PARALLEL_PAGES = 3  # pages loading at once: their network waits overlap; 2 cores limit the rest
+
+
+@pytest.fixture(scope="module")
+def rendered(browser, base_url, site_pages, screenshot_dir) -> dict[str, dict]:
+    """Every built page loaded, inspected and photographed (a few at a time), by source file."""
+    results: dict[str, dict] = {}
+    items = list(site_pages.items())
+    for at in range(0, len(items), PARALLEL_PAGES):
+        batch = [(source, built, *_open(browser, base_url, built["path"])) for source, built in items[at : at + PARALLEL_PAGES]]
+        for source, built, page, context, problems in batch:
+            try:
+                _settle(page)
+                # JPEG: a 15 000-pixel chapter encodes in under a second (PNG takes 2-3 s).
+                page.screenshot(
+                    path=str(screenshot_dir / f"{built['slug']}.jpg"), full_page=True, type="jpeg", quality=75
+                )
+                results[source] = {**_inspect(page), "problems": problems}
+            except Exception as exc:  # reported by the page's own test
+                results[source] = {"failure": f"{type(exc).__name__}: {exc}", "problems": problems}
+            finally:
+                context.close()
+    return results
 
 
 @pytest.mark.skipif(not SOURCES, reason=f"no myst.yml table of contents in {BOOK_DIR}")
 @pytest.mark.parametrize("source", SOURCES)
-def test_page_renders(source, browser, base_url, site_pages, screenshot_dir):
+def test_page_renders(source, base_url, site_pages, rendered):
     assert source in site_pages, (
         f"{source} is in the table of contents of myst.yml but not in the built site "
         f"(pages built: {sorted(site_pages)}); rebuild with site/build.sh"
     )
     built = site_pages[source]
-    page, context, problems = _load(browser, base_url, built["path"])
-    try:
-        # JPEG: a 15 000-pixel chapter encodes in under a second (PNG takes 2-3 s).
-        page.screenshot(
-            path=str(screenshot_dir / f"{built['slug']}.jpg"), full_page=True, type="jpeg", quality=75
-        )
+    seen = rendered[source]
+    problems = seen["problems"]
+    assert "failure" not in seen, f"the page did not finish loading: {seen.get('failure')} ({problems})"
 
-        assert page.url.rstrip("/") == (base_url + built["path"]).rstrip("/"), "the page redirected"
-        title = page.title().strip()
-        assert title, "empty <title>"
+    assert seen["url"].rstrip("/") == (base_url + built["path"]).rstrip("/"), "the page redirected"
+    title = seen["title"]
+    assert title, "empty <title>"
 
-        expected = built["title"]
-        source_path = BOOK_DIR / source
-        if source_path.suffix == ".ipynb" and source_path.is_file():
-            heading = first_heading(source_path)
-            assert heading, f"{source} does not start with a '# Title' heading"
-            expected = expected or heading
-            assert heading == expected, f"{source}: heading {heading!r} but the site's title is {expected!r}"
-        assert expected, f"{source} has no title"
-        h1s = [" ".join(t.split()) for t in page.locator("h1").all_inner_texts()]
-        assert " ".join(expected.split()) in h1s, f"no <h1> {expected!r} on the page (h1s: {h1s})"
-        assert expected.split()[0] in title, f"<title> {title!r} does not name the page {expected!r}"
+    expected = built["title"]
+    source_path = BOOK_DIR / source
+    if source_path.suffix == ".ipynb" and source_path.is_file():
+        heading = first_heading(source_path)
+        assert heading, f"{source} does not start with a '# Title' heading"
+        expected = expected or heading
+        assert heading == expected, f"{source}: heading {heading!r} but the site's title is {expected!r}"
+    assert expected, f"{source} has no title"
+    assert " ".join(expected.split()) in seen["h1s"], f"no <h1> {expected!r} on the page (h1s: {seen['h1s']})"
+    assert expected.split()[0] in title, f"<title> {title!r} does not name the page {expected!r}"
 
-        body = page.locator("body").inner_text()
-        for text in ERROR_TEXTS:
-            assert text not in body, f"the page shows {text!r}"
-        assert not page.evaluate("!!document.getElementById('myst-no-css')?.open"), "stylesheet missing"
+    assert not seen["shown_errors"], f"the page shows {seen['shown_errors']}"
+    assert not seen["no_css"], "the stylesheet did not load"
 
-        images = page.evaluate(
-            """Array.from(document.images).map(i => ({
-                 src: i.currentSrc || i.src, width: i.naturalWidth, inArticle: !!i.closest('article')}))"""
-        )
-        broken = [i["src"] for i in images if i["width"] == 0]
-        assert not broken, f"images that did not load: {broken}"
-        wanted = notebook_image_outputs(source_path) if source_path.is_file() else built["json_images"]
-        if wanted:
-            shown = [i for i in images if i["inArticle"]]
-            assert shown, f"{source} has {wanted} image output(s) but the page shows no image"
+    images = seen["images"]
+    broken = [i["src"] for i in images if i["width"] == 0]
+    assert not broken, f"images that did not load: {broken}"
+    wanted = notebook_image_outputs(source_path) if source_path.is_file() else built["json_images"]
+    if wanted:
+        shown = [i for i in images if i["inArticle"]]
+        assert shown, f"{source} has {wanted} image output(s) but the page shows no image"
 
-        assert not problems["pageerror"], f"uncaught page errors: {problems['pageerror']}"
-        assert not problems["console"], f"hydration/console failures: {problems['console']}"
-        assert not problems["local"], f"missing local files: {problems['local']}"
-        assert not problems["external"], f"requests outside the site: {problems['external']}"
-    finally:
-        context.close()
+    assert not problems["pageerror"], f"uncaught page errors: {problems['pageerror']}"
+    assert not problems["console"], f"hydration/console failures: {problems['console']}"
+    assert not problems["local"], f"missing local files: {problems['local']}"
+    assert not problems["external"], f"requests outside the site: {problems['external']}"
 
 
 @pytest.mark.skipif(not SOURCES, reason=f"no myst.yml table of contents in {BOOK_DIR}")
