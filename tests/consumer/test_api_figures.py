@@ -82,3 +82,52 @@ def test_static_views_and_widgets_build():
     box = widgets.rebalance_widget()
     assert len(box.children) == 3
     plt.close("all")
+
+
+def test_cooperative_sticky_needs_a_follow_up_rebalance():
+    group = {"C0": ["orders", "payments"], "C1": ["orders", "payments"], "C2": ["orders", "payments"]}
+    partitions = {"orders": 6, "payments": 6}
+    joined = {"C3": ["orders", "payments"]}
+    before, rounds = widgets.membership_rounds("cooperative-sticky", partitions, group, joined=joined)
+    assert len(rounds) == 2
+    assert rounds[0]["C3"] == []  # first round: partitions are only revoked
+    assert len(rounds[1]["C3"]) == 3
+    _, eager_rounds = widgets.membership_rounds("sticky", partitions, group, joined=joined)
+    assert len(eager_rounds) == 1
+    # both sticky assignors settle on a result that moves only the newcomer's fair share
+    assert len(viz.moved_partitions(before, rounds[-1])) == 3
+
+
+def test_compare_assignors_and_movement_tables():
+    group = {"C0": ["orders", "payments"], "C1": ["orders", "payments"], "C2": ["orders", "payments"],
+             "C3": ["orders", "payments"]}
+    table = widgets.compare_assignors({"orders": 6, "payments": 6}, group, left=["C1"])
+    assert table.loc["sticky", "change owner"] == 3
+    assert table.loc["sticky", "revoked from staying members"] == 0
+    assert table.loc["roundrobin", "change owner"] == 9
+    assert table.loc["cooperative-sticky", "rebalances"] == 1
+    joins = widgets.movement_table([(2, 6, 3), (10, 10, 10)], change="join")
+    assert joins["sticky"].tolist() == joins["fair share"].tolist() == [3, 9]
+    assert joins["range"].tolist()[1] == 0  # the newcomer is idle under Range
+    cost = widgets.cost_table("range", [(10, 10, 20)])
+    assert cost.loc[0, "idle members"] == 10 and cost.loc[0, "member topic pairs"] == 200
+
+
+def test_co_partitioned():
+    members = {m: {"topics": ["orders", "payments"]} for m in ["C0", "C1", "C2"]}
+    assert viz.co_partitioned(assign("range", {"orders": 4, "payments": 4}, members), ["orders", "payments"])
+    assert not viz.co_partitioned(assign("roundrobin", {"orders": 4, "payments": 4}, members),
+                                  ["orders", "payments"])
+
+
+def test_comparison_view_and_widget():
+    table, fig = widgets.comparison_view()
+    plt.close(fig)
+    assert list(table.index) == ["range", "roundrobin", "sticky", "cooperative-sticky"]
+    pytest.importorskip("ipywidgets")
+    box = widgets.comparison_widget()
+    box.children[2].value = "leave consumer9"
+    assert "error: change" in box.children[3].value
+    box.children[2].value = "leave consumer1"
+    assert "<table" in box.children[3].value
+    plt.close("all")

@@ -220,3 +220,15 @@ def spread(assignment: Assignment) -> int:
     """Largest minus smallest partition count over the members (0: perfectly even)."""
     counts = [len(v) for v in assignment.values()]
     return (max(counts) - min(counts)) if counts else 0
+
+
+def co_partitioned(assignment: Assignment, topics: Sequence[str]) -> bool:
+    """True when, for every partition number, all ``topics`` that have it give it to the same member
+    (what applications that join topics by key need)."""
+    owner = owners(assignment)
+    numbers = {p for (t, p) in owner if t in topics}
+    for p in numbers:
+        holders = {owner.get((t, p)) for t in topics if (t, p) in owner}
+        if len(holders) > 1:
+            return False
+    return True

@@ -328,3 +328,73 @@ def movement_table(sizes: Sequence[Tuple[int, int, int]], assignors: Sequence[st
             row["fair share"] = total // (n_members + 1)
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def comparison_view(partitions: Mapping[str, int] = None, members: Mapping = None, *,
+                    joined: Optional[Mapping] = None, left: Sequence[str] = (),
+                    assignors: Sequence[str] = ASSIGNORS, title: Optional[str] = None):
+    """Static twin of :func:`comparison_widget`: :func:`compare_assignors` and a bar chart of each
+    member's partitions after the (settled) membership change under every assignor."""
+    from ..viz.assignment import compare_counts_figure
+
+    partitions = dict(DEFAULT_TOPICS if partitions is None else partitions)
+    members = DEFAULT_MEMBERS if members is None else members
+    if not joined and not left:
+        joined = {"newcomer": {"topics": list(partitions)}}
+    table = compare_assignors(partitions, members, joined=joined, left=left, assignors=assignors)
+    afters = {name: membership_change(name, partitions, members, joined=joined, left=left, settle=True)[1]
+              for name in assignors}
+    change = []
+    if joined:
+        change.append(f"{', '.join(joined)} join{'s' if len(joined) == 1 else ''}")
+    if left:
+        change.append(f"{', '.join(left)} leave{'s' if len(left) == 1 else ''}")
+    fig = compare_counts_figure(afters, title=title or f"Partitions per member after: {' and '.join(change)}")
+    return table, fig
+
+
+def show_comparison(partitions: Mapping[str, int] = None, members: Mapping = None, *,
+                    joined: Optional[Mapping] = None, left: Sequence[str] = (),
+                    assignors: Sequence[str] = ASSIGNORS, title: Optional[str] = None) -> None:
+    """Display :func:`comparison_view` (figure, then table)."""
+    table, fig = comparison_view(partitions, members, joined=joined, left=left, assignors=assignors, title=title)
+    plt.show()
+    _display(table)
+
+
+def comparison_widget(partitions: Mapping[str, int] = None, members: Mapping = None):
+    """Interactive: edit topics and subscriptions, pick a membership change, compare all four assignors."""
+    import ipywidgets as w
+
+    partitions = dict(DEFAULT_TOPICS if partitions is None else partitions)
+    members = DEFAULT_MEMBERS if members is None else members
+    topics_box = w.Text(value=", ".join(f"{t}:{n}" for t, n in partitions.items()), description="topics",
+                        layout=w.Layout(width="60%"))
+    members_box = w.Textarea(value="\n".join(f"{m}: {' '.join(v if not isinstance(v, Mapping) else v['topics'])}"
+                                             for m, v in members.items()),
+                             description="members", layout=w.Layout(width="60%", height="8em"))
+    change = w.Text(value="join newcomer", description="change",
+                    placeholder="'join NAME' (subscribes to every topic) or 'leave NAME'")
+    out = w.HTML()
+
+    def update(*_):
+        try:
+            ps, ms = parse_topics(topics_box.value), parse_members(members_box.value)
+            verb, _, name = change.value.strip().partition(" ")
+            require(verb in ("join", "leave") and name.strip(), "change", "write 'join NAME' or 'leave NAME'")
+            name = name.strip()
+            if verb == "join":
+                require(name not in ms, "change", f"{name!r} is already a member")
+                kwargs = {"joined": {name: {"topics": list(ps)}}}
+            else:
+                require(name in ms, "change", f"{name!r} is not a member")
+                kwargs = {"left": [name]}
+            table, fig = comparison_view(ps, ms, **kwargs)
+            out.value = _figure_html(fig) + table.to_html()
+        except InputError as exc:
+            out.value = f"<pre>error: {exc}</pre>"
+
+    for control in (topics_box, members_box, change):
+        control.observe(update, "value")
+    update()
+    return w.VBox([topics_box, members_box, change, out])
