@@ -226,3 +226,20 @@ def test_bad_member_input_names_field():
         sim.crash("ghost", 10)
         sim.run(20)
     assert exc.value.field == "name"
+
+
+def test_close_during_a_rebalance_abandons_it():
+    """Regression: a consumer closed while its JoinGroup/SyncGroup is in flight must not take up the
+    partitions the late response carries (KafkaConsumer.close abandons the rebalance)."""
+    cfg = ProtocolConfig(initial_rebalance_delay_ms=0, revoke_ms=200)  # close() takes 200 ms
+    sim = GroupSimulation({"t": 4}, cfg, assignors=STANDINS)
+    sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": [("t", 2), ("t", 3)]},
+                     assignors=("cooperative-sticky",), instance_ids={"c1": "a", "c2": "b"})
+    sim.add_member("c3", 1000, assignors=("cooperative-sticky",))
+    sim.run(4002)
+    assert sim.members["c1"].joining  # c1's JoinGroup is on its way
+    sim.shutdown("c1", 4003)
+    sim.run(60_000)
+    late = [iv for iv in sim.ownership.intervals if iv.member == "c1" and iv.start_ms >= 4003]
+    assert late == [] and sim.ownership.violations == []
+    assert all(iv.end_ms is not None for iv in sim.ownership.intervals if iv.member == "c1")

@@ -320,6 +320,9 @@ class ConsumerMember:
         self._stop()
 
     def _stop(self) -> None:
+        if self.owned:  # nothing is processed by a stopped process
+            self.sim.ownership.release(self.name, list(self.owned), self.now, "stopped")
+            self.owned = []
         self.state = STOPPED
         self.alive = False
         self._disable_heartbeat()
@@ -385,6 +388,13 @@ class ConsumerMember:
     def close(self) -> None:
         """``KafkaConsumer.close``: revoke owned partitions, then LeaveGroup unless the member is static."""
         self._log("member", what="close")
+        # close() abandons any rebalance in progress: later responses are ignored, no more heartbeats
+        self.epoch += 1
+        self.joining = False
+        self._disable_heartbeat()
+        if self._poll_event is not None:
+            self._poll_event.cancel()
+        self.state = STOPPED
         revoked = list(self.owned)
         if revoked:
             self._revoke(revoked)

@@ -218,3 +218,28 @@ def join_example(protocol: str, members: int = 8, partitions: int = 24, join_at:
         sim.add_member(f"c{i + 1}", 0, assignors=names)
     sim.add_member(f"c{members + 1}", join_at, assignors=names)
     return sim.run(until)
+
+
+def bounce_example(static: bool, down_ms: int = 5_000, members: int = 3, partitions: int = 6,
+                   config: ProtocolConfig = ProtocolConfig(initial_rebalance_delay_ms=0),
+                   until: int = 40_000) -> GroupSimulation:
+    """A stable group (RangeAssignor, eager) in which ``c2`` is restarted at 10 s and is away ``down_ms``,
+    with or without ``group.instance.id``."""
+    sim = GroupSimulation({"t": partitions}, config)
+    names = [f"c{i + 1}" for i in range(members)]
+    per = partitions // members
+    assignment = {n: [("t", p) for p in range(i * per, (i + 1) * per)] for i, n in enumerate(names)}
+    sim.start_stable(assignment, assignors=("range",),
+                     instance_ids={n: f"instance-{n}" for n in names} if static else None)
+    sim.bounce("c2", 10_000, down_ms)
+    return sim.run(until)
+
+
+def zombie_example(until: int = 20_000) -> GroupSimulation:
+    """Static member ``c2`` (``group.instance.id=instance-c2``) gets a second process at 4.5 s while the
+    first still runs; the coordinator hands the instance id to the newcomer and fences the old process."""
+    sim = GroupSimulation({"t": 2}, ProtocolConfig(initial_rebalance_delay_ms=0))
+    sim.start_stable({"c1": [("t", 0)], "c2": [("t", 1)]}, assignors=("range",),
+                     instance_ids={"c1": "instance-c1", "c2": "instance-c2"})
+    sim.start_duplicate("c2", 4_500)
+    return sim.run(until)
