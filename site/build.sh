@@ -14,6 +14,11 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 log() { printf '[site/build] %s\n' "$*"; }
 
+# One book build at a time in this checkout (the browser test may build while `make site` runs).
+mkdir -p _build
+exec 8>_build/.site-build.lock
+flock 8
+
 bash site/setup.sh || { log "ERROR: site/setup.sh failed"; exit 1; }
 
 jb="${JUPYTER_BOOK:-$repo/.venv/bin/jupyter-book}"
