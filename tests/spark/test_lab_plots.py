@@ -22,7 +22,7 @@ def test_load_or_run_stores_and_reads_back(spark, tmp_path):
     assert first.params["partition_counts"] == [10, 50]
     # another scale is recomputed, not read
     other = lab.load_or_run("coordinator", 10_000, seed=3, store=store, params=params, spark=spark)
-    assert other["summary"].groups.tolist() == [10_000]
+    assert other["summary"].groups.tolist() == [10_000, 10_000]
     assert lab.stored(store, "coordinator").scale == 10_000
 
 

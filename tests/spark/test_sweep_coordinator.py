@@ -77,6 +77,16 @@ def test_spark_summaries_equal_the_plain_python_loop(spark, sweep_rows):
         pd.testing.assert_frame_equal(spark_tables[name], local_tables[name], check_dtype=False)
     by = local_tables["by_assignor"].set_index("assignor")
     assert by.loc["range", "p_idle"] == (sweep_rows[sweep_rows.assignor == "range"].idle_members > 0).mean()
+    if "sticky" in ASSIGNORS:
+        from rebalance.consumer.abstract_sticky import balance_score
+
+        st = sweep_rows[sweep_rows.assignor == "sticky"]
+        assert by.loc["sticky", "mean_balance_score"] == pytest.approx(st.balance_score.mean())
+        first = sweep_rows.iloc[0]
+        sc = sweep_scenario(SEED, int(first.scenario))
+        loads = [len(v) for v in assign(first.assignor, sc.partitions, sc.members,
+                                         partition_racks=sc.partition_racks or None).values()]
+        assert first.balance_score == balance_score(loads)
 
 
 def test_sweep_run_writes_parquet(spark, tmp_path):
@@ -105,6 +115,14 @@ def test_coordinator_counts_match_partition_for(spark):
     assert got_b == dict(expected_b)
     summary = result["summary"].set_index(["num_partitions", "brokers"])
     assert summary.loc[(50, 4), "max_broker_groups_vs_even"] == pytest.approx(max(expected_b.values()) / (n / 4))
+    # leaders from the replicas area's placement of the offsets topic (AdminUtils, KRaft striped placer)
+    from rebalance.replicas.coordinators import coordinator_load, place_offsets_topic
+
+    for placer in ("AdminUtils", "StripedReplicaPlacer"):
+        placed = place_offsets_topic(range(4), placer, seed=7, num_partitions=50, replication_factor=3)
+        expected_p = coordinator_load(list(ids), placed, brokers=range(4))
+        table = coordinator.broker_load(loads, (4,), placer, 7)
+        assert table[table.num_partitions == 50].set_index("broker").groups.to_dict() == expected_p
     # the plain loop gives the same table
     pd.testing.assert_frame_equal(loads, local.coordinator_partition_load(n, SEED, params), check_dtype=False)
 

@@ -41,6 +41,12 @@ class CoordinatorParams:
     commit_alpha: float = 1.2
     #: group ids generated per Spark row (one Arrow batch of work)
     chunk: int = 200_000
+    #: who leads each ``__consumer_offsets`` partition: ``"simple"`` (partition p on broker p mod n, the
+    #: preferred leader AdminUtils gives with start index 0), or the replicas area's placement of the
+    #: offsets topic at creation with ``"AdminUtils"`` (random start) or ``"StripedReplicaPlacer"`` (KRaft)
+    placer: str = "simple"
+    #: seeds the placer's ``java.util.Random`` (ignored by ``"simple"``)
+    placer_seed: int = 0
 
 
 def _check(params: CoordinatorParams) -> CoordinatorParams:
@@ -50,7 +56,11 @@ def _check(params: CoordinatorParams) -> CoordinatorParams:
                 "must be a non-empty tuple of whole numbers >= 1")
     require(params.commit_alpha > 0, "params.commit_alpha", "must be > 0")
     require(isinstance(params.chunk, int) and params.chunk >= 1, "params.chunk", "must be a whole number >= 1")
+    require(params.placer in PLACERS, "params.placer", f"must be one of {', '.join(PLACERS)}, got {params.placer!r}")
     return params
+
+
+PLACERS = ("simple", "AdminUtils", "StripedReplicaPlacer")
 
 
 def count_chunk(seed: int, start: int, stop: int, params: CoordinatorParams) -> pd.DataFrame:
@@ -90,24 +100,32 @@ def partition_load_df(spark, n: int, seed: int = 0, params: Optional[Coordinator
             .withColumnRenamed("sum(commits_per_s)", "commits_per_s"))
 
 
-def offsets_leaders(num_partitions: int, brokers: int) -> Dict[int, int]:
-    """Leader broker of every ``__consumer_offsets`` partition on a cluster of ``brokers`` brokers.
+def offsets_leaders(num_partitions: int, brokers: int, placer: str = "simple", seed: int = 0) -> Dict[int, int]:
+    """Leader broker of every ``__consumer_offsets`` partition on a cluster of brokers ``0..brokers-1``.
 
-    Uses the coordinator module's documented simple placement
+    ``"simple"`` uses the coordinator module's documented placement
     (:func:`rebalance.protocol.coordinator.simple_leaders`: partition ``p`` led by broker ``p mod brokers``),
     which is also where ``AdminUtils.assignReplicasToBrokers`` puts the first replica (the preferred
-    leader) of partition ``p`` for a rack-unaware cluster with start index 0.
+    leader) of partition ``p`` for a rack-unaware cluster with start index 0.  ``"AdminUtils"`` and
+    ``"StripedReplicaPlacer"`` place the offsets topic (replication factor ``min(3, brokers)``) with
+    :func:`rebalance.replicas.coordinators.place_offsets_topic` and take each partition's first replica.
     """
-    from ...protocol.coordinator import simple_leaders
+    if placer == "simple":
+        from ...protocol.coordinator import simple_leaders
 
-    return simple_leaders(num_partitions, list(range(brokers)))
+        return simple_leaders(num_partitions, list(range(brokers)))
+    from ...replicas.coordinators import place_offsets_topic
+
+    placed = place_offsets_topic(list(range(brokers)), placer, seed=seed, num_partitions=num_partitions,
+                                 replication_factor=min(3, brokers))
+    return {int(p): reps[0] for p, reps in placed.items()}
 
 
-def broker_load(partition_load: pd.DataFrame, broker_counts) -> pd.DataFrame:
+def broker_load(partition_load: pd.DataFrame, broker_counts, placer: str = "simple", seed: int = 0) -> pd.DataFrame:
     rows = []
     for p, part in partition_load.groupby("num_partitions", sort=True):
         for b in broker_counts:
-            leaders = offsets_leaders(int(p), int(b))
+            leaders = offsets_leaders(int(p), int(b), placer, seed)
             frame = part.assign(broker=part["partition"].map(leaders))
             agg = frame.groupby("broker").agg(offsets_partitions=("partition", "size"), groups=("groups", "sum"),
                                               commits_per_s=("commits_per_s", "sum"))
@@ -141,7 +159,7 @@ def run(spark, scale: int, seed: int = 0, out: Optional[str] = None, params=None
                       .sort_values(["num_partitions", "partition"]).reset_index(drop=True))
     partition_load["num_partitions"] = partition_load["num_partitions"].astype("int64")
     partition_load["partition"] = partition_load["partition"].astype("int64")
-    brokers = broker_load(partition_load, params.broker_counts)
+    brokers = broker_load(partition_load, params.broker_counts, params.placer, params.placer_seed)
     result = JobResult("coordinator", scale, seed, asdict(params), {
         "partition_load": partition_load, "broker_load": brokers, "summary": summarize(partition_load, brokers)})
     write_outputs(spark, result, out)

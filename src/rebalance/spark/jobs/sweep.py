@@ -167,6 +167,7 @@ def _aggregate(df, keys: List[str]):
         F.sum(((F.col("idle_members") > 0) & (F.col("partitions") >= F.col("members"))).cast("long"))
         .alias("idle_despite_enough"),
         F.sum("spread").alias("sum_spread"),
+        F.sum("balance_score").alias("sum_balance_score"),
         F.sum((F.col("spread") <= 1).cast("long")).alias("balanced"),
         F.sum("moved").alias("sum_moved"),
         F.sum("orphaned").alias("sum_orphaned"),
@@ -189,6 +190,7 @@ def finish_summary(agg: pd.DataFrame, keys: List[str]) -> pd.DataFrame:
     out["p_idle_despite_enough"] = agg["idle_despite_enough"] / agg["enough_partitions"].where(agg["enough_partitions"] > 0)
     out["p_balanced"] = agg["balanced"] / n
     out["mean_spread"] = agg["sum_spread"] / n
+    out["mean_balance_score"] = agg["sum_balance_score"].astype(float) / n
     out["mean_moved"] = agg["sum_moved"] / n
     out["mean_orphaned"] = agg["sum_orphaned"] / n
     out["mean_extra_moves"] = agg["sum_extra_moves"] / n
@@ -220,7 +222,7 @@ def summaries_from_pandas(rows: pd.DataFrame) -> Dict[str, pd.DataFrame]:
         agg = g.groupby(keys).agg(
             scenarios=("scenario", "size"), with_idle=("with_idle", "sum"),
             enough_partitions=("enough_partitions", "sum"), idle_despite_enough=("idle_despite_enough", "sum"),
-            sum_spread=("spread", "sum"), balanced=("balanced", "sum"), sum_moved=("moved", "sum"),
+            sum_spread=("spread", "sum"), sum_balance_score=("balance_score", "sum"), balanced=("balanced", "sum"), sum_moved=("moved", "sum"),
             sum_orphaned=("orphaned", "sum"), sum_extra_moves=("extra_moves", "sum"),
             no_extra_moves=("no_extra_moves", "sum"), sum_rounds=("rounds", "sum"),
             sum_unowned_between=("unowned_between", "sum"), rack_local=("rack_local_r", "sum"),
