@@ -133,18 +133,21 @@ def protocol_chooser(until: int = 20_000):
     return w.VBox([choice, out])
 
 
-def static_membership_widget(n_members: int = 50, partitions: int = 200):
+def static_membership_widget(n_members: int = 50, partitions: int = 200, down_s: int = 5, session_s: int = 45,
+                             variants: Sequence[str] = ("eager", "cooperative", "static")):
     """Rolling restart of a group, with and without ``group.instance.id``; choose how long each member is
-    away (a static member away longer than ``session.timeout.ms`` triggers a rebalance after all)."""
+    away and the session timeout (a static member away longer than ``session.timeout.ms`` triggers a
+    rebalance after all).  Static counterpart: :func:`rolling_restart_rows` with the same arguments."""
     import ipywidgets as w
 
-    down = w.IntSlider(value=5, min=1, max=60, description="away (s)")
-    session = w.IntSlider(value=45, min=6, max=120, description="session (s)")
+    down = w.IntSlider(value=down_s, min=1, max=120, description="away (s)")
+    session = w.IntSlider(value=session_s, min=6, max=180, description="session (s)")
     out = w.HTML()
 
     def update(*_):
         cfg = ProtocolConfig(session_timeout_ms=session.value * 1000, poll_batch_ms=2000, revoke_ms=200)
-        rows = rolling_restart_rows(n_members, partitions, down_ms=down.value * 1000, config=cfg)
+        rows = rolling_restart_rows(n_members, partitions, down_ms=down.value * 1000, config=cfg,
+                                    variants=variants)
         out.value = pd.DataFrame(rows).to_html(index=False)
 
     down.observe(update, "value")
