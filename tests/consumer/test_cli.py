@@ -95,3 +95,25 @@ def test_subprocess_exit_code_and_no_traceback(tmp_path):
 def test_compact_ranges():
     assert compact([("b", 3), ("a", 0), ("b", 1), ("b", 2), ("b", 7)]) == "a[0] b[1-3,7]"
     assert compact([]) == "-"
+
+
+def test_partition_racks_in_the_book_shape(tmp_path, capsys):
+    scenario = {"topics": {"t": 3}, "partition_racks": {"t": [["a"], ["b"], ["c"]]},
+                "members": {"c0": {"topics": ["t"], "rack": "c"}, "c1": {"topics": ["t"], "rack": "b"},
+                            "c2": {"topics": ["t"], "rack": "a"}}}
+    path = tmp_path / "racks.json"
+    path.write_text(json.dumps(scenario))
+    code, out, _ = run(capsys, "assign", str(path), "--json")
+    assert code == 0
+    assert json.loads(out)["assignment"] == {"c0": ["t-2"], "c1": ["t-1"], "c2": ["t-0"]}
+    path.write_text(json.dumps(dict(scenario, partition_racks={"t": "abc"})))
+    code, _, err = run(capsys, "assign", str(path))
+    assert code == 2 and err.startswith("error: partition_racks.t:")
+
+
+def test_kafka_exception_is_reported_not_raised(tmp_path, capsys):
+    path = tmp_path / "empty.json"
+    path.write_text('{"topics": {"t": 1}, "members": {}}')
+    code, out, err = run(capsys, "assign", str(path), "--assignor", "roundrobin")
+    assert code == 1 and out == ""
+    assert "IllegalArgumentException" in err

@@ -42,9 +42,12 @@ def test_seed_two_consumers_two_topics_three_partitions():
 
 
 def test_list_order_follows_topic_hashmap_order_not_name_order():
-    # String.hashCode: "b" (98) lands in an earlier bucket than "c" (99) ... and "a1"(3056) & 15 = 0
-    out = assign("range", {"c": 1, "b": 1, "a1": 1}, subs(M=["c", "b", "a1"]))
-    assert out["M"] == [("a1", 0), ("b", 0), ("c", 0)]
+    # HashMap buckets (16): payments -> 7, clicks -> 9, orders -> 10 (String.hashCode, spread, & 15)
+    out = assign("range", {"orders": 2, "payments": 2, "clicks": 2}, subs(M=["orders", "payments", "clicks"]))
+    assert out["M"] == [("payments", 0), ("payments", 1), ("clicks", 0), ("clicks", 1), ("orders", 0), ("orders", 1)]
+    # bucket order, not input order, whichever order the member lists its topics in
+    again = assign("range", {"clicks": 2, "orders": 2, "payments": 2}, subs(M=["clicks", "orders", "payments"]))
+    assert again == out
 
 
 # -- MemberInfo order: static members first, by group.instance.id ------------------------------------

@@ -19,6 +19,7 @@ with status 2 (``InputError`` is caught by ``rebalance.__main__``).
 from __future__ import annotations
 
 import json
+import sys
 from typing import Dict, List, Mapping, Sequence
 
 from ..errors import InputError, KafkaError, require
@@ -137,7 +138,7 @@ def assign_command(args) -> int:
     try:
         result = run_assignor(scenario)
     except KafkaError as exc:
-        print(f"error: Kafka's {scenario.assignor} assignor throws {exc.type}: {exc.message}")
+        print(f"error: Kafka's {scenario.assignor} assignor throws {exc.type}: {exc.message}", file=sys.stderr)
         return 1
     if getattr(args, "json", False):
         print(json.dumps(to_json(scenario, result), indent=2, ensure_ascii=False))
