@@ -67,3 +67,28 @@ def test_sticky_kinds_are_delegated():
         out = adapter.run(data)
         assert out["sortedAssignment"] == {"A": ["t-0", "t-1"]}
         assert "stickyPath" in out
+
+
+@pytest.mark.parametrize("data,field", [
+    ({"kind": "consumer", "assignor": "range", "topics": {"t": 1}, "members": [{"topics": ["t"]}]},
+     "members[0].memberId"),
+    ({"kind": "consumer", "assignor": "fair", "topics": {"t": 1}, "members": []}, "assignor"),
+    ({"kind": "consumer", "assignor": "range", "topics": {"t": -1}, "members": []}, "topics.t"),
+    ({"kind": "consumer", "assignor": "range", "topics": {"t": 1},
+      "members": [{"memberId": "A", "topics": ["t"], "ownedPartitions": ["t-x"]}]}, "members[0].ownedPartitions[0]"),
+    ({"kind": "consumer", "assignor": "range", "topics": {"t": 1}, "subscriptionMapType": "java.util.TreeMap",
+      "members": [{"memberId": "A", "topics": ["t"]}]}, "subscriptionMapType"),
+])
+def test_adapter_bad_input_names_the_field(data, field):
+    from rebalance.errors import InputError
+
+    with pytest.raises(InputError) as info:
+        adapter.run(data)
+    assert info.value.field == field
+
+
+def test_singleton_map_subscriptions_replay_in_input_order():
+    data = {"kind": "consumer", "assignor": "range", "entry": "assignPartitions",
+            "subscriptionMapType": "java.util.Collections$SingletonMap", "topics": {"t": 2},
+            "members": [{"memberId": "only", "topics": ["t"]}]}
+    assert adapter.run(data)["assignment"] == {"only": ["t-0", "t-1"]}
