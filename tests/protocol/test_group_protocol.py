@@ -243,3 +243,14 @@ def test_close_during_a_rebalance_abandons_it():
     late = [iv for iv in sim.ownership.intervals if iv.member == "c1" and iv.start_ms >= 4003]
     assert late == [] and sim.ownership.violations == []
     assert all(iv.end_ms is not None for iv in sim.ownership.intervals if iv.member == "c1")
+
+
+def test_session_timeout_outside_broker_bounds_is_refused():
+    """group.min.session.timeout.ms is 6 s by default: a consumer asking for 5 s never joins."""
+    sim = GroupSimulation({"t": 2}, ProtocolConfig(session_timeout_ms=5_000, heartbeat_interval_ms=1_000),
+                          assignors=STANDINS)
+    sim.add_member("c1")
+    sim.run(10_000)
+    assert [m.label() for m in sim.messages if m.api == "JoinGroup"] == [
+        "JoinGroup(generation=-1)", "JoinGroupResponse(INVALID_SESSION_TIMEOUT)"]
+    assert not sim.members["c1"].alive and sim.coordinator.state == "Empty"

@@ -62,3 +62,14 @@ def test_invariants_hold_over_random_fault_schedules():
     # the generator really exercised every kind of fault and both protocols
     assert set(faults) == {"crash", "crash_restart", "bounce", "slow", "leader_lost", "failover", "join"}
     assert min(protocols.values()) > N_SCHEDULES // 4
+
+
+from hypothesis import given, settings, strategies as st
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=N_SCHEDULES, max_value=2**31 - 1))
+def test_invariants_hold_for_hypothesis_drawn_seeds(seed):
+    """The same invariants for seeds drawn by hypothesis, beyond the fixed range above."""
+    rs, problems = check_schedule(seed)
+    assert not problems, (seed, problems, rs.faults)

@@ -5,7 +5,8 @@ Mirrors the classic-group half of ``org.apache.kafka.coordinator.group.GroupMeta
 commit 1eb7644; the same rules as the older Scala ``GroupCoordinator`` in core):
 
 * states ``Empty``, ``PreparingRebalance``, ``CompletingRebalance``, ``Stable``, ``Dead``;
-* JoinGroup: a new dynamic member first gets ``MEMBER_ID_REQUIRED`` and a member id (KIP-394), a static
+* JoinGroup: a session timeout outside ``group.{min,max}.session.timeout.ms`` is refused with
+  ``INVALID_SESSION_TIMEOUT``; a new dynamic member first gets ``MEMBER_ID_REQUIRED`` and a member id (KIP-394), a static
   member (``group.instance.id``, KIP-345) is added at once or *replaces* the member that held its instance
   id (the old member id is fenced with ``FENCED_INSTANCE_ID``);
 * the join phase completes when every member has rejoined, or when the rebalance timeout (the largest
@@ -56,6 +57,11 @@ FENCED_INSTANCE_ID = "FENCED_INSTANCE_ID"
 NOT_COORDINATOR = "NOT_COORDINATOR"
 COORDINATOR_NOT_AVAILABLE = "COORDINATOR_NOT_AVAILABLE"
 INCONSISTENT_GROUP_PROTOCOL = "INCONSISTENT_GROUP_PROTOCOL"
+INVALID_SESSION_TIMEOUT = "INVALID_SESSION_TIMEOUT"
+
+#: ``group.min.session.timeout.ms`` / ``group.max.session.timeout.ms`` broker defaults
+GROUP_MIN_SESSION_TIMEOUT_MS = 6_000
+GROUP_MAX_SESSION_TIMEOUT_MS = 30 * 60 * 1000
 
 Respond = Callable[[dict], None]
 
@@ -133,13 +139,17 @@ class ClassicGroupCoordinator:
     def __init__(self, group_id: str, clock: VirtualClock, *, initial_rebalance_delay_ms: int = 3000,
                  new_member_join_timeout_ms: int = 5 * 60 * 1000, require_known_member_id: bool = True,
                  log: Callable[..., None] = None, persist: Callable[[GroupSnapshot], None] = None,
-                 member_id_suffix: Callable[[str], str] = None, broker: int = 0):
+                 member_id_suffix: Callable[[str], str] = None, broker: int = 0,
+                 min_session_timeout_ms: int = GROUP_MIN_SESSION_TIMEOUT_MS,
+                 max_session_timeout_ms: int = GROUP_MAX_SESSION_TIMEOUT_MS):
         self.group_id = group_id
         self.clock = clock
         self.broker = broker
         self.initial_rebalance_delay_ms = initial_rebalance_delay_ms
         self.new_member_join_timeout_ms = new_member_join_timeout_ms
         self.require_known_member_id = require_known_member_id
+        self.min_session_timeout_ms = min_session_timeout_ms
+        self.max_session_timeout_ms = max_session_timeout_ms
         self._log = log or (lambda kind, **f: None)
         self._persist = persist or (lambda s: None)
         self._suffix = member_id_suffix or self._default_suffix
@@ -314,6 +324,10 @@ class ClassicGroupCoordinator:
         ``groupInstanceId``, ``clientId``, ``sessionTimeoutMs``, ``rebalanceTimeoutMs``, ``protocols``."""
         if not self.active:
             respond({"error": NOT_COORDINATOR, "memberId": req["memberId"]})
+            return
+        # GroupCoordinatorService.joinGroup checks the session timeout against the broker's bounds first
+        if not self.min_session_timeout_ms <= req["sessionTimeoutMs"] <= self.max_session_timeout_ms:
+            respond({"error": INVALID_SESSION_TIMEOUT, "memberId": req["memberId"]})
             return
         if req["memberId"] == "":
             self._join_new_member(req, respond)

@@ -21,8 +21,9 @@ import random
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from .assignors import COOPERATIVE, EAGER, validate_cooperative_assignment
-from .group import (COORDINATOR_NOT_AVAILABLE, FENCED_INSTANCE_ID, ILLEGAL_GENERATION, MEMBER_ID_REQUIRED,
-                    NONE, NOT_COORDINATOR, REBALANCE_IN_PROGRESS, UNKNOWN_MEMBER_ID)
+from .group import (COORDINATOR_NOT_AVAILABLE, FENCED_INSTANCE_ID, ILLEGAL_GENERATION, INCONSISTENT_GROUP_PROTOCOL,
+                    INVALID_SESSION_TIMEOUT, MEMBER_ID_REQUIRED, NONE, NOT_COORDINATOR, REBALANCE_IN_PROGRESS,
+                    UNKNOWN_MEMBER_ID)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .simulation import GroupSimulation
@@ -215,8 +216,8 @@ class ConsumerMember:
             self._reset("join: " + error, reset_member_id=False)
             self.joining = False
             self.request_poll()
-        elif error == FENCED_INSTANCE_ID:
-            self._fatal(error)
+        elif error in (FENCED_INSTANCE_ID, INVALID_SESSION_TIMEOUT, INCONSISTENT_GROUP_PROTOCOL):
+            self._fatal(error)  # the consumer throws to the application
         elif error in _COORDINATOR_ERRORS:
             self.joining = False
             self._mark_coordinator_unknown()

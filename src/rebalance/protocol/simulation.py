@@ -47,6 +47,8 @@ class ProtocolConfig:
     poll_batch_ms: int = 0                    # time to process one batch of records between two poll()s
     retry_backoff_ms: int = 100               # retry.backoff.ms (FindCoordinator retries)
     require_known_member_id: bool = True      # JoinGroup v4+ (KIP-394)
+    group_min_session_timeout_ms: int = 6_000       # group.min.session.timeout.ms (broker)
+    group_max_session_timeout_ms: int = 1_800_000   # group.max.session.timeout.ms (broker)
 
     def validate(self) -> "ProtocolConfig":
         for name in ("session_timeout_ms", "rebalance_timeout_ms", "heartbeat_interval_ms", "network_ms",
@@ -234,7 +236,9 @@ class GroupSimulation:
             new_member_join_timeout_ms=self.config.new_member_join_timeout_ms,
             require_known_member_id=self.config.require_known_member_id,
             log=lambda kind, **f: self.log(kind, self.coordinator_name, **f),
-            persist=self._persist, member_id_suffix=self._next_member_suffix, broker=broker)
+            persist=self._persist, member_id_suffix=self._next_member_suffix, broker=broker,
+            min_session_timeout_ms=self.config.group_min_session_timeout_ms,
+            max_session_timeout_ms=self.config.group_max_session_timeout_ms)
 
     def _next_member_suffix(self, client_id: str) -> str:
         self._member_id_counter += 1
