@@ -118,6 +118,16 @@ def first_heading(source: Path) -> str | None:
     return None
 
 
+def exercise_blocks(source: Path) -> int:
+    """Number of ``{exercise}`` and ``{solution}`` directives in a page's source."""
+    if source.suffix == ".ipynb":
+        notebook = json.loads(source.read_text(encoding="utf-8"))
+        text = "\n".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown")
+    else:
+        text = source.read_text(encoding="utf-8")
+    return len(re.findall(r"^\s*(?::{3,}|`{3,})\{(?:exercise|solution)\}", text, flags=re.M))
+
+
 def notebook_image_outputs(source: Path) -> int:
     """Number of image outputs stored in an executed notebook (0 for Markdown pages)."""
     if source.suffix != ".ipynb":
@@ -300,6 +310,7 @@ def _inspect(page) -> dict:
         "h1s": [" ".join(t.split()) for t in page.locator("h1").all_inner_texts()],
         "shown_errors": [t for t in ERROR_TEXTS if t in page.locator("body").inner_text()],
         "no_css": page.evaluate("!!document.getElementById('myst-no-css')?.open"),
+        "exercise_blocks": page.locator(".myst-exercise").count(),
         "images": page.evaluate(
             """Array.from(document.images).map(i => ({
                  src: i.currentSrc || i.src, width: i.naturalWidth, inArticle: !!i.closest('article')}))"""
@@ -362,6 +373,12 @@ def test_page_renders(source, base_url, site_pages, rendered):
     assert not seen["shown_errors"], f"the page shows {seen['shown_errors']}"
     assert not seen["no_css"], "the stylesheet did not load"
 
+    if source_path.is_file():
+        blocks = exercise_blocks(source_path)
+        assert seen["exercise_blocks"] == blocks, (
+            f"{source} has {blocks} exercise/solution directives but the page shows {seen['exercise_blocks']}"
+        )
+
     images = seen["images"]
     broken = [i["src"] for i in images if i["width"] == 0]
     assert not broken, f"images that did not load: {broken}"
@@ -413,5 +430,28 @@ def test_search_finds_a_chapter(browser, base_url, site_pages):
         dialog = page.get_by_role("dialog")
         dialog.get_by_text(chapter["title"], exact=False).first.wait_for(timeout=10_000)
         assert not problems["local"] and not problems["external"], problems
+    finally:
+        context.close()
+
+
+@pytest.mark.skipif(not SOURCES, reason=f"no myst.yml table of contents in {BOOK_DIR}")
+def test_solution_dropdown_opens(browser, base_url, site_pages):
+    """A dropdown solution starts closed and opens on click (the first page that has one)."""
+    with_solutions = [
+        built for source, built in site_pages.items()
+        if (BOOK_DIR / source).is_file() and exercise_blocks(BOOK_DIR / source)
+    ]
+    if not with_solutions:
+        pytest.skip("no page has exercises")
+    page, context, problems = _load(browser, base_url, with_solutions[0]["path"])
+    try:
+        solution = page.locator("details.myst-exercise").first
+        assert solution.count() == 1, "no dropdown solution on the page"
+        assert not solution.evaluate("d => d.open"), "the solution is open before clicking"
+        solution.locator("summary").first.click()
+        page.wait_for_timeout(200)
+        assert solution.evaluate("d => d.open"), "the solution did not open"
+        assert solution.locator(".myst-exercise-body").first.is_visible()
+        assert not problems["pageerror"], problems
     finally:
         context.close()
