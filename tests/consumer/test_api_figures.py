@@ -131,3 +131,17 @@ def test_comparison_view_and_widget():
     box.children[2].value = "leave consumer1"
     assert "<table" in box.children[3].value
     plt.close("all")
+
+
+def test_compare_moves_figure_and_show(monkeypatch):
+    group = {"C0": ["orders", "payments"], "C1": ["orders", "payments"], "C2": ["orders", "payments"]}
+    results = {name: widgets.membership_change(name, {"orders": 6, "payments": 6}, group,
+                                               joined={"C3": ["orders", "payments"]}, settle=True)
+               for name in ("range", "sticky")}
+    fig = viz.compare_moves_figure(results, {"orders": 6, "payments": 6}, title="t")
+    assert len(fig.axes) == 4
+    assert fig.axes[3].get_title() == "sticky: after, 3 change owner"
+    plt.close(fig)
+    monkeypatch.setattr(plt, "show", lambda *a, **k: None)
+    widgets.show_moves_comparison(assignors=("roundrobin",))
+    plt.close("all")

@@ -232,3 +232,27 @@ def co_partitioned(assignment: Assignment, topics: Sequence[str]) -> bool:
         if len(holders) > 1:
             return False
     return True
+
+
+def compare_moves_figure(results: Mapping[str, Tuple[Assignment, Assignment]], partitions: Mapping[str, int],
+                         title: str = ""):
+    """One row per assignor: its 'before' and 'after' partition grids, partitions that changed owner framed.
+    ``results`` maps an assignor name to ``(before, after)``."""
+    apply()
+    names = list(results)
+    members = list(dict.fromkeys(m for b, a in results.values() for m in [*b, *a]))
+    width = max(list(partitions.values()) + [1])
+    row_height = 0.42 * len(partitions) + 0.75
+    fig, axes = plt.subplots(len(names), 2, squeeze=False,
+                             figsize=(min(13.0, max(7.5, 0.8 * width + 4)), row_height * len(names) + 0.8))
+    for r, name in enumerate(names):
+        before, after = results[name]
+        moved = moved_partitions(before, after)
+        partition_grid_figure(before, partitions, f"{name}: before", members=members, ax=axes[r][0],
+                              show_legend=False)
+        partition_grid_figure(after, partitions, f"{name}: after, {len(moved)} change owner", members=members,
+                              ax=axes[r][1], highlight=moved, show_legend=(r == 0))
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig

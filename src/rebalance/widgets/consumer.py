@@ -398,3 +398,20 @@ def comparison_widget(partitions: Mapping[str, int] = None, members: Mapping = N
         control.observe(update, "value")
     update()
     return w.VBox([topics_box, members_box, change, out])
+
+
+def show_moves_comparison(partitions: Mapping[str, int] = None, members: Mapping = None, *,
+                          joined: Optional[Mapping] = None, left: Sequence[str] = (),
+                          assignors: Sequence[str] = ASSIGNORS, title: Optional[str] = None) -> None:
+    """Display, for every assignor, the partition grids before and after a membership change (settled:
+    cooperative-sticky's follow-up rebalance included), partitions that change owner framed."""
+    from ..viz.assignment import compare_moves_figure
+
+    partitions = dict(DEFAULT_TOPICS if partitions is None else partitions)
+    members = DEFAULT_MEMBERS if members is None else members
+    if not joined and not left:
+        joined = {"newcomer": {"topics": list(partitions)}}
+    results = {name: membership_change(name, partitions, members, joined=joined, left=left, settle=True)
+               for name in assignors}
+    compare_moves_figure(results, partitions, title=title or "")
+    plt.show()
