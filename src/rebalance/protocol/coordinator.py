@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Mapping, Optional, Sequence
 
-from ..errors import InputError, KafkaError, require
+from ..errors import KafkaError, require
 from ..java import java_abs, string_hash
 
 #: ``offsets.topic.num.partitions`` default (``GroupCoordinatorConfig.OFFSETS_TOPIC_PARTITIONS_DEFAULT``).

@@ -28,7 +28,7 @@ the next leader when the leader is removed) is emulated with :class:`rebalance.j
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..java import JavaHashOrder, string_hash
 from .clock import ScheduledEvent, VirtualClock

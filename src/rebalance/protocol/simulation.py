@@ -5,6 +5,11 @@ One group, one coordinator (the leader of the group's ``__consumer_offsets`` par
 :class:`~.clock.VirtualClock`.  Faults: member crash and restart, graceful shutdown, a slow member (no
 ``poll()`` for a while), the leader lost between JoinGroup and SyncGroup, coordinator failover.
 
+Time costs on the client side are explicit settings of :class:`ProtocolConfig`: ``revoke_ms`` (the
+``onPartitionsRevoked`` callback) and ``poll_batch_ms`` (a rejoin waits until the application finishes its
+current batch of records and calls ``poll()``).  Both default to 0, which makes walkthrough traces short
+and exact; use realistic values when comparing protocols.
+
 Every run records
 
 * ``messages`` -- every request and response with its send and receive time (for sequence diagrams);
@@ -27,7 +32,7 @@ from .assignors import (BUILTIN_PROTOCOLS, COOPERATIVE, EAGER, consumer_assignor
 from .clock import VirtualClock
 from .coordinator import OFFSETS_TOPIC_PARTITIONS_DEFAULT, partition_for, simple_leaders
 from .group import (COMPLETING_REBALANCE, COORDINATOR_NOT_AVAILABLE, NONE, NOT_COORDINATOR,
-                    PREPARING_REBALANCE, STABLE, ClassicGroupCoordinator, GroupSnapshot)
+                    PREPARING_REBALANCE, STABLE, ClassicGroupCoordinator, GroupMember, GroupSnapshot)
 from .member import ConsumerMember, STABLE as MEMBER_STABLE
 
 TopicPartition = Tuple[str, int]
@@ -423,7 +428,6 @@ class GroupSimulation:
             self.ownership.acquire(name, m.owned, 0)
             self.members[name] = m
             meta = m.subscription()
-            from .group import GroupMember
             gm = GroupMember(m.member_id, spec.instance_id, name, spec.session_timeout_ms,
                              spec.rebalance_timeout_ms, [(a, meta) for a in spec.assignors],
                              assignment=list(m.owned))
