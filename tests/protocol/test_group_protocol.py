@@ -254,3 +254,41 @@ def test_session_timeout_outside_broker_bounds_is_refused():
     assert [m.label() for m in sim.messages if m.api == "JoinGroup"] == [
         "JoinGroup(generation=-1)", "JoinGroupResponse(INVALID_SESSION_TIMEOUT)"]
     assert not sim.members["c1"].alive and sim.coordinator.state == "Empty"
+
+
+def test_custom_assignor_is_pluggable_and_sees_the_leaders_view():
+    """Any callable can be the group's assignor (e.g. Connect workers later): it receives every member's
+    metadata in the order of the leader's JoinGroup response."""
+    seen = []
+
+    def everything_to_first(members, partitions):
+        seen.append(list(members))
+        first = next(iter(members))
+        return {m: ([(t, p) for t in sorted(partitions) for p in range(partitions[t])] if m == first else [])
+                for m in members}
+    everything_to_first.rebalance_protocols = ("eager",)
+
+    sim = GroupSimulation({"t": 3}, ProtocolConfig(initial_rebalance_delay_ms=0),
+                          assignors={"first": everything_to_first})
+    sim.add_member("c1", 0, assignors=("first",))
+    sim.add_member("c2", 0, assignors=("first",))
+    sim.run(10_000)
+    assert seen[-1] == sim.coordinator.member_ids()  # HashMap order of member ids
+    owners = {tuple(v) for v in sim.ownership.current().values()}
+    assert len(owners) == 1 and sim.is_settled()
+
+
+def test_protocol_vote_and_inconsistent_protocol():
+    sim = GroupSimulation({"t": 4}, ProtocolConfig(initial_rebalance_delay_ms=0), assignors=STANDINS)
+    sim.add_member("c1", 0, assignors=("range", "cooperative-sticky"))
+    sim.add_member("c2", 0, assignors=("cooperative-sticky", "range"))
+    sim.add_member("c3", 0, assignors=("cooperative-sticky", "range"))
+    sim.run(5_000)
+    # two of three members prefer cooperative-sticky; every member supports both (all eager here)
+    assert sim.coordinator.protocol_name == "cooperative-sticky"
+    assert {m.protocol for m in sim.live_members()} == {"eager"}
+    sim.add_member("c4", 6_000, assignors=("roundrobin",))
+    sim.assignors["roundrobin"] = range_standin
+    sim.run(10_000)
+    rejected = [m for m in sim.messages if m.fields.get("error") == "INCONSISTENT_GROUP_PROTOCOL"]
+    assert [m.dst for m in rejected] == ["c4"] and not sim.members["c4"].alive
