@@ -14,6 +14,11 @@ Mirrors ``org.apache.kafka.clients.consumer.internals.AbstractCoordinator`` and 
 * ``ILLEGAL_GENERATION`` / ``UNKNOWN_MEMBER_ID`` reset the generation (and member id) and the owned
   partitions are *lost* (``onPartitionsLost``); ``FENCED_INSTANCE_ID`` is fatal (the consumer stops);
 * a static member (``group.instance.id``, KIP-345) sends no LeaveGroup when it closes.
+
+Simplifications: offsets and fetching are not modelled (a member "owns" a partition from the moment its
+assignment arrives until its revocation starts); partitions lost after ``ILLEGAL_GENERATION`` /
+``UNKNOWN_MEMBER_ID`` stop at once, where Kafka's application thread may finish its current batch before
+``onPartitionsLost`` runs at the next ``poll()``.
 """
 from __future__ import annotations
 
