@@ -19,6 +19,7 @@ is sorted with ``TopicPartitionComparator``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..java import hashmap_order
@@ -146,7 +147,8 @@ class _TopicState:
         self.count = count
         self.consumers = consumers  # sorted, without duplicates (Java's LinkedHashMap keys)
         self.racks = {c: racks.get(c) for c in consumers}
-        self.unassigned: List[int] = list(range(count))  # LinkedHashSet in partition order
+        #: Java's LinkedHashSet: a dict keeps partition order and removes in O(1)
+        self.unassigned: Dict[int, None] = dict.fromkeys(range(count))
         self.assigned: Dict[str, int] = {}
         self.per_consumer = count // len(consumers) if consumers else 0
         self.extra = count % len(consumers) if consumers else 0
@@ -175,9 +177,8 @@ class _TopicState:
         self.assigned[consumer] = n
         if n > self.per_consumer:
             self.extra -= 1
-        if partitions:
-            gone = set(partitions)
-            self.unassigned = [p for p in self.unassigned if p not in gone]
+        for p in partitions:
+            self.unassigned.pop(p, None)
 
 
 class RangeAssignor:
@@ -248,7 +249,7 @@ class RangeAssignor:
     @staticmethod
     def _assign_ranges(state: _TopicState, assignment: Dict[str, List[TopicPartition]]) -> None:
         topic = state.topic
-        unassigned = state.unassigned
+        unassigned = list(state.unassigned)  # partition order; this pass takes prefixes only
         pos, end = 0, len(unassigned)
         for consumer in state.consumers:
             if pos >= end:
@@ -263,7 +264,7 @@ class RangeAssignor:
             state.assigned[consumer] = n
             if n > state.per_consumer:
                 state.extra -= 1
-        state.unassigned = unassigned[pos:]
+        state.unassigned = dict.fromkeys(unassigned[pos:])
 
     @staticmethod
     def _assign_rack_matching_ranges(state: _TopicState, assignment) -> None:
@@ -273,7 +274,9 @@ class RangeAssignor:
             if not state.unassigned:
                 break
             k = state.max_assignable(consumer)
-            chunk = [p for p in state.unassigned if state.racks_match(consumer, p)][:k] if k else []
+            if k == 0:
+                continue
+            chunk = list(islice((p for p in state.unassigned if state.racks_match(consumer, p)), k))
             if not chunk:
                 continue
             assignment[consumer].extend([(state.topic, p) for p in chunk])
@@ -302,14 +305,24 @@ class RangeAssignor:
         """``assignCoPartitionedWithRackMatching``: partition *p* of every co-partitioned topic goes to the
         first remaining member whose rack matches *p* in all of them and who still has quota in all."""
         remaining = list(consumers)
+        racks = states[0].racks  # the same in every state of the group: it is part of the grouping key
         for p in range(num_partitions):
-            match = next((c for c in remaining
-                          if all(t.racks_match(c, p) and t.max_assignable(c) > 0 for t in states)), None)
+            match = None
+            for c in remaining:
+                rack = racks.get(c)
+                for t in states:  # racksMatch(c, tp) && maxAssignable(c) > 0, for every topic
+                    if rack is not None and rack not in t.partition_racks[p]:
+                        break
+                    if t.per_consumer + (1 if t.extra > 0 else 0) - t.assigned.get(c, 0) <= 0:
+                        break
+                else:
+                    match = c
+                    break
             if match is None:
                 continue
             for t in states:
                 assignment[match].append((t.topic, p))
-                t.on_assigned(match, [p])
+                t.on_assigned(match, (p,))
             if not any(t.max_assignable(match) > 0 for t in states):
                 remaining.remove(match)
                 if not remaining:
