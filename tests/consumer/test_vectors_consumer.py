@@ -92,3 +92,8 @@ def test_singleton_map_subscriptions_replay_in_input_order():
             "subscriptionMapType": "java.util.Collections$SingletonMap", "topics": {"t": 2},
             "members": [{"memberId": "only", "topics": ["t"]}]}
     assert adapter.run(data)["assignment"] == {"only": ["t-0", "t-1"]}
+
+
+def test_exact_order_counts(vectors_dir):
+    counts = adapter.exact_order_counts(str(vectors_dir / "consumer_roundrobin.jsonl"))
+    assert counts["roundrobin cases"] == counts["roundrobin passed"] == counts["roundrobin exact order"] >= 60

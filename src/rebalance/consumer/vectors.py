@@ -110,3 +110,32 @@ def compare(expected: Mapping, actual: Mapping) -> List[str]:
 def exact_order_matches(expected: Mapping, actual: Mapping) -> bool:
     """True when every member's list is in exactly Kafka's order (the bonus check)."""
     return expected.get("assignment") == actual.get("assignment")
+
+
+def exact_order_counts(path: str) -> Dict[str, int]:
+    """Replay a consumer vectors file and count, per assignor, the cases whose lists are in exactly
+    Kafka's order (the bonus check) next to the cases that pass :func:`compare`.
+
+    ``python -c "from rebalance.consumer.vectors import exact_order_counts as c; print(c('FILE'))"``
+    """
+    import json
+
+    counts: Dict[str, int] = {}
+    with open(path, encoding="utf-8") as stream:
+        for text in stream:
+            if not text.strip():
+                continue
+            line = json.loads(text)
+            assignor = line["input"].get("assignor", "?")
+            counts[f"{assignor} cases"] = counts.get(f"{assignor} cases", 0) + 1
+            try:
+                actual = run(line["input"])
+            except Exception:  # counted as neither passing nor exact
+                continue
+            if "error" in line["output"]:
+                continue
+            if not compare(line["output"], actual):
+                counts[f"{assignor} passed"] = counts.get(f"{assignor} passed", 0) + 1
+                if exact_order_matches(line["output"], actual):
+                    counts[f"{assignor} exact order"] = counts.get(f"{assignor} exact order", 0) + 1
+    return counts
