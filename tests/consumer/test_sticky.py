@@ -217,3 +217,18 @@ def test_older_generation_owner_gets_a_partition_back_even_after_dropping_its_to
     result = StickyAssignor().assign(_scenario(members, {"t0": 1, "t1": 3}))
     assert result.path == "general"
     assert ("t1", 0) in result.assignment["1"]
+
+
+def test_previous_owner_outside_the_reassignment_is_kafkas_null_pointer():
+    # X (generation 1) still reports t1-0 but reads only t0, of which it is the only reader, so it takes
+    # no part in the reassignment; when the walk wants to give t1-0 back to X, Kafka's
+    # currentAssignment.get(X) is null.  The port raises the same exception instead of inventing a result.
+    data = {"kind": "consumer", "assignor": "sticky", "topics": {"t0": 1, "t1": 4},
+            "subscriptionMapType": "java.util.LinkedHashMap",
+            "members": [{"memberId": "X", "topics": ["t0"], "ownedPartitions": ["t1-0"], "generationId": 1},
+                        {"memberId": "A", "topics": ["t1"], "ownedPartitions": ["t1-0", "t1-1", "t1-2", "t1-3"],
+                         "generationId": 2},
+                        {"memberId": "B", "topics": ["t1"]}]}
+    with pytest.raises(KafkaError) as info:
+        run(data)
+    assert info.value.type == "NullPointerException"
