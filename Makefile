@@ -70,8 +70,8 @@ site: $(STAMP) theme
 
 book: setup chapters site
 	@echo
-	@echo "The book is built: open $(CURDIR)/_build/html/index.html"
-	@echo "or serve it with 'make serve' and open http://127.0.0.1:$(PORT)/"
+	@echo "The book is built in $(CURDIR)/_build/html"
+	@echo "Read it: run 'make serve' and open http://127.0.0.1:$(PORT)/ (the pages need a web server)"
 	@echo "To work through the chapters interactively: make lab"
 
 serve:
@@ -88,8 +88,9 @@ conform: $(STAMP)
 	elif [ "$$CI" = "true" ]; then echo "vectors folder $(VECTORS) missing"; exit 1; \
 	else echo "(no $(VECTORS): Kafka conformance vectors skipped; set VECTORS=/path/to/kafka-vectors)"; fi
 
-test: setup chromium theme conform
-	REBALANCE_VECTORS="$(abspath $(VECTORS))" PATH="$(CURDIR)/$(BIN):$$PATH" \
+test: setup chromium conform site
+	REBALANCE_VECTORS="$(abspath $(VECTORS))" REBALANCE_SITE_DIR="$(CURDIR)/_build/html" CHROMIUM="$(CHROMIUM)" \
+	PATH="$(CURDIR)/$(BIN):$$PATH" \
 	  $(BIN)/python -m pytest tests $(CHAPTERS_NB) --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg \
 	    --nbval-current-env -p no:randomly -q
 
