@@ -95,8 +95,9 @@ def heatmap_figure(assignment: Assignment, topics: Optional[Iterable[str]] = Non
     ax.set_yticks(range(len(matrix)))
     ax.set_yticklabels(matrix.index)
     ax.set_xlim(-0.5, max(values.shape[1], 1) - 0.5 + 1.0)
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    ax.tick_params(length=0)
     ax.set_xlabel("topic (last column: total per member)")
     ax.set_title(title or "Partitions per member and topic")
     if created:
