@@ -770,8 +770,7 @@ def random_schedule(seed: int, *, protocol: Optional[str] = None, assignors: Opt
             sim.slow(name, t, rng.randint(500, config.rebalance_timeout_ms // 2))
             t_end = t + config.rebalance_timeout_ms // 2
         elif kind == "leader_lost":
-            sim.lose_leader_before_sync()
-            sim.slow(name, t, 1)  # nudge nothing; the next rebalance's leader is lost
+            sim.lose_leader_before_sync()  # the leader of the rebalance this late joiner starts dies
             extra = f"late-{len(faults)}"
             sim.add_member(extra, t, assignors=(assignor_name,), protocol=protocol)
             names.append(extra)
@@ -788,6 +787,6 @@ def random_schedule(seed: int, *, protocol: Optional[str] = None, assignors: Opt
         faults.append((t, kind, name))
         t = max(t, t_end)
     quiet = t
-    # crashed leaders of 'leader_lost' never come back: restart them after the quiet point
+    # (a leader lost before SyncGroup never comes back; the group must settle without it)
     end = quiet + config.session_timeout_ms + 3 * config.rebalance_timeout_ms + 10_000
     return RandomSchedule(seed, sim, faults, quiet, end)
