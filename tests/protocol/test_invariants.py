@@ -3,6 +3,7 @@
 Each schedule: 2-5 members (about 30% static), 1-2 topics, eager or cooperative, 1-5 faults drawn from
 crash (restarted later), crash + quick restart, graceful bounce, slow member (under max.poll.interval.ms),
 leader lost between JoinGroup and SyncGroup, coordinator failover, late joiner; then quiet time.
+Latency, revocation time, poll batch time and the initial rebalance delay are drawn per schedule too.
 
 Checked for every schedule:
 * no partition is owned by two members at the same virtual instant (cooperative *and* eager);

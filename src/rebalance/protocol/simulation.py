@@ -736,7 +736,7 @@ def random_schedule(seed: int, *, protocol: Optional[str] = None, assignors: Opt
         config = ProtocolConfig(session_timeout_ms=6_000, rebalance_timeout_ms=20_000, heartbeat_interval_ms=1_000,
                                 initial_rebalance_delay_ms=rng.choice([0, 1_000]), network_ms=rng.choice([1, 5]),
                                 revoke_ms=rng.choice([0, 50, 500]), retry_backoff_ms=200,
-                                new_member_join_timeout_ms=20_000)
+                                new_member_join_timeout_ms=20_000, poll_batch_ms=rng.choice([0, 0, 300, 2_000]))
     if assignor_name is None:
         assignor_name = "cooperative-sticky" if protocol == COOPERATIVE else rng.choice(["range", "roundrobin"])
     n_topics = rng.randint(1, 2)
