@@ -22,7 +22,7 @@ from .jobs import JOBS, get_job
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m rebalance.spark", description=__doc__.split("\n\n")[0],
+    p = argparse.ArgumentParser(prog="python -m rebalance.spark", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("job", choices=JOBS, help="which experiment to run")
     p.add_argument("--scale", type=int, required=True,

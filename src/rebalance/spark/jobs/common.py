@@ -76,3 +76,31 @@ def read_table(out: str, job: str, name: str) -> pd.DataFrame:
     path = table_path(out, job, name)
     require(os.path.isdir(path), "out", f"no table {name!r} of job {job!r} under {out!r}")
     return pd.read_parquet(path)
+
+
+_SHIPPED: set = set()
+
+
+def ship_package(spark) -> None:
+    """On a cluster, make the ``rebalance`` package importable on the executors: zip the package the
+    driver runs and ``addPyFile`` it once per SparkContext.  Local mode shares the driver's interpreter
+    environment and needs nothing."""
+    sc = spark.sparkContext
+    if sc.master.startswith("local") or id(sc) in _SHIPPED:
+        return
+    import tempfile
+    import zipfile
+
+    import rebalance
+
+    root = os.path.dirname(os.path.abspath(rebalance.__file__))
+    target = os.path.join(tempfile.mkdtemp(prefix="rebalance-pkg-"), "rebalance.zip")
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zf:
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = [d for d in dirs if d != "__pycache__"]
+            for name in files:
+                if name.endswith((".py", ".properties", ".typed", ".json")):
+                    full = os.path.join(folder, name)
+                    zf.write(full, os.path.join("rebalance", os.path.relpath(full, root)))
+    sc.addPyFile(target)
+    _SHIPPED.add(id(sc))

@@ -26,7 +26,7 @@ import pandas as pd
 from ...errors import require
 from ..generators import check_params, group_ids
 from ..hashing import java_abs_array, string_hash_array
-from .common import JobResult, check_scale, write_outputs
+from .common import JobResult, ship_package, check_scale, write_outputs
 
 PARTITION_SCHEMA = "num_partitions int, partition int, groups long, commits_per_s double"
 
@@ -84,6 +84,7 @@ def partition_load_df(spark, n: int, seed: int = 0, params: Optional[Coordinator
     """A Spark DataFrame ``num_partitions, partition, groups, commits_per_s`` for ``n`` group ids."""
     params = _check(check_params(params, CoordinatorParams))
     n = check_scale(n)
+    ship_package(spark)
     chunk = params.chunk
     n_chunks = max(1, -(-n // chunk))
     slices = min(n_chunks, 64)

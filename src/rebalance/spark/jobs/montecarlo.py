@@ -28,7 +28,7 @@ import pandas as pd
 
 from ...errors import require
 from ..generators import RestartParams, RestartScenario, check_params, restart_scenario
-from .common import JobResult, check_scale, check_seed, table_path, write_outputs
+from .common import JobResult, ship_package, check_scale, check_seed, table_path, write_outputs
 
 #: set-up name -> (assignor, rebalance protocol, static membership)
 MODES = {
@@ -161,6 +161,7 @@ def rows_df(spark, n: int, seed: int = 0, params=None, slices: Optional[int] = N
     n, seed = check_scale(n), check_seed(seed)
     from .. import deps
 
+    ship_package(spark)
     deps.group_simulation()
     if slices is None:
         slices = max(2, min(400, n // 25))

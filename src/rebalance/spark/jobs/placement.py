@@ -26,7 +26,7 @@ import pandas as pd
 from ...errors import require
 from .. import deps
 from ..generators import PlacementCluster, PlacementParams, check_params, placement_cluster
-from .common import JobResult, check_scale, check_seed, table_path, write_outputs
+from .common import JobResult, ship_package, check_scale, check_seed, table_path, write_outputs
 
 PLACERS = ("AdminUtils", "StripedReplicaPlacer")
 
@@ -155,6 +155,7 @@ def rows_df(spark, scale: int, seed: int = 0, params=None):
     """Per-(cluster, placer) audit rows as a Spark DataFrame, for ``scale`` topic creations in all."""
     params = check_params(params, PlacementAuditParams).check()
     scale, seed = check_scale(scale), check_seed(seed)
+    ship_package(spark)
     deps.replica_placers()
     n_clusters = len(clusters_for(scale, params.topics_per_cluster))
     slices = max(1, min(400, n_clusters // 2))

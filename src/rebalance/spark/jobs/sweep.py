@@ -31,7 +31,7 @@ import pandas as pd
 from ...errors import require
 from .. import deps
 from ..generators import GroupScenario, SweepParams, check_params, sweep_scenario
-from .common import JobResult, check_scale, check_seed, table_path, write_outputs
+from .common import JobResult, ship_package, check_scale, check_seed, table_path, write_outputs
 
 ASSIGNORS: Tuple[str, ...] = ("range", "roundrobin", "sticky", "cooperative-sticky")
 #: at most this many rebalances after the churn (cooperative-sticky needs 2; more would be a bug)
@@ -144,6 +144,7 @@ def rows_df(spark, n: int, seed: int = 0, params=None, assignors: Sequence[str] 
     assignors = tuple(assignors)
     for a in assignors:
         require(a in ASSIGNORS, "assignors", f"unknown assignor {a!r} (known: {', '.join(ASSIGNORS)})")
+    ship_package(spark)
     deps.check_assignors(assignors)  # fail on the driver, with a clear message, if an assignor is missing
     if slices is None:
         slices = max(2, min(400, n // 250))
