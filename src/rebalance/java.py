@@ -66,9 +66,11 @@ def compare_strings(a: str, b: str) -> int:
     return (ua > ub) - (ua < ub)
 
 
-def java_string_key(text: str):
-    """A sort key that orders strings as ``String.compareTo`` does."""
-    return text if text.isascii() else tuple(utf16_units(text))
+def java_string_key(text: str) -> bytes:
+    """A sort key that orders strings as ``String.compareTo`` does: the big-endian UTF-16 bytes, which
+    compare exactly like the sequences of UTF-16 code units (one type for every string, so ASCII and
+    non-ASCII names can be sorted together)."""
+    return text.encode("utf-16-be", "surrogatepass")
 
 
 def topic_partition_hash(topic: str, partition: int) -> int:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
-from ..java import hashmap_order
+from ..java import hashmap_order, java_string_key
 from .model import ConsumerScenario, Subscription, TopicPartition
 
 RANGE_ASSIGNOR_NAME = "range"
@@ -39,15 +39,6 @@ class AssignorResult:
     assignment: Dict[str, List[TopicPartition]]
     counters: Dict[str, int] = field(default_factory=dict)
     rack_aware: bool = False
-
-
-def java_string_key(text: str) -> bytes:
-    """Sort key ordering strings as ``String.compareTo`` does (UTF-16 code units).
-
-    Big-endian UTF-16 bytes compare exactly like the code units, and every key has the same type, so ASCII
-    and non-ASCII names can be sorted together (``rebalance.java.java_string_key`` returns ``str`` for one
-    and ``tuple`` for the other, which Python cannot compare)."""
-    return text.encode("utf-16-be", "surrogatepass")
 
 
 def tp_sort_key(tp: TopicPartition):

@@ -1,0 +1,55 @@
+"""The JDK emulations every area relies on."""
+import functools
+
+from hypothesis import given, strategies as st
+
+from rebalance.java import (JavaHashOrder, compare_strings, hashmap_order, java_abs, java_string_key,
+                            string_hash, topic_partition_hash)
+
+
+def test_string_hash_known_values():
+    assert string_hash("") == 0
+    assert string_hash("a") == 97
+    assert string_hash("polygenelubricants") == -(1 << 31)
+    assert string_hash("😀") == 31 * 0xD83D + 0xDE00  # two UTF-16 code units
+
+
+def test_utils_abs_maps_min_value_to_zero():
+    assert java_abs(-(1 << 31)) == 0
+    assert java_abs(-5) == 5
+
+
+def test_topic_partition_hash_formula():
+    assert topic_partition_hash("t", 0) == 31 * 31 + string_hash("t")
+
+
+@given(st.lists(st.text(max_size=6), max_size=12))
+def test_string_key_orders_like_compare_to(words):
+    """Mixed ASCII and non-ASCII names sort together, in String.compareTo order."""
+    by_key = sorted(words, key=java_string_key)
+    by_cmp = sorted(words, key=functools.cmp_to_key(compare_strings))
+    assert by_key == by_cmp
+
+
+def test_hash_order_follows_buckets_then_insertion():
+    # "Aa" and "BB" share a hash code, so they share a bucket and keep insertion order
+    assert string_hash("Aa") == string_hash("BB")
+    assert hashmap_order(["BB", "Aa"]) == ["BB", "Aa"]
+    assert hashmap_order(["Aa", "BB"]) == ["Aa", "BB"]
+    # a key in a lower bucket comes first whatever the insertion order ("a" is bucket 1, "b" bucket 2)
+    assert hashmap_order(["b", "a"]) == ["a", "b"]
+
+
+def test_hash_order_resizes_past_load_factor():
+    keys = [f"k{i}" for i in range(13)]  # the 13th key passes 0.75 * 16 and doubles the table
+    h = JavaHashOrder()
+    h.put_all(keys)
+    assert h.size == 32
+    assert sorted(h.keys()) == sorted(keys)
+
+
+def test_put_head_links_before_existing_keys_of_a_bucket():
+    h = JavaHashOrder()
+    h.put("Aa")
+    h.put_head("BB")
+    assert h.keys() == ["BB", "Aa"]
