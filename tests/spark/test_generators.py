@@ -75,3 +75,59 @@ def test_bad_parameters_name_the_field():
     with pytest.raises(InputError) as err:
         group_ids(0, 10, 5)
     assert err.value.field == "stop"
+
+
+def test_churn_replay_matches_the_sweep_row():
+    """sweep.churn_table / churn_steps replay the same rebalances the sweep counts."""
+    from rebalance.consumer import assign
+    from rebalance.spark.jobs import sweep
+
+    for index in range(6):
+        sc = sweep_scenario(4, index)
+        for assignor in ("range", "cooperative-sticky"):
+            row = sweep.evaluate_scenario(sc, (assignor,))[0]
+            first = assign(assignor, sc.partitions, sc.members, partition_racks=sc.partition_racks or None)
+            steps = sweep.churn_steps(sc, assignor, first)
+            assert len(steps) == row["rounds"]
+            assert sum(s["expected"] - s["assigned"] for s in steps[:-1]) == row["unowned_between"]
+            table = sweep.churn_table(4, index, assignor)
+            assert table["rebalance"].tolist() == list(range(1, row["rounds"] + 1))
+            if assignor == "range":  # eager: one rebalance hands out everything
+                assert row["rounds"] == 1 and steps[0]["assigned"] == steps[0]["expected"]
+            if len(steps) == 1:  # one rebalance: the partitions survivors gained are exactly the moved ones
+                assert sum(len(v) for v in steps[0]["gained"].values()) == row["moved"]
+
+
+def test_ship_package_zips_the_package_for_a_cluster(tmp_path):
+    import zipfile
+
+    from rebalance.spark.jobs.common import ship_package
+
+    shipped = []
+
+    class Context:
+        master = "spark://cluster:7077"
+
+        def addPyFile(self, path):
+            shipped.append(path)
+
+    class Session:
+        sparkContext = Context()
+
+    ship_package(Session())
+    ship_package(Session())  # once per context
+    assert len(shipped) == 1
+    names = zipfile.ZipFile(shipped[0]).namelist()
+    assert "rebalance/spark/jobs/sweep.py" in names and "rebalance/consumer/api.py" in names
+    assert "rebalance/spark/log4j2.properties" in names
+    assert not any("__pycache__" in n for n in names)
+
+    class Local:
+        class sparkContext:
+            master = "local[2]"
+
+            @staticmethod
+            def addPyFile(path):
+                raise AssertionError("local mode needs no shipping")
+
+    ship_package(Local())

@@ -93,6 +93,7 @@ def test_sweep_run_writes_parquet(spark, tmp_path):
     result = sweep.run(spark, 12, seed=SEED, out=str(tmp_path), assignors=ASSIGNORS[:1])
     rows = pd.read_parquet(tmp_path / "sweep" / "rows")
     assert len(rows) == 12 and set(rows.assignor) == {ASSIGNORS[0]}
+    assert list(result["incomplete"].columns[:2]) == ["scenario", "assignor"]
     written = pd.read_parquet(tmp_path / "sweep" / "by_assignor")
     assert written.scenarios.tolist() == result["by_assignor"].scenarios.tolist() == [12]
 

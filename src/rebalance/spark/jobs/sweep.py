@@ -65,6 +65,50 @@ def _owners(assignment: Dict[str, list]) -> Dict[tuple, str]:
     return {tp: m for m, tps in assignment.items() for tp in tps}
 
 
+def churn_steps(scenario: GroupScenario, assignor: str, first: Dict[str, list],
+                assign: Optional[Callable] = None, max_rounds: int = MAX_ROUNDS) -> List[dict]:
+    """The rebalances after ``scenario.leaver`` leaves a group that holds ``first``: the survivors rejoin
+    owning what they had (generation 1, 2, ...) until every partition they subscribe to is assigned, or
+    ``max_rounds`` rebalances.  One dict per rebalance: ``round``, ``assignment``, ``assigned``,
+    ``expected``, and the partitions each member ``revoked``/``gained`` compared with what it owned."""
+    assign = assign or deps.consumer_assign()
+    racks = scenario.partition_racks or None
+    survivors_specs = {m: spec for m, spec in scenario.members.items() if m != scenario.leaver}
+    still_wanted = {t for spec in survivors_specs.values() for t in spec["topics"]}
+    expected = sum(scenario.partitions[t] for t in still_wanted)
+    current = {m: list(tps) for m, tps in first.items() if m != scenario.leaver}
+    steps: List[dict] = []
+    while True:
+        survivors = {m: {**spec, "owned": current[m], "generation": len(steps) + 1}
+                     for m, spec in survivors_specs.items()}
+        nxt = assign(assignor, scenario.partitions, survivors, partition_racks=racks)
+        steps.append({
+            "round": len(steps) + 1, "assignment": nxt, "assigned": sum(_loads(nxt)), "expected": expected,
+            "revoked": {m: sorted(set(current[m]) - set(nxt[m])) for m in nxt if set(current[m]) - set(nxt[m])},
+            "gained": {m: sorted(set(nxt[m]) - set(current[m])) for m in nxt if set(nxt[m]) - set(current[m])},
+        })
+        current = nxt
+        if steps[-1]["assigned"] >= expected or len(steps) >= max_rounds:
+            return steps
+
+
+def churn_table(seed: int, index: int, assignor: str, params=None, max_rounds: int = MAX_ROUNDS) -> pd.DataFrame:
+    """Scenario ``index`` of the sweep replayed one rebalance at a time after its member leaves: per round,
+    partitions assigned out of those wanted, and what each member gave up and received."""
+    params = check_params(params, SweepParams).check()
+    sc = sweep_scenario(check_seed(seed), index, params)
+    assign = deps.consumer_assign()
+    first = assign(assignor, sc.partitions, sc.members, partition_racks=sc.partition_racks or None)
+    short = {m: m.rsplit("-", 1)[0] for m in sc.members}
+
+    def fmt(changes: Dict[str, list]) -> str:
+        return "; ".join(f"{short[m]}: " + " ".join(f"{t}-{p}" for t, p in tps) for m, tps in sorted(changes.items()))
+
+    return pd.DataFrame([{"rebalance": st["round"], "assigned": f"{st['assigned']}/{st['expected']}",
+                          "revoked": fmt(st["revoked"]), "gained": fmt(st["gained"])}
+                         for st in churn_steps(sc, assignor, first, assign, max_rounds)])
+
+
 def evaluate_scenario(scenario: GroupScenario, assignors: Sequence[str] = ASSIGNORS,
                       assign: Optional[Callable] = None, balance_score: Optional[Callable] = None) -> List[dict]:
     """The sweep's rows for one scenario (one row per assignor).  Runs on an executor; the plain-Python
@@ -87,19 +131,10 @@ def evaluate_scenario(scenario: GroupScenario, assignors: Sequence[str] = ASSIGN
         # churn: the leaver is gone, the others rejoin owning what they had (generation 1, 2, ...)
         before = _owners(first)
         survivors_specs = {m: spec for m, spec in members.items() if m != scenario.leaver}
-        still_wanted = {t for spec in survivors_specs.values() for t in spec["topics"]}
-        expected = sum(scenario.partitions[t] for t in still_wanted)
-        current = {m: list(tps) for m, tps in first.items() if m != scenario.leaver}
-        rounds = unowned_between = 0
-        while True:
-            rounds += 1
-            survivors = {m: {**spec, "owned": current[m], "generation": rounds}
-                         for m, spec in survivors_specs.items()}
-            current = assign(assignor, scenario.partitions, survivors, partition_racks=racks)
-            assigned = sum(_loads(current))
-            if assigned >= expected or rounds >= MAX_ROUNDS:
-                break
-            unowned_between += expected - assigned
+        steps = churn_steps(scenario, assignor, first, assign)
+        current, expected = steps[-1]["assignment"], steps[-1]["expected"]
+        assigned, rounds = steps[-1]["assigned"], len(steps)
+        unowned_between = sum(st["expected"] - st["assigned"] for st in steps[:-1])
         after = _owners(current)
         complete = complete and assigned == expected and _complete(scenario, survivors_specs, current)
         # a partition of a topic nobody subscribes to any more is dropped, not moved
@@ -267,7 +302,12 @@ def run(spark, scale: int, seed: int = 0, out: Optional[str] = None, params=None
         df.write.mode("overwrite").parquet(path)
         df = spark.read.parquet(path)
     tables = summaries_from_spark(df)
+    tables["incomplete"] = (df.filter(~df.complete).select("scenario", "assignor", "members", "partitions",
+                                                           "racks", "identical", "rounds")
+                            .toPandas().sort_values(["scenario", "assignor"]).reset_index(drop=True))
     for frame in tables.values():
+        if "scenarios" not in frame:
+            continue
         if "extra_moves" in frame:
             frame["extra_moves"] = frame["extra_moves"].astype("int64")
         frame["scenarios"] = frame["scenarios"].astype("int64")
