@@ -1,0 +1,95 @@
+"""The "Spark-scale exercise" sections of chapters 09, 10 and 11 interpret the tables that
+``rebalance.spark.exercise`` returns.  These tests rerun the chapters' calls (same scale, seed and
+parameters) and check the properties their prose relies on, so that a change in a job that would make a
+chapter's reading wrong fails here rather than silently in the book.  (``nbval`` checks the printed
+tables; this checks what the sentences say about them.)
+"""
+import pytest
+
+from rebalance.spark import exercise
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def _row(frame, **keys):
+    sel = frame
+    for column, value in keys.items():
+        sel = sel[sel[column] == value]
+    assert len(sel) == 1, f"expected one row for {keys}, got {len(sel)}"
+    return sel.iloc[0]
+
+
+def test_chapter_09_bounces(spark):
+    """Chapter 09: eager stops far more than cooperative; static never rebalances in a bounce within the
+    session timeout and moves nothing, but leaves partitions unowned longest in a rolling restart; nothing
+    is ever owned twice."""
+    table = exercise("montecarlo", scale=60, seed=0, events=("rolling-restart", "crash-restart"),
+                     max_down_ms=40_000, spark=spark)
+    assert set(table["event"]) == {"rolling-restart", "crash-restart"}
+    assert (table["double_ownership"] == 0).all()
+    for event in ("rolling-restart", "crash-restart"):
+        eager, coop, static = (_row(table, event=event, mode=m) for m in ("eager", "cooperative", "static"))
+        assert eager["mean_partitions_stopped"] > 5 * coop["mean_partitions_stopped"]
+        assert static["mean_rebalances"] == 0 and static["mean_partitions_moved"] == 0
+    rolling = {m: _row(table, event="rolling-restart", mode=m)["unowned_mean_partition_s"]
+               for m in ("eager", "cooperative", "static")}
+    assert rolling["static"] > 3 * max(rolling["eager"], rolling["cooperative"])
+    crash = {m: _row(table, event="crash-restart", mode=m)["unowned_mean_partition_s"]
+             for m in ("eager", "cooperative", "static")}
+    assert crash["static"] < crash["cooperative"] < crash["eager"]
+
+
+def test_chapter_09_exercise_eager_stops_the_whole_group(spark):
+    """The exercise's solution: in a crash-restart, eager stops exactly the group's partitions whatever the
+    group size; cooperative and static stop a share that shrinks as the group grows."""
+    stopped = {}
+    for size in (4, 16):
+        rows = exercise("montecarlo", scale=40, seed=0, events=("crash-restart",), max_down_ms=40_000,
+                        min_members=size, max_members=size, max_partitions=48, table="rows", spark=spark)
+        eager = rows[rows["mode"] == "eager"]
+        assert (eager["partitions_stopped"] == eager["partitions"]).all()
+        stopped[size] = rows[rows["mode"] == "cooperative"]["partitions_stopped"].mean()
+    assert stopped[16] < stopped[4] / 2
+
+
+def test_chapter_10_leader_pile_up(spark):
+    """Chapter 10: over 50-topic creation sequences the striped placer piles leaders up on 9 brokers in 3
+    racks but not on 6 or 12; it spreads replicas within a topic more evenly than AdminUtils."""
+    rows = exercise("placement", scale=3_000, seed=0, table="rows", topics_per_cluster=50,
+                    broker_choices=(6, 9, 12), rack_choices=(3,), replication_choices=(3,), max_partitions=50,
+                    p_uneven=0.0, spark=spark)
+    means = rows.groupby(["brokers", "placer"])[
+        ["mean_topic_leader_skew", "mean_topic_replica_skew", "leader_max_vs_even"]].mean()
+    assert set(means.index.get_level_values("brokers")) == {6, 9, 12}
+    lead = means["mean_topic_leader_skew"]
+    assert lead[(9, "StripedReplicaPlacer")] > 3 * lead[(9, "AdminUtils")]
+    assert means["leader_max_vs_even"][(9, "StripedReplicaPlacer")] > means["leader_max_vs_even"][(9, "AdminUtils")] + 0.1
+    for n in (6, 12):
+        assert abs(lead[(n, "StripedReplicaPlacer")] - lead[(n, "AdminUtils")]) < 0.1
+    for n in (6, 9, 12):
+        replica = means["mean_topic_replica_skew"]
+        assert replica[(n, "StripedReplicaPlacer")] < replica[(n, "AdminUtils")]
+
+
+def test_chapter_11_classic_baseline(spark):
+    """Chapter 11: after a rolling restart cooperative settles later than eager (second rebalance) but moves
+    under half as much and has the shorter unowned tail; a crash costs every set-up the session timeout."""
+    table = exercise("montecarlo", scale=60, seed=0, events=("rolling-restart", "crash"), spark=spark)
+    eager, coop = (_row(table, event="rolling-restart", mode=m) for m in ("eager", "cooperative"))
+    assert coop["after_last_fault_p50_s"] > eager["after_last_fault_p50_s"]
+    assert coop["mean_partitions_moved"] < eager["mean_partitions_moved"] / 2
+    assert coop["unowned_p90_partition_s"] < eager["unowned_p90_partition_s"]
+    assert _row(table, event="rolling-restart", mode="static")["unowned_p50_partition_s"] > 3 * max(
+        eager["unowned_p50_partition_s"], coop["unowned_p50_partition_s"])
+    for mode in ("eager", "cooperative", "static"):
+        assert 40 <= _row(table, event="crash", mode=mode)["time_to_stable_p50_s"] <= 45
+
+
+def test_chapter_11_stickiness(spark):
+    """Chapter 11: when one member leaves, range takes partitions from members that stayed far more often
+    than cooperative-sticky."""
+    table = exercise("sweep", scale=200, seed=0, assignors=("range", "cooperative-sticky"), spark=spark)
+    rng, coop = (_row(table, assignor=a) for a in ("range", "cooperative-sticky"))
+    assert rng["mean_extra_moves"] > 5 * coop["mean_extra_moves"]
+    assert coop["p_no_extra_moves"] > rng["p_no_extra_moves"] + 0.5
+    assert rng["mean_orphaned"] > 0 and coop["mean_orphaned"] > 0
