@@ -21,7 +21,7 @@ event and set-up.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Iterator, Optional, Sequence, Tuple
+from typing import Iterator, Optional, Tuple
 
 import numpy as np
 import pandas as pd
