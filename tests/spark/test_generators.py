@@ -131,3 +131,23 @@ def test_ship_package_zips_the_package_for_a_cluster(tmp_path):
                 raise AssertionError("local mode needs no shipping")
 
     ship_package(Local())
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2 ** 32), st.integers(0, 10 ** 6))
+def test_sweep_row_invariants(seed, index):
+    """Every assignor's sweep row: loads cover the subscribed partitions, eager assignors need exactly one
+    rebalance after a departure, moves never go below the leaver's own partitions."""
+    from rebalance.spark.jobs import sweep
+
+    sc = sweep_scenario(seed, index)
+    wanted = {t for spec in sc.members.values() for t in spec["topics"]}
+    for row in sweep.evaluate_scenario(sc):
+        assert row["max_load"] >= row["min_load"] >= 0 and row["spread"] == row["max_load"] - row["min_load"]
+        assert row["balance_score"] >= row["spread"]  # the pair (max, min) alone contributes the spread
+        assert 0 <= row["extra_moves"] and row["orphaned"] <= row["moved"]
+        assert 0 <= row["rack_local"] <= sum(sc.partitions[t] for t in wanted)
+        if row["assignor"] != "cooperative-sticky":
+            assert row["rounds"] == 1 and row["unowned_between"] == 0 and row["complete"]
+        if sc.identical_subscriptions and row["assignor"] != "range":
+            assert row["spread"] <= 1  # RoundRobin and the sticky assignors balance identical groups
