@@ -31,6 +31,7 @@ def test_chapter_04_sticky_moves_little_and_balances_better(spark):
     assert rr.mean_balance_score == st.mean_balance_score
     assert rr.mean_moved > 4 * rr.mean_orphaned
     assert st.mean_extra_moves < 0.05 and st.p_no_extra_moves >= 0.95
+    assert st.mean_moved < t[("range", True)].mean_moved < rr.mean_moved  # Range lies in between
     rr, st, rg = t[("roundrobin", False)], t[("sticky", False)], t[("range", False)]
     assert 0.3 < st.mean_extra_moves < 0.7 and rr.mean_extra_moves > 10
     assert st.mean_balance_score < 0.55 * min(rr.mean_balance_score, rg.mean_balance_score)
