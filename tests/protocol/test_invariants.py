@@ -12,11 +12,18 @@ Checked for every schedule:
 * generation ids go up by one per completed join; after a coordinator failover they continue from the
   group record the new coordinator loaded (a group whose first generation was never written starts over).
 
+A second family replays quick rolling restarts (graceful shutdown + restart of every member, in waves,
+eager / static / cooperative) with revocation callbacks of 200 or 1,000 ms and restart gaps of 0.1-3 s, so
+a shutdown often lands inside a member's revocation callback or while its JoinGroup/SyncGroup is in flight:
+the schedules in which chapter 12's first Monte Carlo store found two owners (see ``test_overlaps.py``).
+In both families no overlap of any kind is allowed: none of these faults makes a zombie.
+
 ``benchmarks/bench_protocol.py --schedules N`` runs more of them.
 """
 import os
+import random
 
-from rebalance.protocol.simulation import random_schedule
+from rebalance.protocol.simulation import ProtocolConfig, random_schedule, rolling_restart
 
 N_SCHEDULES = int(os.environ.get("REBALANCE_PROTOCOL_SCHEDULES", "1000"))
 
@@ -63,6 +70,53 @@ def test_invariants_hold_over_random_fault_schedules():
     # the generator really exercised every kind of fault and both protocols
     assert set(faults) == {"crash", "crash_restart", "bounce", "slow", "leader_lost", "failover", "join"}
     assert min(protocols.values()) > N_SCHEDULES // 4
+
+
+N_ROLLING = int(os.environ.get("REBALANCE_PROTOCOL_ROLLING", "300"))
+
+
+def rolling_schedule(seed):
+    """A seeded quick rolling restart; ``down_ms`` exceeds the longest close() (revocation + network)."""
+    rng = random.Random(seed)
+    n = rng.randint(2, 6)
+    topics = {f"t{i}": rng.randint(1, 12) for i in range(rng.randint(1, 2))}
+    cfg = ProtocolConfig(session_timeout_ms=6_000, heartbeat_interval_ms=1_000, rebalance_timeout_ms=20_000,
+                         initial_rebalance_delay_ms=0, revoke_ms=rng.choice([200, 1_000]),
+                         network_ms=rng.choice([1, 2, 5]))
+    mode = rng.choice(["eager", "static", "cooperative"])
+    cooperative = mode == "cooperative"
+    sim = rolling_restart(n, topics, protocol="cooperative" if cooperative else "eager", static=mode == "static",
+                          assignor="cooperative-sticky" if cooperative else "range",
+                          down_ms=rng.randint(1_500, 8_000), gap_ms=rng.randint(100, 3_000), start_ms=10_000,
+                          settle_ms=60_000, config=cfg, batch=rng.choice([1, 1, 2]))
+    return mode, sim
+
+
+def closes_inside_a_rebalance(sim):
+    """How many close() calls found the member inside a rebalance (revoking, or JoinGroup/SyncGroup sent)."""
+    n, busy = 0, {}
+    for e in sim.events:
+        what = e.fields.get("what")
+        if e.kind == "revoke" or (e.kind == "member" and what == "start"):
+            busy[e.actor] = e.kind == "revoke" or busy.get(e.actor, False)
+        if e.kind == "assigned":
+            busy[e.actor] = False
+        if e.kind == "member" and what == "close" and busy.get(e.actor):
+            n += 1
+    return n
+
+
+def test_no_overlap_in_quick_rolling_restarts():
+    failures, modes, inside = {}, {}, 0
+    for seed in range(N_ROLLING):
+        mode, sim = rolling_schedule(seed)
+        modes[mode] = modes.get(mode, 0) + 1
+        inside += closes_inside_a_rebalance(sim)
+        if sim.ownership.violations or not sim.is_settled():
+            failures[seed] = (mode, sim.ownership.violations[:2], sim.is_settled())
+    print(f"\n{N_ROLLING} rolling restarts ({modes}); close() inside a rebalance: {inside}")
+    assert not failures, dict(list(failures.items())[:3])
+    assert min(modes.values()) > N_ROLLING // 5 and inside > N_ROLLING // 10  # the risky timing is exercised
 
 
 from hypothesis import given, settings, strategies as st

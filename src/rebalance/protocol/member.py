@@ -15,10 +15,21 @@ Mirrors ``org.apache.kafka.clients.consumer.internals.AbstractCoordinator`` and 
   partitions are *lost* (``onPartitionsLost``); ``FENCED_INSTANCE_ID`` is fatal (the consumer stops);
 * a static member (``group.instance.id``, KIP-345) sends no LeaveGroup when it closes.
 
+A member whose ``max.poll.interval.ms`` expires (``AbstractCoordinator.handlePollTimeoutExpiry``: the
+heartbeat thread sends LeaveGroup and resets the generation) keeps processing the batch in hand until the
+application thread calls ``poll()`` again; only then does ``onJoinPrepare`` see the reset generation and
+call ``onPartitionsLost``.  Meanwhile the coordinator may already have given its partitions to others: a
+*zombie* overlap, which the simulation counts apart from true double assignment
+(:class:`~.simulation.OwnershipLedger`).
+
+``KafkaConsumer.close`` runs on the application thread, so no rebalance step (JoinGroup after the eager
+revocation, the cooperative assignment after ``onPartitionsRevoked``, a late SyncGroup response) can
+follow it: a closing member never takes up partitions.
+
 Simplifications: offsets and fetching are not modelled (a member "owns" a partition from the moment its
 assignment arrives until its revocation starts); partitions lost after ``ILLEGAL_GENERATION`` /
-``UNKNOWN_MEMBER_ID`` stop at once, where Kafka's application thread may finish its current batch before
-``onPartitionsLost`` runs at the next ``poll()``.
+``UNKNOWN_MEMBER_ID`` from a heartbeat stop at once, where Kafka's application thread may finish its current
+batch before ``onPartitionsLost`` runs at the next ``poll()``.
 """
 from __future__ import annotations
 
@@ -79,6 +90,9 @@ class ConsumerMember:
         self.is_leader = False
         #: bumped when the member resets: responses to requests sent before are ignored
         self.epoch = 0
+        #: the generation was reset behind the application thread's back (poll timeout): the owned
+        #: partitions are still processed until the next ``poll()`` calls ``onPartitionsLost``
+        self.lost_pending: Optional[str] = None
 
     # ------------------------------------------------------------------ utilities
     @property
@@ -129,6 +143,9 @@ class ConsumerMember:
         if self.now < self.busy_until:
             self.request_poll()
             return
+        if self.lost_pending is not None:  # onJoinPrepare with a reset generation: onPartitionsLost
+            reason, self.lost_pending = self.lost_pending, None
+            self._lose_all(reason)
         if not self.coordinator_known:
             self._find_coordinator()
             return
@@ -183,6 +200,8 @@ class ConsumerMember:
                 "instance_id": self.instance_id}
 
     def _send_join(self) -> None:
+        if self.state == STOPPED:  # closed during the eager revocation: KafkaConsumer.close never rejoins
+            return
         self.joining = True
         self.state = PREPARING
         meta = self.subscription()
@@ -288,6 +307,8 @@ class ConsumerMember:
             self._revoke(revoked)
 
             def after():
+                if self.state == STOPPED:  # closed meanwhile: nothing more is taken up
+                    return
                 self._acquire(added)
                 self.rejoin_needed = True  # second round: give the revoked partitions away
                 self.request_poll()
@@ -296,6 +317,8 @@ class ConsumerMember:
             self._acquire(added)
 
     def _acquire(self, tps) -> None:
+        if self.state == STOPPED:  # a closing or stopped consumer processes nothing new
+            return
         tps = [tp for tp in tps if tp not in set(self.owned)]
         if tps:
             self.sim.ownership.acquire(self.name, tps, self.now)
@@ -309,9 +332,14 @@ class ConsumerMember:
             self.sim.ownership.release(self.name, list(self.owned), self.now, "lost")
             self.owned = []
 
-    def _reset(self, reason: str, reset_member_id: bool) -> None:
-        """``AbstractCoordinator.resetStateAndGeneration`` + ``onPartitionsLost``."""
-        self._lose_all(reason)
+    def _reset(self, reason: str, reset_member_id: bool, lose_now: bool = True) -> None:
+        """``AbstractCoordinator.resetStateAndGeneration`` + ``onPartitionsLost`` (``lose_now=False``: the
+        application thread only notices at its next ``poll()``)."""
+        if lose_now:
+            self._lose_all(reason)
+        elif self.owned:
+            self.lost_pending = reason
+            self._log("member", what="zombie", partitions=list(self.owned), until_ms=self.busy_until)
         self.generation = -1
         if reset_member_id:
             self.member_id = ""
@@ -431,7 +459,9 @@ class ConsumerMember:
                 if self.instance_id is None and self.member_id and self.coordinator_known:
                     self.sim.request(self, "LeaveGroup", {"memberId": self.member_id, "groupInstanceId": None},
                                      lambda resp: None, summary={"memberId": self.member_id})
-                self._reset("poll timeout", reset_member_id=True)
+                # the heartbeat thread resets the generation; the application thread is still in its
+                # batch and processes the owned partitions until its next poll() (a zombie)
+                self._reset("poll timeout", reset_member_id=True, lose_now=False)
                 self.joining = False
             self._later(self.rebalance_timeout_ms, poll_timeout, "poll-timeout")
         self.request_poll()

@@ -117,14 +117,33 @@ class OwnershipInterval:
 
 
 class OwnershipLedger:
-    """Who processes which partition, over virtual time."""
+    """Who processes which partition, over virtual time.
 
-    def __init__(self, partitions: Sequence[TopicPartition]):
+    Each time a partition gets a second concurrent owner the overlap is recorded in ``violations`` and
+    classified (``is_member(name)`` says whether the coordinator still counts that process as a member of
+    the group):
+
+    * ``zombie_overlaps`` -- every earlier holder is a *zombie*: a process the coordinator no longer counts
+      as a member (fenced by a newer process with its ``group.instance.id``, removed after
+      ``max.poll.interval.ms`` / the rebalance timeout or the session timeout) and which has not yet noticed.
+      Kafka allows this: the zombie keeps processing the records it already fetched until its next
+      ``poll()`` (``ConsumerCoordinator.onJoinPrepare`` then calls ``onPartitionsLost``) or heartbeat
+      (``FENCED_INSTANCE_ID``), and its offset commits are rejected.
+    * ``double_assignments`` -- some earlier holder is still a member of the group: two members of the
+      group own the partition at once, which Kafka's protocol never allows (a simulator bug if it happens).
+    """
+
+    def __init__(self, partitions: Sequence[TopicPartition], is_member: Optional[Callable[[str], bool]] = None):
         self.partitions = list(partitions)
         self.owners: Dict[TopicPartition, Dict[str, OwnershipInterval]] = {tp: {} for tp in self.partitions}
         self.intervals: List[OwnershipInterval] = []
-        #: (time, partition, owners) each time a partition got a second concurrent owner
+        self.is_member = is_member
+        #: (time, partition, owners) each time a partition got a second concurrent owner (both kinds)
         self.violations: List[Tuple[int, TopicPartition, Tuple[str, ...]]] = []
+        #: the overlaps in which some earlier holder is still a group member (must never happen)
+        self.double_assignments: List[Tuple[int, TopicPartition, Tuple[str, ...]]] = []
+        #: the overlaps in which every earlier holder is a zombie (a real Kafka behaviour)
+        self.zombie_overlaps: List[Tuple[int, TopicPartition, Tuple[str, ...]]] = []
 
     def acquire(self, member: str, tps: Iterable[TopicPartition], t: int) -> None:
         for tp in tps:
@@ -132,7 +151,12 @@ class OwnershipLedger:
             if member in current:
                 continue
             if current:
-                self.violations.append((t, tp, tuple(sorted(current)) + (member,)))
+                record = (t, tp, tuple(sorted(current)) + (member,))
+                self.violations.append(record)
+                if self.is_member is not None and not any(self.is_member(h) for h in current):
+                    self.zombie_overlaps.append(record)
+                else:
+                    self.double_assignments.append(record)
             iv = OwnershipInterval(tp, member, t)
             current[member] = iv
             self.intervals.append(iv)
@@ -209,7 +233,7 @@ class GroupSimulation:
         self.record_heartbeats = record_heartbeats
         self.messages: List[Message] = []
         self.events: List[Event] = []
-        self.ownership = OwnershipLedger(self.partitions)
+        self.ownership = OwnershipLedger(self.partitions, is_member=self.in_group)
         self.members: Dict[str, ConsumerMember] = {}
         self.specs: Dict[str, MemberSpec] = {}
         self._incarnations: Counter = Counter()
@@ -248,6 +272,19 @@ class GroupSimulation:
     def _next_member_suffix(self, client_id: str) -> str:
         self._member_id_counter += 1
         return str(self._member_id_counter)
+
+    def in_group(self, name: str) -> bool:
+        """Whether the coordinator counts process ``name`` as a member of the group now: it is alive and
+        its member id is one of the group's (``false`` for a process fenced by a newer one with its
+        ``group.instance.id``, removed by a timeout, or that left).  While the coordinator is unavailable
+        nobody can be ruled out, so every live process with a member id counts."""
+        m = self.members.get(name)
+        if m is None or not m.alive or not m.member_id:
+            return False
+        c = self.coordinator
+        if not self.coordinator_available or not c.active:
+            return True
+        return m.member_id in c.members
 
     def _persist(self, snapshot: GroupSnapshot) -> None:
         self.snapshot = snapshot
@@ -597,7 +634,14 @@ class GroupSimulation:
         * ``partitions_stopped`` -- partition releases (revoked, lost, crash) after ``measure_from``;
           ``partitions_restarted`` -- partitions taken up again after a stop, ``partitions_moved`` -- of
           those, taken up by another member than the one that stopped it;
-        * ``double_ownership`` -- instants at which a partition had two owners (should be 0).
+        * ``double_ownership`` -- instants at which a partition got a second owner while an earlier owner
+          was still a member of the group: a true double assignment, which Kafka's protocol excludes (always
+          0 unless the simulator is wrong);
+        * ``zombie_overlap`` -- instants at which a partition got a new owner while the earlier one was a
+          *zombie*, a process the coordinator had already dropped from the group (fenced static member,
+          member removed after ``max.poll.interval.ms``) that still processes the batch it fetched until
+          its next ``poll()`` or heartbeat.  Kafka allows this window (the zombie's commits fail); it is
+          counted apart so it is never mistaken for a double assignment.  See :class:`OwnershipLedger`.
         """
         until = self.clock.now_ms if until is None else until
         rebalances = sum(1 for e in self.events if e.kind == "state" and e.fields.get("state") == PREPARING_REBALANCE
@@ -635,7 +679,8 @@ class GroupSimulation:
             "partitions_stopped": stopped,
             "partitions_restarted": restarted,
             "partitions_moved": moved,
-            "double_ownership": len(self.ownership.violations),
+            "double_ownership": len(self.ownership.double_assignments),
+            "zombie_overlap": len(self.ownership.zombie_overlaps),
             "messages": dict(sorted(self.message_counts.items())),
         }
 
