@@ -136,7 +136,9 @@ def test_slow_member_past_rebalance_timeout_is_removed_and_rejoins():
     assert timeouts == [500 + 10_000]  # max.poll.interval.ms after its last poll
     leaves = sim.format_messages(apis=["LeaveGroup"])
     assert leaves[0].startswith("  10500 c2 -> coordinator: LeaveGroup(memberId=c2-2")
-    assert sim.metrics()["double_ownership"] == 0  # the member gave up before the coordinator reassigned
+    # the coordinator reassigned c2's partitions while c2 was still in its batch: Kafka's zombie window,
+    # counted apart from double assignment (see test_overlaps.py)
+    assert sim.metrics()["double_ownership"] == 0 and sim.metrics()["zombie_overlap"] == 2
     assert sim.is_settled() and sorted(sim.assignment()) == ["c1", "c2", "c3"]
 
 

@@ -17,7 +17,9 @@ Every run records
 * an ownership ledger -- who processed which partition when (for timelines and invariants);
 
 and :meth:`GroupSimulation.metrics` summarises rebalances, generations, time to stable, partition-seconds
-with no owner and partitions stopped and restarted.  Same inputs, same run: nothing depends on wall-clock
+with no owner, partitions stopped and restarted, and overlaps: ``double_ownership`` (two group members own
+a partition at once -- never in Kafka) apart from ``zombie_overlap`` (a process the coordinator already
+dropped still processes its last batch while the partition's new owner starts -- Kafka's zombie window).  Same inputs, same run: nothing depends on wall-clock
 time or unseeded randomness.
 """
 from __future__ import annotations
