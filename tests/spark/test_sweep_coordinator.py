@@ -158,3 +158,13 @@ def test_missing_algorithm_raises_not_implemented():
 
     with pytest.raises(NotImplementedError, match="not available"):
         deps._lookup("rebalance.no_such_area", "simulate", "montecarlo")
+
+
+def test_exercise_name_stays_the_function_after_the_submodule_is_imported():
+    """Re-running a chapter's ``from rebalance.spark import exercise`` must still give the function."""
+    import importlib
+
+    importlib.import_module("rebalance.spark.exercise")
+    from rebalance.spark import exercise
+
+    assert callable(exercise)

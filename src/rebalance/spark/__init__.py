@@ -8,12 +8,10 @@ call the package's own assignors, placers and simulator inside ``mapInPandas``/`
 """
 from .session import get_spark, spark_master, stop_spark
 
-
-def exercise(job, **params):
-    """Run a Spark job at a small scale and return its summary table (see :mod:`rebalance.spark.exercise`)."""
-    from .exercise import exercise as _exercise
-
-    return _exercise(job, **params)
+# Imported eagerly: the name ``exercise`` must stay bound to the function.  A lazy wrapper was replaced by
+# the submodule object as soon as anything imported ``rebalance.spark.exercise`` (Python sets a package
+# attribute when it first loads a submodule), so a second run of a chapter's import cell got a module.
+from .exercise import exercise  # noqa: E402
 
 
 __all__ = ["get_spark", "spark_master", "stop_spark", "exercise"]
