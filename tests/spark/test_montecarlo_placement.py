@@ -50,6 +50,7 @@ def test_montecarlo_rows_match_direct_simulations(mc):
             assert row.time_to_stable_ms == m["time_to_stable_ms"]
             assert row.unowned_partition_seconds == m["unowned_partition_seconds"]
             assert (row.rebalances, row.partitions_moved) == (m["rebalances"], m["partitions_moved"])
+            assert (row.double_ownership, row.zombie_overlap) == (m["double_ownership"], m["zombie_overlap"])
 
 
 def test_montecarlo_summary_is_consistent_with_rows(mc):

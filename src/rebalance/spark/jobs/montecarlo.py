@@ -15,7 +15,9 @@ or one member crashing for good) is replayed by the classic group protocol simul
 Per run the simulator's own metrics are kept: whether the group settled, the time from the first fault to
 the last change (``time_to_stable_ms``; for a rolling restart this includes the restarts themselves, so
 ``after_last_fault_ms`` also measures from the last member's return), partition-seconds with no owner, rebalances, partitions stopped
-and moved, and double ownership (always 0 if the protocol is right).  Summaries are distributions per
+and moved, double ownership (two live members of the group owning a partition at once: always 0 if the
+protocol is right) and zombie overlap (a partition given to a new owner while a process the coordinator
+has already dropped still works on it, which Kafka allows until that process notices).  Summaries are distributions per
 event and set-up.
 """
 from __future__ import annotations
@@ -43,7 +45,7 @@ ROW_SCHEMA = ("simulation long, event string, mode string, members int, partitio
               "gap_ms int, revoke_ms int, network_ms int, settled boolean, time_to_stable_ms long, "
               "after_last_fault_ms long, "
               "unowned_partition_seconds double, rebalances int, partitions_stopped int, "
-              "partitions_moved int, double_ownership int")
+              "partitions_moved int, double_ownership int, zombie_overlap int")
 ROW_COLUMNS = [c.strip().split(" ")[0] for c in ROW_SCHEMA.split(",")]
 
 
@@ -131,6 +133,7 @@ def simulate(scenario: RestartScenario, mode: str) -> dict:
         "time_to_stable_ms": m["time_to_stable_ms"], "after_last_fault_ms": after, "unowned_partition_seconds": float(m["unowned_partition_seconds"]),
         "rebalances": m["rebalances"], "partitions_stopped": m["partitions_stopped"],
         "partitions_moved": m["partitions_moved"], "double_ownership": m["double_ownership"],
+        "zombie_overlap": int(m.get("zombie_overlap", 0)),
     }
 
 
@@ -139,7 +142,7 @@ def rows_frame(rows) -> pd.DataFrame:
     frame["time_to_stable_ms"] = frame["time_to_stable_ms"].astype("Int64")
     frame["after_last_fault_ms"] = frame["after_last_fault_ms"].astype("Int64")
     for c in ("simulation", "members", "partitions", "down_ms", "gap_ms", "revoke_ms", "network_ms", "rebalances",
-              "partitions_stopped", "partitions_moved", "double_ownership"):
+              "partitions_stopped", "partitions_moved", "double_ownership", "zombie_overlap"):
         frame[c] = frame[c].astype("int64")
     frame["unowned_partition_seconds"] = frame["unowned_partition_seconds"].astype("float64")
     return frame
@@ -200,6 +203,7 @@ def summarize(rows: pd.DataFrame) -> pd.DataFrame:
             "mean_partitions_stopped": float(g["partitions_stopped"].sum() / len(g)),
             "mean_partitions_moved": float(g["partitions_moved"].sum() / len(g)),
             "double_ownership": int(g["double_ownership"].sum()),
+            "zombie_overlap": int(g["zombie_overlap"].sum()),
         })
     return pd.DataFrame(out)
 
