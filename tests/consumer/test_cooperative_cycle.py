@@ -10,7 +10,8 @@ it gives up is always withheld for ``consumer-7`` (rack r1), which never receive
 The expected assignments below are not the port's output: they were produced by Kafka's own classes
 (``CooperativeStickyAssignor`` + ``AbstractStickyAssignor`` + ``ConsumerPartitionAssignor`` from the vectors'
 commit 1eb7644, compiled from the mirror with only the unused user-data decoding and
-``getAssignorInstances`` stubbed out: ``tests/consumer/kafka_replay/build.sh``), called once per round on one assignor instance with the
+``getAssignorInstances`` stubbed out, in a one-off local check; no build recipe for Kafka's code is kept in
+this repository), called once per round on one assignor instance with the
 survivors' ``Subscription(topics, ownedPartitions = last assignment, generationId = g, rackId)`` and
 ``PartitionInfo`` replicas carrying the racks.  The Java lists matched the port's element for element in all
 12 rounds tried, and did so whether owned partitions were reported in assignment order or in the order a

@@ -6,8 +6,8 @@ completing within ``MAX_ROUNDS``), the per-round number of assigned partitions b
 survivors report ``ownedPartitions`` = their last assignment and one common ``generationId``, +1 per round,
 as ``ConsumerCoordinator.metadata()`` / ``onJoinComplete`` do).  The full per-member lists matched
 ``churn_steps`` element for element; see ``tests/consumer/test_cooperative_cycle.py`` for the worked loop.
-The same held for every one of seed 0's scenarios 0-499 (all rounds, all members; harness in
-``tests/consumer/kafka_replay``, owned partitions in a real client's order).  So the sweep chains rounds the
+The same held for every one of seed 0's scenarios 0-499 (all rounds, all members, owned partitions in a real client's order; a one-off local check whose
+build recipe is not kept in the repository).  So the sweep chains rounds the
 way a real group does, and these figures are Kafka 3.9 behaviour.
 
 No Spark session is needed: ``churn_steps`` is the plain-Python replay the Spark job maps over.
