@@ -42,3 +42,17 @@ def require(condition: bool, field: str, message: str) -> None:
     """Raise ``InputError(field, message)`` unless ``condition`` holds."""
     if not condition:
         raise InputError(field, message)
+
+
+def parse_dashed_id(text, field: str, name: str, number: str):
+    """Read Kafka's ``"<name>-<number>"`` form (``TopicPartition``, ``ConnectorTaskId``), split at the last
+    ``-`` as Kafka's own ``toString`` output must be, and name ``field`` if the text is malformed."""
+    require(isinstance(text, str), field, f"must be a '{name}-{number}' string, got {text!r}")
+    head, sep, tail = text.rpartition("-")
+    require(bool(sep) and bool(head), field, f"{text!r} is not of the form '{name}-{number}'")
+    try:
+        value = int(tail)
+    except ValueError:
+        raise InputError(field, f"{text!r}: {number} {tail!r} is not a whole number") from None
+    require(value >= 0, field, f"{text!r}: {number} number must not be negative")
+    return head, value

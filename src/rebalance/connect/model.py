@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, List, Mapping, Sequence, Tuple
 
-from ..errors import InputError, require
+from ..errors import InputError, parse_dashed_id, require
 from ..java import JavaHashOrder, hash_set_copy_capacity, java_string_key, string_hash, to_int32
 
 ConnectorTaskId = Tuple[str, int]
@@ -32,15 +32,7 @@ def task_str(task: ConnectorTaskId) -> str:
 
 def parse_task(text, field: str) -> ConnectorTaskId:
     """Read ``"connector-task"`` (split at the last ``-``), naming ``field`` if it is malformed."""
-    require(isinstance(text, str), field, f"must be a 'connector-task' string, got {text!r}")
-    connector, sep, number = text.rpartition("-")
-    require(bool(sep) and bool(connector), field, f"{text!r} is not of the form 'connector-task'")
-    try:
-        task = int(number)
-    except ValueError:
-        raise InputError(field, f"{text!r}: task number {number!r} is not a whole number") from None
-    require(task >= 0, field, f"{text!r}: task number must not be negative")
-    return connector, task
+    return parse_dashed_id(text, field, "connector", "task")
 
 
 def task_key(task: ConnectorTaskId):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ..errors import InputError, require
+from ..errors import InputError, parse_dashed_id, require
 
 TopicPartition = Tuple[str, int]
 
@@ -25,15 +25,7 @@ def tp_str(tp: TopicPartition) -> str:
 
 def parse_tp(text, field_name: str) -> TopicPartition:
     """Read ``"topic-partition"`` (split at the last ``-``), naming ``field_name`` if it is malformed."""
-    require(isinstance(text, str), field_name, f"must be a 'topic-partition' string, got {text!r}")
-    topic, sep, number = text.rpartition("-")
-    require(bool(sep) and bool(topic), field_name, f"{text!r} is not of the form 'topic-partition'")
-    try:
-        partition = int(number)
-    except ValueError:
-        raise InputError(field_name, f"{text!r}: partition {number!r} is not a whole number") from None
-    require(partition >= 0, field_name, f"{text!r}: partition number must not be negative")
-    return topic, partition
+    return parse_dashed_id(text, field_name, "topic", "partition")
 
 
 @dataclass
