@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, List, Mapping, Sequence, Tuple
 
-from ..errors import InputError, parse_dashed_id, require
+from ..errors import parse_dashed_id, require
 from ..java import JavaHashOrder, hash_set_copy_capacity, java_string_key, string_hash, to_int32
 
 ConnectorTaskId = Tuple[str, int]
