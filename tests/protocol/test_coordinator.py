@@ -1,5 +1,6 @@
 """Coordinator lookup: Kafka's vectors, seed 003's examples, and bad input."""
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from rebalance.protocol.coordinator import find_coordinator, partition_for, simp
 from rebalance.protocol import vectors as adapter
 from rebalance.vectors import run_input, compare_output
 
-VECTORS = Path("/work/shared/kafka-vectors/coordinator_partition.jsonl")
+VECTORS = Path(os.environ.get("REBALANCE_VECTORS") or Path(__file__).resolve().parents[2].parent / "shared" / "kafka-vectors") / "coordinator_partition.jsonl"
 
 
 def _lines():

@@ -14,7 +14,7 @@ from rebalance.protocol.coordinator import partition_for
 from rebalance.spark.generators import group_ids
 from rebalance.spark.hashing import java_abs_array, partition_for_array, string_hash_array
 
-VECTORS = os.environ.get("REBALANCE_VECTORS", "/work/shared/kafka-vectors")
+VECTORS = os.environ.get("REBALANCE_VECTORS") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "kafka-vectors")
 
 
 def _coordinator_vectors():
