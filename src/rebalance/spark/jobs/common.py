@@ -45,6 +45,16 @@ def table_path(out: str, job: str, name: str) -> str:
     return f"{out.rstrip('/')}/{job}/{name}"
 
 
+def stage_rows(spark, df, out: Optional[str], job: str):
+    """With ``out``: write the job's rows as Parquet and return them read back, so every later action reads
+    the file instead of recomputing the rows.  Without ``out``: ``df`` unchanged."""
+    if not out:
+        return df
+    path = table_path(out, job, "rows")
+    df.write.mode("overwrite").parquet(path)
+    return spark.read.parquet(path)
+
+
 def _is_local(out: str) -> bool:
     return "://" not in out or out.startswith("file://")
 

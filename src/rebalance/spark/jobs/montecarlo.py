@@ -30,7 +30,7 @@ import pandas as pd
 
 from ...errors import require
 from ..generators import RestartParams, RestartScenario, check_params, restart_scenario
-from .common import JobResult, ship_package, check_scale, check_seed, table_path, write_outputs
+from .common import JobResult, ship_package, check_scale, check_seed, stage_rows, write_outputs
 
 #: set-up name -> (assignor, rebalance protocol, static membership)
 MODES = {
@@ -212,10 +212,7 @@ def run(spark, scale: int, seed: int = 0, out: Optional[str] = None, params=None
     """Simulate ``scale`` disturbances under every set-up; rows and summary returned (and written)."""
     params = check_params(params, MonteCarloParams).check()
     df = rows_df(spark, scale, seed, params)
-    if out:
-        path = table_path(out, "montecarlo", "rows")
-        df.write.mode("overwrite").parquet(path)
-        df = spark.read.parquet(path)
+    df = stage_rows(spark, df, out, "montecarlo")
     rows = df.toPandas()
     rows = rows_frame(rows.to_dict("records")).sort_values(
         ["simulation", "mode"], key=lambda s: s.map(list(MODES).index) if s.name == "mode" else s

@@ -26,7 +26,7 @@ import pandas as pd
 from ...errors import require
 from .. import deps
 from ..generators import PlacementCluster, PlacementParams, check_params, placement_cluster
-from .common import JobResult, ship_package, check_scale, check_seed, table_path, write_outputs
+from .common import JobResult, ship_package, check_scale, check_seed, stage_rows, write_outputs
 
 PLACERS = ("AdminUtils", "StripedReplicaPlacer")
 
@@ -208,10 +208,7 @@ def run(spark, scale: int, seed: int = 0, out: Optional[str] = None, params=None
     """Audit ``scale`` topic creations; cluster rows, per-broker table and summary returned (and written)."""
     params = check_params(params, PlacementAuditParams).check()
     df = rows_df(spark, scale, seed, params)
-    if out:
-        path = table_path(out, "placement", "rows")
-        df.write.mode("overwrite").parquet(path)
-        df = spark.read.parquet(path)
+    df = stage_rows(spark, df, out, "placement")
     rows = df.toPandas().sort_values(["cluster", "placer"], key=lambda s: s.map(PLACERS.index)
                                      if s.name == "placer" else s).reset_index(drop=True)
     rows["broker_leaders"] = rows["broker_leaders"].map(list)

@@ -31,7 +31,7 @@ import pandas as pd
 from ...errors import require
 from .. import deps
 from ..generators import GroupScenario, SweepParams, check_params, sweep_scenario
-from .common import JobResult, ship_package, check_scale, check_seed, table_path, write_outputs
+from .common import JobResult, ship_package, check_scale, check_seed, stage_rows, write_outputs
 
 ASSIGNORS: Tuple[str, ...] = ("range", "roundrobin", "sticky", "cooperative-sticky")
 #: at most this many rebalances after the churn.  Cooperative-sticky usually needs 2, but with racks Kafka 3.9
@@ -299,16 +299,10 @@ def run(spark, scale: int, seed: int = 0, out: Optional[str] = None, params=None
     """Sweep ``scale`` scenarios; rows to ``out/sweep/rows`` (if ``out``), summaries returned and written."""
     params = check_params(params, SweepParams).check()
     df = rows_df(spark, scale, seed, params, assignors)
-    cached = False
-    if out:
-        path = table_path(out, "sweep", "rows")
-        df.write.mode("overwrite").parquet(path)
-        df = spark.read.parquet(path)
-    else:
-        # Two actions follow (the summaries and the incomplete scenarios): without a cache Spark would
-        # evaluate every scenario twice.
-        df = df.persist()
-        cached = True
+    # Two actions follow (the summaries and the incomplete scenarios): the rows are staged as Parquet, or
+    # cached, so that Spark does not evaluate every scenario twice.
+    cached = not out
+    df = df.persist() if cached else stage_rows(spark, df, out, "sweep")
     tables = summaries_from_spark(df)
     tables["incomplete"] = (df.filter(~df.complete).select("scenario", "assignor", "members", "partitions",
                                                            "racks", "identical", "rounds")
