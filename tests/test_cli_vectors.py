@@ -1,14 +1,14 @@
 """The conformance commands: `conform` compares with Kafka, `run` writes outputs; both keep going past bad lines."""
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from rebalance.vectors import vectors_dir as kafka_vectors_dir
 
 ROOT = Path(__file__).resolve().parents[1]
-VECTORS = Path(os.environ.get("REBALANCE_VECTORS") or ROOT.parent / "shared" / "kafka-vectors")
+VECTORS = kafka_vectors_dir()
 GOOD = {"id": "good", "kind": "coordinator_partition",
         "input": {"kind": "coordinator_partition", "numPartitions": 50, "groupIds": ["my-group", "polygenelubricants"]},
         "output": {"partitions": [None, 0], "javaHashCodes": [None, -2147483648]}}

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from .errors import InputError, KafkaError
@@ -219,3 +221,10 @@ def run_lines(lines: Iterable[Line], write: Callable[[dict], None]) -> Tuple[int
             write({"id": ident, "error": {"type": type(exc).__name__, "field": None, "message": str(exc)}})
             errors += 1
     return ok, errors
+
+
+def vectors_dir() -> Path:
+    """Where Kafka's conformance vectors are: ``$REBALANCE_VECTORS`` when set, else the ``kafka-vectors``
+    folder of the repository this package runs from (the vectors are committed there, so a fresh clone
+    re-runs every exactness check)."""
+    return Path(os.environ.get("REBALANCE_VECTORS") or Path(__file__).resolve().parents[2] / "kafka-vectors")

@@ -1,15 +1,15 @@
 """Kafka's own outputs for the ``connect`` kind: every scenario line, compared exactly."""
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 from rebalance.connect import vectors as adapter
 from rebalance.vectors import compare_output, run_input
+from rebalance.vectors import vectors_dir as kafka_vectors_dir
 
 ROOT = Path(__file__).resolve().parents[2]
-VECTORS = Path(os.environ.get("REBALANCE_VECTORS") or ROOT.parent / "shared" / "kafka-vectors")
+VECTORS = kafka_vectors_dir()
 FILES = sorted(VECTORS.glob("connect_*.jsonl")) if VECTORS.exists() else []
 
 

@@ -1,12 +1,12 @@
 """Shared helpers for the consumer assignor tests: where the Kafka vectors live, and small builders."""
 import json
-import os
 from pathlib import Path
 
 import pytest
+from rebalance.vectors import vectors_dir as kafka_vectors_dir
 
 ROOT = Path(__file__).resolve().parents[2]
-VECTORS = Path(os.environ.get("REBALANCE_VECTORS") or ROOT.parent / "shared" / "kafka-vectors")
+VECTORS = kafka_vectors_dir()
 CONSUMER_FILES = ("consumer_range.jsonl", "consumer_roundrobin.jsonl", "consumer_unit_tests.jsonl")
 
 

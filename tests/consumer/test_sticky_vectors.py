@@ -2,16 +2,16 @@
 Kafka's classes at commit 1eb7644 = 3.8/3.9 logic): every sticky and cooperative-sticky line must give the
 same partition sets, path, partitions transferring ownership and maxGeneration."""
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 from rebalance.consumer import sticky_vectors
 from rebalance.vectors import compare_output, run_input
+from rebalance.vectors import vectors_dir as kafka_vectors_dir
 
 ROOT = Path(__file__).resolve().parents[2]
-VECTORS = Path(os.environ.get("REBALANCE_VECTORS") or ROOT.parent / "shared" / "kafka-vectors")
+VECTORS = kafka_vectors_dir()
 FILES = ("consumer_sticky.jsonl", "consumer_cooperative_sticky.jsonl", "consumer_unit_tests.jsonl")
 KINDS = ("sticky", "cooperative-sticky")
 

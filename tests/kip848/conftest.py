@@ -1,10 +1,10 @@
 """Shared helpers for the KIP-848 tests: the group conformance vectors."""
 import json
-import os
 from pathlib import Path
+from rebalance.vectors import vectors_dir as kafka_vectors_dir
 
 ROOT = Path(__file__).resolve().parents[2]
-VECTORS = Path(os.environ.get("REBALANCE_VECTORS") or ROOT.parent / "shared" / "kafka-vectors")
+VECTORS = kafka_vectors_dir()
 GROUP_FILES = ("group_unit.jsonl", "group_uniform.jsonl", "group_range.jsonl")
 
 

@@ -1,7 +1,5 @@
 """Coordinator lookup: Kafka's vectors, seed 003's examples, and bad input."""
 import json
-import os
-from pathlib import Path
 
 import pytest
 from hypothesis import given, strategies as st
@@ -10,8 +8,9 @@ from rebalance.errors import InputError, KafkaError
 from rebalance.protocol.coordinator import find_coordinator, partition_for, simple_leaders, coordinator_table
 from rebalance.protocol import vectors as adapter
 from rebalance.vectors import run_input, compare_output
+from rebalance.vectors import vectors_dir as kafka_vectors_dir
 
-VECTORS = Path(os.environ.get("REBALANCE_VECTORS") or Path(__file__).resolve().parents[2].parent / "shared" / "kafka-vectors") / "coordinator_partition.jsonl"
+VECTORS = kafka_vectors_dir() / "coordinator_partition.jsonl"
 
 
 def _lines():

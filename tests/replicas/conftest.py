@@ -1,11 +1,11 @@
 """Shared helpers for the replica placement tests: the Kafka vectors of kinds adminutils, striped and
 java_random, parametrized by id."""
 import json
-import os
 from pathlib import Path
+from rebalance.vectors import vectors_dir as kafka_vectors_dir
 
 ROOT = Path(__file__).resolve().parents[2]
-VECTORS = Path(os.environ.get("REBALANCE_VECTORS") or ROOT.parent / "shared" / "kafka-vectors")
+VECTORS = kafka_vectors_dir()
 FILES = {
     "adminutils_vector": ("adminutils.jsonl", "adminutils_unit_tests.jsonl"),
     "striped_vector": ("striped.jsonl", "striped_unit_tests.jsonl"),

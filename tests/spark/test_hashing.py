@@ -13,8 +13,9 @@ from rebalance.java import java_abs, string_hash
 from rebalance.protocol.coordinator import partition_for
 from rebalance.spark.generators import group_ids
 from rebalance.spark.hashing import java_abs_array, partition_for_array, string_hash_array
+from rebalance.vectors import vectors_dir as kafka_vectors_dir
 
-VECTORS = os.environ.get("REBALANCE_VECTORS") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "kafka-vectors")
+VECTORS = str(kafka_vectors_dir())
 
 
 def _coordinator_vectors():

@@ -236,14 +236,13 @@ def compare(expected: dict, actual: dict) -> List[str]:
 
 def conformance_counts(directory=None) -> List[dict]:
     """Replay the ``group`` vector files: ``[{"file", "passed", "failed"}]``.  ``directory`` defaults to
-    ``$REBALANCE_VECTORS`` or ``shared/kafka-vectors`` next to the repository."""
-    import os
+    :func:`rebalance.vectors.vectors_dir` (the repository's ``kafka-vectors`` folder)."""
     from pathlib import Path
 
-    from ..vectors import conform_lines, read_lines
+    from ..vectors import conform_lines, read_lines, vectors_dir
 
     if directory is None:
-        directory = os.environ.get("REBALANCE_VECTORS") or Path(__file__).resolve().parents[3].parent / "shared" / "kafka-vectors"
+        directory = vectors_dir()
     directory = Path(directory)
     if not directory.is_dir():
         raise InputError("directory", f"no vectors directory at {directory}")
