@@ -1,6 +1,6 @@
 # Rebalance: the two commands of the README are `make book` and `make test`.
 # Everything else here is a step they call.  The Makefile creates its own virtual environment (.venv)
-# with the pinned dependencies of pyproject.toml; nothing is installed outside the project folder
+# with the dependencies of pyproject.toml at the exact versions of constraints.txt; nothing is installed outside the project folder
 # except, on Debian when run as root, the `chromium` package for the browser test.
 
 SHELL        := /bin/bash
@@ -25,11 +25,11 @@ help:
 	@echo "make bench   - run the benchmarks and print their figures"
 
 # ---- environment -------------------------------------------------------------------------------
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.10+ is needed ($(PYTHON) not found)"; exit 1; }
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[book,test]"
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[book,test]"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3" >/dev/null
 	@touch $(STAMP)
 

@@ -1,0 +1,100 @@
+"""Command line: ``python -m rebalance {conform,run,assign} ...``.
+
+* ``conform FILE...``  replays Kafka's conformance vectors and ends with ``N passed, M failed``;
+* ``run FILE``         writes one ``{"id", "output"}`` line per scenario line (``-`` reads stdin);
+* ``assign SCENARIO.json --assignor NAME``  prints a consumer group's assignment as a table.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import List, Optional
+
+from .errors import InputError
+from .vectors import conform_lines, read_lines, run_lines
+
+
+def _conform(args) -> int:
+    total_passed = total_failed = 0
+    for path in args.files:
+        try:
+            result = conform_lines(read_lines(path), lambda text: print(text, flush=True))
+        except OSError as exc:
+            print(f"FAIL {path}: cannot read file ({exc.strerror})", flush=True)
+            total_failed += 1
+            continue
+        if len(args.files) > 1 or args.verbose:
+            print(f"{path}: {result.passed} passed, {result.failed} failed", flush=True)
+        total_passed += result.passed
+        total_failed += result.failed
+    print(f"{total_passed} passed, {total_failed} failed")
+    return 1 if total_failed else 0
+
+
+def _run(args) -> int:
+    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    try:
+        def write(obj):
+            out.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
+            out.flush()
+
+        errors = 0
+        for path in args.files:
+            try:
+                _, bad = run_lines(read_lines(path), write)
+            except OSError as exc:
+                print(f"{path}: cannot read file ({exc.strerror})", file=sys.stderr)
+                errors += 1
+                continue
+            errors += bad
+        if errors:
+            print(f"{errors} line(s) could not be computed; see their 'error' fields", file=sys.stderr)
+        return 1 if errors else 0
+    finally:
+        if out is not sys.stdout:
+            out.close()
+
+
+def _assign(args) -> int:
+    from .consumer.cli import assign_command  # imported lazily: keeps `conform` start-up small
+
+    return assign_command(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m rebalance", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("conform", help="replay Kafka conformance vectors and compare")
+    p.add_argument("files", nargs="+", metavar="FILE", help="vectors files (.jsonl)")
+    p.add_argument("-v", "--verbose", action="store_true", help="print a summary line per file")
+    p.set_defaults(func=_conform)
+
+    p = sub.add_parser("run", help="compute outputs for scenario lines")
+    p.add_argument("files", nargs="+", metavar="FILE", help="scenario files (.jsonl); '-' for stdin")
+    p.add_argument("-o", "--output", help="write to this file instead of stdout")
+    p.set_defaults(func=_run)
+
+    p = sub.add_parser("assign", help="assign partitions of a consumer group scenario")
+    p.add_argument("scenario", metavar="SCENARIO.json")
+    p.add_argument("--assignor", default="range",
+                   help="range | roundrobin | sticky | cooperative-sticky (default: range)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(func=_assign)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # pragma: no cover
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,22 @@
+"""Kafka Connect's assignment of connectors and tasks to workers (Kafka 3.8/3.9 logic).
+
+* :class:`~rebalance.connect.eager.EagerAssignor` -- ``EagerAssignor``: stop everything, deal everything;
+* :class:`~rebalance.connect.incremental.IncrementalCooperativeAssignor` -- KIP-415, stateful across rounds;
+* :mod:`~rebalance.connect.protocol` -- ``ConnectProtocol``/``IncrementalCooperativeConnectProtocol`` bytes;
+* :mod:`~rebalance.connect.leader` -- ``performAssignment``, ``onJoinPrepare``, ``onJoinComplete`` on bytes,
+  for a group-protocol simulator that treats Connect workers as members;
+* :class:`~rebalance.connect.cluster.ConnectCluster` -- a cluster driven round by round, with the herder's
+  follow-up rounds;
+* :mod:`~rebalance.connect.experiment` -- the 90 connectors x 10 tasks experiment;
+* :mod:`~rebalance.connect.vectors` -- the ``connect`` kind of the conformance vectors.
+"""
+from .cluster import ConnectCluster, RoundResult, WorkerRound
+from .eager import EagerAssignor, eager_assignment
+from .incremental import ClusterAssignment, ExponentialBackoff, IncrementalCooperativeAssignor, MockTime
+from .model import ConnectorsAndTasks, WorkerLoad, parse_task, task_str
+
+__all__ = [
+    "ClusterAssignment", "ConnectCluster", "ConnectorsAndTasks", "EagerAssignor", "ExponentialBackoff",
+    "IncrementalCooperativeAssignor", "MockTime", "RoundResult", "WorkerLoad", "WorkerRound", "eager_assignment",
+    "parse_task", "task_str",
+]

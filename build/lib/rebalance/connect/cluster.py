@@ -1,0 +1,236 @@
+"""A Connect cluster driven round by round: workers, what they run, and the leader's assignor.
+
+This is the loop Kafka spreads over ``WorkerCoordinator`` and ``DistributedHerder`` (Kafka 3.8/3.9),
+reduced to what decides *who runs what*:
+
+* **eager** (``connect.protocol=eager``): ``onJoinPrepare`` stops everything a worker runs, the leader's
+  :class:`~rebalance.connect.eager.EagerAssignor` hands out a complete assignment, each worker starts it;
+* **incremental cooperative** (``compatible``/``sessioned``): workers keep running; the leader's
+  :class:`~rebalance.connect.incremental.IncrementalCooperativeAssignor` answers with what to start and
+  what to stop; ``onJoinComplete`` applies it (running = running - revoked + assigned); a round with any
+  revocation makes the workers rejoin at once (``DistributedHerder.handleRebalanceCompleted`` ->
+  ``requestRejoin``), and a positive ``delay`` schedules the next rebalance (the "scheduled delay").
+
+``mode="direct"`` calls ``performTaskAssignment(config, lastCompletedGen, gen, memberAssignments)`` the
+way Kafka's unit test does; ``mode="protocol"`` goes through the leader entry point, i.e. the members'
+assignments arrive as ``ExtendedWorkerState`` metadata (orders as on the wire, see
+:mod:`rebalance.connect.protocol`) and each worker reads back its serialized ``ExtendedAssignment``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+from ..errors import require
+from .eager import EagerAssignor
+from .incremental import DEFAULT_MAX_DELAY_MS, DEFAULT_START_TIME_MS, IncrementalCooperativeAssignor, MockTime
+from .model import ConnectorTaskId, connector_key, hashmap_member_order
+from .leader import ConfigSnapshot, member_metadata, on_join_prepare, perform_assignment, worker_url
+from .protocol import ExtendedAssignment, protocol_version
+
+Running = Tuple[List[str], List[ConnectorTaskId]]
+
+
+@dataclass
+class WorkerRound:
+    """One worker's share of one round."""
+
+    assigned_connectors: List[str]
+    assigned_tasks: List[ConnectorTaskId]
+    revoked_connectors: List[str]
+    revoked_tasks: List[ConnectorTaskId]
+    all_connectors: List[str]
+    all_tasks: List[ConnectorTaskId]
+    n_connectors: int = 0
+    n_tasks: int = 0
+
+
+@dataclass
+class RoundResult:
+    """What one rebalance did: per-worker starts/stops, the delay sent, and the input it saw."""
+
+    generation_id: int
+    last_completed_generation_id: int
+    time_ms: int
+    connectors: Dict[str, int]
+    members_in: Dict[str, Running]
+    workers: Dict[str, WorkerRound]
+    delay: int
+    failed: bool = False
+    leader: Optional[str] = None
+    protocol_versions: Optional[Dict[str, int]] = None
+    follow_up: Optional[str] = None
+
+    def totals(self) -> Dict[str, int]:
+        return {
+            "assigned_connectors": sum(len(w.assigned_connectors) for w in self.workers.values()),
+            "assigned_tasks": sum(len(w.assigned_tasks) for w in self.workers.values()),
+            "revoked_connectors": sum(len(w.revoked_connectors) for w in self.workers.values()),
+            "revoked_tasks": sum(len(w.revoked_tasks) for w in self.workers.values()),
+        }
+
+    def revoked_anything(self) -> bool:
+        return any(w.revoked_connectors or w.revoked_tasks for w in self.workers.values())
+
+
+class ConnectCluster:
+    """Workers of one Connect group and the leader's assignor, rebalanced one round at a time.
+
+    ``assignor``: ``"incremental"`` or ``"eager"``; ``mode``: ``"direct"`` or ``"protocol"`` (eager is
+    always protocol); ``protocol``: ``"default"``, ``"compatible"`` or ``"sessioned"`` (incremental
+    protocol mode); ``members_map``: ``"hash"`` (Java ``HashMap``) or ``"linked"`` (input order) for the
+    direct call's member map.
+    """
+
+    def __init__(self, assignor: str = "incremental", mode: str = "direct", protocol: str = "sessioned",
+                 max_delay_ms: int = DEFAULT_MAX_DELAY_MS, initial_time_ms: int = DEFAULT_START_TIME_MS,
+                 initial_generation_id: int = 1000, initial_previous_generation_id: Optional[int] = None,
+                 members_map: str = "hash", connectors: Optional[Mapping[str, int]] = None):
+        require(assignor in ("incremental", "eager"), "assignor", f"must be 'incremental' or 'eager', got {assignor!r}")
+        require(mode in ("direct", "protocol"), "mode", f"must be 'direct' or 'protocol', got {mode!r}")
+        require(members_map in ("hash", "linked"), "members_map", f"must be 'hash' or 'linked', got {members_map!r}")
+        require(isinstance(initial_generation_id, int) and not isinstance(initial_generation_id, bool),
+                "initial_generation_id", f"must be an integer, got {initial_generation_id!r}")
+        self.kind = assignor
+        self.mode = "protocol" if assignor == "eager" else mode
+        self.protocol = "default" if assignor == "eager" else protocol
+        self.version = protocol_version(self.protocol)
+        require(isinstance(initial_time_ms, int) and not isinstance(initial_time_ms, bool), "initial_time_ms",
+                f"must be an integer number of milliseconds, got {initial_time_ms!r}")
+        self.time = MockTime(initial_time_ms)
+        self.max_delay_ms = max_delay_ms
+        self.members_map = members_map
+        self.generation_id = initial_generation_id
+        self.connectors: Dict[str, int] = dict(connectors or {})
+        #: offset of the config topic every worker has read (the simulator keeps all workers in sync)
+        self.config_offset = 0
+        self.running: Dict[str, Running] = {}
+        prev = initial_generation_id if initial_previous_generation_id is None else initial_previous_generation_id
+        self.assignor = self._new_assignor(prev)
+
+    def _new_assignor(self, previous_generation_id: int):
+        if self.kind == "eager":
+            return EagerAssignor()
+        return IncrementalCooperativeAssignor(self.max_delay_ms, self.time, previous_generation_id)
+
+    def reset(self, previous_generation_id: Optional[int] = None) -> int:
+        """A new leader: a fresh assignor instance (its in-memory state is lost)."""
+        prev = self.generation_id if previous_generation_id is None else previous_generation_id
+        self.assignor = self._new_assignor(prev)
+        return prev
+
+    @property
+    def delay(self) -> int:
+        return getattr(self.assignor, "delay", 0)
+
+    # ------------------------------------------------------------------------------------------
+    def rebalance(self, members: Mapping[str, Running], generation_id: Optional[int] = None,
+                  last_completed_generation_id: Optional[int] = None, failed: bool = False,
+                  leader: Optional[str] = None) -> RoundResult:
+        """One rebalance with these members, each running what ``members`` says (in join order)."""
+        require(len(members) > 0, "members", "a rebalance needs at least one member")
+        gen = self.generation_id + 1 if generation_id is None else generation_id
+        last = gen - 1 if last_completed_generation_id is None else last_completed_generation_id
+        self.generation_id = gen
+        members_in = {w: (list(c), list(t)) for w, (c, t) in members.items()}
+        if self.mode == "direct":
+            result = self._incremental_direct(members_in, gen, last)
+        else:
+            result = self._protocol_round(members_in, gen, last, leader)
+        result.failed = failed
+        if not failed:
+            self._apply(result)
+        else:
+            self.running = {w: members_in[w] for w in members_in}
+        for wr in result.workers.values():
+            wr.n_connectors, wr.n_tasks = len(wr.all_connectors), len(wr.all_tasks)
+        return result
+
+    def _apply(self, result: RoundResult) -> None:
+        running: Dict[str, Running] = {}
+        for w, (c, t) in result.members_in.items():
+            wr = result.workers[w]
+            rc, rt = set(wr.revoked_connectors), set(wr.revoked_tasks)
+            new_c = [x for x in c if x not in rc]
+            new_t = [x for x in t if x not in rt]
+            seen_c, seen_t = set(new_c), set(new_t)
+            new_c += [x for x in wr.assigned_connectors if x not in seen_c]
+            new_t += [x for x in wr.assigned_tasks if x not in seen_t]
+            running[w] = (new_c, new_t)
+        self.running = running
+
+    # ------------------------------------------------------------------------------------------
+    def _protocol_round(self, members_in, gen, last, leader) -> RoundResult:
+        """The leader entry point on bytes (:func:`rebalance.connect.leader.perform_assignment`)."""
+        leader = leader or min(members_in, key=connector_key)
+        require(leader in members_in, "leader", f"{leader!r} is not a member of this round")
+        metadata = [(w, member_metadata(self.protocol, worker_url(w), self.config_offset, c, t))
+                    for w, (c, t) in members_in.items()]
+        snapshot = ConfigSnapshot(self.config_offset, dict(self.connectors))
+        blobs = perform_assignment(self.assignor, leader, self.protocol, metadata, snapshot, gen, last)
+        workers = {}
+        versions = {}
+        for w, (c, t) in members_in.items():
+            got = ExtendedAssignment.deserialize(blobs[w])
+            versions[w] = got.version
+            if self.kind == "eager":
+                # under the eager protocol onJoinPrepare already stopped everything the worker ran
+                rc, rt = on_join_prepare(self.protocol, c, t)
+                workers[w] = WorkerRound(got.connectors, got.tasks, rc, rt, list(got.connectors), list(got.tasks))
+            else:
+                ca = self.assignor.last_cluster_assignment
+                workers[w] = WorkerRound(got.connectors, got.tasks, got.revoked_connectors, got.revoked_tasks,
+                                         list(ca.all_assigned_connectors.get(w, [])), list(ca.all_assigned_tasks.get(w, [])))
+        return RoundResult(gen, last, self.time.milliseconds(), dict(self.connectors), members_in, workers,
+                           self.delay, leader=leader, protocol_versions=versions)
+
+    def _incremental_direct(self, members_in, gen, last) -> RoundResult:
+        order = hashmap_member_order(list(members_in)) if self.members_map == "hash" else list(members_in)
+        ca = self.assignor.perform_task_assignment(self.connectors, last, gen, members_in, member_order=order)
+        workers = {}
+        for w in members_in:
+            workers[w] = WorkerRound(
+                list(ca.newly_assigned_connectors.get(w, [])), list(ca.newly_assigned_tasks.get(w, [])),
+                list(ca.newly_revoked_connectors.get(w, [])), list(ca.newly_revoked_tasks.get(w, [])),
+                list(ca.all_assigned_connectors.get(w, [])), list(ca.all_assigned_tasks.get(w, [])))
+        return RoundResult(gen, last, self.time.milliseconds(), dict(self.connectors), members_in, workers,
+                           self.assignor.delay)
+
+    # ------------------------------------------------------------------------------------------
+    def carried_members(self, workers: Sequence[str]) -> Dict[str, Running]:
+        """Members of a new round given as ids: a worker of the previous round keeps what it runs, a new
+        (or returning) worker starts empty."""
+        out = {}
+        for w in workers:
+            c, t = self.running.get(w, ([], []))
+            out[w] = (list(c), list(t))
+        return out
+
+    def needs_follow_up(self, result: RoundResult, settle_delay: bool = True) -> Optional[str]:
+        """Why the herder rebalances again straight after ``result`` (incremental only), or ``None``."""
+        if self.kind != "incremental":
+            return None
+        if result.revoked_anything():
+            return "revocation"
+        if settle_delay and self.delay > 0:
+            return "scheduled_delay"
+        return None
+
+    def settle(self, result: RoundResult, settle_delay: bool = True, max_follow_ups: int = 20) -> List[RoundResult]:
+        """Run the herder's follow-up rounds after ``result`` with the same members, carried: at once
+        after a revocation, after sleeping ``delay`` when a delay is scheduled; until neither holds."""
+        rounds = []
+        last = result
+        for _ in range(max_follow_ups):
+            reason = self.needs_follow_up(last, settle_delay)
+            if reason is None:
+                break
+            if reason == "scheduled_delay":
+                self.time.sleep(self.delay)
+            last = self.rebalance(self.carried_members(list(last.members_in)))
+            last.follow_up = reason
+            rounds.append(last)
+        return rounds
+
+
+__all__ = ["ConnectCluster", "RoundResult", "Running", "WorkerRound"]

@@ -1,0 +1,215 @@
+"""The 90-connector x 10-task experiment: how much work eager and incremental rebalancing stop.
+
+The scenario follows Confluent's post on incremental cooperative rebalancing (KIP-415) and the vectors
+README: ten workers with nothing configured; connectors ``conn01..conn90`` with ten tasks each are added
+one at a time, and the cluster settles after each addition (the herder's follow-up rounds); then the
+connectors are deleted one at a time.  A new connector costs one rebalance, or two when modelled the
+way ``DistributedHerder`` really reacts (one for the connector config, one when its task configs are
+written: ``rebalances_per_addition=2``).
+
+Counted per phase: rebalance rounds (and how many were follow-ups), task and connector *stops*
+(revocations: under eager, ``WorkerCoordinator.onJoinPrepare`` stops everything a worker runs) and
+*starts* (assignments).  Everything runs through :class:`~rebalance.connect.cluster.ConnectCluster`,
+i.e. through the ported Kafka assignors; nothing here is a formula.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Dict, List
+
+from ..errors import require
+from .cluster import ConnectCluster, RoundResult
+
+
+@dataclass
+class PhaseCounts:
+    """Totals of one phase of the experiment."""
+
+    rebalances: int = 0
+    follow_ups: int = 0
+    task_stops: int = 0
+    connector_stops: int = 0
+    task_starts: int = 0
+    connector_starts: int = 0
+    max_task_stops_in_round: int = 0
+    #: task stops of every round, in order (for figures)
+    task_stops_per_round: List[int] = field(default_factory=list)
+    #: the delay the leader sent after every round
+    delays: List[int] = field(default_factory=list)
+
+    def add(self, r: RoundResult) -> None:
+        t = r.totals()
+        self.rebalances += 1
+        if r.follow_up:
+            self.follow_ups += 1
+        self.task_stops += t["revoked_tasks"]
+        self.connector_stops += t["revoked_connectors"]
+        self.task_starts += t["assigned_tasks"]
+        self.connector_starts += t["assigned_connectors"]
+        self.max_task_stops_in_round = max(self.max_task_stops_in_round, t["revoked_tasks"])
+        self.task_stops_per_round.append(t["revoked_tasks"])
+        self.delays.append(r.delay)
+
+    def summary(self) -> Dict[str, int]:
+        d = asdict(self)
+        d.pop("task_stops_per_round")
+        d.pop("delays")
+        return d
+
+
+def worker_names(n: int) -> List[str]:
+    return [f"worker-{i:02d}" for i in range(1, n + 1)]
+
+
+def connector_names(n: int) -> List[str]:
+    return [f"conn{i:02d}" for i in range(1, n + 1)]
+
+
+def _round(cluster: ConnectCluster, counts: PhaseCounts, workers: List[str], settle: bool, settle_delay: bool,
+           max_follow_ups: int = 20) -> None:
+    r = cluster.rebalance(cluster.carried_members(workers))
+    counts.add(r)
+    if settle:
+        for follow in cluster.settle(r, settle_delay, max_follow_ups):
+            counts.add(follow)
+
+
+def start_stop(assignor: str, rebalances_per_addition: int = 1, n_workers: int = 10, n_connectors: int = 90,
+               tasks_per_connector: int = 10, settle_delay: bool = True, mode: str = "direct",
+               max_delay_ms: int = 300_000) -> Dict[str, PhaseCounts]:
+    """Add ``n_connectors`` connectors one at a time to a cluster of ``n_workers`` idle workers, then
+    delete them one at a time; return the counts of the ``"start"`` and ``"stop"`` phases.
+
+    ``assignor`` is ``"eager"`` or ``"incremental"``.  With ``rebalances_per_addition=2`` each addition
+    is a rebalance with the connector alone (no task configs yet) followed by one with its tasks.
+    """
+    require(rebalances_per_addition in (1, 2), "rebalances_per_addition", "must be 1 or 2")
+    require(n_workers >= 1, "n_workers", "must be at least 1")
+    cluster = ConnectCluster(assignor=assignor, mode=mode, max_delay_ms=max_delay_ms)
+    workers = worker_names(n_workers)
+    cluster.rebalance(cluster.carried_members(workers))  # the workers form the group (not counted)
+    start, stop = PhaseCounts(), PhaseCounts()
+    names = connector_names(n_connectors)
+    for name in names:
+        if rebalances_per_addition == 2:
+            cluster.connectors[name] = 0
+            _round(cluster, start, workers, True, settle_delay)
+        cluster.connectors[name] = tasks_per_connector
+        _round(cluster, start, workers, True, settle_delay)
+    for name in names:
+        del cluster.connectors[name]
+        _round(cluster, stop, workers, True, settle_delay)
+    return {"start": start, "stop": stop}
+
+
+def steady_cluster(assignor: str, n_workers: int = 10, n_connectors: int = 90, tasks_per_connector: int = 10,
+                   max_delay_ms: int = 300_000) -> ConnectCluster:
+    """A settled cluster running every task (all connectors configured at once)."""
+    cluster = ConnectCluster(assignor=assignor, max_delay_ms=max_delay_ms,
+                             connectors={n: tasks_per_connector for n in connector_names(n_connectors)})
+    workers = worker_names(n_workers)
+    r = cluster.rebalance(cluster.carried_members(workers))
+    cluster.settle(r)
+    return cluster
+
+
+def worker_leaves(assignor: str, **kw) -> PhaseCounts:
+    """One worker leaves for good; the rest settle (incremental: the lost work waits for the delay)."""
+    cluster = steady_cluster(assignor, **kw)
+    counts = PhaseCounts()
+    workers = list(cluster.running)
+    _round(cluster, counts, workers[1:], True, True)
+    return counts
+
+
+def bounce_rounds(assignor: str, away_ms: int = 60_000, leave_for_good: bool = False, **kw):
+    """The rounds around a departure: ``worker-01`` leaves a steady cluster and (unless
+    ``leave_for_good``) comes back empty ``away_ms`` later; then the herder's follow-ups run.
+
+    Returns ``(rounds, cluster)``; each round's ``time_ms`` and ``delay`` give the timeline of the
+    scheduled rebalance.
+    """
+    cluster = steady_cluster(assignor, **kw)
+    workers = list(cluster.running)
+    rounds = []
+    r = cluster.rebalance(cluster.carried_members(workers[1:]))
+    rounds.append(r)
+    if leave_for_good:
+        rounds += cluster.settle(r)
+        return rounds, cluster
+    cluster.time.sleep(away_ms)
+    r = cluster.rebalance(cluster.carried_members(workers[1:] + workers[:1]))
+    rounds.append(r)
+    rounds += cluster.settle(r)
+    return rounds, cluster
+
+
+def worker_bounces(assignor: str, away_ms: int = 60_000, **kw) -> PhaseCounts:
+    """One worker leaves and comes back (empty) ``away_ms`` later; then everything settles."""
+    counts = PhaseCounts()
+    for r in bounce_rounds(assignor, away_ms, **kw)[0]:
+        counts.add(r)
+    return counts
+
+
+def worker_joins(assignor: str, **kw) -> PhaseCounts:
+    """An extra worker joins a steady cluster; then everything settles."""
+    cluster = steady_cluster(assignor, **kw)
+    counts = PhaseCounts()
+    workers = list(cluster.running)
+    _round(cluster, counts, workers + [f"worker-{len(workers) + 1:02d}"], True, True)
+    return counts
+
+
+def successive_joins(max_delay_ms: int = 300_000, n_joins: int = 12, n_connectors: int = 8,
+                     tasks_per_connector: int = 8) -> List[dict]:
+    """Workers join one at a time, each straight after the previous round (after sleeping out any
+    scheduled delay): the pattern of ``testAssignmentsWhenWorkersJoinAfterRevocations``.  One row per
+    round with the revocations and the delay the leader sent; shows the backoff 40 ms, 1.6 s, 64 s, max.
+    """
+    cluster = ConnectCluster(max_delay_ms=max_delay_ms,
+                             connectors={f"conn{i:02d}": tasks_per_connector for i in range(1, n_connectors + 1)})
+    workers = ["worker-01"]
+    cluster.rebalance(cluster.carried_members(workers))
+    rows = []
+    for n in range(2, n_joins + 2):
+        slept = cluster.delay
+        cluster.time.sleep(slept)
+        workers.append(f"worker-{n:02d}")
+        r = cluster.rebalance(cluster.carried_members(workers))
+        t = r.totals()
+        rows.append({"round": r.generation_id, "workers": len(workers), "slept before (ms)": slept,
+                     "tasks revoked": t["revoked_tasks"], "tasks assigned": t["assigned_tasks"],
+                     "delay sent (ms)": r.delay,
+                     "successive revoking rounds": cluster.assignor.num_successive_revoking_rebalances})
+    return rows
+
+
+def ninety_by_ten(settle_delay: bool = True) -> List[dict]:
+    """The README's table: one row per (variant, phase) with rebalances, follow-ups and stops."""
+    rows = []
+    for rpa in (1, 2):
+        runs = {a: start_stop(a, rpa, settle_delay=settle_delay) for a in ("eager", "incremental")}
+        for a in ("eager", "incremental"):
+            phases = ("start", "stop") if rpa == 1 else ("start",)
+            for phase in phases:
+                c = runs[a][phase]
+                rows.append({"assignor": a, "rebalances_per_addition": rpa, "phase": phase, **c.summary()})
+    return rows
+
+
+def supplementary() -> List[dict]:
+    """Supplementary events on a steady 10-worker cluster running the 900 tasks."""
+    rows = []
+    for event, fn in (("one worker leaves for good", worker_leaves), ("one worker bounces (back after 60 s)", worker_bounces),
+                      ("an 11th worker joins", worker_joins)):
+        for a in ("eager", "incremental"):
+            c = fn(a)
+            rows.append({"event": event, "assignor": a, **c.summary(), "delays": list(c.delays)})
+    return rows
+
+
+__all__ = [
+    "PhaseCounts", "bounce_rounds", "connector_names", "successive_joins", "ninety_by_ten", "start_stop", "steady_cluster", "supplementary",
+    "worker_bounces", "worker_joins", "worker_leaves", "worker_names",
+]

@@ -1,0 +1,429 @@
+"""The ``connect`` kind of the conformance vectors: run a whole scenario line.
+
+A scenario is a sequence of steps against ONE assignor instance (see the vectors README, "Input schema
+-- Connect"): rebalances with their members and config changes, the herder's follow-up rounds when
+``settle`` is on, leader changes (``reset``), and direct calls of ``handleLostAssignments`` and of
+``assignConnectors``/``assignTasks``.  :func:`run` returns the output in the README's schema;
+:func:`compare` checks it against Kafka's.
+"""
+from __future__ import annotations
+
+from typing import List, Mapping, Optional
+
+from ..errors import InputError, require
+from ..vectors import diff_summary
+from .cluster import ConnectCluster, RoundResult
+from .incremental import IncrementalCooperativeAssignor
+from .model import (
+    ConnectorsAndTasks,
+    WorkerLoad,
+    check_connectors,
+    parse_task,
+    task_str,
+)
+
+DETAILS = ("full", "compact", "verbose", "totals")
+
+
+def _int(value, field: str) -> int:
+    require(isinstance(value, int) and not isinstance(value, bool), field, f"must be an integer, got {value!r}")
+    return value
+
+
+def _bool(value, field: str) -> bool:
+    require(isinstance(value, bool), field, f"must be true or false, got {value!r}")
+    return value
+
+
+def _str_list(value, field: str) -> List[str]:
+    require(isinstance(value, list) and all(isinstance(x, str) for x in value), field,
+            f"must be a list of strings, got {value!r}")
+    return list(value)
+
+
+def _task_list(value, field: str):
+    require(isinstance(value, list), field, f"must be a list of 'connector-task' strings, got {value!r}")
+    return [parse_task(x, f"{field}[{i}]") for i, x in enumerate(value)]
+
+
+def _running(value, field: str):
+    require(isinstance(value, Mapping), field, f"must be 'carry', 'empty' or {{connectors, tasks}}, got {value!r}")
+    for key in value:
+        require(key in ("connectors", "tasks"), f"{field}.{key}", "unknown field (expected connectors, tasks)")
+    return (_str_list(value.get("connectors", []), f"{field}.connectors"),
+            _task_list(value.get("tasks", []), f"{field}.tasks"))
+
+
+class _Scenario:
+    def __init__(self, scenario: dict):
+        require(isinstance(scenario, dict), "input", "must be a JSON object")
+        self.id = scenario.get("id")
+        assignor = scenario.get("assignor", "incremental")
+        require(assignor in ("incremental", "eager"), "assignor", f"must be 'incremental' or 'eager', got {assignor!r}")
+        mode = scenario.get("mode", "direct")
+        require(mode in ("direct", "protocol"), "mode", f"must be 'direct' or 'protocol', got {mode!r}")
+        protocol = scenario.get("protocol", "sessioned")
+        detail = scenario.get("detail")
+        if detail is None:
+            detail = "compact" if scenario.get("verbose", True) is False else "full"
+        require(detail in DETAILS, "detail", f"must be one of {', '.join(DETAILS)}, got {detail!r}")
+        self.detail = "compact" if detail == "verbose" else detail
+        max_delay = _int(scenario.get("max_delay_ms", 300000), "max_delay_ms")
+        require(max_delay >= 0, "max_delay_ms", "must be >= 0")
+        gen = _int(scenario.get("initial_generation_id", 1000), "initial_generation_id")
+        prev = _int(scenario.get("initial_previous_generation_id", gen), "initial_previous_generation_id")
+        self.settle = _bool(scenario.get("settle", False), "settle")
+        self.settle_delay = _bool(scenario.get("settle_delay", True), "settle_delay")
+        self.max_follow_ups = _int(scenario.get("max_follow_ups", 20), "max_follow_ups")
+        self.cluster = ConnectCluster(
+            assignor=assignor, mode=mode, protocol=protocol, max_delay_ms=max_delay,
+            initial_time_ms=_int(scenario.get("initial_time_ms", 1700000000000), "initial_time_ms"),
+            initial_generation_id=gen, initial_previous_generation_id=prev,
+            members_map=scenario.get("members_map", "hash"),
+            connectors=check_connectors(scenario.get("connectors", {}), "connectors"))
+        self.assignor_name = assignor
+        steps = scenario.get("steps", [])
+        require(isinstance(steps, list), "steps", "must be a list of step objects")
+        self.steps = steps
+        self.last_members: List[str] = []
+        self.out_steps: List[dict] = []
+        self.ok = True
+
+    # ------------------------------------------------------------------------------------------
+    def run(self) -> dict:
+        for i, step in enumerate(self.steps):
+            field = f"steps[{i}]"
+            require(isinstance(step, dict), field, "must be an object")
+            self._clock(step, field)
+            op = step.get("op", "rebalance")
+            if op == "rebalance":
+                self._rebalance(step, i, field)
+            elif op == "reset":
+                prev = step.get("previous_generation_id")
+                prev = self.cluster.reset(None if prev is None else _int(prev, f"{field}.previous_generation_id"))
+                self._emit({"op": "reset", "previous_generation_id": prev}, i)
+            elif op == "set_previous_members":
+                self._incremental(field).previous_members = _str_list(step.get("members", []), f"{field}.members")
+                self._emit({"op": "set_previous_members", "members": list(step.get("members", []))}, i)
+            elif op == "handle_lost_assignments":
+                self._handle_lost(step, i, field)
+            elif op == "assign":
+                self._assign(step, i, field)
+            else:
+                raise InputError(f"{field}.op", f"unknown op {op!r}")
+        return {"id": self.id, "kind": "connect", "assignor": self.assignor_name, "mode": self.cluster.mode,
+                "steps": self.out_steps, "ok": self.ok}
+
+    def _emit(self, record: dict, scenario_step: int) -> dict:
+        record["step"] = len(self.out_steps)
+        record["scenario_step"] = scenario_step
+        self.out_steps.append(record)
+        return record
+
+    def _incremental(self, field) -> IncrementalCooperativeAssignor:
+        require(self.assignor_name == "incremental", f"{field}.op", "only the incremental assignor has this state")
+        return self.cluster.assignor
+
+    def _clock(self, step: dict, field: str) -> None:
+        time = self.cluster.time
+        if "time_ms" in step:
+            time.set(_int(step["time_ms"], f"{field}.time_ms"))
+        if "sleep_ms" in step:
+            value = step["sleep_ms"]
+            if isinstance(value, dict):
+                of = value.get("of")
+                require(of in ("delay", "max_delay"), f"{field}.sleep_ms.of", f"must be 'delay' or 'max_delay', got {of!r}")
+                base = self.cluster.delay if of == "delay" else self.cluster.max_delay_ms
+                div = _int(value.get("div", 1), f"{field}.sleep_ms.div")
+                require(div != 0, f"{field}.sleep_ms.div", "must not be 0")
+                plus = _int(value.get("plus", 0), f"{field}.sleep_ms.plus")
+                q = abs(base) // abs(div)
+                q = q if (base >= 0) == (div > 0) else -q  # Java int division truncates towards zero
+                time.sleep(q + plus)
+            else:
+                time.sleep(_int(value, f"{field}.sleep_ms"))
+
+    # ------------------------------------------------------------------------------------------
+    def _rebalance(self, step: dict, index: int, field: str) -> None:
+        cluster = self.cluster
+        if "connectors" in step:
+            cluster.connectors = check_connectors(step["connectors"], f"{field}.connectors")
+        if "add_connectors" in step:
+            cluster.connectors.update(check_connectors(step["add_connectors"], f"{field}.add_connectors"))
+        if "remove_connectors" in step:
+            for name in _str_list(step["remove_connectors"], f"{field}.remove_connectors"):
+                cluster.connectors.pop(name, None)
+        members = self._members(step.get("members"), f"{field}.members")
+        gen = step.get("generation_id")
+        gen = cluster.generation_id + 1 if gen is None else _int(gen, f"{field}.generation_id")
+        last = step.get("last_completed_generation_id")
+        if last is None:
+            last = gen - 2 if step.get("generation_mismatch") else gen - 1
+        else:
+            last = _int(last, f"{field}.last_completed_generation_id")
+        failed = _bool(step.get("failed", False), f"{field}.failed")
+        leader = step.get("leader")
+        if leader is not None:
+            require(isinstance(leader, str), f"{field}.leader", "must be a worker id")
+        result = cluster.rebalance(members, gen, last, failed=failed, leader=leader)
+        self.last_members = list(members)
+        record = self._round_record(result, index)
+        expect = step.get("expect")
+        if expect is not None:
+            failures = self._check_expect(expect, result, f"{field}.expect")
+            if failures:
+                record["expect_failures"] = failures
+                self.ok = False
+        settle = step.get("settle", self.settle)
+        if settle and not failed:
+            for follow in cluster.settle(result, self.settle_delay, self.max_follow_ups):
+                self._round_record(follow, index)
+
+    def _members(self, spec, field: str):
+        cluster = self.cluster
+        if spec is None:
+            return cluster.carried_members(self.last_members or list(cluster.running))
+        if isinstance(spec, list):
+            workers = _str_list(spec, field)
+            require(len(set(workers)) == len(workers), field, "lists a worker twice")
+            return cluster.carried_members(workers)
+        require(isinstance(spec, Mapping), field, "must be a list of worker ids or an object worker -> running state")
+        out = {}
+        for w, value in spec.items():
+            if value == "carry":
+                out.update(cluster.carried_members([w]))
+            elif value == "empty":
+                out[w] = ([], [])
+            else:
+                out[w] = _running(value, f"{field}.{w}")
+        return out
+
+    # ------------------------------------------------------------------------------------------
+    def _round_record(self, r: RoundResult, index: int) -> dict:
+        detail = self.detail
+        record = {"op": "rebalance", "time_ms": r.time_ms, "generation_id": r.generation_id,
+                  "last_completed_generation_id": r.last_completed_generation_id}
+        if r.follow_up:
+            record["follow_up"] = r.follow_up
+        if detail == "totals":
+            members = {w: f"{len(c)}/{len(t)}" for w, (c, t) in r.members_in.items()}
+        else:
+            members = {w: {"connectors": list(c), "tasks": [task_str(x) for x in t]} for w, (c, t) in r.members_in.items()}
+        record["input"] = {"connectors": dict(r.connectors), "members": members}
+        if r.failed:
+            record["failed"] = True
+        if r.protocol_versions is not None:
+            record["protocol_versions"] = dict(r.protocol_versions)
+            record["leader"] = r.leader
+            record["leader_state_set"] = True
+        record["delay"] = r.delay
+        workers = {}
+        for w, wr in r.workers.items():
+            if detail == "totals":
+                workers[w] = (f"+{len(wr.assigned_connectors)}/{len(wr.assigned_tasks)} "
+                              f"-{len(wr.revoked_connectors)}/{len(wr.revoked_tasks)} ={wr.n_connectors}/{wr.n_tasks}")
+                continue
+            entry = {"assigned_connectors": list(wr.assigned_connectors),
+                     "assigned_tasks": [task_str(t) for t in wr.assigned_tasks],
+                     "revoked_connectors": list(wr.revoked_connectors),
+                     "revoked_tasks": [task_str(t) for t in wr.revoked_tasks]}
+            if detail == "full":
+                entry["all_connectors"] = list(wr.all_connectors)
+                entry["all_tasks"] = [task_str(t) for t in wr.all_tasks]
+            entry["n_connectors"] = wr.n_connectors
+            entry["n_tasks"] = wr.n_tasks
+            workers[w] = entry
+        record["workers"] = workers
+        record["totals"] = r.totals()
+        if self.assignor_name == "incremental" and detail != "totals":
+            record["state"] = self.cluster.assignor.state_json(detail)
+        if detail == "full":
+            record["running_after"] = {w: {"connectors": list(c), "tasks": [task_str(t) for t in ts]}
+                                       for w, (c, ts) in self.cluster.running.items()}
+        return self._emit(record, index)
+
+    def _check_expect(self, expect: dict, r: RoundResult, field: str) -> List[str]:
+        require(isinstance(expect, dict), field, "must be an object")
+        cluster = self.cluster
+        fails = []
+        running = cluster.running
+        for key, want in expect.items():
+            if key == "delay":
+                if cluster.delay != want:
+                    fails.append(f"delay {cluster.delay} != {want}")
+            elif key == "delay_gt":
+                if not cluster.delay > want:
+                    fails.append(f"delay {cluster.delay} not > {want}")
+            elif key == "workers":
+                if set(r.workers) != set(want):
+                    fails.append(f"workers {sorted(r.workers)} != {sorted(want)}")
+            elif key in ("connector_allocations", "task_allocations"):
+                idx = 0 if key == "connector_allocations" else 1
+                got = sorted(len(v[idx]) for v in running.values())
+                if got != sorted(want):
+                    fails.append(f"{key} {got} != {sorted(want)}")
+            elif key == "no_revocations":
+                if want and r.revoked_anything():
+                    fails.append("revocations were issued")
+            elif key == "empty_assignment":
+                t = r.totals()
+                if want and any(t.values()):
+                    fails.append(f"assignment not empty: {t}")
+            elif key == "balanced_and_complete":
+                if want:
+                    fails.extend(_balanced_and_complete(running, cluster.connectors))
+            elif key == "leader_state_set":
+                if want and r.protocol_versions is None:
+                    fails.append("leader state is only set on the protocol path")
+            elif key == "protocol_version":
+                if r.protocol_versions is None or any(v != want for v in r.protocol_versions.values()):
+                    fails.append(f"protocol versions {r.protocol_versions} != {want}")
+            else:
+                raise InputError(f"{field}.{key}", "unknown expectation")
+        return fails
+
+    # ------------------------------------------------------------------------------------------
+    def _loads(self, value, field: str) -> List[WorkerLoad]:
+        require(isinstance(value, list), field, "must be a list of {worker, connectors, tasks}")
+        loads = []
+        for i, item in enumerate(value):
+            f = f"{field}[{i}]"
+            require(isinstance(item, dict) and isinstance(item.get("worker"), str), f, "needs a 'worker' id")
+            loads.append(WorkerLoad(item["worker"], _str_list(item.get("connectors", []), f"{f}.connectors"),
+                                    _task_list(item.get("tasks", []), f"{f}.tasks")))
+        return loads
+
+    def _handle_lost(self, step: dict, index: int, field: str) -> None:
+        assignor = self._incremental(field)
+        lost_spec = step.get("lost", {})
+        require(isinstance(lost_spec, dict), f"{field}.lost", "must be {connectors, tasks}")
+        lost = ConnectorsAndTasks(*_running(lost_spec, f"{field}.lost"))
+        loads = self._loads(step.get("worker_loads", []), f"{field}.worker_loads")
+        if "previous_members" in step:
+            assignor.previous_members = _str_list(step["previous_members"], f"{field}.previous_members")
+        to_reassign = ConnectorsAndTasks()
+        assignor.handle_lost_assignments(lost, to_reassign, loads)
+        now = assignor.now_ms()
+        record = {"op": "handle_lost_assignments", "time_ms": now, "to_reassign": to_reassign.to_json(),
+                  "worker_loads": [wl.to_json() for wl in loads],
+                  "candidate_workers_for_reassignment": list(assignor.candidate_workers_for_reassignment),
+                  "scheduled_rebalance": assignor.scheduled_rebalance, "delay": assignor.delay}
+        fails = []
+        for key, want in (step.get("expect") or {}).items():
+            if key == "candidate_workers":
+                if set(assignor.candidate_workers_for_reassignment) != set(want):
+                    fails.append(f"candidate workers {list(assignor.candidate_workers_for_reassignment)} != {want}")
+            elif key == "delay":
+                if assignor.delay != want:
+                    fails.append(f"delay {assignor.delay} != {want}")
+            elif key == "scheduled_rebalance":
+                if assignor.scheduled_rebalance != want:
+                    fails.append(f"scheduled rebalance {assignor.scheduled_rebalance} != {want}")
+            elif key == "scheduled_rebalance_minus_now":
+                if assignor.scheduled_rebalance - now != want:
+                    fails.append(f"scheduled rebalance - now {assignor.scheduled_rebalance - now} != {want}")
+            elif key == "to_reassign_contains_lost":
+                if want and not (set(lost.connectors) <= set(to_reassign.connectors) and set(lost.tasks) <= set(to_reassign.tasks)):
+                    fails.append("lost work not all in to_reassign")
+            elif key == "to_reassign_equals_lost":
+                if want and to_reassign != lost:
+                    fails.append("to_reassign differs from the lost work")
+            elif key == "workers_contain_lost":
+                chosen = [wl for wl in loads if wl.worker in set(want)]
+                have_c = set().union(*(wl.connectors for wl in chosen)) if chosen else set()
+                have_t = set().union(*(wl.tasks for wl in chosen)) if chosen else set()
+                if not (set(lost.connectors) <= have_c and set(lost.tasks) <= have_t):
+                    fails.append(f"lost work not all on workers {want}")
+            else:
+                raise InputError(f"{field}.expect.{key}", "unknown expectation")
+        if fails:
+            record["expect_failures"] = fails
+            self.ok = False
+        self._emit(record, index)
+
+    def _assign(self, step: dict, index: int, field: str) -> None:
+        loads = self._loads(step.get("worker_loads", []), f"{field}.worker_loads")
+        require(len(loads) > 0, f"{field}.worker_loads", "needs at least one worker")
+        IncrementalCooperativeAssignor.assign_connectors(loads, _str_list(step.get("connectors", []), f"{field}.connectors"))
+        IncrementalCooperativeAssignor.assign_tasks(loads, _task_list(step.get("tasks", []), f"{field}.tasks"))
+        record = {"op": "assign", "worker_loads": [wl.to_json() for wl in loads]}
+        fails = []
+        for key, want in (step.get("expect") or {}).items():
+            if key == "worker_loads":
+                if [wl.to_json() for wl in loads] != want:
+                    fails.append("worker loads differ")
+            elif key == "each_connectors":
+                if any(len(wl.connectors) != want for wl in loads):
+                    fails.append(f"not every worker has {want} connectors")
+            elif key == "each_tasks":
+                if any(len(wl.tasks) != want for wl in loads):
+                    fails.append(f"not every worker has {want} tasks")
+            else:
+                raise InputError(f"{field}.expect.{key}", "unknown expectation")
+        if fails:
+            record["expect_failures"] = fails
+            self.ok = False
+        self._emit(record, index)
+
+
+def _balanced_and_complete(running, connectors: Mapping[str, int]) -> List[str]:
+    fails = []
+    if running:
+        nc = sorted(len(c) for c, _ in running.values())
+        nt = sorted(len(t) for _, t in running.values())
+        if nc[-1] - nc[0] > 1 or nt[-1] - nt[0] > 1:
+            fails.append(f"imbalanced: connectors {nc}, tasks {nt}")
+    have_c = [c for cs, _ in running.values() for c in cs]
+    have_t = [t for _, ts in running.values() for t in ts]
+    if set(have_c) != set(connectors):
+        fails.append("connectors assigned do not match the configured connectors")
+    want_t = {(c, i) for c, n in connectors.items() for i in range(n)}
+    if set(have_t) != want_t:
+        fails.append("tasks assigned do not match the configured tasks")
+    return fails
+
+
+def run(scenario: dict) -> dict:
+    """Run one ``connect`` scenario (the vectors' ``input``) and return its output."""
+    return _Scenario(scenario).run()
+
+
+# ---------------------------------------------------------------------------------------------
+# comparison
+
+#: lists whose order in Kafka's output comes from Java hash iteration (set semantics when comparing)
+_UNORDERED_KEYS = {
+    "assigned_connectors", "assigned_tasks", "revoked_connectors", "revoked_tasks", "all_connectors",
+    "all_tasks", "connectors", "tasks", "previous_members", "candidate_workers_for_reassignment",
+}
+
+
+def _normalize(value, key: Optional[str] = None):
+    if isinstance(value, dict):
+        return {k: _normalize(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        items = [_normalize(v) for v in value]
+        if key in _UNORDERED_KEYS and all(isinstance(x, str) for x in items):
+            return sorted(items)
+        return items
+    return value
+
+
+def compare(expected: dict, actual: dict) -> List[str]:
+    """Differences that matter.  Identical outputs pass; otherwise lists of connectors/tasks/workers
+    are compared as sets (their order in Kafka's output follows Java hash iteration) and every other
+    value, list order of ``worker_loads`` included, must be equal."""
+    if expected == actual:
+        return []
+    e, a = _normalize(expected), _normalize(actual)
+    if e == a:
+        return []
+    return [diff_summary(e, a)]
+
+
+def exact_match(expected: dict, actual: dict) -> bool:
+    """True when the output equals Kafka's including every list order."""
+    return expected == actual
+
+
+__all__ = ["compare", "exact_match", "run"]

@@ -1,0 +1,301 @@
+"""What ``StickyAssignor`` and ``CooperativeStickyAssignor`` share: Kafka's ``AbstractStickyAssignor``
+(clients, Kafka 3.8/3.9, commit 1eb7644).
+
+One ``assign`` call does what ``AbstractStickyAssignor.assignPartitions`` does:
+
+1. ``allSubscriptionsEqual`` walks the subscriptions (a ``java.util.HashMap`` filled in member order, so in
+   its iteration order), reads each member's owned partitions and generation (``memberData``), raises the
+   instance's ``maxGeneration``, and settles double claims: the higher generation keeps the partition, equal
+   generations lose it (KAFKA-12984, 3.1).  The other claimant's generation is taken from the protocol field
+   ``Subscription.generationId()``, not from user data (vectors README, Surprise 1).
+2. Equal subscriptions take the fast *constrained* path (:mod:`.sticky_constrained`, KAFKA-9987/KAFKA-12464),
+   which also records ``partitionsTransferringOwnership``; anything else takes the *general* path
+   (:mod:`.sticky_general`), where that map is ``null``.
+3. ``RackInfo`` (KIP-881, 3.5) decides whether rack matching is used at all.
+
+``maxGeneration`` is instance state that Kafka never resets (Surprise 3): an assignor object here keeps it
+across calls too.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
+
+from ..errors import InputError, KafkaError
+from ..java import hashmap_order, java_string_key
+from .model import ConsumerScenario, Subscription, TopicPartition
+from .sticky_userdata import DEFAULT_GENERATION, ByteBuffer, MemberData, user_data_from_spec
+
+__all__ = [
+    "AbstractStickyAssignor",
+    "StickyAssignment",
+    "RackInfo",
+    "balance_score",
+    "DEFAULT_GENERATION",
+]
+
+EMPTY: FrozenSet[str] = frozenset()
+
+
+@dataclass
+class StickyAssignment:
+    """The result of one sticky ``assign`` call.
+
+    ``assignment`` maps every member (in input order) to its partitions in the order of the
+    ``List<TopicPartition>`` Kafka returns.  ``partitions_transferring_ownership`` is the map the constrained
+    path fills (partition -> its new owner), ``None`` on the general path.  ``path`` is ``"constrained"`` or
+    ``"general"``; ``max_generation`` is the assignor's ``maxGeneration`` after the call.
+    ``owned`` is what each member was found to own after double claims were settled (the input to the
+    builder), ``movements`` the general path's partition-movement records (partition -> (from, to)).
+    """
+
+    assignment: Dict[str, List[TopicPartition]]
+    partitions_transferring_ownership: Optional[Dict[TopicPartition, str]]
+    path: str
+    max_generation: int
+    owned: Dict[str, List[TopicPartition]] = field(default_factory=dict)
+    partitions_with_multiple_previous_owners: Set[TopicPartition] = field(default_factory=set)
+    movements: Dict[TopicPartition, Tuple[str, str]] = field(default_factory=dict)
+    #: cooperative-sticky only: the plan before partitions transferring ownership were left out, and
+    #: those partitions (partition -> the member that gets it in the follow-up rebalance)
+    full_assignment: Optional[Dict[str, List[TopicPartition]]] = None
+    withheld: Dict[TopicPartition, str] = field(default_factory=dict)
+    #: the builder's steps, when the assignor was created with ``trace=True`` (for teaching; see
+    #: :mod:`.sticky_constrained` and :mod:`.sticky_general` for the step kinds)
+    trace: Optional[List[dict]] = None
+
+    def sorted_assignment(self) -> Dict[str, List[TopicPartition]]:
+        """Each list sorted with Kafka's ``TopicPartitionComparator`` (topic, then partition)."""
+        return {m: sorted(tps, key=lambda tp: (java_string_key(tp[0]), tp[1])) for m, tps in self.assignment.items()}
+
+
+def balance_score(sizes) -> int:
+    """``GeneralAssignmentBuilder.getBalanceScore``: the sum over all member pairs of the difference in
+    their partition counts (0 = perfectly even).  ``sizes`` is a mapping member -> partitions (or count)
+    or a sequence of counts.  Computed in O(n log n) from the sorted counts; Kafka's int arithmetic wraps."""
+    if isinstance(sizes, dict):
+        values = [v if isinstance(v, int) else len(v) for v in sizes.values()]
+    else:
+        values = [v if isinstance(v, int) else len(v) for v in sizes]
+    values.sort()
+    n = len(values)
+    total = 0
+    for i, v in enumerate(values):
+        total += v * (2 * i - (n - 1))
+    total &= 0xFFFFFFFF
+    return total - (1 << 32) if total & 0x80000000 else total
+
+
+class RackInfo:
+    """``AbstractStickyAssignor.RackInfo``: consumer racks, partition racks, and whether rack matching is on.
+
+    ``consumer_racks``/``partition_racks`` are empty unless ``useRackAwareAssignment`` says yes: some member
+    has a (non-empty) rack that some partition has a replica on, and either the test hook
+    ``preferRackAwareLogic`` is set or not every partition has replicas on every rack.
+    ``num_consumers_by_partition`` is filled whenever some member has a rack (as in Kafka, even when rack
+    matching ends up off); it orders the constrained path's unassigned partitions.
+    """
+
+    def __init__(self, partitions_per_topic: Dict[str, int], partition_racks_in: Dict[str, List[FrozenSet[str]]],
+                 subscriptions: Sequence[Tuple[str, Subscription]], prefer_rack_aware_logic: bool):
+        consumers_by_rack: Dict[str, List[str]] = {}
+        for member, sub in subscriptions:
+            if sub.rack_id:
+                consumers_by_rack.setdefault(sub.rack_id, []).append(member)
+        partition_racks: Dict[TopicPartition, FrozenSet[str]] = {}
+        all_partition_racks: Set[str] = set()
+        if consumers_by_rack:
+            for topic, count in partitions_per_topic.items():
+                racks_of = partition_racks_in.get(topic)
+                for p in range(count):
+                    racks = racks_of[p] if racks_of is not None and p < len(racks_of) else EMPTY
+                    partition_racks[(topic, p)] = racks
+                    all_partition_racks.update(racks)
+        use = False
+        if consumers_by_rack and not all_partition_racks.isdisjoint(consumers_by_rack):
+            use = True if prefer_rack_aware_logic else not all(
+                r == all_partition_racks for r in partition_racks.values())
+        self.use_rack_aware = use
+        if use:
+            self.consumer_racks: Dict[str, str] = {m: rack for rack, ms in consumers_by_rack.items() for m in ms}
+            self.partition_racks: Dict[TopicPartition, FrozenSet[str]] = partition_racks
+        else:
+            self.consumer_racks = {}
+            self.partition_racks = {}
+        counts = {rack: len(ms) for rack, ms in consumers_by_rack.items()}
+        self.num_consumers_by_partition: Dict[TopicPartition, int] = {
+            tp: sum(counts.get(r, 0) for r in racks) for tp, racks in partition_racks.items()}
+
+    def racks_mismatch(self, consumer: str, tp: TopicPartition) -> bool:
+        """True if ``consumer`` has a rack and ``tp`` has no replica on it (only when rack matching is on)."""
+        rack = self.consumer_racks.get(consumer)
+        if rack is None:
+            return False
+        racks = self.partition_racks.get(tp)
+        return racks is None or rack not in racks
+
+    def sort_partitions_by_rack_consumers(self, partitions: List[TopicPartition]) -> List[TopicPartition]:
+        """Stable sort by how many consumers share a rack with the partition's replicas (fewest first)."""
+        if not self.num_consumers_by_partition:
+            return partitions
+        counts = self.num_consumers_by_partition
+        return sorted(partitions, key=lambda tp: counts.get(tp, 0))
+
+    def next_rack_consumer(self, tp: TopicPartition, consumers: List[str], first_index: int) -> int:
+        """Index of the first consumer (circularly from ``first_index``) on one of ``tp``'s racks, or -1."""
+        racks = self.partition_racks.get(tp)
+        if not racks:
+            return -1
+        n = len(consumers)
+        for i in range(n):
+            index = (first_index + i) % n
+            rack = self.consumer_racks.get(consumers[index])
+            if rack is not None and rack in racks:
+                return index
+        return -1
+
+
+class AbstractStickyAssignor:
+    """``org.apache.kafka.clients.consumer.internals.AbstractStickyAssignor`` (Kafka 3.8/3.9).
+
+    Subclasses define :meth:`member_data` (how a member's owned partitions and generation are read) and
+    may post-process the builder's result (:meth:`_finish`).  ``max_generation`` persists across calls.
+    """
+
+    name = "abstract-sticky"
+
+    def __init__(self, max_generation: int = DEFAULT_GENERATION, trace: bool = False):
+        self.max_generation = max_generation
+        #: record the builder's steps in ``StickyAssignment.trace`` (slower; for small teaching examples)
+        self.trace = trace
+        #: ``partitionsTransferringOwnership`` of the last call (None after the general path)
+        self.partitions_transferring_ownership: Optional[Dict[TopicPartition, str]] = {}
+
+    # -- to be provided by subclasses -------------------------------------------------------
+    def member_data(self, subscription: Subscription, buffer: Optional[ByteBuffer]) -> MemberData:
+        raise NotImplementedError
+
+    def _finish(self, result: StickyAssignment, subscriptions: Dict[str, Subscription]) -> StickyAssignment:
+        return result
+
+    # -- the public entry point ------------------------------------------------------------
+    def assign(self, scenario: ConsumerScenario) -> StickyAssignment:
+        """Run one rebalance the way the group leader's assignor does for ``scenario``."""
+        if not isinstance(scenario, ConsumerScenario):
+            raise InputError("scenario", "must be a ConsumerScenario (see rebalance.consumer.model)")
+        if scenario.initial_max_generation is not None:
+            self.max_generation = scenario.initial_max_generation
+        partitions_per_topic = self._partitions_per_topic(scenario)
+        order = list(scenario.members)
+        if scenario.subscription_map_type == "java.util.HashMap":
+            order = hashmap_order(order)
+        subscriptions = {m: scenario.members[m] for m in order}
+        buffers = self._buffers(scenario)
+        if not subscriptions:
+            raise KafkaError("ArithmeticException", "/ by zero")
+        return self._assign_partitions(scenario, partitions_per_topic, subscriptions, buffers)
+
+    def _partitions_per_topic(self, scenario: ConsumerScenario) -> Dict[str, int]:
+        if scenario.entry == "assignPartitions":
+            return dict(scenario.partitions)
+        # AbstractPartitionAssignor.assign(Cluster, ...): only subscribed topics that have partitions
+        subscribed = {t for sub in scenario.members.values() for t in sub.topics}
+        return {t: n for t, n in scenario.partitions.items() if t in subscribed and n > 0}
+
+    def _buffers(self, scenario: ConsumerScenario) -> Dict[str, Optional[ByteBuffer]]:
+        buffers: Dict[str, Optional[ByteBuffer]] = {}
+        for i, (member, sub) in enumerate(scenario.members.items()):
+            if sub.user_data is not None:
+                buffers[member] = ByteBuffer(sub.user_data, sub.user_data_position)
+                continue
+            spec = scenario.user_data_specs.get(member, "auto")
+            data, position = user_data_from_spec(spec, self.name, sub.owned_partitions, sub.generation_id,
+                                                 field=f"members[{i}].userData")
+            buffers[member] = None if data is None else ByteBuffer(data, position)
+        return buffers
+
+    def _assign_partitions(self, scenario, partitions_per_topic, subscriptions, buffers) -> StickyAssignment:
+        from .sticky_constrained import ConstrainedAssignmentBuilder
+        from .sticky_general import GeneralAssignmentBuilder
+
+        rack_info = RackInfo(partitions_per_topic, scenario.partition_racks, list(subscriptions.items()),
+                             scenario.prefer_rack_aware_logic)
+        owned: Dict[str, List[TopicPartition]] = {}
+        multiple: Set[TopicPartition] = set()
+        equal = self._all_subscriptions_equal(partitions_per_topic, subscriptions, buffers, owned, multiple)
+        owned_copy = {m: list(v) for m, v in owned.items()}
+        trace: Optional[List[dict]] = [] if self.trace else None
+        if equal:
+            self.partitions_transferring_ownership = {}
+            builder = ConstrainedAssignmentBuilder(partitions_per_topic, rack_info, owned, multiple,
+                                                   self.partitions_transferring_ownership, trace)
+            assignment = builder.build()
+            movements: Dict[TopicPartition, Tuple[str, str]] = {}
+            path = "constrained"
+        else:
+            self.partitions_transferring_ownership = None
+            builder = GeneralAssignmentBuilder(self, partitions_per_topic, rack_info, owned, subscriptions, buffers,
+                                               trace)
+            assignment = builder.build()
+            movements = builder.movements.snapshot()
+            path = "general"
+        ordered = {m: assignment.get(m, []) for m in scenario.members}
+        result = StickyAssignment(
+            assignment=ordered,
+            partitions_transferring_ownership=(None if self.partitions_transferring_ownership is None
+                                               else dict(self.partitions_transferring_ownership)),
+            path=path,
+            max_generation=self.max_generation,
+            owned=owned_copy,
+            partitions_with_multiple_previous_owners=set(multiple),
+            movements=movements,
+            trace=trace,
+        )
+        return self._finish(result, subscriptions)
+
+    def _all_subscriptions_equal(self, partitions_per_topic, subscriptions: Dict[str, Subscription],
+                                 buffers, owned: Dict[str, List[TopicPartition]],
+                                 multiple: Set[TopicPartition]) -> bool:
+        """``allSubscriptionsEqual``: also fills ``owned`` (each member's still-valid owned partitions) and
+        ``multiple`` (partitions claimed by two members of the same generation)."""
+        equal = True
+        subscribed: Set[str] = set()
+        previous_owner: Dict[TopicPartition, str] = {}
+        for member, sub in subscriptions.items():
+            if not subscribed:
+                subscribed.update(sub.topics)
+            elif equal and not (len(sub.topics) == len(subscribed) and subscribed.issuperset(sub.topics)):
+                equal = False
+            data = self.member_data(sub, buffers.get(member))
+            generation = DEFAULT_GENERATION if data.generation is None else data.generation
+            self.max_generation = max(self.max_generation, generation)
+            mine: List[TopicPartition] = []
+            owned[member] = mine
+            for tp in data.partitions:
+                if tp[0] not in partitions_per_topic:
+                    continue
+                other = previous_owner.get(tp)
+                if other is None:
+                    mine.append(tp)
+                    previous_owner[tp] = member
+                    continue
+                other_generation = subscriptions[other].generation_id
+                if other_generation is None:
+                    other_generation = DEFAULT_GENERATION
+                if generation == other_generation:
+                    multiple.add(tp)
+                    _remove_first(owned[other], tp)
+                    previous_owner[tp] = member
+                elif generation > other_generation:
+                    mine.append(tp)
+                    _remove_first(owned[other], tp)
+                    previous_owner[tp] = member
+        return equal
+
+
+def _remove_first(items: list, value) -> None:
+    """``List.remove(Object)``: drop the first occurrence if there is one."""
+    try:
+        items.remove(value)
+    except ValueError:
+        pass

@@ -1,0 +1,151 @@
+"""``python -m rebalance assign SCENARIO.json --assignor NAME [--json]``.
+
+Runs one of Kafka's client-side assignors on a consumer group described in a JSON file and prints who
+gets which partitions.  Two file shapes are accepted:
+
+* the book's own, keyed by name::
+
+    {"topics": {"t0": 3, "t1": 2},
+     "members": {"C0": {"topics": ["t0", "t1"], "owned": ["t0-0"], "generation": 1},
+                 "C1": {"topics": ["t0"], "instance_id": "host-1", "rack": "a"}},
+     "partition_racks": {"t0": [["a"], ["b"], ["a", "b"]]}}          # optional (KIP-881)
+
+* the conformance vectors' ``kind: consumer`` input (members as a list with ``memberId``), or a whole
+  vectors line with ``input``.
+
+``--assignor`` always decides the assignor.  Bad input prints ``error: <field>: <message>`` and exits
+with status 2 (``InputError`` is caught by ``rebalance.__main__``).
+"""
+from __future__ import annotations
+
+import json
+import sys
+from typing import Dict, List, Mapping, Sequence
+
+from ..errors import InputError, KafkaError, require
+from .api import assignor_name, build_scenario, run_assignor
+from .model import ConsumerScenario, TopicPartition, parse_consumer_input, tp_str
+from .range import tp_sort_key
+
+
+def load_scenario(path: str, assignor: str) -> ConsumerScenario:
+    """Read a scenario file in either accepted shape; every problem is an :class:`InputError`."""
+    try:
+        with open(path, encoding="utf-8") as stream:
+            text = stream.read()
+    except OSError as exc:
+        raise InputError("scenario", f"cannot read {path!r} ({exc.strerror})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError("scenario", f"{path!r} is not valid JSON ({exc.msg} at line {exc.lineno}, "
+                                     f"column {exc.colno})") from None
+    return scenario_from_json(data, assignor)
+
+
+def scenario_from_json(data, assignor: str) -> ConsumerScenario:
+    """Build a :class:`ConsumerScenario` from parsed JSON in either accepted shape."""
+    name = assignor_name(assignor)
+    require(isinstance(data, dict), "scenario", "must be a JSON object with 'topics' and 'members'")
+    if isinstance(data.get("input"), dict):  # a whole vectors line
+        data = data["input"]
+    if isinstance(data.get("members"), list):  # the vectors' consumer input
+        return parse_consumer_input(dict(data, assignor=name))
+    unknown = [k for k in data if k not in ("topics", "members", "partition_racks", "assignor", "description")]
+    require(not unknown, unknown[0] if unknown else "", "unknown field; a scenario has 'topics', 'members' "
+            "and optionally 'partition_racks' and 'description'")
+    require("topics" in data, "topics", "is required: an object mapping topic names to partition counts")
+    require(isinstance(data["topics"], dict), "topics", "must be an object mapping topic names to partition counts")
+    require("members" in data, "members", "is required: an object mapping member ids to subscriptions")
+    require(isinstance(data["members"], dict), "members",
+            "must be an object mapping member ids to {\"topics\": [...]} (or a list in the vectors' shape)")
+    racks = data.get("partition_racks")
+    require(racks is None or isinstance(racks, dict), "partition_racks",
+            "must map a topic to one list of racks per partition")
+    if racks:
+        for topic, per_partition in racks.items():
+            require(isinstance(per_partition, list), f"partition_racks.{topic}",
+                    "must be a list with one list of rack names per partition")
+            for p, names in enumerate(per_partition):
+                require(isinstance(names, list), f"partition_racks.{topic}[{p}]", "must be a list of rack names")
+    return build_scenario(name, data["topics"], data["members"], partition_racks=racks)
+
+
+def compact(partitions: Sequence[TopicPartition]) -> str:
+    """``t0[0-2,5] t1[1]``: a member's partitions grouped by topic, runs written as ranges."""
+    by_topic: Dict[str, List[int]] = {}
+    for topic, p in sorted(partitions, key=tp_sort_key):
+        by_topic.setdefault(topic, []).append(p)
+    parts = []
+    for topic, numbers in by_topic.items():
+        runs, start, prev = [], numbers[0], numbers[0]
+        for n in numbers[1:] + [None]:
+            if n is not None and n == prev + 1:
+                prev = n
+                continue
+            runs.append(str(start) if start == prev else f"{start}-{prev}")
+            if n is not None:
+                start = prev = n
+        parts.append(f"{topic}[{','.join(runs)}]")
+    return " ".join(parts) if parts else "-"
+
+
+def format_table(scenario: ConsumerScenario, assignment: Mapping[str, Sequence[TopicPartition]]) -> str:
+    """A plain-text table: member, number of partitions, partitions (and what moved, if anything was owned)."""
+    members = list(scenario.members)
+    any_owned = any(s.owned_partitions for s in scenario.members.values())
+    header = ["member", "count", "partitions"] + (["kept", "revoked", "new"] if any_owned else [])
+    rows = []
+    for m in members:
+        got = list(assignment.get(m, []))
+        row = [m, str(len(got)), compact(got)]
+        if any_owned:
+            owned = set(scenario.members[m].owned_partitions)
+            row += [str(len(owned & set(got))), str(len(owned - set(got))), str(len(set(got) - owned))]
+        rows.append(row)
+    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip(),
+             "  ".join("-" * w for w in widths)]
+    for row in rows:
+        cells = [c.rjust(w) if c.isdigit() else c.ljust(w) for c, w in zip(row, widths)]
+        lines.append("  ".join(cells).rstrip())
+    counts = [len(assignment.get(m, [])) for m in members]
+    total = sum(counts)
+    spread = (max(counts) - min(counts)) if counts else 0
+    lines.append(f"{scenario.assignor}: {total} partitions over {len(members)} members "
+                 f"(max - min = {spread})")
+    return "\n".join(lines)
+
+
+def to_json(scenario: ConsumerScenario, result) -> dict:
+    """The assignment in the vectors' string form, plus what the sticky assignors report."""
+    assignment = result.assignment
+    out = {"assignor": scenario.assignor,
+           "assignment": {m: [tp_str(tp) for tp in assignment.get(m, [])] for m in scenario.members}}
+    for attr, key in (("partitions_transferring_ownership", "partitionsTransferringOwnership"),
+                      ("path", "stickyPath"), ("max_generation", "maxGeneration")):
+        value = getattr(result, attr, None)
+        if value is not None:
+            if isinstance(value, dict):
+                value = {tp_str(k) if isinstance(k, tuple) else k: v for k, v in value.items()}
+            out[key] = value
+    return out
+
+
+def assign_command(args) -> int:
+    """Entry point used by ``rebalance.__main__`` (``args.scenario``, ``args.assignor``, ``args.json``)."""
+    scenario = load_scenario(args.scenario, args.assignor)
+    try:
+        result = run_assignor(scenario)
+    except KafkaError as exc:
+        print(f"error: Kafka's {scenario.assignor} assignor throws {exc.type}: {exc.message}", file=sys.stderr)
+        return 1
+    if getattr(args, "json", False):
+        print(json.dumps(to_json(scenario, result), indent=2, ensure_ascii=False))
+    else:
+        print(format_table(scenario, result.assignment))
+        withheld = getattr(result, "withheld", None)
+        if withheld:
+            moves = ", ".join(f"{tp_str(tp)} -> {m}" for tp, m in sorted(withheld.items(), key=lambda i: tp_sort_key(i[0])))
+            print(f"revoked now, assigned in the follow-up rebalance: {moves}")
+    return 0

@@ -1,0 +1,101 @@
+"""``org.apache.kafka.clients.consumer.CooperativeStickyAssignor`` (Kafka 3.8/3.9; KIP-429, 2.4).
+
+The same plan as :class:`~rebalance.consumer.sticky.StickyAssignor`, but for the COOPERATIVE protocol:
+members keep their partitions while they rejoin and report them in the protocol's ``ownedPartitions``.
+A partition that must change owner cannot be handed over in the same rebalance -- its old owner has to
+revoke it first -- so it is *removed* from the new owner's assignment in this round; the old owner, seeing
+it missing, revokes it and rejoins, and the follow-up rebalance gives it to the new owner.
+
+The partitions that change owner are ``partitionsTransferringOwnership`` on the constrained path; on the
+general path they are computed afterwards (assigned to a member that did not own them *and* owned by
+someone who lost them).  The generation comes from ``Subscription.generationId()`` (protocol v2+, KIP-792)
+or else from the ``COOPERATIVE_STICKY_ASSIGNOR_USER_DATA_V0`` user data.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Set
+
+from .abstract_sticky import AbstractStickyAssignor, StickyAssignment
+from .model import ConsumerScenario, Subscription, TopicPartition
+from .sticky_userdata import ByteBuffer, MemberData, decode_cooperative
+
+__all__ = ["CooperativeStickyAssignor", "compute_partitions_transferring_ownership"]
+
+
+def compute_partitions_transferring_ownership(owned: Dict[str, List[TopicPartition]],
+                                              assignment: Dict[str, List[TopicPartition]]) -> Dict[TopicPartition, str]:
+    """``CooperativeStickyAssignor.computePartitionsTransferringOwnership``: partitions newly assigned to a
+    member that some member owned and is now losing, mapped to the new owner."""
+    added: Dict[TopicPartition, str] = {}
+    revoked: Set[TopicPartition] = set()
+    for member, assigned in assignment.items():
+        mine = owned.get(member, [])
+        mine_set = set(mine)
+        for tp in assigned:
+            if tp not in mine_set:
+                added[tp] = member
+        assigned_set = set(assigned)
+        for tp in mine:
+            if tp not in assigned_set:
+                revoked.add(tp)
+    return {tp: m for tp, m in added.items() if tp in revoked}
+
+
+class CooperativeStickyAssignor(AbstractStickyAssignor):
+    """Kafka's ``CooperativeStickyAssignor`` (name ``"cooperative-sticky"``).
+
+    ``assign(scenario).assignment`` is what members receive in *this* round: partitions transferring
+    ownership are left out.  ``full_assignment`` on the result is the plan before they were left out.
+    """
+
+    name = "cooperative-sticky"
+
+    def member_data(self, subscription: Subscription, buffer: Optional[ByteBuffer]) -> MemberData:
+        """``CooperativeStickyAssignor.memberData``: protocol fields when the generation is there (v2+),
+        otherwise the generation from user data."""
+        if subscription.generation_id is not None:
+            return MemberData(list(subscription.owned_partitions), subscription.generation_id)
+        return MemberData(list(subscription.owned_partitions), decode_cooperative(buffer))
+
+    def _finish(self, result: StickyAssignment, subscriptions: Dict[str, Subscription]) -> StickyAssignment:
+        result.full_assignment = {m: list(tps) for m, tps in result.assignment.items()}
+        if result.partitions_transferring_ownership is None:
+            owned = {m: list(sub.owned_partitions) for m, sub in subscriptions.items()}
+            transferring = compute_partitions_transferring_ownership(owned, result.assignment)
+        else:
+            transferring = result.partitions_transferring_ownership
+        for tp, member in transferring.items():
+            mine = result.assignment[member]
+            if tp in mine:
+                mine.remove(tp)
+        result.withheld = dict(transferring)
+        return result
+
+
+def rebalance_until_stable(scenario: ConsumerScenario, max_rounds: int = 10,
+                           assignor: Optional["CooperativeStickyAssignor"] = None) -> List[StickyAssignment]:
+    """Replay the cooperative protocol's follow-up rebalances (KIP-429): after each round every member owns
+    exactly what it was given, its generation is the new one, and members that had a partition revoked
+    rejoin at once; stop when a round withholds nothing (or after ``max_rounds``).
+
+    One assignor instance serves all rounds, as the group leader's does.  Returns one result per round.
+    """
+    from dataclasses import replace
+
+    assignor = assignor or CooperativeStickyAssignor()
+    rounds: List[StickyAssignment] = []
+    generation = max([s.generation_id for s in scenario.members.values() if s.generation_id is not None],
+                     default=0)
+    current = scenario
+    for _ in range(max_rounds):
+        result = assignor.assign(current)
+        rounds.append(result)
+        if not result.withheld:
+            break
+        generation += 1
+        members = {m: replace(sub, owned_partitions=list(result.assignment.get(m, [])), generation_id=generation,
+                              user_data=None, user_data_position=0)
+                   for m, sub in current.members.items()}
+        current = replace(current, members=members, initial_max_generation=None,
+                          user_data_specs={m: "auto" for m in members})
+    return rounds

@@ -1,0 +1,208 @@
+"""The inputs of a client-side consumer partition assignor, as Kafka's leader sees them.
+
+Mirrors ``org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.{Subscription, GroupSubscription}``
+and the parts of ``org.apache.kafka.common.Cluster`` an assignor reads (Kafka 3.8/3.9).
+
+A topic-partition is a plain tuple ``(topic, partition)``; lists of them are what the assignors return.
+``parse_consumer_input`` turns a scenario in the conformance vectors' schema (see
+``shared/kafka-vectors/README.md``, kind ``consumer``) into a :class:`ConsumerScenario`, and names the
+field of any bad value.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Union
+
+from ..errors import InputError, parse_dashed_id, require
+
+TopicPartition = Tuple[str, int]
+
+
+def tp_str(tp: TopicPartition) -> str:
+    """Kafka's ``TopicPartition.toString``: ``topic-partition``."""
+    return f"{tp[0]}-{tp[1]}"
+
+
+def parse_tp(text, field_name: str) -> TopicPartition:
+    """Read ``"topic-partition"`` (split at the last ``-``), naming ``field_name`` if it is malformed."""
+    return parse_dashed_id(text, field_name, "topic", "partition")
+
+
+@dataclass
+class Subscription:
+    """One member's JoinGroup metadata (``ConsumerPartitionAssignor.Subscription``, protocol v3)."""
+
+    topics: List[str]
+    owned_partitions: List[TopicPartition] = field(default_factory=list)
+    generation_id: Optional[int] = None  # None is Kafka's Optional.empty() (generation -1 on the wire)
+    group_instance_id: Optional[str] = None
+    rack_id: Optional[str] = None
+    user_data: Optional[bytes] = None
+    #: ByteBuffer position for replaying Kafka unit tests that re-used a consumed buffer (vectors only).
+    user_data_position: int = 0
+
+
+@dataclass
+class ConsumerScenario:
+    """Everything one ``assign`` call sees.
+
+    ``partitions`` maps each topic to its partition count; ``partition_racks`` (optional) maps a topic to
+    one frozenset of replica racks per partition (KIP-881).  ``members`` keeps the input order, which is
+    the order Kafka's leader fills its subscription ``HashMap`` in.
+    """
+
+    assignor: str
+    partitions: Dict[str, int]
+    members: Dict[str, Subscription]
+    partition_racks: Dict[str, List[FrozenSet[str]]] = field(default_factory=dict)
+    #: "cluster": the public assign(Cluster, GroupSubscription) path (drops topics with 0 partitions or no
+    #: metadata); "assignPartitions": the direct call the unit tests make.
+    entry: str = "cluster"
+    prefer_rack_aware_logic: bool = False
+    subscription_map_type: str = "java.util.HashMap"
+    initial_max_generation: Optional[int] = None
+    #: raw user data spec per member as given in the input ("auto", None, {"stickyV1": ...}, ...)
+    user_data_specs: Dict[str, object] = field(default_factory=dict)
+    #: the topics exactly as given (a count or replica lists), for adapters that need them
+    topic_order: List[str] = field(default_factory=list)
+
+
+ASSIGNORS = ("range", "roundrobin", "sticky", "cooperative-sticky")
+
+#: Map classes Kafka's callers use for the subscriptions: the leader's HashMap (iteration by hash), and the
+#: unit tests' LinkedHashMap (``Utils.mkMap``) and ``Collections.singletonMap`` (both: input order).
+SUBSCRIPTION_MAP_TYPES = ("java.util.HashMap", "java.util.LinkedHashMap", "java.util.Collections$SingletonMap")
+
+
+def _int(value, field_name: str, minimum: Optional[int] = None) -> int:
+    require(isinstance(value, int) and not isinstance(value, bool), field_name,
+            f"must be a whole number, got {value!r}")
+    if minimum is not None:
+        require(value >= minimum, field_name, f"must be at least {minimum}, got {value}")
+    return value
+
+
+def parse_consumer_input(data: Mapping) -> ConsumerScenario:
+    """Validate and convert a ``kind: consumer`` scenario.  Raises :class:`InputError` naming the field."""
+    require(isinstance(data, Mapping), "input", "must be a JSON object")
+    assignor = data.get("assignor")
+    require(assignor in ASSIGNORS, "assignor", f"must be one of {', '.join(ASSIGNORS)}, got {assignor!r}")
+
+    brokers: Dict[int, Optional[str]] = {}
+    raw_brokers = data.get("brokers", [])
+    require(isinstance(raw_brokers, list), "brokers", "must be a list of {id, rack} objects")
+    for i, broker in enumerate(raw_brokers):
+        require(isinstance(broker, Mapping), f"brokers[{i}]", "must be an object with 'id' and 'rack'")
+        bid = _int(broker.get("id"), f"brokers[{i}].id")
+        rack = broker.get("rack")
+        require(rack is None or isinstance(rack, str), f"brokers[{i}].rack", "must be a string or null")
+        require(bid not in brokers, f"brokers[{i}].id", f"broker {bid} is listed twice")
+        brokers[bid] = rack
+
+    raw_topics = data.get("topics")
+    require(isinstance(raw_topics, Mapping), "topics", "must be an object mapping topic names to partition counts")
+    partitions: Dict[str, int] = {}
+    partition_racks: Dict[str, List[FrozenSet[str]]] = {}
+    for topic, spec in raw_topics.items():
+        where = f"topics.{topic}"
+        require(isinstance(topic, str) and topic != "", where, "topic names must be non-empty strings")
+        if isinstance(spec, list):
+            racks: List[FrozenSet[str]] = []
+            for p, replicas in enumerate(spec):
+                require(isinstance(replicas, list), f"{where}[{p}]", "must be a list of broker ids")
+                names = set()
+                for r, broker_id in enumerate(replicas):
+                    _int(broker_id, f"{where}[{p}][{r}]")
+                    require(broker_id in brokers, f"{where}[{p}][{r}]",
+                            f"broker {broker_id} is not in 'brokers'")
+                    if brokers[broker_id] is not None:
+                        names.add(brokers[broker_id])
+                racks.append(frozenset(names))
+            partitions[topic] = len(spec)
+            partition_racks[topic] = racks
+        else:
+            partitions[topic] = _int(spec, where, minimum=0)
+
+    raw_members = data.get("members")
+    require(isinstance(raw_members, list), "members", "must be a list of member objects")
+    members: Dict[str, Subscription] = {}
+    user_data_specs: Dict[str, object] = {}
+    for i, member in enumerate(raw_members):
+        where = f"members[{i}]"
+        require(isinstance(member, Mapping), where, "must be an object")
+        member_id = member.get("memberId")
+        require(isinstance(member_id, str), f"{where}.memberId", "is required and must be a string")
+        require(member_id not in members, f"{where}.memberId", f"{member_id!r} appears twice")
+        topics = member.get("topics", [])
+        require(isinstance(topics, list) and all(isinstance(t, str) for t in topics), f"{where}.topics",
+                "must be a list of topic names")
+        owned_raw = member.get("ownedPartitions", [])
+        require(isinstance(owned_raw, list), f"{where}.ownedPartitions", "must be a list of 'topic-partition'")
+        owned = [parse_tp(t, f"{where}.ownedPartitions[{j}]") for j, t in enumerate(owned_raw)]
+        generation = member.get("generationId", -1)
+        generation = _int(generation, f"{where}.generationId")
+        rack = member.get("rackId")
+        require(rack is None or isinstance(rack, str), f"{where}.rackId", "must be a string or null")
+        instance = member.get("groupInstanceId")
+        require(instance is None or isinstance(instance, str), f"{where}.groupInstanceId",
+                "must be a string or null")
+        user_data_specs[member_id] = member.get("userData", "auto")
+        members[member_id] = Subscription(
+            topics=list(topics),
+            owned_partitions=owned,
+            generation_id=None if generation == -1 else generation,
+            group_instance_id=instance,
+            rack_id=rack,
+        )
+
+    entry = data.get("entry", "cluster")
+    require(entry in ("cluster", "assignPartitions"), "entry", "must be 'cluster' or 'assignPartitions'")
+    map_type = data.get("subscriptionMapType", "java.util.HashMap")
+    require(map_type in SUBSCRIPTION_MAP_TYPES, "subscriptionMapType",
+            f"must be one of {', '.join(SUBSCRIPTION_MAP_TYPES)}, got {map_type!r}")
+    if map_type == "java.util.Collections$SingletonMap":
+        require(len(members) == 1, "subscriptionMapType", "a SingletonMap holds exactly one member")
+    initial = data.get("initialMaxGeneration")
+    if initial is not None:
+        _int(initial, "initialMaxGeneration")
+    return ConsumerScenario(
+        assignor=assignor,
+        partitions=partitions,
+        members=members,
+        partition_racks=partition_racks,
+        entry=entry,
+        prefer_rack_aware_logic=bool(data.get("preferRackAwareLogic", False)),
+        subscription_map_type=map_type,
+        initial_max_generation=initial,
+        user_data_specs=user_data_specs,
+        topic_order=list(raw_topics),
+    )
+
+
+def validate_assignment_inputs(partitions: Mapping[str, int], members: Mapping[str, Subscription]) -> None:
+    """Checks shared by every assignor's public entry point (not used on the vectors' replay path, where
+    Kafka's own behaviour for odd input is reproduced instead).  Names the bad field."""
+    for topic, count in partitions.items():
+        _int(count, f"partitions.{topic}", minimum=0)
+    for member_id, sub in members.items():
+        for t in sub.topics:
+            if t not in partitions:  # message built only on failure: groups can have millions of subscriptions
+                known = sorted(partitions)
+                shown = ", ".join(known[:20]) + (f", ... ({len(known)} topics)" if len(known) > 20 else "")
+                raise InputError(f"members.{member_id}.topics",
+                                 f"subscribed to unknown topic {t!r} (known: {shown or 'none'})")
+    # A partition claimed by two members is an error only within one generation; claims from different
+    # generations are Kafka's "zombie" case, which the sticky assignors resolve (KIP-341, KAFKA-12984).
+    seen: Dict[Tuple[TopicPartition, Optional[int]], str] = {}
+    for member_id, sub in members.items():
+        for tp in sub.owned_partitions:
+            topic, p = tp
+            if topic in partitions and not 0 <= p < partitions[topic]:
+                raise InputError(f"members.{member_id}.ownedPartitions",
+                                 f"{tp_str(tp)} does not exist (topic {topic!r} has {partitions[topic]} partitions)")
+            key = (tp, sub.generation_id)
+            if key in seen and seen[key] != member_id:
+                raise InputError(f"members.{member_id}.ownedPartitions",
+                                 f"{tp_str(tp)} is also owned by {seen[key]!r} in the same generation"
+                                 f" ({-1 if sub.generation_id is None else sub.generation_id})")
+            seen[key] = member_id

@@ -1,0 +1,237 @@
+"""The user data the sticky assignors put into a member's JoinGroup subscription.
+
+Mirrors (Kafka 3.8/3.9):
+
+* ``StickyAssignor.STICKY_ASSIGNOR_USER_DATA_V0`` -- ``previous_assignment: [{topic: STRING, partitions: [INT32]}]``
+  (KIP-54, Kafka 1.0);
+* ``StickyAssignor.STICKY_ASSIGNOR_USER_DATA_V1`` -- V0 plus ``generation: INT32`` (KIP-341, Kafka 2.3);
+* ``CooperativeStickyAssignor.COOPERATIVE_STICKY_ASSIGNOR_USER_DATA_V0`` -- ``generation: INT32`` only
+  (the owned partitions travel in the protocol's own ``ownedPartitions`` field).
+
+The wire types are Kafka's ``org.apache.kafka.common.protocol.types``: ``STRING`` is an INT16 length and
+UTF-8 bytes, ``ArrayOf`` an INT32 count and the elements, integers big-endian.  ``Schema.read`` does not
+insist on consuming the whole buffer, so a V1 reader accepts trailing bytes and a V0 reader accepts V1 data.
+
+A :class:`ByteBuffer` models the one ``java.nio.ByteBuffer`` Kafka hands to the assignor: reading moves its
+position, ``rewind`` puts it back to 0.  Unit tests that re-use a ``Subscription`` see a buffer that was
+already read (vectors README, "Surprises" 2), which is why the position is part of the input.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import struct
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ..errors import InputError, require
+from ..java import hashmap_order
+from .model import TopicPartition, parse_tp
+
+DEFAULT_GENERATION = -1
+
+
+class SchemaError(Exception):
+    """``org.apache.kafka.common.protocol.types.SchemaException`` (or a buffer underflow while reading)."""
+
+
+class ByteBuffer:
+    """A read-only ``java.nio.ByteBuffer`` over ``data`` with a movable position."""
+
+    __slots__ = ("data", "position")
+
+    def __init__(self, data: bytes, position: int = 0):
+        self.data = bytes(data)
+        self.position = max(0, min(position, len(self.data)))
+
+    def remaining(self) -> int:
+        return len(self.data) - self.position
+
+    def has_remaining(self) -> bool:
+        return self.position < len(self.data)
+
+    def rewind(self) -> None:
+        self.position = 0
+
+    def duplicate(self) -> "ByteBuffer":
+        return ByteBuffer(self.data, self.position)
+
+    def _take(self, n: int) -> bytes:
+        if n > self.remaining():
+            raise SchemaError("BufferUnderflowException")
+        chunk = self.data[self.position:self.position + n]
+        self.position += n
+        return chunk
+
+    def get_short(self) -> int:
+        return struct.unpack(">h", self._take(2))[0]
+
+    def get_int(self) -> int:
+        return struct.unpack(">i", self._take(4))[0]
+
+    def get_string(self) -> str:
+        length = self.get_short()
+        if length < 0:
+            raise SchemaError(f"String length {length} cannot be negative")
+        if length > self.remaining():
+            raise SchemaError(f"Error reading string of length {length}")
+        return self._take(length).decode("utf-8", errors="replace")
+
+    def get_array_size(self) -> int:
+        size = self.get_int()
+        if size < 0:
+            raise SchemaError(f"Array size {size} cannot be negative")
+        if size > self.remaining():
+            raise SchemaError(f"Error reading array of size {size}, only {self.remaining()} bytes available")
+        return size
+
+
+# ---------------------------------------------------------------------------------------------
+# writing
+
+
+def _put_string(out: bytearray, text: str) -> None:
+    raw = text.encode("utf-8")
+    out += struct.pack(">h", len(raw))
+    out += raw
+
+
+def group_partitions_by_topic(partitions: Sequence[TopicPartition]) -> List[Tuple[str, List[int]]]:
+    """``CollectionUtils.groupPartitionsByTopic``: a ``HashMap<String, List<Integer>>`` filled in list
+    order, returned in its iteration order."""
+    by_topic: Dict[str, List[int]] = {}
+    for topic, partition in partitions:
+        by_topic.setdefault(topic, []).append(partition)
+    return [(topic, by_topic[topic]) for topic in hashmap_order(list(by_topic))]
+
+
+def encode_sticky_v1(partitions: Sequence[TopicPartition], generation: Optional[int]) -> bytes:
+    """``StickyAssignor.serializeTopicPartitionAssignment``: schema V1 (V0 when ``generation`` is None)."""
+    out = bytearray()
+    groups = group_partitions_by_topic(partitions)
+    out += struct.pack(">i", len(groups))
+    for topic, numbers in groups:
+        _put_string(out, topic)
+        out += struct.pack(">i", len(numbers))
+        for number in numbers:
+            out += struct.pack(">i", number)
+    if generation is not None:
+        out += struct.pack(">i", generation)
+    return bytes(out)
+
+
+def encode_sticky_v0(partitions: Sequence[TopicPartition]) -> bytes:
+    """The pre-2.3 StickyAssignor user data (schema V0: no generation)."""
+    return encode_sticky_v1(partitions, None)
+
+
+def encode_cooperative_v0(generation: int) -> bytes:
+    """``CooperativeStickyAssignor.subscriptionUserData``: one INT32, the last generation it was assigned in."""
+    return struct.pack(">i", generation)
+
+
+# ---------------------------------------------------------------------------------------------
+# reading
+
+
+@dataclass
+class MemberData:
+    """``AbstractStickyAssignor.MemberData``: the owned partitions and generation a member reports."""
+
+    partitions: List[TopicPartition]
+    generation: Optional[int]  # None is Optional.empty()
+
+
+def _read_sticky(buffer: ByteBuffer, with_generation: bool) -> MemberData:
+    partitions: List[TopicPartition] = []
+    for _ in range(buffer.get_array_size()):
+        topic = buffer.get_string()
+        for _ in range(buffer.get_array_size()):
+            partitions.append((topic, buffer.get_int()))
+    generation = buffer.get_int() if with_generation else None
+    return MemberData(partitions, generation)
+
+
+def decode_sticky(buffer: Optional[ByteBuffer]) -> MemberData:
+    """``StickyAssignor.memberData``: no bytes left means no previous assignment; V1 first, V0 as fallback,
+    and unreadable data counts as "nothing owned, generation -1"."""
+    if buffer is None or not buffer.has_remaining():
+        return MemberData([], None)
+    copy = buffer.duplicate()
+    try:
+        return _read_sticky(buffer, True)
+    except SchemaError:
+        try:
+            return _read_sticky(copy, False)
+        except SchemaError:
+            return MemberData([], DEFAULT_GENERATION)
+
+
+def decode_cooperative(buffer: Optional[ByteBuffer]) -> Optional[int]:
+    """The generation ``CooperativeStickyAssignor.memberData`` reads from user data (protocol < v2)."""
+    if buffer is None:
+        return None
+    try:
+        return buffer.get_int()
+    except SchemaError:
+        return DEFAULT_GENERATION
+
+
+# ---------------------------------------------------------------------------------------------
+# the vectors' "userData" field
+
+
+def user_data_from_spec(spec, assignor: str, owned: Sequence[TopicPartition], generation_id: Optional[int],
+                        field: str = "userData") -> Tuple[Optional[bytes], int]:
+    """Bytes and buffer position for a member's ``userData`` as the vectors describe it.
+
+    ``"auto"`` is what a real client of ``assignor`` sends (StickyAssignor: V1 of its owned partitions and
+    generation once it has either; CooperativeStickyAssignor: its generation or -1); ``None`` is no user data;
+    ``{"stickyV1": ...}``, ``{"stickyV0": ...}``, ``{"cooperativeV0": ...}`` are explicit encodings and
+    ``{"base64": ..., "position": n}`` raw bytes.
+    """
+    if spec is None:
+        return None, 0
+    if spec == "auto":
+        if assignor == "sticky":
+            if generation_id is None and not owned:
+                return None, 0
+            return encode_sticky_v1(owned, DEFAULT_GENERATION if generation_id is None else generation_id), 0
+        if assignor == "cooperative-sticky":
+            return encode_cooperative_v0(DEFAULT_GENERATION if generation_id is None else generation_id), 0
+        return None, 0
+    require(isinstance(spec, dict) and len(spec) >= 1, field,
+            "must be \"auto\", null or an object such as {\"stickyV1\": ...} or {\"base64\": ...}")
+    if "base64" in spec:
+        raw = spec["base64"]
+        require(isinstance(raw, str), f"{field}.base64", "must be a base64 string")
+        try:
+            data = base64.b64decode(raw, validate=True)
+        except (binascii.Error, ValueError):
+            raise InputError(f"{field}.base64", "is not valid base64") from None
+        position = spec.get("position", 0)
+        require(isinstance(position, int) and not isinstance(position, bool) and 0 <= position <= len(data),
+                f"{field}.position", f"must be a whole number between 0 and {len(data)}")
+        return data, position
+    if "stickyV1" in spec or "stickyV0" in spec:
+        key = "stickyV1" if "stickyV1" in spec else "stickyV0"
+        body = spec[key]
+        require(isinstance(body, dict), f"{field}.{key}", "must be an object with 'partitions'")
+        raw_parts = body.get("partitions", [])
+        require(isinstance(raw_parts, list), f"{field}.{key}.partitions", "must be a list of 'topic-partition'")
+        parts = [parse_tp(t, f"{field}.{key}.partitions[{i}]") for i, t in enumerate(raw_parts)]
+        if key == "stickyV0":
+            return encode_sticky_v0(parts), 0
+        generation = body.get("generation", DEFAULT_GENERATION)
+        require(isinstance(generation, int) and not isinstance(generation, bool), f"{field}.{key}.generation",
+                "must be a whole number")
+        return encode_sticky_v1(parts, generation), 0
+    if "cooperativeV0" in spec:
+        body = spec["cooperativeV0"]
+        require(isinstance(body, dict), f"{field}.cooperativeV0", "must be an object with 'generation'")
+        generation = body.get("generation", DEFAULT_GENERATION)
+        require(isinstance(generation, int) and not isinstance(generation, bool),
+                f"{field}.cooperativeV0.generation", "must be a whole number")
+        return encode_cooperative_v0(generation), 0
+    raise InputError(field, f"unknown user data encoding {sorted(spec)!r}; use stickyV1, stickyV0, "
+                            "cooperativeV0 or base64")

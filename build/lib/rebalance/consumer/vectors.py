@@ -1,0 +1,141 @@
+"""Adapter for the conformance vectors of kind ``consumer`` (client-side consumer partition assignors).
+
+``run(input)`` replays one scenario the way Kafka's harness did (commit 1eb7644, Kafka 3.8/3.9 logic) and
+returns the vectors' output schema::
+
+    {"assignment": {member: ["t-0", ...]},        # each list in the order Kafka's List<TopicPartition> had
+     "sortedAssignment": {member: [...]},          # the same lists sorted by TopicPartitionComparator
+     # sticky / cooperative-sticky only:
+     "stickyPath", "partitionsTransferringOwnership", "maxGeneration"}
+
+Range and RoundRobin are computed here; the sticky kinds are delegated to
+``rebalance.consumer.sticky_vectors.run_scenario`` (imported lazily, so that this module works on its own).
+
+``compare(expected, actual)`` decides pass/fail on ``sortedAssignment`` (membership) and, for the sticky
+kinds, ``stickyPath``, ``partitionsTransferringOwnership`` and ``maxGeneration``.  Exact list order in
+``assignment`` is a bonus that :func:`exact_order_matches` counts separately.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Mapping, Sequence
+
+from ..errors import InputError
+from .model import ConsumerScenario, TopicPartition, parse_consumer_input, tp_str
+from .range import tp_sort_key
+
+STICKY_KINDS = ("sticky", "cooperative-sticky")
+STICKY_FIELDS = ("stickyPath", "partitionsTransferringOwnership", "maxGeneration")
+
+
+def sorted_partitions(partitions: Sequence[TopicPartition]) -> List[TopicPartition]:
+    """``partitions`` sorted as ``Collections.sort(list, new TopicPartitionComparator())`` would."""
+    return sorted(partitions, key=tp_sort_key)
+
+
+def assignment_output(scenario: ConsumerScenario, assignment: Mapping[str, Sequence[TopicPartition]]) -> dict:
+    """The vectors' ``assignment`` / ``sortedAssignment`` for ``assignment`` (keys in input member order)."""
+    members = list(scenario.members)
+    members += [m for m in assignment if m not in scenario.members]
+    plain: Dict[str, List[str]] = {}
+    ordered: Dict[str, List[str]] = {}
+    for member in members:
+        if member not in assignment:
+            continue
+        tps = list(assignment[member])
+        plain[member] = [tp_str(tp) for tp in tps]
+        ordered[member] = [tp_str(tp) for tp in sorted_partitions(tps)]
+    return {"assignment": plain, "sortedAssignment": ordered}
+
+
+def run_scenario(scenario: ConsumerScenario) -> dict:
+    """Output dict for an already parsed scenario."""
+    if scenario.assignor in STICKY_KINDS:
+        try:
+            from .sticky_vectors import run_scenario as run_sticky
+        except ImportError as exc:  # the sticky helper's module is not there yet
+            if exc.name and "sticky_vectors" in exc.name:
+                raise InputError("assignor", f"assignor {scenario.assignor!r} is not implemented yet") from None
+            raise
+        return run_sticky(scenario)
+    if scenario.assignor == "range":
+        from .range import RangeAssignor
+
+        result = RangeAssignor().assign(scenario)
+    elif scenario.assignor == "roundrobin":
+        from .roundrobin import RoundRobinAssignor
+
+        result = RoundRobinAssignor().assign(scenario)
+    else:  # parse_consumer_input already refused it
+        raise InputError("assignor", f"unknown assignor {scenario.assignor!r}")
+    return assignment_output(scenario, result.assignment)
+
+
+def run(data: Mapping) -> dict:
+    """Adapter entry point: one ``kind: consumer`` input object -> its output object."""
+    return run_scenario(parse_consumer_input(data))
+
+
+def _sorted_lists(assignment) -> Dict[str, List[str]]:
+    return {m: sorted(v) for m, v in (assignment or {}).items()}
+
+
+def compare(expected: Mapping, actual: Mapping) -> List[str]:
+    """Significant differences between Kafka's output and ours (empty list: the case passes)."""
+    problems: List[str] = []
+    exp_sorted = expected.get("sortedAssignment")
+    act_sorted = actual.get("sortedAssignment")
+    if exp_sorted is None:  # an older vectors line without sortedAssignment: compare membership
+        exp_sorted = _sorted_lists(expected.get("assignment"))
+        act_sorted = _sorted_lists(actual.get("assignment"))
+    if exp_sorted != act_sorted:
+        exp_sorted = exp_sorted or {}
+        act_sorted = act_sorted or {}
+        for member in list(exp_sorted) + [m for m in act_sorted if m not in exp_sorted]:
+            e, a = exp_sorted.get(member), act_sorted.get(member)
+            if e != a:
+                problems.append(f"member {member}: expected {e}, got {a}")
+                if len(problems) >= 4:
+                    problems.append("...")
+                    break
+        if not problems:
+            problems.append("sortedAssignment differs (member order)")
+    sticky = any(k in expected for k in STICKY_FIELDS)
+    if sticky:
+        for key in STICKY_FIELDS:
+            if expected.get(key) != actual.get(key):
+                problems.append(f"{key}: expected {expected.get(key)!r}, got {actual.get(key)!r}")
+    return problems
+
+
+def exact_order_matches(expected: Mapping, actual: Mapping) -> bool:
+    """True when every member's list is in exactly Kafka's order (the bonus check)."""
+    return expected.get("assignment") == actual.get("assignment")
+
+
+def exact_order_counts(path: str) -> Dict[str, int]:
+    """Replay a consumer vectors file and count, per assignor, the cases whose lists are in exactly
+    Kafka's order (the bonus check) next to the cases that pass :func:`compare`.
+
+    ``python -c "from rebalance.consumer.vectors import exact_order_counts as c; print(c('FILE'))"``
+    """
+    import json
+
+    counts: Dict[str, int] = {}
+    with open(path, encoding="utf-8") as stream:
+        for text in stream:
+            if not text.strip():
+                continue
+            line = json.loads(text)
+            assignor = line["input"].get("assignor", "?")
+            counts[f"{assignor} cases"] = counts.get(f"{assignor} cases", 0) + 1
+            try:
+                actual = run(line["input"])
+            except Exception:  # counted as neither passing nor exact
+                continue
+            if "error" in line["output"]:
+                continue
+            if not compare(line["output"], actual):
+                counts[f"{assignor} passed"] = counts.get(f"{assignor} passed", 0) + 1
+                if exact_order_matches(line["output"], actual):
+                    counts[f"{assignor} exact order"] = counts.get(f"{assignor} exact order", 0) + 1
+    return counts

@@ -1,0 +1,58 @@
+"""Errors raised by the package.
+
+``InputError`` is bad input: it names the offending field (a dotted path such as
+``members[2].topics``) so that a reader or the command line can say exactly what to fix.
+
+``KafkaError`` is an exception that Kafka itself throws for this input (for example
+``InvalidReplicationFactorException``); the conformance vectors record those as ``{"error": {...}}``
+outputs, and the package reproduces them instead of repairing the input.
+"""
+from __future__ import annotations
+
+
+class RebalanceError(Exception):
+    """Base class of the package's own errors."""
+
+
+class InputError(RebalanceError, ValueError):
+    """Bad input. ``field`` names the offending field, e.g. ``members[1].ownedPartitions[0]``."""
+
+    def __init__(self, field: str, message: str):
+        self.field = field
+        self.message = message
+        super().__init__(f"{field}: {message}")
+
+    def to_json(self) -> dict:
+        return {"type": "InputError", "field": self.field, "message": self.message}
+
+
+class KafkaError(RebalanceError):
+    """An exception Kafka's own code throws for this input, named by its Java class."""
+
+    def __init__(self, type_name: str, message: str = ""):
+        self.type = type_name
+        self.message = message
+        super().__init__(f"{type_name}: {message}" if message else type_name)
+
+    def to_json(self) -> dict:
+        return {"type": self.type, "message": self.message}
+
+
+def require(condition: bool, field: str, message: str) -> None:
+    """Raise ``InputError(field, message)`` unless ``condition`` holds."""
+    if not condition:
+        raise InputError(field, message)
+
+
+def parse_dashed_id(text, field: str, name: str, number: str):
+    """Read Kafka's ``"<name>-<number>"`` form (``TopicPartition``, ``ConnectorTaskId``), split at the last
+    ``-`` as Kafka's own ``toString`` output must be, and name ``field`` if the text is malformed."""
+    require(isinstance(text, str), field, f"must be a '{name}-{number}' string, got {text!r}")
+    head, sep, tail = text.rpartition("-")
+    require(bool(sep) and bool(head), field, f"{text!r} is not of the form '{name}-{number}'")
+    try:
+        value = int(tail)
+    except ValueError:
+        raise InputError(field, f"{text!r}: {number} {tail!r} is not a whole number") from None
+    require(value >= 0, field, f"{text!r}: {number} number must not be negative")
+    return head, value

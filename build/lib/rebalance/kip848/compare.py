@@ -1,0 +1,110 @@
+"""Classic eager, classic cooperative and KIP-848 side by side, on the same scenarios.
+
+The classic protocol runs in :class:`rebalance.protocol.simulation.GroupSimulation` (JoinGroup/SyncGroup
+with a barrier); KIP-848 in :func:`rebalance.kip848.reconciliation.simulate`.  Both share the virtual clock
+design and the same assumptions where they overlap: one-way network latency, time spent revoking
+(commit + ``onPartitionsRevoked``), the restart time of a bounced process, the same schedule of events.
+Heartbeat intervals are each protocol's default (``heartbeat.interval.ms`` = 3 s for the classic consumer,
+``group.consumer.heartbeat.interval.ms`` = 5 s for KIP-848), as an operator would run them.
+
+The figures depend on where in the heartbeat cycle the event falls; :func:`phase_sweep` shows the spread.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Mapping, Optional, Sequence
+
+from ..errors import InputError
+from .reconciliation import KIP848Config, simulate
+
+__all__ = ["compare_protocols", "phase_sweep", "PROTOCOLS"]
+
+#: (label, classic rebalance protocol or None for KIP-848, assignor)
+PROTOCOLS = (
+    ("classic eager (range)", "eager", "range"),
+    ("classic cooperative (cooperative-sticky)", "cooperative", "cooperative-sticky"),
+    ("KIP-848 consumer (uniform)", None, "uniform"),
+)
+
+SCENARIO_NAMES = ("join", "leave", "crash", "rolling_restart")
+
+
+def _classic(scenario: str, protocol: str, assignor: str, members: int, topics: Mapping[str, int], *,
+             static: bool, start_ms: int, gap_ms: int, restart_ms: int, revoke_ms: int, latency_ms: int,
+             horizon_ms: int) -> dict:
+    from ..protocol.simulation import GroupSimulation, ProtocolConfig
+
+    sim = GroupSimulation(dict(topics), ProtocolConfig(network_ms=latency_ms, revoke_ms=revoke_ms),
+                          record_heartbeats=False)
+    names = [f"consumer-{i + 1}" for i in range(members)]
+    for name in names:
+        sim.add_member(name, 0, assignors=(assignor,), protocol=protocol,
+                       instance_id=f"instance-{name}" if static else None)
+    if scenario == "join":
+        extra = f"consumer-{members + 1}"
+        sim.add_member(extra, start_ms, assignors=(assignor,), protocol=protocol,
+                       instance_id=f"instance-{extra}" if static else None)
+        end = start_ms
+    elif scenario == "leave":
+        sim.shutdown(names[-1], start_ms)
+        end = start_ms
+    elif scenario == "crash":
+        sim.crash(names[-1], start_ms)
+        end = start_ms
+    else:
+        for i, name in enumerate(names):
+            sim.bounce(name, start_ms + i * gap_ms, restart_ms)
+        end = start_ms + (members - 1) * gap_ms + restart_ms
+    sim.run(end + horizon_ms)
+    m = sim.metrics(start_ms, sim.metrics(start_ms)["stable_at_ms"] or sim.clock.now_ms)
+    return {"time_to_stable_ms": m["time_to_stable_ms"],
+            "unowned_partition_seconds": round(m["unowned_partition_seconds"], 3),
+            "partitions_moved": m["partitions_moved"], "partitions_stopped": m["partitions_stopped"],
+            "rebalances_or_epoch_bumps": m["rebalances"]}
+
+
+def _kip848(scenario: str, members: int, topics: Mapping[str, int], *, static: bool, start_ms: int, gap_ms: int,
+            restart_ms: int, revoke_ms: int, latency_ms: int, assignor: str = "uniform",
+            heartbeat_interval_ms: int = 5000) -> dict:
+    config = KIP848Config(latency_ms=latency_ms, revocation_ms=revoke_ms, assignment_ms=0, restart_ms=restart_ms,
+                          assignor=assignor, heartbeat_interval_ms=heartbeat_interval_ms)
+    r = simulate(scenario, members, dict(topics), static=static, config=config, start_ms=start_ms,
+                 gap_ms=gap_ms if scenario == "rolling_restart" else None)
+    bumps = sum(1 for t, _ in r.group_epochs if t >= start_ms)
+    return {"time_to_stable_ms": r.time_to_stable_ms,
+            "unowned_partition_seconds": round(r.unowned_partition_seconds, 3),
+            "partitions_moved": r.partitions_moved, "partitions_stopped": r.partitions_stopped,
+            "rebalances_or_epoch_bumps": bumps}
+
+
+def compare_protocols(scenario: str = "join", members: int = 3, topics: Optional[Mapping[str, int]] = None, *,
+                      static: bool = False, start_ms: int = 61_500, gap_ms: int = 30_000, restart_ms: int = 5_000,
+                      revoke_ms: int = 100, latency_ms: int = 1, horizon_ms: int = 240_000,
+                      kip848_heartbeat_ms: int = 5000, protocols: Sequence = PROTOCOLS) -> List[Dict]:
+    """One row per protocol: time to stable, unowned partition-seconds, partitions moved and stopped,
+    and the number of rebalances (classic) or group-epoch bumps (KIP-848) after ``start_ms``.
+    ``kip848_heartbeat_ms`` is ``group.consumer.heartbeat.interval.ms`` (the classic consumer keeps its
+    3 s ``heartbeat.interval.ms``)."""
+    if scenario not in SCENARIO_NAMES:
+        raise InputError("scenario", f"must be one of {', '.join(SCENARIO_NAMES)}, got {scenario!r}")
+    topics = {"orders": 12} if topics is None else dict(topics)
+    rows = []
+    for label, protocol, assignor in protocols:
+        common = dict(static=static, start_ms=start_ms, gap_ms=gap_ms, restart_ms=restart_ms,
+                      revoke_ms=revoke_ms, latency_ms=latency_ms)
+        if protocol is None:
+            figures = _kip848(scenario, members, topics, assignor=assignor,
+                              heartbeat_interval_ms=kip848_heartbeat_ms, **common)
+        else:
+            figures = _classic(scenario, protocol, assignor, members, topics, horizon_ms=horizon_ms, **common)
+        rows.append({"scenario": scenario + ("-static" if static else ""), "protocol": label, **figures})
+    return rows
+
+
+def phase_sweep(scenario: str = "join", offsets_ms: Sequence[int] = range(0, 5000, 500), **kwargs) -> List[Dict]:
+    """:func:`compare_protocols` for events that happen ``offset`` ms after 60 s: how much the figures
+    depend on the heartbeat phase."""
+    rows = []
+    for offset in offsets_ms:
+        for row in compare_protocols(scenario, start_ms=60_000 + offset, **kwargs):
+            rows.append({"offset_ms": offset, **row})
+    return rows

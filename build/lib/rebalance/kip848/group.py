@@ -1,0 +1,266 @@
+"""A friendly front door to the KIP-848 server-side assignors: topics and members by *name*.
+
+:func:`assign_group` builds what the group coordinator's ``TargetAssignmentBuilder`` hands to an assignor
+(``GroupSpecImpl`` with a member map, ``SubscribedTopicDescriberImpl`` keyed by topic id, the inverted
+target assignment), runs ``UniformAssignor`` or the server-side ``RangeAssignor`` and returns the new target
+assignment by topic name.  Pass the previous :class:`GroupResult` as a member's ``assignment`` (``"carry"``)
+to chain rebalances exactly as the coordinator does: the iteration orders of the previous result's Java
+collections are kept, because the homogeneous builder's choices depend on them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Mapping, Optional, Sequence, Union
+
+from ..errors import InputError, KafkaError
+from .jcollections import HashJSet, JMap, LinkedJSet, new_map, new_set
+from .range import assign_range
+from .spec import (HETEROGENEOUS, HOMOGENEOUS, GroupAssignment, GroupSpec, MemberSpec, TopicDescriber,
+                   inverted_assignment, subscription_type as compute_subscription_type)
+from .uniform import assign_uniform
+from .uuid import Uuid, topic_id_for_name, uuid_hash
+
+ASSIGNORS = {"uniform": assign_uniform, "range": assign_range}
+MAP_KINDS = ("hash", "tree", "linked")
+
+
+@dataclass
+class Topic:
+    name: str
+    id: Uuid
+    partitions: int
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "id": str(self.id), "partitions": self.partitions}
+
+
+class TopicCatalog:
+    """The topics the coordinator knows (``MetadataImage`` in Kafka), by name, with their ids."""
+
+    def __init__(self, topics: Sequence[Topic] = ()):
+        self._by_name: Dict[str, Topic] = {}
+        for t in topics:
+            self.put(t)
+
+    @classmethod
+    def parse(cls, value, field: str = "topics") -> "TopicCatalog":
+        catalog = cls()
+        for topic in parse_topics(value, field):
+            catalog.put(topic)
+        return catalog
+
+    def copy(self) -> "TopicCatalog":
+        return TopicCatalog(list(self._by_name.values()))
+
+    def put(self, topic: Topic) -> None:
+        """Add a topic, or replace the topic of the same name (keeping its position)."""
+        self._by_name[topic.name] = topic
+
+    def remove(self, name: str) -> None:
+        self._by_name.pop(name, None)
+
+    def topics(self) -> List[Topic]:
+        return list(self._by_name.values())
+
+    def resolve(self, ref: str, field: str) -> Uuid:
+        """A topic reference: a known name, else a topic id (possibly of a topic that does not exist)."""
+        if not isinstance(ref, str):
+            raise InputError(field, f"a topic reference must be a topic name or id string, got {ref!r}")
+        topic = self._by_name.get(ref)
+        if topic is not None:
+            return topic.id
+        try:
+            return Uuid.from_string(ref, field)
+        except InputError:
+            raise InputError(field, f"{ref!r} is neither a known topic name nor a topic id") from None
+
+    def name_of(self, topic_id: Uuid) -> str:
+        for t in self._by_name.values():
+            if t.id == topic_id:
+                return t.name
+        return str(topic_id)
+
+    def describer(self) -> TopicDescriber:
+        return TopicDescriber({t.id: t.partitions for t in self._by_name.values()})
+
+
+def parse_topics(value, field: str = "topics") -> List[Topic]:
+    """``[{"name", "id"?, "partitions"}]`` or ``{"name": partitions}``."""
+    if isinstance(value, Mapping):
+        value = [{"name": k, "partitions": v} for k, v in value.items()]
+    if not isinstance(value, list):
+        raise InputError(field, "must be a list of {name, id, partitions} objects or a {name: partitions} object")
+    topics = []
+    for i, t in enumerate(value):
+        f = f"{field}[{i}]"
+        if not isinstance(t, Mapping):
+            raise InputError(f, "must be an object {name, id, partitions}")
+        name = t.get("name")
+        if not isinstance(name, str) or not name:
+            raise InputError(f"{f}.name", "must be a non-empty string")
+        parts = t.get("partitions")
+        if not isinstance(parts, int) or isinstance(parts, bool) or parts < 0:
+            raise InputError(f"{f}.partitions", f"must be a partition count >= 0, got {parts!r}")
+        tid = Uuid.from_string(t["id"], f"{f}.id") if t.get("id") is not None else topic_id_for_name(name)
+        topics.append(Topic(name, tid, parts))
+    return topics
+
+
+@dataclass
+class GroupResult:
+    """One target-assignment computation."""
+
+    assignor: str
+    subscription_type: str
+    builder: str
+    assignment: GroupAssignment
+    catalog: TopicCatalog = field(repr=False)
+
+    def by_name(self) -> Dict[str, Dict[str, List[int]]]:
+        """``{member: {topic name: sorted partitions}}`` (members the assignor returned)."""
+        out = {}
+        for member, partitions in self.assignment.members.items():
+            out[member] = {self.catalog.name_of(t): sorted(p) for t, p in partitions.items()}
+        return out
+
+    def member_assignment(self, member_id: str) -> Optional[JMap]:
+        return self.assignment.members.get(member_id)
+
+
+def build_member_assignment(value, catalog: TopicCatalog, kind: str, field: str) -> JMap:
+    """A member's current assignment as the coordinator holds it: a ``Map<Uuid, Set<Integer>>`` of
+    ``kind`` (``"hash"``: ``HashMap`` of ``new HashSet<>(partitions)``; ``"linked"``: insertion order),
+    wrapped unmodifiable like ``Assignment``.  ``value`` is ``{topic: [partitions]}`` or a previous
+    result's :class:`JMap`."""
+    result = new_map(kind, uuid_hash)
+    if isinstance(value, JMap):
+        # a previous result: rebuilt in its Java iteration order (as the vectors' harness does)
+        value = {t: list(p) for t, p in value.items()}
+    if value is None:
+        value = {}
+    if not isinstance(value, Mapping):
+        raise InputError(field, 'must be an object {topic: [partitions]} or "carry"')
+    items = []
+    for ref, parts in value.items():
+        tf = f"{field}.{ref}"
+        tid = ref if isinstance(ref, Uuid) else catalog.resolve(ref, tf)
+        if not isinstance(parts, list) or not all(isinstance(p, int) and not isinstance(p, bool) for p in parts):
+            raise InputError(tf, "must be a list of partition numbers")
+        items.append((tid, parts))
+    for tid, parts in items:
+        result.put(tid, new_set("hash" if kind == "hash" else "linked", parts))
+    result.immutable = True
+    return result
+
+
+@dataclass
+class MemberInput:
+    """A member as given to :func:`assign_group`."""
+
+    member_id: str
+    subscriptions: List[str]
+    assignment: Union[None, str, Mapping, JMap] = None
+    instance_id: Optional[str] = None
+    rack: Optional[str] = None
+
+
+def parse_member(value, field: str) -> MemberInput:
+    if isinstance(value, MemberInput):
+        return value
+    if not isinstance(value, Mapping):
+        raise InputError(field, "must be an object {id, subscriptions, assignment?, instance_id?, rack?}")
+    member_id = value.get("id", value.get("memberId"))
+    if not isinstance(member_id, str) or not member_id:
+        raise InputError(f"{field}.id", "must be a non-empty string")
+    subs = value.get("subscriptions", value.get("topics", []))
+    if not isinstance(subs, list) or not all(isinstance(s, str) for s in subs):
+        raise InputError(f"{field}.subscriptions", "must be a list of topic names (or ids)")
+    instance = value.get("instance_id")
+    if instance is not None and not isinstance(instance, str):
+        raise InputError(f"{field}.instance_id", "must be a string or null")
+    return MemberInput(member_id, list(subs), value.get("assignment"), instance, value.get("rack"))
+
+
+def build_group_spec(members: Sequence[MemberInput], catalog: TopicCatalog, *, members_map: str = "hash",
+                     assignment_map: str = "hash", subscription_set: str = "hash",
+                     subscription_type: Optional[str] = None, inverted=None,
+                     field: str = "members") -> GroupSpec:
+    """``GroupSpecImpl`` as ``TargetAssignmentBuilder`` builds it (member map filled in input order)."""
+    if members_map not in MAP_KINDS:
+        raise InputError("members_map", f"must be one of {', '.join(MAP_KINDS)}, got {members_map!r}")
+    if assignment_map not in ("hash", "linked"):
+        raise InputError("assignment_map", f"must be 'hash' or 'linked', got {assignment_map!r}")
+    if subscription_set not in ("hash", "linked"):
+        raise InputError("subscription_set", f"must be 'hash' or 'linked', got {subscription_set!r}")
+    spec_map = new_map(members_map)
+    seen = set()
+    specs = []
+    for i, m in enumerate(members):
+        f = f"{field}[{i}]"
+        if m.member_id in seen:
+            raise InputError(f"{f}.id", f"duplicate member id {m.member_id!r}")
+        seen.add(m.member_id)
+        subs = [catalog.resolve(s, f"{f}.subscriptions[{j}]") for j, s in enumerate(m.subscriptions)]
+        subscribed = (HashJSet.copy_of(subs, uuid_hash) if subscription_set == "hash" else LinkedJSet(subs))
+        assignment = m.assignment
+        if isinstance(assignment, str):
+            raise InputError(f"{f}.assignment", f"unexpected {assignment!r} (only a step may carry)")
+        spec = MemberSpec(m.member_id, subscribed,
+                          build_member_assignment(assignment, catalog, assignment_map, f"{f}.assignment"),
+                          m.instance_id, m.rack)
+        specs.append(spec)
+        spec_map.put(m.member_id, spec)
+    if subscription_type is None:
+        subscription_type = compute_subscription_type(m.subscriptions for m in members)
+    elif subscription_type not in (HOMOGENEOUS, HETEROGENEOUS):
+        raise InputError("subscription_type", f"must be HOMOGENEOUS or HETEROGENEOUS, got {subscription_type!r}")
+    if inverted is None:
+        inverted = inverted_assignment(specs)
+    return GroupSpec(spec_map, subscription_type, inverted)
+
+
+def parse_inverted(value, catalog: TopicCatalog, field: str = "inverted_assignment") -> Dict[Uuid, Dict[int, str]]:
+    if not isinstance(value, Mapping):
+        raise InputError(field, "must be an object {topic: {partition: member}}")
+    out: Dict[Uuid, Dict[int, str]] = {}
+    for ref, owners in value.items():
+        tid = catalog.resolve(ref, f"{field}.{ref}")
+        if not isinstance(owners, Mapping):
+            raise InputError(f"{field}.{ref}", "must be an object {partition: member}")
+        try:
+            out[tid] = {int(p): m for p, m in owners.items()}
+        except ValueError:
+            raise InputError(f"{field}.{ref}", "partition keys must be integers") from None
+    return out
+
+
+def assign_group(assignor: str, topics, members: Sequence, *, members_map: str = "hash",
+                 assignment_map: str = "hash", subscription_set: str = "hash",
+                 subscription_type: Optional[str] = None, previous: Optional[GroupResult] = None) -> GroupResult:
+    """Compute a KIP-848 target assignment.
+
+    ``topics``: ``{name: partitions}`` or ``[{name, id?, partitions}]`` (or a :class:`TopicCatalog`);
+    ``members``: ``[{id, subscriptions, assignment?, instance_id?}]``.  A member whose ``assignment`` is
+    omitted or ``"carry"`` starts from its assignment in ``previous`` (empty without one).
+    Raises :class:`~rebalance.errors.KafkaError` where Kafka's assignor throws.
+    """
+    if assignor not in ASSIGNORS:
+        raise InputError("assignor", f"must be one of {', '.join(ASSIGNORS)}, got {assignor!r}")
+    catalog = topics if isinstance(topics, TopicCatalog) else TopicCatalog.parse(topics)
+    if not isinstance(members, (list, tuple)):
+        raise InputError("members", "must be a list of members")
+    parsed = []
+    for i, m in enumerate(members):
+        mi = parse_member(m, f"members[{i}]")
+        if mi.assignment is None or mi.assignment == "carry":
+            carried = previous.member_assignment(mi.member_id) if previous is not None else None
+            mi = MemberInput(mi.member_id, mi.subscriptions, carried, mi.instance_id, mi.rack)
+        parsed.append(mi)
+    spec = build_group_spec(parsed, catalog, members_map=members_map, assignment_map=assignment_map,
+                            subscription_set=subscription_set, subscription_type=subscription_type)
+    result = ASSIGNORS[assignor](spec, catalog.describer())
+    return GroupResult(assignor, spec.subscription_type, result.builder, result, catalog)
+
+
+__all__ = ["assign_group", "GroupResult", "Topic", "TopicCatalog", "MemberInput", "build_group_spec",
+           "parse_member", "parse_topics", "parse_inverted", "KafkaError"]

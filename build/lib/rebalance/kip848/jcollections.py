@@ -1,0 +1,292 @@
+"""The few ``java.util`` collections the KIP-848 assignors iterate, with their iteration orders.
+
+The group coordinator's assignors (Kafka 3.8/3.9, ``group-coordinator/.../assignor``) keep member
+assignments as ``Map<Uuid, Set<Integer>>`` and topic ids as ``Set<Uuid>``.  Which partitions a member keeps
+when it is over its quota follows the iteration order of those collections, so each collection here
+remembers how Java would iterate it:
+
+* ``HashMap``/``HashSet`` through :class:`rebalance.java.JavaHashOrder` (bucket of the current table, then
+  insertion order); the table size follows the constructor used (``new HashSet<>()``, ``new HashSet<>(c)``,
+  ``new HashMap<>(n)``) and the growth rule;
+* ``LinkedHashMap``/``LinkedHashSet``: insertion order;
+* ``TreeMap``: key order;
+* Kafka's ``RangeSet``: ascending integers.
+
+Nothing here re-implements the JDK hash rules; they come from :mod:`rebalance.java`.
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, Iterable, Iterator, List, Optional
+
+from ..java import JavaHashOrder, hash_set_copy_capacity, java_string_key
+
+__all__ = [
+    "JSet", "HashJSet", "LinkedJSet", "RangeSet",
+    "JMap", "HashJMap", "LinkedJMap", "TreeJMap",
+    "new_set", "new_map", "deep_copy_assignment",
+]
+
+
+class JSet:
+    """A Java ``Set`` whose iteration order is modelled."""
+
+    def add(self, item) -> None:
+        raise NotImplementedError
+
+    def remove(self, item) -> None:
+        raise NotImplementedError
+
+    def __contains__(self, item) -> bool:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def __iter__(self) -> Iterator:
+        raise NotImplementedError
+
+    def to_list(self) -> List:
+        return list(iter(self))
+
+
+class HashJSet(JSet):
+    """``java.util.HashSet`` with an initial table size (``new HashSet<>(capacity)``)."""
+
+    __slots__ = ("_order", "_cache")
+
+    def __init__(self, hash_fn: Optional[Callable] = None, capacity: int = 16, items: Iterable = ()):
+        self._order = JavaHashOrder(hash_fn, capacity)
+        self._cache = None
+        for item in items:
+            self.add(item)
+
+    @classmethod
+    def copy_of(cls, items, hash_fn: Optional[Callable] = None) -> "HashJSet":
+        """``new HashSet<>(collection)``: table for ``max(n/.75 + 1, 16)`` keys, filled in ``items`` order."""
+        items = list(items)
+        return cls(hash_fn, hash_set_copy_capacity(len(items)), items)
+
+    def add(self, item) -> None:
+        if item not in self._order:
+            self._order.put(item)
+            self._cache = None
+
+    def remove(self, item) -> None:
+        if item in self._order:
+            self._order.remove(item)
+            self._cache = None
+
+    def __contains__(self, item) -> bool:
+        return item in self._order
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def __iter__(self) -> Iterator:
+        if self._cache is None:
+            self._cache = self._order.keys()
+        return iter(self._cache)
+
+
+class LinkedJSet(JSet):
+    """``java.util.LinkedHashSet`` (also stands for ``Set.of``-free test sets): insertion order."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: Iterable = ()):
+        self._items: Dict = dict.fromkeys(items)
+
+    def add(self, item) -> None:
+        self._items.setdefault(item, None)
+
+    def remove(self, item) -> None:
+        self._items.pop(item, None)
+
+    def __contains__(self, item) -> bool:
+        return item in self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator:
+        return iter(list(self._items))
+
+
+class RangeSet(JSet):
+    """Kafka's ``RangeSet`` (``group-coordinator/.../assignor/RangeSet``): the integers ``[start, end)``."""
+
+    __slots__ = ("start", "end")
+
+    def __init__(self, start: int, end: int):
+        self.start, self.end = start, end
+
+    def __contains__(self, item) -> bool:
+        return isinstance(item, int) and self.start <= item < self.end
+
+    def __len__(self) -> int:
+        return max(0, self.end - self.start)
+
+    def __iter__(self) -> Iterator:
+        return iter(range(self.start, self.end))
+
+
+class JMap:
+    """A Java ``Map`` whose key iteration order is modelled.  ``immutable`` marks the maps Kafka wraps
+    with ``Collections.unmodifiableMap`` (the assignors copy those before changing them)."""
+
+    immutable = False
+
+    def put(self, key, value) -> None:
+        raise NotImplementedError
+
+    def get(self, key, default=None):
+        raise NotImplementedError
+
+    def remove(self, key) -> None:
+        raise NotImplementedError
+
+    def keys(self) -> List:
+        raise NotImplementedError
+
+    def __contains__(self, key) -> bool:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def __getitem__(self, key):
+        value = self.get(key, _MISSING)
+        if value is _MISSING:
+            raise KeyError(key)
+        return value
+
+    def __iter__(self) -> Iterator:
+        return iter(self.keys())
+
+    def items(self):
+        return [(k, self.get(k)) for k in self.keys()]
+
+    def values(self):
+        return [self.get(k) for k in self.keys()]
+
+    def setdefault(self, key, factory: Callable):
+        """``computeIfAbsent(key, __ -> factory())``."""
+        value = self.get(key, _MISSING)
+        if value is _MISSING:
+            value = factory()
+            self.put(key, value)
+        return value
+
+
+_MISSING = object()
+
+
+class HashJMap(JMap):
+    """``java.util.HashMap`` created with ``new HashMap<>(capacity)`` (default 16)."""
+
+    def __init__(self, hash_fn: Optional[Callable] = None, capacity: int = 16):
+        self._order = JavaHashOrder(hash_fn, capacity)
+        self._values: Dict = {}
+        self._cache = None
+
+    def put(self, key, value) -> None:
+        if key not in self._values:
+            self._order.put(key)
+            self._cache = None
+        self._values[key] = value
+
+    def get(self, key, default=None):
+        return self._values.get(key, default)
+
+    def setdefault(self, key, factory: Callable):
+        """``HashMap.computeIfAbsent``: a new key goes to the head of its bucket."""
+        value = self._values.get(key, _MISSING)
+        if value is _MISSING:
+            value = factory()
+            self._order.put_head(key)
+            self._cache = None
+            self._values[key] = value
+        return value
+
+    def remove(self, key) -> None:
+        if key in self._values:
+            del self._values[key]
+            self._order.remove(key)
+            self._cache = None
+
+    def keys(self) -> List:
+        if self._cache is None:
+            self._cache = self._order.keys()
+        return list(self._cache)
+
+    def __contains__(self, key) -> bool:
+        return key in self._values
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
+class LinkedJMap(JMap):
+    """``java.util.LinkedHashMap``: insertion order."""
+
+    def __init__(self):
+        self._values: Dict = {}
+
+    def put(self, key, value) -> None:
+        self._values[key] = value
+
+    def get(self, key, default=None):
+        return self._values.get(key, default)
+
+    def remove(self, key) -> None:
+        self._values.pop(key, None)
+
+    def keys(self) -> List:
+        return list(self._values)
+
+    def __contains__(self, key) -> bool:
+        return key in self._values
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
+class TreeJMap(LinkedJMap):
+    """``java.util.TreeMap`` with natural key order (``String.compareTo`` for member ids)."""
+
+    def __init__(self, sort_key: Callable = java_string_key):
+        super().__init__()
+        self._sort_key = sort_key
+
+    def keys(self) -> List:
+        return sorted(self._values, key=self._sort_key)
+
+
+def new_set(kind: str, items: Iterable, hash_fn: Optional[Callable] = None) -> JSet:
+    """A set filled from ``items`` in order: ``"hash"`` = ``new HashSet<>(items)``, ``"linked"`` =
+    ``new LinkedHashSet<>(items)``."""
+    if kind == "hash":
+        return HashJSet.copy_of(items, hash_fn)
+    if kind == "linked":
+        return LinkedJSet(items)
+    raise ValueError(f"unknown set kind {kind!r}")
+
+
+def new_map(kind: str, hash_fn: Optional[Callable] = None, capacity: int = 16) -> JMap:
+    """An empty map of ``kind`` ``"hash"`` | ``"linked"`` | ``"tree"``."""
+    if kind == "hash":
+        return HashJMap(hash_fn, capacity)
+    if kind == "linked":
+        return LinkedJMap()
+    if kind == "tree":
+        return TreeJMap()
+    raise ValueError(f"unknown map kind {kind!r}")
+
+
+def deep_copy_assignment(assignment: JMap, topic_hash: Callable) -> HashJMap:
+    """``AssignorHelpers.deepCopyAssignment``: ``new HashMap<>(size)`` of ``new HashSet<>(partitions)``,
+    copied in the source's iteration order."""
+    copy = HashJMap(topic_hash, len(assignment))
+    for topic_id, partitions in assignment.items():
+        copy.put(topic_id, HashJSet.copy_of(partitions))
+    return copy

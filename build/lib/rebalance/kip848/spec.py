@@ -1,0 +1,121 @@
+"""What a KIP-848 server-side assignor sees: the group spec and the topic describer.
+
+Mirrors ``GroupSpecImpl``, ``MemberSubscriptionAndAssignmentImpl``, ``SubscribedTopicDescriberImpl`` and
+``GroupAssignment`` of Kafka's group coordinator (``group-coordinator/.../modern``, Kafka 3.8/3.9), and
+``ModernGroup.subscriptionType``.  Collections keep their Java iteration order (see
+:mod:`rebalance.kip848.jcollections`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, Mapping, Optional
+
+from ..errors import KafkaError
+from .jcollections import JMap, JSet, LinkedJMap
+from .uuid import Uuid
+
+HOMOGENEOUS = "HOMOGENEOUS"
+HETEROGENEOUS = "HETEROGENEOUS"
+
+
+class PartitionAssignorException(KafkaError):
+    """``org.apache.kafka.coordinator.group.api.assignor.PartitionAssignorException``."""
+
+    def __init__(self, message: str):
+        super().__init__("PartitionAssignorException", message)
+
+
+@dataclass
+class MemberSpec:
+    """``MemberSubscriptionAndAssignmentImpl``: a member's subscription and its current target assignment.
+
+    ``subscribed_topic_ids`` is a :class:`JSet` of :class:`Uuid`; ``assignment`` a :class:`JMap`
+    ``Uuid -> JSet[int]`` (``immutable`` as Kafka's ``Assignment`` wraps it)."""
+
+    member_id: str
+    subscribed_topic_ids: JSet
+    assignment: JMap
+    instance_id: Optional[str] = None
+    rack_id: Optional[str] = None
+
+
+@dataclass
+class GroupSpec:
+    """``GroupSpecImpl``: members (in ``memberIds()`` iteration order), the subscription type and the
+    inverted target assignment ``topic id -> {partition -> member id}``."""
+
+    members: JMap  # member id -> MemberSpec
+    subscription_type: str
+    inverted_assignment: Dict[Uuid, Dict[int, str]] = field(default_factory=dict)
+
+    def member_ids(self):
+        return self.members.keys()
+
+    def member(self, member_id: str) -> MemberSpec:
+        spec = self.members.get(member_id)
+        if spec is None:
+            raise KeyError(f"Member Id {member_id} not found.")
+        return spec
+
+    def member_assignment(self, member_id: str) -> JMap:
+        spec = self.members.get(member_id)
+        return spec.assignment if spec is not None else _empty_map()
+
+    def is_partition_assigned(self, topic_id: Uuid, partition: int) -> bool:
+        owners = self.inverted_assignment.get(topic_id)
+        return owners is not None and partition in owners
+
+
+def _empty_map() -> JMap:
+    empty = LinkedJMap()
+    empty.immutable = True
+    return empty
+
+
+class TopicDescriber:
+    """``SubscribedTopicDescriberImpl``: partition counts by topic id (``-1`` when unknown); racks are
+    not used at this Kafka commit (``racksForPartition`` returns the empty set)."""
+
+    def __init__(self, partitions_by_topic: Mapping[Uuid, int]):
+        self._partitions = dict(partitions_by_topic)
+
+    def num_partitions(self, topic_id: Uuid) -> int:
+        return self._partitions.get(topic_id, -1)
+
+    def racks_for_partition(self, topic_id: Uuid, partition: int):
+        return frozenset()
+
+
+@dataclass
+class GroupAssignment:
+    """``GroupAssignment``: member id -> ``Map<Uuid, Set<Integer>>`` (a :class:`JMap` of :class:`JSet`)."""
+
+    members: Dict[str, JMap]
+    builder: str = ""
+
+    def as_sorted(self) -> Dict[str, Dict[Uuid, list]]:
+        """Each member's partitions, sorted, by topic id."""
+        return {m: {t: sorted(p) for t, p in a.items()} for m, a in self.members.items()}
+
+
+def inverted_assignment(members: Iterable[MemberSpec]) -> Dict[Uuid, Dict[int, str]]:
+    """The partition -> member map ``TargetAssignmentBuilder`` keeps next to the target assignment."""
+    inverted: Dict[Uuid, Dict[int, str]] = {}
+    for spec in members:
+        for topic_id, partitions in spec.assignment.items():
+            owners = inverted.setdefault(topic_id, {})
+            for p in partitions:
+                owners[p] = spec.member_id
+    return inverted
+
+
+def subscription_type(subscriptions: Iterable[Iterable[Uuid]]) -> str:
+    """``ModernGroup.subscriptionType``: HOMOGENEOUS iff every subscribed topic is subscribed by every
+    member (and also when nobody subscribes to anything)."""
+    counts: Dict[Uuid, int] = {}
+    n = 0
+    for topics in subscriptions:
+        n += 1
+        for t in set(topics):
+            counts[t] = counts.get(t, 0) + 1
+    return HOMOGENEOUS if all(c == n for c in counts.values()) else HETEROGENEOUS

@@ -1,0 +1,99 @@
+"""``UniformHomogeneousAssignmentBuilder`` (Kafka 3.8/3.9 group coordinator): every member subscribes to
+the same topics.
+
+The algorithm in three moves:
+
+1. every partition of the subscribed topics that no member currently holds is *unassigned*, listed topic by
+   topic in the iteration order of a ``HashSet<Uuid>`` of the subscribed topic ids;
+2. members are visited in ``memberIds()`` order; the first ``total % members`` of them get a quota of
+   ``total // members + 1``, the others ``total // members``.  A member keeps its current partitions, in the
+   iteration order of its assignment map and sets, up to its quota; the rest (and every partition of a
+   topic it no longer subscribes to) is revoked and appended to the unassigned list;
+3. the unassigned partitions are dealt, in list order, to the members still under quota, in visiting order.
+
+Because quotas are fixed before anyone is looked at, the member that gets the "+1" is decided by the member
+map's iteration order, not by who already holds more: a member with ``min + 1`` partitions visited after the
+extra slots are used up gives one back.
+"""
+from __future__ import annotations
+
+from typing import List, Tuple
+
+from .jcollections import HashJSet, JMap, deep_copy_assignment
+from .spec import GroupAssignment, GroupSpec, PartitionAssignorException, TopicDescriber
+from .uuid import Uuid, uuid_hash
+
+BUILDER_NAME = "UniformHomogeneousAssignmentBuilder"
+
+
+def assign_homogeneous(group: GroupSpec, describer: TopicDescriber) -> GroupAssignment:
+    """``new UniformHomogeneousAssignmentBuilder(groupSpec, describer).build()``."""
+    member_ids = group.member_ids()
+    first = group.member(member_ids[0])
+    subscribed = HashJSet.copy_of(first.subscribed_topic_ids, uuid_hash)
+    if len(subscribed) == 0:
+        return GroupAssignment({}, BUILDER_NAME)
+
+    unassigned: List[Tuple[Uuid, int]] = []
+    total = 0
+    for topic_id in subscribed:
+        count = describer.num_partitions(topic_id)
+        if count == -1:
+            raise PartitionAssignorException(
+                f"Members are subscribed to topic {topic_id} which doesn't exist in the topic metadata.")
+        for p in range(count):
+            if not group.is_partition_assigned(topic_id, p):
+                unassigned.append((topic_id, p))
+        total += count
+
+    n = len(member_ids)
+    min_quota, extra = divmod(total, n)
+
+    target = {}
+    unfilled: List[Tuple[str, int]] = []
+    for member_id in member_ids:
+        old: JMap = group.member_assignment(member_id)
+        new = None
+        quota = min_quota
+        if extra > 0:
+            quota += 1
+            extra -= 1
+        for topic_id, partitions in old.items():
+            if topic_id in subscribed:
+                if len(partitions) <= quota:
+                    quota -= len(partitions)
+                else:
+                    for p in list(partitions):
+                        if quota > 0:
+                            quota -= 1
+                        else:
+                            if new is None:
+                                new = deep_copy_assignment(old, uuid_hash)
+                            parts = new[topic_id]
+                            parts.remove(p)
+                            if len(parts) == 0:
+                                new.remove(topic_id)
+                            unassigned.append((topic_id, p))
+            else:
+                if new is None:
+                    new = deep_copy_assignment(old, uuid_hash)
+                new.remove(topic_id)
+        if quota > 0:
+            unfilled.append((member_id, quota))
+        target[member_id] = old if new is None else new
+
+    index = 0
+    for member_id, remaining in unfilled:
+        assignment = target[member_id]
+        if assignment.immutable:
+            assignment = deep_copy_assignment(assignment, uuid_hash)
+            target[member_id] = assignment
+        i = 0
+        while i < remaining and index < len(unassigned):
+            topic_id, p = unassigned[index]
+            index += 1
+            assignment.setdefault(topic_id, lambda: HashJSet()).add(p)
+            i += 1
+    if index < len(unassigned):
+        raise PartitionAssignorException("Partitions were left unassigned")
+    return GroupAssignment(target, BUILDER_NAME)

@@ -1,0 +1,253 @@
+"""Conformance adapter for the ``group`` kind: KIP-848 server-side assignors replayed step by step.
+
+Input and output follow "Input schema — group" / "Output schema — group" of the vectors README.  A scenario
+is a list of steps against one evolving group: each step may change topics (``add_topics`` adds or replaces
+by name, ``remove_topics``), lists the members (omitted: the previous step's), and a member whose
+``assignment`` is omitted or ``"carry"`` starts from its result in the previous step, rebuilt as a fresh
+``HashMap``/``HashSet`` filled in the Java iteration order of that result (this is what Kafka's recorded
+harness did; the materialized inputs in the vectors agree list by list).  Note that
+``HashMap.computeIfAbsent`` puts a new key at the head of its bucket, so a result's topic order is not its
+insertion order.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Mapping, Optional
+
+from ..errors import InputError, KafkaError
+from .group import (ASSIGNORS, GroupResult, MemberInput, TopicCatalog, build_group_spec, parse_inverted,
+                    parse_member, parse_topics)
+from .jcollections import JMap
+
+__all__ = ["run", "compare", "step_stats", "valid_and_balanced", "conformance_counts"]
+
+GROUP_FILES = ("group_unit.jsonl", "group_uniform.jsonl", "group_range.jsonl")
+
+
+def _assignment_json(assignment: Optional[JMap], catalog: TopicCatalog) -> Dict[str, List[int]]:
+    """A Java assignment map as JSON, in its iteration order."""
+    if assignment is None:
+        return {}
+    return {catalog.name_of(t): list(p) for t, p in assignment.items()}
+
+
+def step_stats(inputs: Mapping[str, Mapping[str, List[int]]], result: Mapping[str, Mapping[str, List[int]]]) -> dict:
+    """``partition_counts`` per returned member; ``kept``/``revoked``/``moved`` count the partitions of the
+    members' input assignments that stay with / leave / go to another member."""
+    counts = {m: sum(len(p) for p in a.values()) for m, a in result.items()}
+    owner = {}
+    for m, a in result.items():
+        for t, parts in a.items():
+            for p in parts:
+                owner[(t, p)] = m
+    kept = revoked = moved = 0
+    for m, a in inputs.items():
+        for t, parts in a.items():
+            for p in parts:
+                now = owner.get((t, p))
+                if now == m:
+                    kept += 1
+                else:
+                    revoked += 1
+                    if now is not None:
+                        moved += 1
+    stats = {"partition_counts": counts, "kept": kept, "revoked": revoked, "moved": moved,
+             "assigned_total": sum(counts.values())}
+    if counts:
+        stats["min"] = min(counts.values())
+        stats["max"] = max(counts.values())
+    return stats
+
+
+def valid_and_balanced(topics: Mapping[str, int], subscriptions: Mapping[str, List[str]],
+                       assignment: Mapping[str, Mapping[str, List[int]]]) -> List[str]:
+    """The checks of Kafka's ``AssignmentTestUtil``-style ``checkValidityAndBalance``: every partition of a
+    subscribed topic assigned exactly once, only to subscribers, and no member holding two or more
+    partitions more than another member that subscribes to one of its topics."""
+    problems = []
+    owners: Dict = {}
+    for m, a in assignment.items():
+        for t, parts in a.items():
+            if t not in subscriptions.get(m, []):
+                problems.append(f"{m} holds {t} without subscribing to it")
+            for p in parts:
+                if (t, p) in owners:
+                    problems.append(f"{t}-{p} assigned to {owners[(t, p)]} and {m}")
+                owners[(t, p)] = m
+    wanted = {t for subs in subscriptions.values() for t in subs if t in topics}
+    for t in sorted(wanted):
+        for p in range(topics[t]):
+            if (t, p) not in owners:
+                problems.append(f"{t}-{p} unassigned")
+    size = {m: sum(len(p) for p in assignment.get(m, {}).values()) for m in subscriptions}
+    for a in subscriptions:
+        for b in subscriptions:
+            if size[a] - size[b] > 1 and any(t in subscriptions[b] for t in assignment.get(a, {})):
+                problems.append(f"{a} has {size[a]} partitions, {b} only {size[b]} and could take one")
+    return problems
+
+
+def _check_expect(expect: Mapping, step_out: dict, catalog: TopicCatalog, members: List[MemberInput]) -> List[str]:
+    failures = []
+    if "error" in expect:
+        got = step_out.get("error", "")
+        if not got.startswith(str(expect["error"])):
+            failures.append(f"expected {expect['error']}, got {got or 'a result'}")
+    if "assignment" in expect:
+        if step_out.get("assignment") != expect["assignment"]:
+            failures.append("assignment differs from the expected one")
+    if expect.get("valid_and_balanced") and "assignment" in step_out:
+        topics = {t.name: t.partitions for t in catalog.topics()}
+        subs = {m.member_id: m.subscriptions for m in members}
+        failures.extend(valid_and_balanced(topics, subs, step_out["assignment"]))
+    return failures
+
+
+def run(scenario: dict) -> dict:
+    """Replay one ``group`` scenario (see the module docstring)."""
+    assignor = scenario.get("assignor", "uniform")
+    if assignor not in ASSIGNORS:
+        raise InputError("assignor", f"must be one of {', '.join(ASSIGNORS)}, got {assignor!r}")
+    catalog = TopicCatalog.parse(scenario.get("topics", []), "topics")
+    steps = scenario.get("steps")
+    if steps is None:
+        steps, prefix = [scenario], ""
+    elif not isinstance(steps, list) or not steps:
+        raise InputError("steps", "must be a non-empty list of steps")
+    else:
+        prefix = "steps"
+    previous: Optional[GroupResult] = None
+    members_value = scenario.get("members") if prefix else None
+    out_steps = []
+    ok = True
+    for index, step in enumerate(steps):
+        sf = f"{prefix}[{index}]" if prefix else ""
+        dot = f"{sf}." if sf else ""
+        if not isinstance(step, Mapping):
+            raise InputError(sf or "input", "a step must be an object")
+        if "topics" in step and prefix:
+            catalog = TopicCatalog.parse(step["topics"], f"{dot}topics")
+        else:
+            catalog = catalog.copy()
+        for topic in parse_topics(step.get("add_topics", []), f"{dot}add_topics"):
+            catalog.put(topic)
+        removals = step.get("remove_topics", [])
+        if not isinstance(removals, list):
+            raise InputError(f"{dot}remove_topics", "must be a list of topic names")
+        for name in removals:
+            catalog.remove(name)
+        if "members" in step:
+            members_value = step["members"]
+        if not isinstance(members_value, list):
+            raise InputError(f"{dot}members", "must be a list of members")
+        members = []
+        for i, m in enumerate(members_value):
+            mi = parse_member(m, f"{dot}members[{i}]")
+            if mi.assignment is None or mi.assignment == "carry":
+                carried = previous.member_assignment(mi.member_id) if previous is not None else None
+                mi = MemberInput(mi.member_id, mi.subscriptions, carried, mi.instance_id, mi.rack)
+            members.append(mi)
+
+        def option(name, default):
+            return step.get(name, scenario.get(name, default))
+
+        inverted_value = option("inverted_assignment", None)
+        inverted = parse_inverted(inverted_value, catalog, f"{dot}inverted_assignment") if inverted_value is not None else None
+        spec = build_group_spec(members, catalog, members_map=option("members_map", "hash"),
+                                assignment_map=option("assignment_map", "hash"),
+                                subscription_set=option("subscription_set", "hash"),
+                                subscription_type=option("subscription_type", None), inverted=inverted,
+                                field=f"{dot}members")
+        materialized_members = []
+        inputs_by_member = {}
+        for m in members:
+            entry = {"id": m.member_id}
+            if m.instance_id is not None:
+                entry["instance_id"] = m.instance_id
+            if m.rack is not None:
+                entry["rack"] = m.rack
+            entry["subscriptions"] = list(m.subscriptions)
+            entry["assignment"] = _assignment_json(spec.member(m.member_id).assignment, catalog)
+            inputs_by_member[m.member_id] = entry["assignment"]
+            materialized_members.append(entry)
+        step_out = {"step": index,
+                    "input": {"topics": [t.to_json() for t in catalog.topics()], "members": materialized_members},
+                    "subscription_type": spec.subscription_type}
+        try:
+            assignment = ASSIGNORS[assignor](spec, catalog.describer())
+        except KafkaError as exc:
+            step_out["error"] = f"{exc.type}: {exc.message}"
+        else:
+            previous = GroupResult(assignor, spec.subscription_type, assignment.builder, assignment, catalog)
+            by_name = previous.by_name()
+            if assignment.builder:
+                step_out["builder"] = assignment.builder
+            step_out["assignment"] = by_name
+            step_out["stats"] = step_stats(inputs_by_member, by_name)
+        if inverted_value is not None:
+            step_out["inverted_assignment_override"] = True
+        expect = step.get("expect") if prefix else scenario.get("expect")
+        if isinstance(expect, Mapping):
+            failures = _check_expect(expect, step_out, catalog, members)
+            if failures:
+                step_out["expect_failures"] = failures
+                ok = False
+        out_steps.append(step_out)
+    return {"id": scenario.get("id"), "kind": "group", "assignor": assignor, "steps": out_steps, "ok": ok}
+
+
+def _normalize_input(value: dict) -> dict:
+    members = []
+    for m in value.get("members", []):
+        m = dict(m)
+        m["assignment"] = {t: sorted(p) for t, p in (m.get("assignment") or {}).items()}
+        members.append(m)
+    return {"topics": value.get("topics"), "members": members}
+
+
+def compare(expected: dict, actual: dict) -> List[str]:
+    """Kafka's step results must match exactly: assignment, builder, subscription type, stats, error, and
+    the materialized input including its list orders (the Java iteration orders of the carried
+    assignments)."""
+    problems = []
+    for key in ("kind", "assignor", "ok"):
+        if expected.get(key) != actual.get(key):
+            problems.append(f"{key}: expected {expected.get(key)!r}, got {actual.get(key)!r}")
+    exp_steps, act_steps = expected.get("steps", []), actual.get("steps", [])
+    if len(exp_steps) != len(act_steps):
+        return problems + [f"{len(act_steps)} steps, Kafka has {len(exp_steps)}"]
+    for e, a in zip(exp_steps, act_steps):
+        where = f"step {e.get('step')}"
+        for key in sorted(set(e) | set(a)):
+            if key == "input":
+                if e[key] != a.get(key):
+                    same_sets = _normalize_input(e[key]) == _normalize_input(a.get(key, {}))
+                    problems.append(f"{where}: materialized input differs"
+                                    + (" (only in Java iteration order)" if same_sets else ""))
+            elif e.get(key) != a.get(key):
+                if key == "assignment" and isinstance(e.get(key), dict) and isinstance(a.get(key), dict):
+                    diff = [m for m in set(e[key]) | set(a[key]) if e[key].get(m) != a[key].get(m)]
+                    problems.append(f"{where}: assignment differs for {len(diff)} member(s), e.g. {sorted(diff)[:3]}")
+                else:
+                    problems.append(f"{where}: {key}: expected {str(e.get(key))[:150]}, got {str(a.get(key))[:150]}")
+        if problems:
+            break
+    return problems
+
+
+def conformance_counts(directory=None) -> List[dict]:
+    """Replay the ``group`` vector files: ``[{"file", "passed", "failed"}]``.  ``directory`` defaults to
+    :func:`rebalance.vectors.vectors_dir` (the repository's ``kafka-vectors`` folder)."""
+    from pathlib import Path
+
+    from ..vectors import conform_lines, read_lines, vectors_dir
+
+    if directory is None:
+        directory = vectors_dir()
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise InputError("directory", f"no vectors directory at {directory}")
+    rows = []
+    for name in GROUP_FILES:
+        result = conform_lines(read_lines(str(directory / name)), lambda text: None)
+        rows.append({"file": name, "passed": result.passed, "failed": result.failed})
+    return rows

@@ -1,0 +1,467 @@
+"""The client side of the classic group protocol: one consumer (or any group client).
+
+Mirrors ``org.apache.kafka.clients.consumer.internals.AbstractCoordinator`` and ``ConsumerCoordinator``
+(Kafka 3.8/3.9):
+
+* the member finds its coordinator (FindCoordinator), sends JoinGroup (a dynamic member learns its member
+  id from ``MEMBER_ID_REQUIRED`` and joins again), then SyncGroup; the leader runs the assignor;
+* a heartbeat thread sends Heartbeat every ``heartbeat.interval.ms`` while the member is in a generation
+  and stops while a JoinGroup is in flight; ``REBALANCE_IN_PROGRESS`` makes the member rejoin at its next
+  ``poll()``;
+* **eager** members revoke every owned partition before JoinGroup (``onJoinPrepare``); **cooperative**
+  members (KIP-429) keep them, report them as owned partitions, give up only what the new assignment does
+  not contain and then rejoin for a second round;
+* ``ILLEGAL_GENERATION`` / ``UNKNOWN_MEMBER_ID`` reset the generation (and member id) and the owned
+  partitions are *lost* (``onPartitionsLost``); ``FENCED_INSTANCE_ID`` is fatal (the consumer stops);
+* a static member (``group.instance.id``, KIP-345) sends no LeaveGroup when it closes.
+
+A member whose ``max.poll.interval.ms`` expires (``AbstractCoordinator.handlePollTimeoutExpiry``: the
+heartbeat thread sends LeaveGroup and resets the generation) keeps processing the batch in hand until the
+application thread calls ``poll()`` again; only then does ``onJoinPrepare`` see the reset generation and
+call ``onPartitionsLost``.  Meanwhile the coordinator may already have given its partitions to others: a
+*zombie* overlap, which the simulation counts apart from true double assignment
+(:class:`~.simulation.OwnershipLedger`).
+
+``KafkaConsumer.close`` runs on the application thread, so no rebalance step (JoinGroup after the eager
+revocation, the cooperative assignment after ``onPartitionsRevoked``, a late SyncGroup response) can
+follow it: a closing member never takes up partitions.
+
+Simplifications: offsets and fetching are not modelled (a member "owns" a partition from the moment its
+assignment arrives until its revocation starts); partitions lost after ``ILLEGAL_GENERATION`` /
+``UNKNOWN_MEMBER_ID`` from a heartbeat stop at once, where Kafka's application thread may finish its current
+batch before ``onPartitionsLost`` runs at the next ``poll()``.
+"""
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+
+from .assignors import COOPERATIVE, EAGER, validate_cooperative_assignment
+from .group import (COORDINATOR_NOT_AVAILABLE, FENCED_INSTANCE_ID, ILLEGAL_GENERATION, INCONSISTENT_GROUP_PROTOCOL,
+                    INVALID_SESSION_TIMEOUT, MEMBER_ID_REQUIRED, NONE, NOT_COORDINATOR, REBALANCE_IN_PROGRESS,
+                    UNKNOWN_MEMBER_ID)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .simulation import GroupSimulation
+
+UNJOINED = "UNJOINED"
+PREPARING = "PREPARING_REBALANCE"
+COMPLETING = "COMPLETING_REBALANCE"
+STABLE = "STABLE"
+STOPPED = "STOPPED"
+
+_COORDINATOR_ERRORS = (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE)
+
+
+class ConsumerMember:
+    """One incarnation of a consumer process named ``name`` (its ``client.id``)."""
+
+    def __init__(self, sim: "GroupSimulation", name: str, *, topics: Sequence[str], assignors: Sequence[str],
+                 protocol: str, instance_id: Optional[str], session_timeout_ms: int,
+                 rebalance_timeout_ms: int, heartbeat_interval_ms: int, revoke_ms: int, incarnation: int):
+        self.sim = sim
+        self.name = name
+        self.topics = sorted(topics)
+        self.assignors = list(assignors)
+        self.protocol = protocol
+        self.instance_id = instance_id
+        self.session_timeout_ms = session_timeout_ms
+        self.rebalance_timeout_ms = rebalance_timeout_ms
+        self.heartbeat_interval_ms = heartbeat_interval_ms
+        self.revoke_ms = revoke_ms
+        self.incarnation = incarnation
+        self.state = UNJOINED
+        self.member_id = ""
+        self.generation = -1
+        self.owned: List[Tuple[str, int]] = []
+        self.rejoin_needed = True
+        self.joining = False
+        self.coordinator_known = False
+        self.finding_coordinator = False
+        self.busy_until = 0
+        self._batch_phase = None
+        #: until then the member cannot reach the coordinator (heartbeats are not delivered)
+        self.partitioned_until = 0
+        self.alive = True
+        self.hb_enabled = False
+        self.hb_in_flight = False
+        self._hb_event = None
+        self._poll_event = None
+        self.is_leader = False
+        #: bumped when the member resets: responses to requests sent before are ignored
+        self.epoch = 0
+        #: the generation was reset behind the application thread's back (poll timeout): the owned
+        #: partitions are still processed until the next ``poll()`` calls ``onPartitionsLost``
+        self.lost_pending: Optional[str] = None
+
+    # ------------------------------------------------------------------ utilities
+    @property
+    def now(self) -> int:
+        return self.sim.clock.now_ms
+
+    def _later(self, delay_ms: int, action, label: str = "") -> None:
+        inc = self.incarnation
+
+        def guarded():
+            if self.alive and self.incarnation == inc:
+                action()
+        return self.sim.clock.schedule(delay_ms, guarded, label)
+
+    def _log(self, kind: str, **fields) -> None:
+        self.sim.log(kind, self.name, **fields)
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self) -> None:
+        self._log("member", what="start", instance=self.instance_id, protocol=self.protocol)
+        self.request_poll()
+
+    def _batch_end_delay(self) -> int:
+        """Time until the application thread finishes its current batch of records and calls ``poll()``
+        again (``poll_batch_ms``, with a phase fixed per process so members are not in step)."""
+        batch = self.sim.config.poll_batch_ms
+        if batch <= 0 or self.state != STABLE:
+            return 0
+        if self._batch_phase is None:
+            self._batch_phase = random.Random(f"{self.name}/{self.incarnation}").randrange(batch)
+        return batch - ((self.now - self._batch_phase) % batch)
+
+    def request_poll(self, delay_ms: int = 0, wait_batch: bool = False) -> None:
+        """The application thread calls ``poll()`` (now, or when its current batch is done)."""
+        if wait_batch:
+            delay_ms = max(delay_ms, self._batch_end_delay())
+        at = max(self.now + delay_ms, self.busy_until)
+        if self._poll_event is not None and not self._poll_event.cancelled and self._poll_event.time_ms <= at:
+            return
+        if self._poll_event is not None:
+            self._poll_event.cancel()
+        self._poll_event = self._later(at - self.now, self._poll, "poll")
+
+    def _poll(self) -> None:
+        self._poll_event = None
+        if self.state == STOPPED:
+            return
+        if self.now < self.busy_until:
+            self.request_poll()
+            return
+        if self.lost_pending is not None:  # onJoinPrepare with a reset generation: onPartitionsLost
+            reason, self.lost_pending = self.lost_pending, None
+            self._lose_all(reason)
+        if not self.coordinator_known:
+            self._find_coordinator()
+            return
+        if self.rejoin_needed and not self.joining:
+            self._join_prepare()
+
+    def _find_coordinator(self) -> None:
+        if self.finding_coordinator:
+            return
+        self.finding_coordinator = True
+        self.sim.find_coordinator(self, self._on_find_coordinator)
+
+    def _on_find_coordinator(self, resp: dict) -> None:
+        self.finding_coordinator = False
+        if resp["error"] != NONE:
+            self._later(self.sim.config.retry_backoff_ms, self._find_coordinator, "find-coordinator-retry")
+            return
+        self.coordinator_known = True
+        if self.hb_enabled:
+            self._schedule_heartbeat(0)
+        self.request_poll()
+
+    def _mark_coordinator_unknown(self) -> None:
+        if self.coordinator_known:
+            self.coordinator_known = False
+            self._log("member", what="coordinatorUnknown")
+        self.request_poll()
+
+    # ------------------------------------------------------------------ join
+    def _join_prepare(self) -> None:
+        """``ConsumerCoordinator.onJoinPrepare``: eager revokes everything first."""
+        self.joining = True
+        self.state = PREPARING
+        self._disable_heartbeat()
+        if self.protocol == EAGER and self.owned:
+            revoked = list(self.owned)
+            self._log("revoke", partitions=revoked, protocol=EAGER)
+            self._revoke(revoked)
+            self._later(self.revoke_ms, self._send_join, "revoke")
+        else:
+            self._send_join()
+
+    def _revoke(self, revoked) -> None:
+        """``onPartitionsRevoked`` starts: processing of ``revoked`` stops now; the callback (commit,
+        flush) then takes ``revoke_ms`` before the member goes on."""
+        self.sim.ownership.release(self.name, revoked, self.now, "revoked")
+        gone = set(revoked)
+        self.owned = [tp for tp in self.owned if tp not in gone]
+
+    def subscription(self) -> dict:
+        return {"topics": list(self.topics), "owned": list(self.owned), "generation": self.generation,
+                "instance_id": self.instance_id}
+
+    def _send_join(self) -> None:
+        if self.state == STOPPED:  # closed during the eager revocation: KafkaConsumer.close never rejoins
+            return
+        self.joining = True
+        self.state = PREPARING
+        meta = self.subscription()
+        req = {"memberId": self.member_id, "groupInstanceId": self.instance_id, "clientId": self.name,
+               "sessionTimeoutMs": self.session_timeout_ms, "rebalanceTimeoutMs": self.rebalance_timeout_ms,
+               "protocols": [(a, meta) for a in self.assignors]}
+        self.sim.request(self, "JoinGroup", req, self._on_join_response,
+                         summary={"memberId": self.member_id, "generation": self.generation,
+                                  "owned": len(self.owned)})
+
+    def _on_join_response(self, resp: dict) -> None:
+        error = resp["error"]
+        if error == MEMBER_ID_REQUIRED:
+            self.member_id = resp["memberId"]
+            self._send_join()
+        elif error == NONE:
+            self.member_id = resp["memberId"]
+            self.generation = resp["generation"]
+            self.state = COMPLETING
+            self.is_leader = resp["leader"] == self.member_id
+            self._enable_heartbeat()
+            if self.sim.should_lose_leader(self, resp):
+                return
+            assignments = {}
+            if self.is_leader and not resp.get("skipAssignment"):
+                assignments = self._perform_assignment(resp["protocolName"], resp["members"])
+            if self.now < self.partitioned_until:
+                self._later(self.partitioned_until - self.now, lambda: self._send_sync(assignments), "sync-after-partition")
+            else:
+                self._send_sync(assignments)
+        elif error == UNKNOWN_MEMBER_ID:
+            self._reset("join: " + error, reset_member_id=True)
+            self.joining = False
+            self.request_poll()
+        elif error == ILLEGAL_GENERATION:
+            self._reset("join: " + error, reset_member_id=False)
+            self.joining = False
+            self.request_poll()
+        elif error in (FENCED_INSTANCE_ID, INVALID_SESSION_TIMEOUT, INCONSISTENT_GROUP_PROTOCOL):
+            self._fatal(error)  # the consumer throws to the application
+        elif error in _COORDINATOR_ERRORS:
+            self.joining = False
+            self._mark_coordinator_unknown()
+        else:  # REBALANCE_IN_PROGRESS or anything retriable
+            self.joining = False
+            self.request_poll()
+
+    def _perform_assignment(self, protocol_name: str, members: List[dict]) -> Dict[str, list]:
+        """``ConsumerCoordinator.onLeaderElected``: run the selected assignor over the subscriptions."""
+        subs = {m["memberId"]: dict(m["metadata"], instance_id=m["groupInstanceId"]) for m in members}
+        assignment = self.sim.run_assignor(protocol_name, subs)
+        if self.protocol == COOPERATIVE:
+            validate_cooperative_assignment({k: v["owned"] for k, v in subs.items()}, assignment)
+        self._log("assign", generation=self.generation, assignor=protocol_name,
+                  assignment={k: list(v) for k, v in assignment.items()})
+        return assignment
+
+    def _send_sync(self, assignments: dict) -> None:
+        req = {"memberId": self.member_id, "groupInstanceId": self.instance_id, "generation": self.generation,
+               "assignments": assignments}
+        self.sim.request(self, "SyncGroup", req, self._on_sync_response,
+                         summary={"memberId": self.member_id, "generation": self.generation,
+                                  "leader": bool(assignments)})
+
+    def _on_sync_response(self, resp: dict) -> None:
+        error = resp["error"]
+        if error == NONE:
+            self._on_join_complete([tuple(tp) for tp in resp["assignment"]])
+        elif error == REBALANCE_IN_PROGRESS:
+            self.joining = False
+            self.rejoin_needed = True
+            self.request_poll()
+        elif error in (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION):
+            self.joining = False
+            self._reset("sync: " + error, reset_member_id=error == UNKNOWN_MEMBER_ID)
+            self.request_poll()
+        elif error == FENCED_INSTANCE_ID:
+            self._fatal(error)
+        elif error in _COORDINATOR_ERRORS:
+            self.joining = False
+            self.rejoin_needed = True
+            self._mark_coordinator_unknown()
+        else:
+            self.joining = False
+            self.rejoin_needed = True
+            self.request_poll()
+
+    def _on_join_complete(self, assigned: List[Tuple[str, int]]) -> None:
+        """``ConsumerCoordinator.onJoinComplete``."""
+        self.joining = False
+        self.rejoin_needed = False
+        self.state = STABLE
+        if self.protocol == EAGER:
+            self.owned = []
+            self._acquire(assigned)
+            return
+        assigned_set = set(assigned)
+        owned_set = set(self.owned)
+        revoked = [tp for tp in self.owned if tp not in assigned_set]
+        added = [tp for tp in assigned if tp not in owned_set]
+        if revoked:
+            self._log("revoke", partitions=revoked, protocol=COOPERATIVE)
+            self._revoke(revoked)
+
+            def after():
+                if self.state == STOPPED:  # closed meanwhile: nothing more is taken up
+                    return
+                self._acquire(added)
+                self.rejoin_needed = True  # second round: give the revoked partitions away
+                self.request_poll()
+            self._later(self.revoke_ms, after, "revoke")
+        else:
+            self._acquire(added)
+
+    def _acquire(self, tps) -> None:
+        if self.state == STOPPED:  # a closing or stopped consumer processes nothing new
+            return
+        tps = [tp for tp in tps if tp not in set(self.owned)]
+        if tps:
+            self.sim.ownership.acquire(self.name, tps, self.now)
+            self.owned.extend(tps)
+            self._log("assigned", partitions=list(tps), generation=self.generation)
+
+    # ------------------------------------------------------------------ resets
+    def _lose_all(self, reason: str) -> None:
+        if self.owned:
+            self._log("lost", partitions=list(self.owned), reason=reason)
+            self.sim.ownership.release(self.name, list(self.owned), self.now, "lost")
+            self.owned = []
+
+    def _reset(self, reason: str, reset_member_id: bool, lose_now: bool = True) -> None:
+        """``AbstractCoordinator.resetStateAndGeneration`` + ``onPartitionsLost`` (``lose_now=False``: the
+        application thread only notices at its next ``poll()``)."""
+        if lose_now:
+            self._lose_all(reason)
+        elif self.owned:
+            self.lost_pending = reason
+            self._log("member", what="zombie", partitions=list(self.owned), until_ms=self.busy_until)
+        self.generation = -1
+        if reset_member_id:
+            self.member_id = ""
+        self.state = UNJOINED
+        self.rejoin_needed = True
+        self.epoch += 1
+        self._disable_heartbeat()
+
+    def _fatal(self, error: str) -> None:
+        self._log("member", what="fatal", error=error)
+        self._lose_all(error)
+        self._stop()
+
+    def _stop(self) -> None:
+        if self.owned:  # nothing is processed by a stopped process
+            self.sim.ownership.release(self.name, list(self.owned), self.now, "stopped")
+            self.owned = []
+        self.state = STOPPED
+        self.alive = False
+        self._disable_heartbeat()
+        self.sim.member_stopped(self)
+
+    # ------------------------------------------------------------------ heartbeats
+    def _enable_heartbeat(self) -> None:
+        self.hb_enabled = True
+        self._schedule_heartbeat(self.heartbeat_interval_ms)
+
+    def _disable_heartbeat(self) -> None:
+        self.hb_enabled = False
+        self.hb_in_flight = False
+        if self._hb_event is not None:
+            self._hb_event.cancel()
+            self._hb_event = None
+
+    def _schedule_heartbeat(self, delay_ms: int) -> None:
+        if self._hb_event is not None:
+            self._hb_event.cancel()
+        self._hb_event = self._later(delay_ms, self._heartbeat_tick, "heartbeat")
+
+    def _heartbeat_tick(self) -> None:
+        self._hb_event = None
+        if not self.hb_enabled:
+            return
+        if self.coordinator_known and not self.hb_in_flight and self.now >= self.partitioned_until:
+            self.hb_in_flight = True
+            req = {"memberId": self.member_id, "groupInstanceId": self.instance_id, "generation": self.generation}
+            self.sim.request(self, "Heartbeat", req, self._on_heartbeat_response,
+                             summary={"memberId": self.member_id, "generation": self.generation})
+        if self.coordinator_known:
+            self._schedule_heartbeat(self.heartbeat_interval_ms)
+
+    def _on_heartbeat_response(self, resp: dict) -> None:
+        self.hb_in_flight = False
+        error = resp["error"]
+        if error == NONE:
+            return
+        if error == REBALANCE_IN_PROGRESS:
+            if not self.joining:
+                self.rejoin_needed = True
+                self.request_poll(wait_batch=True)
+        elif error in (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID):
+            if not self.joining:
+                wait = self._batch_end_delay()
+                self._reset("heartbeat: " + error, reset_member_id=error == UNKNOWN_MEMBER_ID)
+                self.request_poll(delay_ms=wait)
+        elif error == FENCED_INSTANCE_ID:
+            self._fatal(error)
+        elif error in _COORDINATOR_ERRORS:
+            self._mark_coordinator_unknown()
+
+    # ------------------------------------------------------------------ faults and shutdown
+    def crash(self, reason: str = "crash") -> None:
+        """The process dies: nothing more is sent, its partitions are no longer processed."""
+        self._log("member", what="crash", reason=reason)
+        if self.owned:
+            self.sim.ownership.release(self.name, list(self.owned), self.now, "crash")
+            self.owned = []
+        self._stop()
+
+    def close(self) -> None:
+        """``KafkaConsumer.close``: revoke owned partitions, then LeaveGroup unless the member is static."""
+        self._log("member", what="close")
+        # close() abandons any rebalance in progress: later responses are ignored, no more heartbeats
+        self.epoch += 1
+        self.joining = False
+        self._disable_heartbeat()
+        if self._poll_event is not None:
+            self._poll_event.cancel()
+        self.state = STOPPED
+        revoked = list(self.owned)
+        if revoked:
+            self._revoke(revoked)
+
+        def leave():
+            if self.instance_id is None and self.member_id and self.coordinator_known:
+                self.sim.request(self, "LeaveGroup", {"memberId": self.member_id, "groupInstanceId": None},
+                                 lambda resp: None, summary={"memberId": self.member_id})
+            self._stop()
+        if revoked:
+            self._log("revoke", partitions=revoked, protocol=self.protocol)
+            self._later(self.revoke_ms, leave, "close")
+        else:
+            leave()
+
+    def go_slow(self, duration_ms: int) -> None:
+        """The application thread does not call ``poll()`` for ``duration_ms`` (a long batch).  If that
+        exceeds ``max.poll.interval.ms`` the heartbeat thread leaves the group (dynamic members send
+        LeaveGroup) and the partitions are lost."""
+        self._log("member", what="slow", duration_ms=duration_ms)
+        start = self.now
+        self.busy_until = max(self.busy_until, start + duration_ms)
+        if duration_ms > self.rebalance_timeout_ms:
+            def poll_timeout():
+                if self.now - start < self.rebalance_timeout_ms:
+                    return
+                self._log("member", what="pollTimeout")
+                if self.instance_id is None and self.member_id and self.coordinator_known:
+                    self.sim.request(self, "LeaveGroup", {"memberId": self.member_id, "groupInstanceId": None},
+                                     lambda resp: None, summary={"memberId": self.member_id})
+                # the heartbeat thread resets the generation; the application thread is still in its
+                # batch and processes the owned partitions until its next poll() (a zombie)
+                self._reset("poll timeout", reset_member_id=True, lose_now=False)
+                self.joining = False
+            self._later(self.rebalance_timeout_ms, poll_timeout, "poll-timeout")
+        self.request_poll()

@@ -1,0 +1,19 @@
+"""Replica placement at topic creation, exactly as Kafka 3.8/3.9 computes it.
+
+* :mod:`.java_random` -- ``java.util.Random``, Kafka's ``MockRandom`` and ``Collections.shuffle``, bit for bit;
+* :mod:`.adminutils`  -- ``org.apache.kafka.admin.AdminUtils.assignReplicasToBrokers`` (ZooKeeper mode,
+  admin tools), rack-unaware and rack-aware, with ``getRackAlternatedBrokerList`` and a trace of choices;
+* :mod:`.striped`     -- ``org.apache.kafka.metadata.placement.StripedReplicaPlacer`` (KRaft controller),
+  including the ``HashMap<Optional<String>, Rack>`` order of its random draws;
+* :mod:`.measures`    -- leaders / replicas per broker and per rack, racks per partition, skew;
+* :mod:`.coordinators` -- where ``__consumer_offsets`` partitions land, hence which broker coordinates a group;
+* :mod:`.brokers`     -- broker descriptions and input validation (``InputError`` naming the field);
+* :mod:`.vectors`     -- conformance adapter for the kinds ``adminutils``, ``striped`` and ``java_random``.
+"""
+from .adminutils import assign_replicas_to_brokers, rack_alternated_broker_list
+from .brokers import Broker
+from .java_random import JavaRandom, MockRandom, shuffle
+from .striped import PlacementSpec, StripedReplicaPlacer
+
+__all__ = ["assign_replicas_to_brokers", "rack_alternated_broker_list", "Broker", "JavaRandom", "MockRandom",
+           "shuffle", "PlacementSpec", "StripedReplicaPlacer"]

@@ -1,0 +1,83 @@
+"""From replica placement to group coordinators.
+
+A consumer group's coordinator is the broker that leads one partition of ``__consumer_offsets``
+(``offsets.topic.num.partitions``, default 50; ``offsets.topic.replication.factor``, default 3).  The
+partition comes from the group id alone, ``Utils.abs(groupId.hashCode()) % numPartitions``
+(``GroupCoordinatorService.partitionFor``, Kafka 3.8/3.9); the broker comes from wherever the replica placer
+put that partition's leader when the offsets topic was created:
+
+* ZooKeeper mode: ``AdminZkClient.createTopic`` -> ``AdminUtils.assignReplicasToBrokers(brokers, 50, 3)``
+  with a random start (``fixedStartIndex = -1``);
+* KRaft: the auto-created topic goes through ``CreateTopics`` to the controller's
+  ``StripedReplicaPlacer``.
+
+At creation the leader is the first replica (the preferred leader), which is what these helpers use.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Dict, Iterable, List, Optional
+
+from ..errors import InputError
+from ..java import java_abs, string_hash
+from .adminutils import assign_replicas_to_brokers
+from .java_random import JavaRandom
+from .measures import Assignment, as_mapping
+from .striped import PlacementSpec, StripedReplicaPlacer
+
+OFFSETS_TOPIC = "__consumer_offsets"
+OFFSETS_TOPIC_PARTITIONS = 50
+OFFSETS_TOPIC_REPLICATION_FACTOR = 3
+
+
+def offsets_partition_for(group_id: str, num_partitions: int = OFFSETS_TOPIC_PARTITIONS) -> int:
+    """``Utils.abs(groupId.hashCode()) % numPartitions``: the group's ``__consumer_offsets`` partition."""
+    if not isinstance(group_id, str):
+        raise InputError("groupId", f"must be a string, got {group_id!r}")
+    if isinstance(num_partitions, bool) or not isinstance(num_partitions, int) or num_partitions < 1:
+        raise InputError("numPartitions", f"must be a whole number >= 1, got {num_partitions!r}")
+    return java_abs(string_hash(group_id)) % num_partitions
+
+
+def place_offsets_topic(brokers: Iterable, placer: str = "AdminUtils", *, seed: int = 0,
+                        num_partitions: int = OFFSETS_TOPIC_PARTITIONS,
+                        replication_factor: int = OFFSETS_TOPIC_REPLICATION_FACTOR) -> Dict[int, List[int]]:
+    """Place ``__consumer_offsets`` as the cluster would at creation, with a seeded random source:
+    ``placer="AdminUtils"`` (ZooKeeper mode, random start from ``JavaRandom(seed)``) or
+    ``"StripedReplicaPlacer"`` (KRaft controller, ``java.util.Random(seed)``)."""
+    brokers = list(brokers)
+    if placer == "AdminUtils":
+        return assign_replicas_to_brokers(brokers, num_partitions, replication_factor, -1, -1,
+                                          random=JavaRandom(seed))
+    if placer == "StripedReplicaPlacer":
+        parts = StripedReplicaPlacer(JavaRandom(seed)).place(
+            PlacementSpec(0, num_partitions, replication_factor), brokers)
+        return dict(enumerate(parts))
+    raise InputError("placer", f"must be 'AdminUtils' or 'StripedReplicaPlacer', got {placer!r}")
+
+
+def coordinator_for(group_id: str, assignment: Assignment) -> int:
+    """The coordinator of ``group_id``: the leader (first replica) of its offsets partition."""
+    mapping = as_mapping(assignment)
+    partition = offsets_partition_for(group_id, len(mapping))
+    return mapping[partition][0]
+
+
+def coordinators(group_ids: Iterable[str], assignment: Assignment) -> List[dict]:
+    """One row per group: its hash, offsets partition, the partition's replicas and the coordinator."""
+    mapping = as_mapping(assignment)
+    rows = []
+    for g in group_ids:
+        p = offsets_partition_for(g, len(mapping))
+        rows.append({"groupId": g, "hashCode": string_hash(g), "partition": p, "replicas": mapping[p],
+                     "coordinator": mapping[p][0]})
+    return rows
+
+
+def coordinator_load(group_ids: Iterable[str], assignment: Assignment,
+                     brokers: Optional[Iterable[int]] = None) -> Dict[int, int]:
+    """How many of ``group_ids`` each broker coordinates (brokers listed in ``brokers`` count 0)."""
+    counts = Counter(row["coordinator"] for row in coordinators(group_ids, assignment))
+    for b in brokers or ():
+        counts.setdefault(b, 0)
+    return dict(sorted(counts.items()))

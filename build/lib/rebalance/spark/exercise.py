@@ -1,0 +1,50 @@
+"""``exercise(job, **params)``: the one call behind every chapter's "Spark-scale exercise".
+
+It runs a job at a small default scale on the shared local session (no progress bar, nothing written)
+and returns a small pandas summary whose printed form is deterministic (floats rounded), so that a
+chapter can show it and ``nbval`` can re-execute it.  Readers raise ``scale`` (or point ``SPARK_MASTER``
+at a cluster) to run the same experiment for real.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import pandas as pd
+
+from ..errors import require
+from .jobs import JOBS, get_job
+
+#: default scales: scenarios (sweep), group ids (coordinator), simulations (montecarlo), topics (placement)
+DEFAULT_SCALE = {"sweep": 200, "coordinator": 200_000, "montecarlo": 60, "placement": 2_000}
+#: the table each job's exercise returns
+SUMMARY_TABLE = {"sweep": "by_assignor", "coordinator": "summary", "montecarlo": "summary",
+                 "placement": "summary"}
+
+
+def exercise(job: str, scale: Optional[int] = None, seed: int = 0, table: Optional[str] = None,
+             digits: int = 3, spark=None, **params) -> pd.DataFrame:
+    """Run ``job`` (``sweep``, ``coordinator``, ``montecarlo``, ``placement``) at ``scale`` and return
+    its summary table (or ``table``), floats rounded to ``digits``.  Other keyword arguments are the job's
+    parameters (e.g. ``assignors=("range",)`` for the sweep, ``partition_counts=(50,)`` for the
+    coordinator job).
+
+    >>> exercise("coordinator", scale=10_000, partition_counts=(50,), broker_counts=(3,))  # doctest: +SKIP
+    """
+    require(job in JOBS, "job", f"must be one of {', '.join(JOBS)}, got {job!r}")
+    module = get_job(job)
+    if scale is None:
+        scale = DEFAULT_SCALE[job]
+    if spark is None:
+        from .session import get_spark
+
+        spark = get_spark()
+    kwargs = {}
+    if job == "sweep" and "assignors" in params:
+        kwargs["assignors"] = tuple(params.pop("assignors"))
+    result = module.run(spark, scale, seed=seed, out=None, params=params or None, **kwargs)
+    name = table or SUMMARY_TABLE[job]
+    require(name in result.tables, "table", f"job {job!r} has tables {', '.join(result.tables)}, not {name!r}")
+    frame = result.tables[name].copy()
+    floats = frame.select_dtypes("float").columns
+    frame[floats] = frame[floats].round(digits)
+    return frame

@@ -1,0 +1,23 @@
+"""The first chapter's tiny Spark job: count group ids per ``__consumer_offsets`` partition.
+
+The function called inside Spark is the package's own ``partition_for``; Spark only distributes it."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import pandas as pd
+
+from ..protocol.coordinator import partition_for
+
+
+def groups_per_partition(spark, group_ids: Sequence[str], num_partitions: int = 50) -> pd.DataFrame:
+    """A DataFrame ``partition, groups`` (sorted by partition) computed by a ``mapInPandas`` job."""
+    df = spark.createDataFrame(pd.DataFrame({"group_id": list(group_ids)}))
+
+    def to_partition(batches):
+        for batch in batches:
+            yield pd.DataFrame({"partition": [partition_for(g, num_partitions) for g in batch["group_id"]]})
+
+    counts = df.mapInPandas(to_partition, "partition int").groupBy("partition").count()
+    result = counts.toPandas().rename(columns={"count": "groups"})
+    return result.sort_values("partition").reset_index(drop=True)

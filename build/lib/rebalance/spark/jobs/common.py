@@ -1,0 +1,116 @@
+"""What every job returns and writes: named pandas tables plus the parameters that produced them."""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Dict, Optional
+
+import pandas as pd
+
+from ...errors import require
+
+
+@dataclass
+class JobResult:
+    """The small summary tables of one job run (the large per-scenario tables stay in Spark/Parquet)."""
+
+    job: str
+    scale: int
+    seed: int
+    params: dict
+    tables: Dict[str, pd.DataFrame] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        return self.tables[name]
+
+    def meta(self) -> pd.DataFrame:
+        return pd.DataFrame([{"job": self.job, "scale": self.scale, "seed": self.seed,
+                              "params": json.dumps(self.params, sort_keys=True, default=list)}])
+
+
+def check_scale(scale) -> int:
+    require(isinstance(scale, int) and not isinstance(scale, bool) and scale >= 1, "scale",
+            f"must be a whole number >= 1, got {scale!r}")
+    return scale
+
+
+def check_seed(seed) -> int:
+    require(isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0, "seed",
+            f"must be a whole number >= 0, got {seed!r}")
+    return seed
+
+
+def table_path(out: str, job: str, name: str) -> str:
+    return f"{out.rstrip('/')}/{job}/{name}"
+
+
+def stage_rows(spark, df, out: Optional[str], job: str):
+    """With ``out``: write the job's rows as Parquet and return them read back, so every later action reads
+    the file instead of recomputing the rows.  Without ``out``: ``df`` unchanged."""
+    if not out:
+        return df
+    path = table_path(out, job, "rows")
+    df.write.mode("overwrite").parquet(path)
+    return spark.read.parquet(path)
+
+
+def _is_local(out: str) -> bool:
+    return "://" not in out or out.startswith("file://")
+
+
+def write_outputs(spark, result: JobResult, out: Optional[str]) -> None:
+    """Write every summary table (and ``_meta``) as Parquet under ``out/<job>/<table>/``.
+
+    A local folder is written directly with pandas (the tables are small); a cluster file system URL
+    (``hdfs://``, ``s3a://``) is written through Spark.  Either way each table is a folder that
+    ``pandas.read_parquet`` and ``spark.read.parquet`` both read."""
+    if not out:
+        return
+    for name, frame in list(result.tables.items()) + [("_meta", result.meta())]:
+        path = table_path(out, result.job, name)
+        if _is_local(out):
+            local = path[len("file://"):] if path.startswith("file://") else path
+            if os.path.isdir(local):
+                for old in os.listdir(local):
+                    if old.endswith(".parquet") or old.startswith(("_SUCCESS", ".")):
+                        os.remove(os.path.join(local, old))
+            os.makedirs(local, exist_ok=True)
+            frame.to_parquet(os.path.join(local, "part-00000.parquet"), index=False)
+        else:
+            spark.createDataFrame(frame).coalesce(1).write.mode("overwrite").parquet(path)
+
+
+def read_table(out: str, job: str, name: str) -> pd.DataFrame:
+    """Read back one table written by a job (local folders only; pandas reads Spark's part files)."""
+    path = table_path(out, job, name)
+    require(os.path.isdir(path), "out", f"no table {name!r} of job {job!r} under {out!r}")
+    return pd.read_parquet(path)
+
+
+_SHIPPED: set = set()
+
+
+def ship_package(spark) -> None:
+    """On a cluster, make the ``rebalance`` package importable on the executors: zip the package the
+    driver runs and ``addPyFile`` it once per SparkContext.  Local mode shares the driver's interpreter
+    environment and needs nothing."""
+    sc = spark.sparkContext
+    if sc.master.startswith("local") or id(sc) in _SHIPPED:
+        return
+    import tempfile
+    import zipfile
+
+    import rebalance
+
+    root = os.path.dirname(os.path.abspath(rebalance.__file__))
+    target = os.path.join(tempfile.mkdtemp(prefix="rebalance-pkg-"), "rebalance.zip")
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zf:
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = [d for d in dirs if d != "__pycache__"]
+            for name in files:
+                if name.endswith((".py", ".properties", ".typed", ".json")):
+                    full = os.path.join(folder, name)
+                    zf.write(full, os.path.join("rebalance", os.path.relpath(full, root)))
+    sc.addPyFile(target)
+    _SHIPPED.add(id(sc))

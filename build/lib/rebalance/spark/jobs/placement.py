@@ -1,0 +1,219 @@
+"""Replica placement audit: many thousands of topic creations, per-broker and per-rack skew.
+
+The ``scale`` topic creations are spread over clusters of :func:`rebalance.spark.generators.placement_cluster`
+(``topics_per_cluster`` each: 3 to 12 brokers, no racks or 2-3 racks, sometimes one rack with an extra
+broker).  Every cluster creates its topics in order twice, once with each of Kafka's placers from the
+replicas area:
+
+* ``AdminUtils`` -- ``AdminUtils.assignReplicasToBrokers`` (ZooKeeper-mode topic creation, Kafka
+  3.8/3.9) with a random start index and shift, drawn from one ``java.util.Random`` per cluster;
+* ``StripedReplicaPlacer`` -- the KRaft controller's placer, one instance and one ``java.util.Random``
+  per cluster serving every creation in turn.
+
+Per (cluster, placer) the job records the cluster-wide leader and replica counts of every broker after all
+creations (skew = max - min; and the busiest broker relative to an even spread), the same per rack
+normalised by the rack's broker count, and per-topic figures from the replicas area's ``balance``: mean
+leader/replica skew within a topic and the topics with a partition on fewer racks than it could span.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass
+from typing import Iterator, List, Optional, Tuple
+
+import pandas as pd
+
+from ...errors import require
+from .. import deps
+from ..generators import PlacementCluster, PlacementParams, check_params, placement_cluster
+from .common import JobResult, ship_package, check_scale, check_seed, stage_rows, write_outputs
+
+PLACERS = ("AdminUtils", "StripedReplicaPlacer")
+
+ROW_SCHEMA = ("cluster long, placer string, brokers int, racks int, uneven boolean, topics int, partitions long, "
+              "replicas long, leader_skew int, replica_skew int, leader_max_vs_even double, "
+              "replica_max_vs_even double, rack_replicas_per_broker_ratio double, mean_topic_leader_skew double, "
+              "mean_topic_replica_skew double, topics_rack_short int, "
+              "broker_leaders array<long>, broker_replicas array<long>")
+ROW_COLUMNS = [c.strip().split(" ")[0] for c in ROW_SCHEMA.split(",")]
+
+
+@dataclass(frozen=True)
+class PlacementAuditParams:
+    topics_per_cluster: int = 100
+    placers: Tuple[str, ...] = PLACERS
+    broker_choices: Tuple[int, ...] = (3, 5, 6, 9, 12)
+    rack_choices: Tuple[int, ...] = (0, 2, 3)
+    max_partitions: int = 60
+    replication_choices: Tuple[int, ...] = (3, 3, 3, 2, 1)
+    p_uneven: float = 0.5
+
+    def cluster_params(self) -> PlacementParams:
+        return PlacementParams(broker_choices=self.broker_choices, rack_choices=self.rack_choices,
+                               max_partitions=self.max_partitions, replication_choices=self.replication_choices,
+                               p_uneven=self.p_uneven)
+
+    def check(self) -> "PlacementAuditParams":
+        require(isinstance(self.topics_per_cluster, int) and self.topics_per_cluster >= 1,
+                "params.topics_per_cluster", "must be a whole number >= 1")
+        require(len(self.placers) > 0 and all(p in PLACERS for p in self.placers), "params.placers",
+                f"must be a non-empty subset of {', '.join(PLACERS)}")
+        require(len(self.broker_choices) > 0 and all(isinstance(b, int) and b >= 1 for b in self.broker_choices),
+                "params.broker_choices", "must be whole numbers >= 1")
+        require(all(isinstance(r, int) and r >= 0 for r in self.rack_choices) and self.rack_choices,
+                "params.rack_choices", "must be whole numbers >= 0")
+        require(isinstance(self.max_partitions, int) and self.max_partitions >= 1, "params.max_partitions",
+                "must be a whole number >= 1")
+        require(all(isinstance(r, int) and r >= 1 for r in self.replication_choices) and self.replication_choices,
+                "params.replication_choices", "must be whole numbers >= 1")
+        return self
+
+
+def place_cluster(cluster: PlacementCluster, placer: str) -> List[dict]:
+    """Every topic of ``cluster`` placed in creation order by ``placer``: one assignment
+    (``{partition: [replicas, leader first]}``) per topic."""
+    assign_replicas_to_brokers, StripedReplicaPlacer, PlacementSpec, JavaRandom, _ = deps.replica_placers()
+    random = JavaRandom(cluster.seed)
+    out = []
+    if placer == "AdminUtils":
+        for partitions, rf in cluster.topics:
+            out.append(assign_replicas_to_brokers(cluster.brokers, partitions, rf, -1, -1, random=random))
+    else:
+        striped = StripedReplicaPlacer(random)
+        brokers = [{"id": b["id"], "rack": b["rack"], "fenced": False} for b in cluster.brokers]
+        for partitions, rf in cluster.topics:
+            out.append(dict(enumerate(striped.place(PlacementSpec(0, partitions, rf), brokers))))
+    return out
+
+
+def audit_cluster(cluster: PlacementCluster, placer: str) -> dict:
+    """The audit row of one cluster under one placer."""
+    balance = deps.replica_placers()[4]
+    placed = place_cluster(cluster, placer)
+    broker_ids = [b["id"] for b in cluster.brokers]
+    racks = {b["id"]: b["rack"] for b in cluster.brokers}
+    leaders: Counter = Counter()
+    replicas: Counter = Counter()
+    leader_skews = replica_skews = 0
+    rack_short = 0
+    n_racks = cluster.racks
+    for (partitions, rf), assignment in zip(cluster.topics, placed):
+        for reps in assignment.values():
+            leaders[reps[0]] += 1
+            replicas.update(reps)
+        b = balance(assignment, cluster.brokers)
+        leader_skews += b.leader_skew
+        replica_skews += b.replica_skew
+        if n_racks and b.min_racks_per_partition < min(rf, n_racks):
+            rack_short += 1
+    lead = [leaders.get(i, 0) for i in broker_ids]
+    reps = [replicas.get(i, 0) for i in broker_ids]
+    n = len(broker_ids)
+    ratio = float("nan")
+    if n_racks:
+        per_rack: dict = {}
+        for i in broker_ids:
+            total, count = per_rack.get(racks[i], (0, 0))
+            per_rack[racks[i]] = (total + replicas.get(i, 0), count + 1)
+        per_broker = [t / c for t, c in per_rack.values()]
+        ratio = max(per_broker) / min(per_broker) if min(per_broker) > 0 else float("inf")
+    sizes = Counter(r for r in racks.values() if r is not None)
+    return {
+        "cluster": cluster.index, "placer": placer, "brokers": n, "racks": n_racks,
+        "uneven": bool(n_racks) and len(set(sizes.values())) > 1, "topics": len(cluster.topics),
+        "partitions": sum(lead), "replicas": sum(reps),
+        "leader_skew": max(lead) - min(lead), "replica_skew": max(reps) - min(reps),
+        "leader_max_vs_even": max(lead) / (sum(lead) / n), "replica_max_vs_even": max(reps) / (sum(reps) / n),
+        "rack_replicas_per_broker_ratio": ratio,
+        "mean_topic_leader_skew": leader_skews / len(cluster.topics),
+        "mean_topic_replica_skew": replica_skews / len(cluster.topics),
+        "topics_rack_short": rack_short, "broker_leaders": lead, "broker_replicas": reps,
+    }
+
+
+def clusters_for(scale: int, topics_per_cluster: int) -> List[Tuple[int, int]]:
+    """``(cluster index, topics)`` so that the clusters create ``scale`` topics in all."""
+    full, rest = divmod(scale, topics_per_cluster)
+    out = [(i, topics_per_cluster) for i in range(full)]
+    if rest:
+        out.append((full, rest))
+    return out
+
+
+def audit_range(seed: int, scale: int, cluster_indexes, params: PlacementAuditParams) -> pd.DataFrame:
+    cp = params.cluster_params()
+    plan = dict(clusters_for(scale, params.topics_per_cluster))
+    rows = []
+    for i in cluster_indexes:
+        cluster = placement_cluster(seed, int(i), plan[int(i)], cp)
+        for placer in params.placers:
+            rows.append(audit_cluster(cluster, placer))
+    return pd.DataFrame(rows, columns=ROW_COLUMNS)
+
+
+def rows_df(spark, scale: int, seed: int = 0, params=None):
+    """Per-(cluster, placer) audit rows as a Spark DataFrame, for ``scale`` topic creations in all."""
+    params = check_params(params, PlacementAuditParams).check()
+    scale, seed = check_scale(scale), check_seed(seed)
+    ship_package(spark)
+    deps.replica_placers()
+    n_clusters = len(clusters_for(scale, params.topics_per_cluster))
+    slices = max(1, min(400, n_clusters // 2))
+
+    def run(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        for batch in batches:
+            yield audit_range(seed, scale, batch["id"].tolist(), params)
+
+    return spark.range(0, n_clusters, numPartitions=slices).mapInPandas(run, ROW_SCHEMA)
+
+
+def setup_name(racks: int, uneven: bool) -> str:
+    return "no racks" if racks == 0 else ("uneven racks" if uneven else "even racks")
+
+
+def summarize(rows: pd.DataFrame) -> pd.DataFrame:
+    """Means per (placer, rack set-up) over clusters."""
+    frame = rows.assign(setup=[setup_name(r, u) for r, u in zip(rows["racks"], rows["uneven"])])
+    order = {"no racks": 0, "even racks": 1, "uneven racks": 2}
+    out = []
+    for (placer, setup), g in sorted(frame.groupby(["placer", "setup"]),
+                                     key=lambda kv: (PLACERS.index(kv[0][0]), order[kv[0][1]])):
+        out.append({
+            "placer": placer, "setup": setup, "clusters": len(g), "topics": int(g["topics"].sum()),
+            "mean_leader_skew": g["leader_skew"].sum() / len(g),
+            "mean_replica_skew": g["replica_skew"].sum() / len(g),
+            "mean_leader_max_vs_even": g["leader_max_vs_even"].sum() / len(g),
+            "mean_replica_max_vs_even": g["replica_max_vs_even"].sum() / len(g),
+            "mean_rack_ratio": (g["rack_replicas_per_broker_ratio"].sum() / len(g)) if setup != "no racks"
+            else float("nan"),
+            "mean_topic_replica_skew": g["mean_topic_replica_skew"].sum() / len(g),
+            "topics_rack_short": int(g["topics_rack_short"].sum()),
+        })
+    return pd.DataFrame(out)
+
+
+def broker_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per (cluster, placer, broker): leaders and replicas, and the replicas relative to the
+    cluster's even share."""
+    recs = []
+    for r in rows.itertuples(index=False):
+        even = r.replicas / r.brokers
+        for b, (lead, rep) in enumerate(zip(r.broker_leaders, r.broker_replicas)):
+            recs.append({"cluster": r.cluster, "placer": r.placer, "setup": setup_name(r.racks, r.uneven),
+                         "broker": b, "leaders": int(lead), "replicas": int(rep), "replicas_vs_even": rep / even})
+    return pd.DataFrame(recs)
+
+
+def run(spark, scale: int, seed: int = 0, out: Optional[str] = None, params=None) -> JobResult:
+    """Audit ``scale`` topic creations; cluster rows, per-broker table and summary returned (and written)."""
+    params = check_params(params, PlacementAuditParams).check()
+    df = rows_df(spark, scale, seed, params)
+    df = stage_rows(spark, df, out, "placement")
+    rows = df.toPandas().sort_values(["cluster", "placer"], key=lambda s: s.map(PLACERS.index)
+                                     if s.name == "placer" else s).reset_index(drop=True)
+    rows["broker_leaders"] = rows["broker_leaders"].map(list)
+    rows["broker_replicas"] = rows["broker_replicas"].map(list)
+    tables = {"summary": summarize(rows), "brokers": broker_table(rows)}
+    result = JobResult("placement", scale, seed, asdict(params), {**tables, "rows": rows})
+    write_outputs(spark, JobResult("placement", scale, seed, asdict(params), tables), out)
+    return result

@@ -1,0 +1,320 @@
+"""Scenario sweep: every consumer assignor on many generated consumer groups.
+
+For each scenario of :func:`rebalance.spark.generators.sweep_scenario` and each assignor (``range``,
+``roundrobin``, ``sticky``, ``cooperative-sticky``: Kafka 3.8/3.9's ``RangeAssignor``,
+``RoundRobinAssignor``, ``StickyAssignor`` and ``CooperativeStickyAssignor``, called through
+:func:`rebalance.consumer.assign`) the job records:
+
+* the first assignment's balance: largest and smallest member load, their difference (``spread``), the
+  sticky assignors' balance score (``GeneralAssignmentBuilder.getBalanceScore``: the sum of pairwise load
+  differences) and the number of idle members (members that got no partition);
+* rack locality (KIP-881): how many assigned partitions have a replica in their consumer's rack;
+* churn: one member leaves; the survivors rejoin with their owned partitions and generation 1.  Eager
+  assignors finish in one rebalance; for cooperative-sticky, partitions that change owner are first
+  revoked and only handed out in a follow-up rebalance, so the job keeps rebalancing (owned = the last
+  assignment, generation + 1) until every partition is assigned, and counts the rounds.  ``moved`` is the
+  number of partitions whose owner differs after the churn; ``orphaned`` the leaver's partitions (which must
+  move; a partition of a topic only the leaver subscribed to is dropped and counts in neither);
+  ``extra_moves = moved - orphaned`` the partitions taken from members that stayed.
+
+Per-scenario rows stay in Spark (and in Parquet under ``out/sweep/rows``); the summaries answer "how often
+does Range leave a consumer idle?" and "how many partitions does each assignor move when one member
+leaves?".
+"""
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+
+import pandas as pd
+
+from ...errors import require
+from .. import deps
+from ..generators import GroupScenario, SweepParams, check_params, sweep_scenario
+from .common import JobResult, ship_package, check_scale, check_seed, stage_rows, write_outputs
+
+ASSIGNORS: Tuple[str, ...] = ("range", "roundrobin", "sticky", "cooperative-sticky")
+#: at most this many rebalances after the churn.  Cooperative-sticky usually needs 2, but with racks Kafka 3.9
+#: itself can need more or never settle (see tests/consumer/test_cooperative_cycle.py); such groups are
+#: reported as incomplete.
+MAX_ROUNDS = 5
+
+ROW_SCHEMA = ("scenario long, assignor string, members int, topics int, partitions int, identical boolean, "
+              "racks int, max_load int, min_load int, spread int, idle_members int, balance_score long, "
+              "rack_local int, orphaned int, moved int, extra_moves int, rounds int, unowned_between int, "
+              "spread_after int, idle_after int, complete boolean")
+ROW_COLUMNS = [c.strip().split(" ")[0] for c in ROW_SCHEMA.split(",")]
+
+
+def _loads(assignment: Dict[str, list]) -> List[int]:
+    return [len(tps) for tps in assignment.values()]
+
+
+def _complete(scenario: GroupScenario, members: Dict[str, dict], assignment: Dict[str, list]) -> bool:
+    """Every partition of a subscribed topic assigned exactly once, and only to a subscriber."""
+    seen = set()
+    for member, tps in assignment.items():
+        topics = set(members[member]["topics"])
+        for tp in tps:
+            if tp in seen or tp[0] not in topics:
+                return False
+            seen.add(tp)
+    wanted = {t for m in members.values() for t in m["topics"]}
+    return len(seen) == sum(scenario.partitions[t] for t in wanted)
+
+
+def _owners(assignment: Dict[str, list]) -> Dict[tuple, str]:
+    return {tp: m for m, tps in assignment.items() for tp in tps}
+
+
+def churn_steps(scenario: GroupScenario, assignor: str, first: Dict[str, list],
+                assign: Optional[Callable] = None, max_rounds: int = MAX_ROUNDS) -> List[dict]:
+    """The rebalances after ``scenario.leaver`` leaves a group that holds ``first``: the survivors rejoin
+    owning what they had (generation 1, 2, ...) until every partition they subscribe to is assigned, or
+    ``max_rounds`` rebalances.  One dict per rebalance: ``round``, ``assignment``, ``assigned``,
+    ``expected``, and the partitions each member ``revoked``/``gained`` compared with what it owned."""
+    assign = assign or deps.consumer_assign()
+    racks = scenario.partition_racks or None
+    survivors_specs = {m: spec for m, spec in scenario.members.items() if m != scenario.leaver}
+    still_wanted = {t for spec in survivors_specs.values() for t in spec["topics"]}
+    expected = sum(scenario.partitions[t] for t in still_wanted)
+    current = {m: list(tps) for m, tps in first.items() if m != scenario.leaver}
+    steps: List[dict] = []
+    while True:
+        survivors = {m: {**spec, "owned": current[m], "generation": len(steps) + 1}
+                     for m, spec in survivors_specs.items()}
+        nxt = assign(assignor, scenario.partitions, survivors, partition_racks=racks)
+        steps.append({
+            "round": len(steps) + 1, "assignment": nxt, "assigned": sum(_loads(nxt)), "expected": expected,
+            "revoked": {m: sorted(set(current[m]) - set(nxt[m])) for m in nxt if set(current[m]) - set(nxt[m])},
+            "gained": {m: sorted(set(nxt[m]) - set(current[m])) for m in nxt if set(nxt[m]) - set(current[m])},
+        })
+        current = nxt
+        if steps[-1]["assigned"] >= expected or len(steps) >= max_rounds:
+            return steps
+
+
+def churn_table(seed: int, index: int, assignor: str, params=None, max_rounds: int = MAX_ROUNDS) -> pd.DataFrame:
+    """Scenario ``index`` of the sweep replayed one rebalance at a time after its member leaves: per round,
+    partitions assigned out of those wanted, and what each member gave up and received."""
+    params = check_params(params, SweepParams).check()
+    sc = sweep_scenario(check_seed(seed), index, params)
+    assign = deps.consumer_assign()
+    first = assign(assignor, sc.partitions, sc.members, partition_racks=sc.partition_racks or None)
+    short = {m: m.rsplit("-", 1)[0] for m in sc.members}
+
+    def fmt(changes: Dict[str, list]) -> str:
+        return "; ".join(f"{short[m]}: " + " ".join(f"{t}-{p}" for t, p in tps) for m, tps in sorted(changes.items()))
+
+    return pd.DataFrame([{"rebalance": st["round"], "assigned": f"{st['assigned']}/{st['expected']}",
+                          "revoked": fmt(st["revoked"]), "gained": fmt(st["gained"])}
+                         for st in churn_steps(sc, assignor, first, assign, max_rounds)])
+
+
+def evaluate_scenario(scenario: GroupScenario, assignors: Sequence[str] = ASSIGNORS,
+                      assign: Optional[Callable] = None, balance_score: Optional[Callable] = None) -> List[dict]:
+    """The sweep's rows for one scenario (one row per assignor).  Runs on an executor; the plain-Python
+    benchmark baseline (:mod:`rebalance.spark.local`) calls it too."""
+    assign = assign or deps.consumer_assign()
+    balance_score = balance_score or deps.balance_score()
+    racks = scenario.partition_racks or None
+    rows = []
+    for assignor in assignors:
+        members = scenario.members
+        first = assign(assignor, scenario.partitions, members, partition_racks=racks)
+        loads = _loads(first)
+        complete = _complete(scenario, members, first)
+        rack_local = 0
+        if racks:
+            for m, tps in first.items():
+                rack = members[m]["rack"]
+                rack_local += sum(1 for t, p in tps if rack in racks[t][p])
+
+        # churn: the leaver is gone, the others rejoin owning what they had (generation 1, 2, ...)
+        before = _owners(first)
+        survivors_specs = {m: spec for m, spec in members.items() if m != scenario.leaver}
+        steps = churn_steps(scenario, assignor, first, assign)
+        current, expected = steps[-1]["assignment"], steps[-1]["expected"]
+        assigned, rounds = steps[-1]["assigned"], len(steps)
+        unowned_between = sum(st["expected"] - st["assigned"] for st in steps[:-1])
+        after = _owners(current)
+        complete = complete and assigned == expected and _complete(scenario, survivors_specs, current)
+        # a partition of a topic nobody subscribes to any more is dropped, not moved
+        moved = sum(1 for tp, m in before.items() if tp in after and after[tp] != m)
+        orphaned = sum(1 for tp in first[scenario.leaver] if tp in after)
+        loads_after = _loads(current)
+        rows.append({
+            "scenario": scenario.index, "assignor": assignor, "members": len(members),
+            "topics": len(scenario.partitions), "partitions": scenario.total_partitions,
+            "identical": scenario.identical_subscriptions, "racks": scenario.racks,
+            "max_load": max(loads), "min_load": min(loads), "spread": max(loads) - min(loads),
+            "idle_members": sum(1 for x in loads if x == 0), "balance_score": balance_score(loads),
+            "rack_local": rack_local, "orphaned": orphaned, "moved": moved, "extra_moves": moved - orphaned,
+            "rounds": rounds, "unowned_between": unowned_between,
+            "spread_after": max(loads_after) - min(loads_after),
+            "idle_after": sum(1 for x in loads_after if x == 0), "complete": complete,
+        })
+    return rows
+
+
+def rows_frame(rows: Iterable[dict]) -> pd.DataFrame:
+    frame = pd.DataFrame(list(rows), columns=ROW_COLUMNS)
+    ints = [c for c in ROW_COLUMNS if c not in ("assignor", "identical", "complete")]
+    frame[ints] = frame[ints].astype("int64")
+    return frame
+
+
+def evaluate_range(seed: int, indexes: Iterable[int], params: SweepParams,
+                   assignors: Sequence[str] = ASSIGNORS) -> pd.DataFrame:
+    assign, score = deps.consumer_assign(), deps.balance_score()
+    rows: List[dict] = []
+    for i in indexes:
+        rows.extend(evaluate_scenario(sweep_scenario(seed, int(i), params), assignors, assign, score))
+    return rows_frame(rows)
+
+
+def rows_df(spark, n: int, seed: int = 0, params=None, assignors: Sequence[str] = ASSIGNORS,
+            slices: Optional[int] = None):
+    """The per-(scenario, assignor) rows as a Spark DataFrame (scenarios ``0..n-1``)."""
+    params = check_params(params, SweepParams).check()
+    n, seed = check_scale(n), check_seed(seed)
+    assignors = tuple(assignors)
+    for a in assignors:
+        require(a in ASSIGNORS, "assignors", f"unknown assignor {a!r} (known: {', '.join(ASSIGNORS)})")
+    ship_package(spark)
+    deps.check_assignors(assignors)  # fail on the driver, with a clear message, if an assignor is missing
+    if slices is None:
+        slices = max(2, min(400, n // 250))
+
+    def run(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        for batch in batches:
+            yield evaluate_range(seed, batch["id"].tolist(), params, assignors)
+
+    return spark.range(0, n, numPartitions=slices).mapInPandas(run, ROW_SCHEMA)
+
+
+# ---- summaries (computed in Spark as exact integer sums, finished in pandas) -------------------------
+
+def _aggregate(df, keys: List[str]):
+    from pyspark.sql import functions as F
+
+    return df.groupBy(*keys).agg(
+        F.count("*").alias("scenarios"),
+        F.sum((F.col("idle_members") > 0).cast("long")).alias("with_idle"),
+        F.sum((F.col("partitions") >= F.col("members")).cast("long")).alias("enough_partitions"),
+        F.sum(((F.col("idle_members") > 0) & (F.col("partitions") >= F.col("members"))).cast("long"))
+        .alias("idle_despite_enough"),
+        F.sum("spread").alias("sum_spread"),
+        F.sum("balance_score").alias("sum_balance_score"),
+        F.sum((F.col("spread") <= 1).cast("long")).alias("balanced"),
+        F.sum("moved").alias("sum_moved"),
+        F.sum("orphaned").alias("sum_orphaned"),
+        F.sum("extra_moves").alias("sum_extra_moves"),
+        F.sum((F.col("extra_moves") == 0).cast("long")).alias("no_extra_moves"),
+        F.sum("rounds").alias("sum_rounds"),
+        F.sum("unowned_between").alias("sum_unowned_between"),
+        F.sum(F.when(F.col("racks") > 0, F.col("rack_local")).otherwise(0)).alias("rack_local"),
+        F.sum(F.when(F.col("racks") > 0, F.col("partitions")).otherwise(0)).alias("rack_partitions"),
+        F.sum((~F.col("complete")).cast("long")).alias("incomplete"),
+    )
+
+
+def finish_summary(agg: pd.DataFrame, keys: List[str]) -> pd.DataFrame:
+    """Turn the integer sums into the reported rates and means (same code for Spark and plain Python)."""
+    agg = agg.sort_values(keys, key=lambda s: s.map(_order_key) if s.name == "assignor" else s).reset_index(drop=True)
+    out = agg[keys + ["scenarios"]].copy()
+    n = agg["scenarios"].astype(float)
+    out["p_idle"] = agg["with_idle"] / n
+    out["p_idle_despite_enough"] = agg["idle_despite_enough"] / agg["enough_partitions"].where(agg["enough_partitions"] > 0)
+    out["p_balanced"] = agg["balanced"] / n
+    out["mean_spread"] = agg["sum_spread"] / n
+    out["mean_balance_score"] = agg["sum_balance_score"].astype(float) / n
+    out["mean_moved"] = agg["sum_moved"] / n
+    out["mean_orphaned"] = agg["sum_orphaned"] / n
+    out["mean_extra_moves"] = agg["sum_extra_moves"] / n
+    out["p_no_extra_moves"] = agg["no_extra_moves"] / n
+    out["mean_rounds"] = agg["sum_rounds"] / n
+    out["mean_unowned_between"] = agg["sum_unowned_between"] / n
+    out["rack_local_share"] = agg["rack_local"] / agg["rack_partitions"].where(agg["rack_partitions"] > 0)
+    out["incomplete"] = agg["incomplete"].astype("int64")
+    return out
+
+
+def _order_key(assignor: str) -> int:
+    return ASSIGNORS.index(assignor) if assignor in ASSIGNORS else len(ASSIGNORS)
+
+
+SUMMARIES = {"by_assignor": ["assignor"], "by_subscriptions": ["assignor", "identical"]}
+
+
+def summaries_from_pandas(rows: pd.DataFrame) -> Dict[str, pd.DataFrame]:
+    """The same summaries from a pandas frame of rows (the plain-Python path)."""
+    out = {}
+    for name, keys in SUMMARIES.items():
+        g = rows.assign(with_idle=rows.idle_members > 0, enough_partitions=rows.partitions >= rows.members,
+                        balanced=rows.spread <= 1, no_extra_moves=rows.extra_moves == 0,
+                        incomplete=~rows.complete.astype(bool),
+                        rack_local_r=rows.rack_local.where(rows.racks > 0, 0),
+                        rack_partitions=rows.partitions.where(rows.racks > 0, 0))
+        g["idle_despite_enough"] = g.with_idle & g.enough_partitions
+        agg = g.groupby(keys).agg(
+            scenarios=("scenario", "size"), with_idle=("with_idle", "sum"),
+            enough_partitions=("enough_partitions", "sum"), idle_despite_enough=("idle_despite_enough", "sum"),
+            sum_spread=("spread", "sum"), sum_balance_score=("balance_score", "sum"), balanced=("balanced", "sum"), sum_moved=("moved", "sum"),
+            sum_orphaned=("orphaned", "sum"), sum_extra_moves=("extra_moves", "sum"),
+            no_extra_moves=("no_extra_moves", "sum"), sum_rounds=("rounds", "sum"),
+            sum_unowned_between=("unowned_between", "sum"), rack_local=("rack_local_r", "sum"),
+            rack_partitions=("rack_partitions", "sum"), incomplete=("incomplete", "sum")).reset_index()
+        out[name] = finish_summary(agg, keys)
+    out["moves_histogram"] = (rows.groupby(["assignor", "extra_moves"]).size().rename("scenarios").reset_index()
+                              .sort_values(["assignor", "extra_moves"], key=lambda s: s.map(_order_key)
+                                           if s.name == "assignor" else s).reset_index(drop=True))
+    return out
+
+
+FINEST = ["assignor", "identical", "extra_moves"]
+
+
+def summaries_from_sums(fine: pd.DataFrame) -> Dict[str, pd.DataFrame]:
+    """Every summary from integer sums at the finest key (assignor, identical, extra_moves): sums of
+    sums are exact, so this equals :func:`summaries_from_pandas` on the rows."""
+    sums = [c for c in fine.columns if c not in FINEST]
+    out = {}
+    for name, keys in SUMMARIES.items():
+        agg = fine.groupby(keys)[sums].sum().reset_index()
+        out[name] = finish_summary(agg, keys)
+    hist = fine.groupby(["assignor", "extra_moves"])["scenarios"].sum().reset_index()
+    out["moves_histogram"] = hist.sort_values(["assignor", "extra_moves"], key=lambda s: s.map(_order_key)
+                                              if s.name == "assignor" else s).reset_index(drop=True)
+    return out
+
+
+def summaries_from_spark(df) -> Dict[str, pd.DataFrame]:
+    """The summaries of a Spark DataFrame of rows: one aggregation in Spark, the rest in pandas."""
+    return summaries_from_sums(_aggregate(df, FINEST).toPandas())
+
+
+def run(spark, scale: int, seed: int = 0, out: Optional[str] = None, params=None,
+        assignors: Sequence[str] = ASSIGNORS) -> JobResult:
+    """Sweep ``scale`` scenarios; rows to ``out/sweep/rows`` (if ``out``), summaries returned and written."""
+    params = check_params(params, SweepParams).check()
+    df = rows_df(spark, scale, seed, params, assignors)
+    # Two actions follow (the summaries and the incomplete scenarios): the rows are staged as Parquet, or
+    # cached, so that Spark does not evaluate every scenario twice.
+    cached = not out
+    df = df.persist() if cached else stage_rows(spark, df, out, "sweep")
+    tables = summaries_from_spark(df)
+    tables["incomplete"] = (df.filter(~df.complete).select("scenario", "assignor", "members", "partitions",
+                                                           "racks", "identical", "rounds")
+                            .toPandas().sort_values(["scenario", "assignor"]).reset_index(drop=True))
+    for frame in tables.values():
+        if "scenarios" not in frame:
+            continue
+        if "extra_moves" in frame:
+            frame["extra_moves"] = frame["extra_moves"].astype("int64")
+        frame["scenarios"] = frame["scenarios"].astype("int64")
+    if cached:
+        df.unpersist()
+    result = JobResult("sweep", scale, seed, {**asdict(params), "assignors": list(assignors)}, tables)
+    write_outputs(spark, result, out)
+    return result

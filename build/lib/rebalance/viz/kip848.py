@@ -1,0 +1,100 @@
+"""Figures for the KIP-848 chapter: who owns which partition over time, and the protocol comparison."""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import matplotlib.pyplot as plt
+
+from .style import PALETTE, apply
+
+__all__ = ["ownership_intervals", "ownership_timeline", "comparison_bars"]
+
+
+def ownership_intervals(result, end_ms: Optional[int] = None) -> Dict[str, List[Tuple[str, int, int]]]:
+    """``{partition: [(consumer, start_ms, end_ms)]}`` from a simulation's ownership ledger; restarted
+    consumers (``name~n``) are drawn as the same process."""
+    end_ms = end_ms if end_ms is not None else (result.stable_ms or max((e[0] for e in result.ownership), default=0))
+    open_: Dict[Tuple[str, str], int] = {}
+    out: Dict[str, List[Tuple[str, int, int]]] = {}
+    for time, member, kind, (topic, p) in sorted(result.ownership, key=lambda e: (e[0], e[2] == "add")):
+        key = (f"{topic}-{p}", member.split("~")[0])
+        if kind == "add":
+            open_[key] = time
+        elif key in open_:
+            out.setdefault(key[0], []).append((key[1], open_.pop(key), time))
+    for (tp, member), start in open_.items():
+        out.setdefault(tp, []).append((member, start, end_ms))
+    return out
+
+
+def _partition_key(tp: str):
+    topic, _, p = tp.rpartition("-")
+    return (topic, int(p))
+
+
+def ownership_timeline(result, window: Optional[Tuple[int, int]] = None, title: Optional[str] = None, ax=None):
+    """One row per partition, one coloured bar per owner; white gaps are time with no owner.  Dashed lines
+    mark group-epoch bumps, dotted ones the scenario start and the stable point."""
+    apply()
+    start = window[0] if window else result.start_ms - 1000
+    end = window[1] if window else (result.stable_ms or result.start_ms) + 1000
+    intervals = ownership_intervals(result, end)
+    partitions = sorted(intervals, key=_partition_key)
+    members = sorted({m for ivs in intervals.values() for m, _, _ in ivs})
+    colour = {m: PALETTE[i % len(PALETTE)] for i, m in enumerate(members)}
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 0.28 * len(partitions) + 1.4))
+    for row, tp in enumerate(partitions):
+        for member, s, e in intervals[tp]:
+            s, e = max(s, start), min(e, end)
+            if e > s:
+                ax.barh(row, (e - s) / 1000, left=(s - start) / 1000, color=colour[member], height=0.8)
+    for t, epoch in result.group_epochs:
+        if start <= t <= end:
+            ax.axvline((t - start) / 1000, color="grey", ls="--", lw=0.8)
+            ax.text((t - start) / 1000, len(partitions) - 0.3, f"epoch {epoch}", fontsize=7, rotation=90, va="top")
+    for t in (result.start_ms, result.stable_ms):
+        if t is not None and start <= t <= end:
+            ax.axvline((t - start) / 1000, color="black", ls=":", lw=1)
+    ax.set_yticks(range(len(partitions)))
+    ax.set_yticklabels(partitions, fontsize=7)
+    ax.set_xlabel(f"seconds after t = {start / 1000:g} s")
+    ax.set_xlim(0, (end - start) / 1000)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=colour[m]) for m in members]
+    ax.legend(handles, members, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.set_title(title or f"{result.scenario}: partition owners over time")
+    ax.grid(False)
+    plt.tight_layout()
+    return ax
+
+
+def comparison_bars(rows: Sequence[dict],
+                    metrics=("time_to_stable_ms", "unowned_partition_seconds", "partitions_stopped"),
+                    labels=("time to stable (s, log scale)", "unowned partition-seconds (log scale)",
+                            "partitions stopped"),
+                    log=(True, True, False)):
+    """Grouped bars: one group per scenario, one bar per protocol, one panel per metric."""
+    apply()
+    scenarios = list(dict.fromkeys(r["scenario"] for r in rows))
+    protocols = list(dict.fromkeys(r["protocol"] for r in rows))
+    fig, axes = plt.subplots(1, len(metrics), figsize=(12, 3.8))
+    width = 0.8 / len(protocols)
+    for ax, metric, label, logscale in zip(axes, metrics, labels, log):
+        for j, proto in enumerate(protocols):
+            values = []
+            for sc in scenarios:
+                row = next((r for r in rows if r["scenario"] == sc and r["protocol"] == proto), None)
+                v = row.get(metric) if row else None
+                v = 0 if v is None else v
+                values.append(v / 1000 if metric.endswith("_ms") else v)
+            ax.bar([i + j * width for i in range(len(scenarios))], values, width, label=proto,
+                   color=PALETTE[j % len(PALETTE)])
+        if logscale:
+            ax.set_yscale("log")
+        ax.set_xticks([i + width * (len(protocols) - 1) / 2 for i in range(len(scenarios))])
+        ax.set_xticklabels(scenarios, fontsize=8, rotation=20)
+        ax.set_title(label, fontsize=9)
+    handles, names = axes[0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="lower center", ncol=len(protocols), fontsize=8, frameon=False)
+    plt.tight_layout(rect=(0, 0.08, 1, 1))
+    return fig
