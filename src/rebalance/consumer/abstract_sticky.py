@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from ..errors import InputError, KafkaError
-from ..java import hashmap_order, java_string_key
+from ..java import hashmap_order
 from .model import ConsumerScenario, Subscription, TopicPartition
 from .sticky_userdata import DEFAULT_GENERATION, ByteBuffer, MemberData, user_data_from_spec
 
@@ -63,10 +63,6 @@ class StickyAssignment:
     #: the builder's steps, when the assignor was created with ``trace=True`` (for teaching; see
     #: :mod:`.sticky_constrained` and :mod:`.sticky_general` for the step kinds)
     trace: Optional[List[dict]] = None
-
-    def sorted_assignment(self) -> Dict[str, List[TopicPartition]]:
-        """Each list sorted with Kafka's ``TopicPartitionComparator`` (topic, then partition)."""
-        return {m: sorted(tps, key=lambda tp: (java_string_key(tp[0]), tp[1])) for m, tps in self.assignment.items()}
 
 
 def balance_score(sizes) -> int:

@@ -134,7 +134,7 @@ def parse_consumer_input(data: Mapping) -> ConsumerScenario:
         require(isinstance(member_id, str), f"{where}.memberId", "is required and must be a string")
         require(member_id not in members, f"{where}.memberId", f"{member_id!r} appears twice")
         topics = member.get("topics", [])
-        require(isinstance(topics, list) and all(isinstance(t, str) for t in topics), f"{where}.topics",
+        require(isinstance(topics, list) and set(map(type, topics)) <= {str}, f"{where}.topics",
                 "must be a list of topic names")
         owned_raw = member.get("ownedPartitions", [])
         require(isinstance(owned_raw, list), f"{where}.ownedPartitions", "must be a list of 'topic-partition'")

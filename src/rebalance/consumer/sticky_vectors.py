@@ -8,12 +8,13 @@ state of a unit test that reused its assignor).
 """
 from __future__ import annotations
 
-from typing import Dict, List, Mapping
+from typing import List, Mapping
 
 from ..errors import InputError
 from .cooperative_sticky import CooperativeStickyAssignor
 from .model import ConsumerScenario, parse_consumer_input, tp_str
 from .sticky import StickyAssignor
+from .vectors import assignment_output
 
 ASSIGNORS = {"sticky": StickyAssignor, "cooperative-sticky": CooperativeStickyAssignor}
 
@@ -32,8 +33,7 @@ def run_scenario(scenario: ConsumerScenario) -> dict:
     result = assignor.assign(scenario)
     transferring = result.partitions_transferring_ownership
     return {
-        "assignment": {m: [tp_str(tp) for tp in tps] for m, tps in result.assignment.items()},
-        "sortedAssignment": {m: [tp_str(tp) for tp in tps] for m, tps in result.sorted_assignment().items()},
+        **assignment_output(result.assignment),
         "stickyPath": result.path,
         "partitionsTransferringOwnership": (None if transferring is None
                                             else {tp_str(tp): m for tp, m in transferring.items()}),

@@ -20,30 +20,53 @@ from __future__ import annotations
 from typing import Dict, List, Mapping, Sequence
 
 from ..errors import InputError
-from .model import ConsumerScenario, TopicPartition, parse_consumer_input, tp_str
-from .range import tp_sort_key
+from .model import ConsumerScenario, TopicPartition, parse_consumer_input
+from ..java import java_string_key
 
 STICKY_KINDS = ("sticky", "cooperative-sticky")
 STICKY_FIELDS = ("stickyPath", "partitionsTransferringOwnership", "maxGeneration")
 
 
 def sorted_partitions(partitions: Sequence[TopicPartition]) -> List[TopicPartition]:
-    """``partitions`` sorted as ``Collections.sort(list, new TopicPartitionComparator())`` would."""
-    return sorted(partitions, key=tp_sort_key)
+    """``partitions`` sorted as ``Collections.sort(list, new TopicPartitionComparator())`` would: topics by
+    ``String.compareTo`` (each topic's key is computed once), then partition numbers."""
+    by_topic: Dict[str, List[int]] = {}
+    for topic, partition in partitions:
+        by_topic.setdefault(topic, []).append(partition)
+    result: List[TopicPartition] = []
+    for topic in sorted(by_topic, key=java_string_key):
+        numbers = by_topic[topic]
+        numbers.sort()
+        result.extend([(topic, p) for p in numbers])
+    return result
 
 
-def assignment_output(scenario: ConsumerScenario, assignment: Mapping[str, Sequence[TopicPartition]]) -> dict:
-    """The vectors' ``assignment`` / ``sortedAssignment`` for ``assignment`` (keys in input member order)."""
-    members = list(scenario.members)
-    members += [m for m in assignment if m not in scenario.members]
+def _topic_ranks(assignment: Mapping[str, Sequence[TopicPartition]]) -> Dict[str, int]:
+    """Each topic's position in ``String.compareTo`` order (its UTF-16 key computed once per topic)."""
+    topics = {t for tps in assignment.values() for t, _ in tps}
+    return {t: i for i, t in enumerate(sorted(topics, key=java_string_key))}
+
+
+def _output_lists(tps: Sequence[TopicPartition], ranks: Mapping[str, int]):
+    """``(plain, sorted)`` ``"topic-partition"`` lists of one member.  ``sorted`` reuses ``plain``'s strings
+    (a million partitions are formatted once, not twice) and sorts on one integer per partition: the
+    topic's rank, then the partition number (partition numbers are non-negative Java ints)."""
+    plain = [f"{t}-{p}" for t, p in tps]
+    codes = [(ranks[t] << 32) | p for t, p in tps]
+    order = sorted(range(len(codes)), key=codes.__getitem__)
+    return plain, [plain[i] for i in order]
+
+
+def assignment_output(assignment: Mapping[str, Sequence[TopicPartition]],
+                      members: Sequence[str] = ()) -> dict:
+    """The vectors' ``assignment`` / ``sortedAssignment`` for ``assignment``: keys in ``members`` order, then
+    any other member of ``assignment`` in its own order."""
+    order = [m for m in members if m in assignment] + [m for m in assignment if m not in set(members)]
+    ranks = _topic_ranks(assignment)
     plain: Dict[str, List[str]] = {}
     ordered: Dict[str, List[str]] = {}
-    for member in members:
-        if member not in assignment:
-            continue
-        tps = list(assignment[member])
-        plain[member] = [tp_str(tp) for tp in tps]
-        ordered[member] = [tp_str(tp) for tp in sorted_partitions(tps)]
+    for member in order:
+        plain[member], ordered[member] = _output_lists(assignment[member], ranks)
     return {"assignment": plain, "sortedAssignment": ordered}
 
 
@@ -67,7 +90,7 @@ def run_scenario(scenario: ConsumerScenario) -> dict:
         result = RoundRobinAssignor().assign(scenario)
     else:  # parse_consumer_input already refused it
         raise InputError("assignor", f"unknown assignor {scenario.assignor!r}")
-    return assignment_output(scenario, result.assignment)
+    return assignment_output(result.assignment, list(scenario.members))
 
 
 def run(data: Mapping) -> dict:
