@@ -38,6 +38,11 @@ finish() {
 trap finish EXIT
 trap 'log "interrupted"; exit 130' INT TERM
 
+# The API reference page is generated from the package's docstrings at every build (never committed).
+py="${PYTHON:-$repo/.venv/bin/python}"
+[ -x "$py" ] || py="$(command -v python3)"
+"$py" "$repo/site/api_reference.py" "$repo/api.md" || { log "ERROR: site/api_reference.py failed"; exit 1; }
+
 started=$SECONDS
 # setsid: a new session and process group (the background job is not a group leader, so setsid
 # does not fork and $! is the group id); everything mystmd starts inherits it.
