@@ -31,7 +31,7 @@ KAFKA_ROUNDS = {
 
 def _steps(seed, index, max_rounds):
     scenario = sweep_scenario(seed, index, SweepParams())
-    first = sweep.deps.consumer_assign()("cooperative-sticky", scenario.partitions, scenario.members,
+    first = sweep.consumer_assign("cooperative-sticky", scenario.partitions, scenario.members,
                                          partition_racks=scenario.partition_racks or None)
     return scenario, sweep.churn_steps(scenario, "cooperative-sticky", first, max_rounds=max_rounds)
 

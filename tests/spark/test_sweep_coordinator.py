@@ -16,16 +16,7 @@ SEED = 11
 
 
 def _available(assignors):
-    from rebalance.spark import deps
-
-    out = []
-    for a in assignors:
-        try:
-            deps.check_assignors([a])
-            out.append(a)
-        except NotImplementedError:
-            pass
-    return tuple(out)
+    return sweep.check_assignors(assignors)
 
 
 ASSIGNORS = _available(sweep.ASSIGNORS)
@@ -153,11 +144,12 @@ def test_exercise_is_deterministic(spark):
     assert a.groups.tolist() == [20_000, 20_000]
 
 
-def test_missing_algorithm_raises_not_implemented():
-    from rebalance.spark import deps
+def test_an_unknown_assignor_is_a_named_error():
+    from rebalance.errors import InputError
+    from rebalance.spark import local
 
-    with pytest.raises(NotImplementedError, match="not available"):
-        deps._lookup("rebalance.no_such_area", "simulate", "montecarlo")
+    with pytest.raises(InputError, match="assignors"):
+        local.sweep_rows(2, assignors=("range", "sticky-ish"))
 
 
 def test_exercise_name_stays_the_function_after_the_submodule_is_imported():

@@ -9,7 +9,7 @@ returns the vectors' output schema::
      "stickyPath", "partitionsTransferringOwnership", "maxGeneration"}
 
 Range and RoundRobin are computed here; the sticky kinds are delegated to
-``rebalance.consumer.sticky_vectors.run_scenario`` (imported lazily, so that this module works on its own).
+``rebalance.consumer.sticky_vectors.run_scenario``.
 
 ``compare(expected, actual)`` decides pass/fail on ``sortedAssignment`` (membership) and, for the sticky
 kinds, ``stickyPath``, ``partitionsTransferringOwnership`` and ``maxGeneration``.  Exact list order in
@@ -73,12 +73,8 @@ def assignment_output(assignment: Mapping[str, Sequence[TopicPartition]],
 def run_scenario(scenario: ConsumerScenario) -> dict:
     """Output dict for an already parsed scenario."""
     if scenario.assignor in STICKY_KINDS:
-        try:
-            from .sticky_vectors import run_scenario as run_sticky
-        except ImportError as exc:  # the sticky helper's module is not there yet
-            if exc.name and "sticky_vectors" in exc.name:
-                raise InputError("assignor", f"assignor {scenario.assignor!r} is not implemented yet") from None
-            raise
+        from .sticky_vectors import run_scenario as run_sticky  # sticky_vectors imports this module
+
         return run_sticky(scenario)
     if scenario.assignor == "range":
         from .range import RangeAssignor

@@ -19,10 +19,8 @@ from .jobs.common import check_scale, check_seed
 def sweep_rows(scale: int, seed: int = 0, params=None, assignors: Sequence[str] = sweep_job.ASSIGNORS) -> pd.DataFrame:
     """Per-(scenario, assignor) rows for scenarios ``0..scale-1``, computed in this process."""
     params = check_params(params, SweepParams).check()
-    from . import deps
-
-    deps.check_assignors(assignors)
-    return sweep_job.evaluate_range(check_seed(seed), range(check_scale(scale)), params, tuple(assignors))
+    assignors = sweep_job.check_assignors(assignors)
+    return sweep_job.evaluate_range(check_seed(seed), range(check_scale(scale)), params, assignors)
 
 
 def sweep(scale: int, seed: int = 0, params=None, assignors: Sequence[str] = sweep_job.ASSIGNORS) -> Dict[str, pd.DataFrame]:

@@ -162,10 +162,7 @@ def rows_df(spark, n: int, seed: int = 0, params=None, slices: Optional[int] = N
     """The per-(simulation, set-up) rows as a Spark DataFrame (simulations ``0..n-1``)."""
     params = check_params(params, MonteCarloParams).check()
     n, seed = check_scale(n), check_seed(seed)
-    from .. import deps
-
     ship_package(spark)
-    deps.group_simulation()
     if slices is None:
         slices = max(2, min(400, n // 25))
 

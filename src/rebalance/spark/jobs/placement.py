@@ -24,7 +24,10 @@ from typing import Iterator, List, Optional, Tuple
 import pandas as pd
 
 from ...errors import require
-from .. import deps
+from ...replicas.adminutils import assign_replicas_to_brokers
+from ...replicas.java_random import JavaRandom
+from ...replicas.measures import balance
+from ...replicas.striped import PlacementSpec, StripedReplicaPlacer
 from ..generators import PlacementCluster, PlacementParams, check_params, placement_cluster
 from .common import JobResult, ship_package, check_scale, check_seed, stage_rows, write_outputs
 
@@ -72,7 +75,6 @@ class PlacementAuditParams:
 def place_cluster(cluster: PlacementCluster, placer: str) -> List[dict]:
     """Every topic of ``cluster`` placed in creation order by ``placer``: one assignment
     (``{partition: [replicas, leader first]}``) per topic."""
-    assign_replicas_to_brokers, StripedReplicaPlacer, PlacementSpec, JavaRandom, _ = deps.replica_placers()
     random = JavaRandom(cluster.seed)
     out = []
     if placer == "AdminUtils":
@@ -88,7 +90,6 @@ def place_cluster(cluster: PlacementCluster, placer: str) -> List[dict]:
 
 def audit_cluster(cluster: PlacementCluster, placer: str) -> dict:
     """The audit row of one cluster under one placer."""
-    balance = deps.replica_placers()[4]
     placed = place_cluster(cluster, placer)
     broker_ids = [b["id"] for b in cluster.brokers]
     racks = {b["id"]: b["rack"] for b in cluster.brokers}
@@ -156,7 +157,6 @@ def rows_df(spark, scale: int, seed: int = 0, params=None):
     params = check_params(params, PlacementAuditParams).check()
     scale, seed = check_scale(scale), check_seed(seed)
     ship_package(spark)
-    deps.replica_placers()
     n_clusters = len(clusters_for(scale, params.topics_per_cluster))
     slices = max(1, min(400, n_clusters // 2))
 

@@ -28,8 +28,9 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
 
 import pandas as pd
 
+from ...consumer import assign as consumer_assign
+from ...consumer.abstract_sticky import balance_score as sticky_balance_score
 from ...errors import require
-from .. import deps
 from ..generators import GroupScenario, SweepParams, check_params, sweep_scenario
 from .common import JobResult, ship_package, check_scale, check_seed, stage_rows, write_outputs
 
@@ -73,7 +74,7 @@ def churn_steps(scenario: GroupScenario, assignor: str, first: Dict[str, list],
     owning what they had (generation 1, 2, ...) until every partition they subscribe to is assigned, or
     ``max_rounds`` rebalances.  One dict per rebalance: ``round``, ``assignment``, ``assigned``,
     ``expected``, and the partitions each member ``revoked``/``gained`` compared with what it owned."""
-    assign = assign or deps.consumer_assign()
+    assign = assign or consumer_assign
     racks = scenario.partition_racks or None
     survivors_specs = {m: spec for m, spec in scenario.members.items() if m != scenario.leaver}
     still_wanted = {t for spec in survivors_specs.values() for t in spec["topics"]}
@@ -99,7 +100,7 @@ def churn_table(seed: int, index: int, assignor: str, params=None, max_rounds: i
     partitions assigned out of those wanted, and what each member gave up and received."""
     params = check_params(params, SweepParams).check()
     sc = sweep_scenario(check_seed(seed), index, params)
-    assign = deps.consumer_assign()
+    assign = consumer_assign
     first = assign(assignor, sc.partitions, sc.members, partition_racks=sc.partition_racks or None)
     short = {m: m.rsplit("-", 1)[0] for m in sc.members}
 
@@ -115,8 +116,8 @@ def evaluate_scenario(scenario: GroupScenario, assignors: Sequence[str] = ASSIGN
                       assign: Optional[Callable] = None, balance_score: Optional[Callable] = None) -> List[dict]:
     """The sweep's rows for one scenario (one row per assignor).  Runs on an executor; the plain-Python
     benchmark baseline (:mod:`rebalance.spark.local`) calls it too."""
-    assign = assign or deps.consumer_assign()
-    balance_score = balance_score or deps.balance_score()
+    assign = assign or consumer_assign
+    balance_score = balance_score or sticky_balance_score
     racks = scenario.partition_racks or None
     rows = []
     for assignor in assignors:
@@ -157,6 +158,14 @@ def evaluate_scenario(scenario: GroupScenario, assignors: Sequence[str] = ASSIGN
     return rows
 
 
+def check_assignors(assignors: Iterable[str]) -> Tuple[str, ...]:
+    """``assignors`` as a tuple, each one of :data:`ASSIGNORS` (an ``InputError`` naming ``assignors`` otherwise)."""
+    assignors = tuple(assignors)
+    for a in assignors:
+        require(a in ASSIGNORS, "assignors", f"unknown assignor {a!r} (known: {', '.join(ASSIGNORS)})")
+    return assignors
+
+
 def rows_frame(rows: Iterable[dict]) -> pd.DataFrame:
     frame = pd.DataFrame(list(rows), columns=ROW_COLUMNS)
     ints = [c for c in ROW_COLUMNS if c not in ("assignor", "identical", "complete")]
@@ -166,7 +175,7 @@ def rows_frame(rows: Iterable[dict]) -> pd.DataFrame:
 
 def evaluate_range(seed: int, indexes: Iterable[int], params: SweepParams,
                    assignors: Sequence[str] = ASSIGNORS) -> pd.DataFrame:
-    assign, score = deps.consumer_assign(), deps.balance_score()
+    assign, score = consumer_assign, sticky_balance_score
     rows: List[dict] = []
     for i in indexes:
         rows.extend(evaluate_scenario(sweep_scenario(seed, int(i), params), assignors, assign, score))
@@ -178,11 +187,8 @@ def rows_df(spark, n: int, seed: int = 0, params=None, assignors: Sequence[str] 
     """The per-(scenario, assignor) rows as a Spark DataFrame (scenarios ``0..n-1``)."""
     params = check_params(params, SweepParams).check()
     n, seed = check_scale(n), check_seed(seed)
-    assignors = tuple(assignors)
-    for a in assignors:
-        require(a in ASSIGNORS, "assignors", f"unknown assignor {a!r} (known: {', '.join(ASSIGNORS)})")
+    assignors = check_assignors(assignors)
     ship_package(spark)
-    deps.check_assignors(assignors)  # fail on the driver, with a clear message, if an assignor is missing
     if slices is None:
         slices = max(2, min(400, n // 250))
 
