@@ -88,7 +88,7 @@ def test_leaving_worker_work_goes_to_the_others_after_the_delay():
 
 
 def test_worker_away_longer_than_the_delay_loses_its_work_at_expiry_then_revocations_bring_some_back():
-    # DistributedHerder (3.9) lines 1818-1825: the survivors rejoin when scheduledRebalance expires, with
+    # DistributedHerder (commit 1eb7644) lines 1818-1825: the survivors rejoin when scheduledRebalance expires, with
     # or without worker-01; handleLostAssignments finds no candidate and treats the lost work as new (505)
     rounds, cluster = bounce_rounds("incremental", away_ms=400_000)
     leave, expiry, rejoin, follow = rounds

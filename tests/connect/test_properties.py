@@ -108,7 +108,7 @@ timed_event = st.one_of(
 def test_herder_clock_never_sleeps_past_a_scheduled_rebalance(events, max_delay):
     # workers come and go at random moments, without waiting for the delays to run out; between two
     # events the herders' clocks run (ConnectCluster.advance): every scheduled rebalance fires on time
-    # (DistributedHerder, 3.9, lines 1818-1825), so work that nobody runs waits at most the delay
+    # (DistributedHerder at commit 1eb7644, lines 1818-1825), so work that nobody runs waits at most the delay
     cluster = ConnectCluster(max_delay_ms=max_delay, connectors={"conn-a": 3})
     members = ["w1", "w2"]
     idle_since = {}

@@ -11,7 +11,8 @@ reduced to what decides *who runs what*:
   revocation makes the workers rejoin at once (``DistributedHerder.handleRebalanceCompleted`` ->
   ``requestRejoin``), and a positive ``delay`` schedules the next rebalance (the "scheduled delay").
 
-The herder's clock (``DistributedHerder``, Kafka 3.9, commit 1eb7644): when a worker receives an
+The herder's clock (``DistributedHerder`` at trunk commit 1eb7644, the 3.8/3.9 logic; in the 3.8.0 tag the
+same code sits about 20 lines earlier): when a worker receives an
 assignment with ``delay > 0`` it sets ``scheduledRebalance = now + delay`` (``onAssigned``, lines
 2660-2663; ``Long.MAX_VALUE`` when the delay is 0); its tick loop polls no longer than until that time
 (lines 506-511 and 563-569), and once ``scheduledRebalance <= now`` ``handleRebalanceCompleted`` logs
@@ -224,7 +225,7 @@ class ConnectCluster:
 
     def needs_follow_up(self, result: RoundResult, settle_delay: bool = True) -> Optional[str]:
         """Why the herder rebalances again after ``result`` (incremental only), or ``None``: at once after a
-        revocation (``handleRebalanceCompleted`` -> ``requestRejoin``, lines 1848-1853), or when the delay
+        revocation (``handleRebalanceCompleted`` -> ``requestRejoin``, lines 1861-1865), or when the delay
         it sent expires (``"scheduled_delay"``, see :attr:`scheduled_rebalance`)."""
         if self.kind != "incremental":
             return None
