@@ -1,7 +1,9 @@
 """The 90 x 10 experiment: exactly the numbers of the vectors README (measured with Kafka's classes)."""
 import pytest
 
-from rebalance.connect.experiment import bounce_rounds, ninety_by_ten, start_stop, supplementary, worker_bounces
+from rebalance.connect.experiment import (bounce_rounds, ninety_by_ten, start_stop, steady_cluster, supplementary,
+                                          worker_bounces)
+from rebalance.errors import InputError
 
 
 @pytest.fixture(scope="module")
@@ -85,11 +87,55 @@ def test_leaving_worker_work_goes_to_the_others_after_the_delay():
     assert sorted(len(t) for _, t in cluster.running.values()) == [100] * 9
 
 
-def test_chapter_exercise_claims():
-    # a worker away longer than the delay: no candidate, its work is "new" and it is the least loaded
+def test_worker_away_longer_than_the_delay_loses_its_work_at_expiry_then_revocations_bring_some_back():
+    # DistributedHerder (commit 1eb7644) lines 1818-1825: the survivors rejoin when scheduledRebalance expires, with
+    # or without worker-01; handleLostAssignments finds no candidate and treats the lost work as new (505)
     rounds, cluster = bounce_rounds("incremental", away_ms=400_000)
-    assert [r.delay for r in rounds] == [300_000, 0]
-    assert len(rounds[1].workers["worker-01"].assigned_tasks) == 90
+    leave, expiry, rejoin, follow = rounds
+    assert [r.follow_up for r in rounds] == [None, "scheduled_delay", None, "revocation"]
+    assert [(r.time_ms - leave.time_ms) // 1000 for r in rounds] == [0, 300, 400, 400]
+    assert [r.delay for r in rounds] == [300_000, 0, 0, 0]
+    # at expiry (300 s) the nine survivors take the 9 connectors and 90 tasks, one and ten each
+    assert "worker-01" not in expiry.workers
+    assert expiry.totals() == {"assigned_connectors": 9, "assigned_tasks": 90, "revoked_connectors": 0, "revoked_tasks": 0}
+    assert sorted((len(w.assigned_connectors), len(w.assigned_tasks)) for w in expiry.workers.values()) == [(1, 10)] * 9
+    assert sorted(len(w.all_tasks) for w in expiry.workers.values()) == [100] * 9
+    # worker-01 is back at 400 s, empty: load-balancing revocations (1 connector, 10 tasks from each survivor)
+    assert rejoin.totals() == {"assigned_connectors": 0, "assigned_tasks": 0, "revoked_connectors": 9, "revoked_tasks": 90}
+    assert len(rejoin.workers["worker-01"].all_tasks) == 0
+    # ... and the rejoin those revocations trigger hands them to worker-01
+    assert follow.totals() == {"assigned_connectors": 9, "assigned_tasks": 90, "revoked_connectors": 0, "revoked_tasks": 0}
+    assert (len(follow.workers["worker-01"].assigned_connectors), len(follow.workers["worker-01"].assigned_tasks)) == (9, 90)
+    assert sorted(len(t) for _, t in cluster.running.values()) == [90] * 10
+
+
+def test_scheduled_rebalance_fires_at_expiry_for_any_max_delay():
+    # the expiry round comes exactly scheduled.rebalance.max.delay.ms after the departure
+    for max_delay, away, returns_in_time in ((100_000, 60_000, True), (100_000, 150_000, False),
+                                            (300_000, 299_999, True), (300_000, 300_001, False)):
+        rounds, _ = bounce_rounds("incremental", away_ms=away, max_delay_ms=max_delay)
+        expiry = next(r for r in rounds if r.follow_up == "scheduled_delay")
+        assert expiry.time_ms - rounds[0].time_ms == max_delay
+        assert ("worker-01" in expiry.workers) is returns_in_time
+        stops = sum(r.totals()["revoked_tasks"] for r in rounds)
+        assert stops == (0 if returns_in_time else 90)
+
+
+def test_advance_runs_the_rounds_the_herders_run_meanwhile():
+    cluster = steady_cluster("incremental")
+    survivors = list(cluster.running)[1:]
+    leave = cluster.rebalance(cluster.carried_members(survivors))
+    assert cluster.scheduled_rebalance == leave.time_ms + 300_000
+    assert cluster.advance(299_999, after=leave) == []            # nothing due yet: a plain sleep
+    assert cluster.time.milliseconds() - leave.time_ms == 299_999
+    (expiry,) = cluster.advance(1)
+    assert expiry.follow_up == "scheduled_delay" and expiry.time_ms - leave.time_ms == 300_000
+    assert cluster.scheduled_rebalance is None and cluster.advance(10**9) == []
+    with pytest.raises(InputError, match="ms"):
+        cluster.advance(-1)
+
+
+def test_chapter_exercise_claims():
     # connectors with 5 tasks on 10 workers never unbalance the cluster either
     five = start_stop("incremental", tasks_per_connector=5)
     assert five["start"].task_stops == 0 and five["stop"].task_stops == 450

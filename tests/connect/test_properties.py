@@ -94,3 +94,54 @@ def test_eager_assigns_everything_once_and_deals_evenly(connectors, workers):
     assert sorted(t for _, ts in a.values() for t in ts) == sorted((c, i) for c, n in connectors.items() for i in range(n))
     sizes = [len(c) + len(t) for c, t in a.values()]
     assert max(sizes) - min(sizes) <= 1
+
+
+timed_event = st.one_of(
+    st.tuples(st.just("join"), st.sampled_from(WORKERS), st.integers(0, 200_000)),
+    st.tuples(st.just("leave"), st.sampled_from(WORKERS), st.integers(0, 200_000)),
+    st.tuples(st.just("add"), st.sampled_from(CONNECTORS), st.integers(0, 200_000)),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(events=st.lists(timed_event, min_size=1, max_size=12), max_delay=st.sampled_from([1, 10_000, 300_000]))
+def test_herder_clock_never_sleeps_past_a_scheduled_rebalance(events, max_delay):
+    # workers come and go at random moments, without waiting for the delays to run out; between two
+    # events the herders' clocks run (ConnectCluster.advance): every scheduled rebalance fires on time
+    # (DistributedHerder at commit 1eb7644, lines 1818-1825), so work that nobody runs waits at most the delay
+    cluster = ConnectCluster(max_delay_ms=max_delay, connectors={"conn-a": 3})
+    members = ["w1", "w2"]
+    idle_since = {}
+
+    def observe(r):
+        _check_round(r.members_in, r)
+        _disjoint(cluster.running)
+        running = {t for _, ts in cluster.running.values() for t in ts}
+        configured = [(c, i) for c, n in cluster.connectors.items() for i in range(n)]
+        for t in set(idle_since) - set(configured):   # deleted from the config: nobody should run it
+            del idle_since[t]
+        for t in configured:
+            if t in running:
+                idle_since.pop(t, None)
+            else:
+                idle_since.setdefault(t, r.time_ms)
+                assert r.time_ms - idle_since[t] <= max_delay, f"{t} waited {r.time_ms - idle_since[t]} ms"
+
+    last = cluster.rebalance(cluster.carried_members(members))
+    observe(last)
+    for kind, name, gap in events:
+        for r in cluster.advance(gap, after=last):
+            observe(r)
+            last = r
+        assert cluster.scheduled_rebalance is None or cluster.scheduled_rebalance > cluster.time.milliseconds()
+        if kind == "join" and name not in members:
+            members.append(name)
+        elif kind == "leave" and name in members and len(members) > 1:
+            members.remove(name)
+        elif kind == "add":
+            cluster.connectors[name] = 2
+        last = cluster.rebalance(cluster.carried_members(members))
+        observe(last)
+    for r in cluster.settle(last):
+        observe(r)
+    assert not idle_since   # settled: everything runs

@@ -11,6 +11,18 @@ reduced to what decides *who runs what*:
   revocation makes the workers rejoin at once (``DistributedHerder.handleRebalanceCompleted`` ->
   ``requestRejoin``), and a positive ``delay`` schedules the next rebalance (the "scheduled delay").
 
+The herder's clock (``DistributedHerder`` at trunk commit 1eb7644, the 3.8/3.9 logic; in the 3.8.0 tag the
+same code sits about 20 lines earlier): when a worker receives an
+assignment with ``delay > 0`` it sets ``scheduledRebalance = now + delay`` (``onAssigned``, lines
+2660-2663; ``Long.MAX_VALUE`` when the delay is 0); its tick loop polls no longer than until that time
+(lines 506-511 and 563-569), and once ``scheduledRebalance <= now`` ``handleRebalanceCompleted`` logs
+"Requesting rebalance because scheduled rebalance timeout has been reached" and calls
+``member.requestRejoin()`` (lines 1818-1825 and 1840-1842).  So the group rebalances *when the delay
+expires*, with whoever is in the group then, whether or not the departed worker came back.
+:attr:`ConnectCluster.scheduled_rebalance` is that time; :meth:`ConnectCluster.advance` lets time pass
+and runs the rounds the herders would run meanwhile; :meth:`ConnectCluster.settle` runs them until the
+cluster is quiet.
+
 ``mode="direct"`` calls ``performTaskAssignment(config, lastCompletedGen, gen, memberAssignments)`` the
 way Kafka's unit test does; ``mode="protocol"`` goes through the leader entry point, i.e. the members'
 assignments arrive as ``ExtendedWorkerState`` metadata (orders as on the wire, see
@@ -105,6 +117,9 @@ class ConnectCluster:
         #: offset of the config topic every worker has read (the simulator keeps all workers in sync)
         self.config_offset = 0
         self.running: Dict[str, Running] = {}
+        #: when the workers' herders will rejoin on their own: ``DistributedHerder.scheduledRebalance``, set
+        #: from the delay of the last assignment (``None`` stands for ``Long.MAX_VALUE``: nothing scheduled)
+        self.scheduled_rebalance: Optional[int] = None
         prev = initial_generation_id if initial_previous_generation_id is None else initial_previous_generation_id
         self.assignor = self._new_assignor(prev)
 
@@ -140,6 +155,8 @@ class ConnectCluster:
         result.failed = failed
         if not failed:
             self._apply(result)
+            # DistributedHerder.onAssigned (lines 2660-2663): scheduledRebalance = now + delay, or none
+            self.scheduled_rebalance = result.time_ms + result.delay if result.delay > 0 else None
         else:
             self.running = {w: members_in[w] for w in members_in}
         for wr in result.workers.values():
@@ -207,29 +224,61 @@ class ConnectCluster:
         return out
 
     def needs_follow_up(self, result: RoundResult, settle_delay: bool = True) -> Optional[str]:
-        """Why the herder rebalances again straight after ``result`` (incremental only), or ``None``."""
+        """Why the herder rebalances again after ``result`` (incremental only), or ``None``: at once after a
+        revocation (``handleRebalanceCompleted`` -> ``requestRejoin``, lines 1861-1865), or when the delay
+        it sent expires (``"scheduled_delay"``, see :attr:`scheduled_rebalance`)."""
         if self.kind != "incremental":
             return None
         if result.revoked_anything():
             return "revocation"
-        if settle_delay and self.delay > 0:
+        if settle_delay and self.scheduled_rebalance is not None:
             return "scheduled_delay"
         return None
 
+    def _follow_up(self, last: RoundResult, reason: str, members: Sequence[str]) -> RoundResult:
+        if reason == "scheduled_delay":
+            # the herders' tick loops wake up at scheduledRebalance and rejoin
+            self.time.sleep(max(0, self.scheduled_rebalance - self.time.milliseconds()))
+        result = self.rebalance(self.carried_members(list(members)))
+        result.follow_up = reason
+        return result
+
     def settle(self, result: RoundResult, settle_delay: bool = True, max_follow_ups: int = 20) -> List[RoundResult]:
         """Run the herder's follow-up rounds after ``result`` with the same members, carried: at once
-        after a revocation, after sleeping ``delay`` when a delay is scheduled; until neither holds."""
+        after a revocation, at the scheduled rebalance (after sleeping out the ``delay`` sent) when one is
+        scheduled; until neither holds."""
         rounds = []
         last = result
         for _ in range(max_follow_ups):
             reason = self.needs_follow_up(last, settle_delay)
             if reason is None:
                 break
-            if reason == "scheduled_delay":
-                self.time.sleep(self.delay)
-            last = self.rebalance(self.carried_members(list(last.members_in)))
-            last.follow_up = reason
+            last = self._follow_up(last, reason, list(last.members_in))
             rounds.append(last)
+        return rounds
+
+    def advance(self, ms: int, after: Optional[RoundResult] = None, max_rounds: int = 20) -> List[RoundResult]:
+        """Let ``ms`` milliseconds pass while the group keeps its members (those of the last round), and
+        return the rounds the herders run meanwhile: a round at once after any revocation, and a round
+        when a scheduled rebalance falls due (``DistributedHerder``: "scheduled rebalance timeout has been
+        reached", lines 1818-1825).  ``after`` is the last round (its revocations are followed up); the
+        clock ends ``ms`` after it started.  With nothing scheduled this is a plain sleep."""
+        require(isinstance(ms, int) and not isinstance(ms, bool) and ms >= 0, "ms",
+                f"must be a non-negative integer number of milliseconds, got {ms!r}")
+        deadline = self.time.milliseconds() + ms
+        members = list(self.running)
+        rounds: List[RoundResult] = []
+        last = after
+        while len(rounds) < max_rounds and members and self.kind == "incremental":
+            if last is not None and last.revoked_anything():
+                reason = "revocation"
+            elif self.scheduled_rebalance is not None and self.scheduled_rebalance <= deadline:
+                reason = "scheduled_delay"
+            else:
+                break
+            last = self._follow_up(last, reason, members)
+            rounds.append(last)
+        self.time.sleep(max(0, deadline - self.time.milliseconds()))
         return rounds
 
 

@@ -14,7 +14,7 @@ from typing import Dict, List, Mapping, Sequence, Tuple
 from .cluster import ConnectCluster, RoundResult
 from .model import ConnectorTaskId, connector_key, task_str
 
-#: seed names -> Kafka ids
+#: the names of the article "Eager Rebalance VS Incremental Cooperative Rebalance" -> Kafka ids
 TASK_NAMES: Dict[ConnectorTaskId, str] = {("ct1", 0): "t1", ("ct1", 1): "t2", ("ct2", 0): "t3"}
 EXAMPLE_CONNECTORS = {"ct1": 2, "ct2": 1}
 EXAMPLE_RUNNING = {"c1": (["ct1"], [("ct1", 0), ("ct1", 1)]), "c2": (["ct2"], [("ct2", 0)])}
@@ -38,7 +38,7 @@ def three_workers_example(assignor: str, mode: str = "direct") -> List[RoundResu
 
 def derived_sets_table(mode: str = "direct") -> List[dict]:
     """For each incremental round of the example, the sets the leader derives (``configured``,
-    ``previous``, ``active``, ``deleted``, ``duplicated``, ``lost``, ``created``), with seed names."""
+    ``previous``, ``active``, ``deleted``, ``duplicated``, ``lost``, ``created``), with the article's names (``t1`` for ``ct1-0``)."""
     cluster = ConnectCluster(assignor="incremental", mode=mode, connectors=EXAMPLE_CONNECTORS)
     members = {w: (list(c), list(t)) for w, (c, t) in EXAMPLE_RUNNING.items()}
     members["c3"] = ([], [])

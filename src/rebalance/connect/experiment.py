@@ -126,9 +126,19 @@ def bounce_rounds(assignor: str, away_ms: int = 60_000, leave_for_good: bool = F
     """The rounds around a departure: ``worker-01`` leaves a steady cluster and (unless
     ``leave_for_good``) comes back empty ``away_ms`` later; then the herder's follow-ups run.
 
-    Returns ``(rounds, cluster)``; each round's ``time_ms`` and ``delay`` give the timeline of the
-    scheduled rebalance.
+    Time runs as in Kafka's ``DistributedHerder`` (3.8/3.9 logic; lines at commit 1eb7644): the departure
+    round sends the survivors a delay (``scheduled.rebalance.max.delay.ms``), and when it expires their
+    herders rejoin ("scheduled rebalance timeout has been reached", ``DistributedHerder.java`` lines
+    1818-1825) whether or not the worker is back.  Back in time, the worker is a candidate and the expiry
+    round hands it the lost work (``IncrementalCooperativeAssignor.handleLostAssignments``, lines
+    473-503).  Away longer, the expiry round runs without it and the lost work goes to the survivors as
+    new work (line 505); its return is then an ordinary join, answered by load-balancing revocations
+    (``performLoadBalancingRevocations``, line 633) and the follow-up round they trigger.
+
+    Returns ``(rounds, cluster)``; each round's ``time_ms``, ``delay`` and ``follow_up`` give the timeline.
     """
+    require(isinstance(away_ms, int) and not isinstance(away_ms, bool) and away_ms >= 0, "away_ms",
+            f"must be a non-negative integer number of milliseconds, got {away_ms!r}")
     cluster = steady_cluster(assignor, **kw)
     workers = list(cluster.running)
     rounds = []
@@ -137,11 +147,35 @@ def bounce_rounds(assignor: str, away_ms: int = 60_000, leave_for_good: bool = F
     if leave_for_good:
         rounds += cluster.settle(r)
         return rounds, cluster
-    cluster.time.sleep(away_ms)
+    rounds += cluster.advance(away_ms, after=r)   # the survivors' herders, while worker-01 is away
     r = cluster.rebalance(cluster.carried_members(workers[1:] + workers[:1]))
     rounds.append(r)
     rounds += cluster.settle(r)
     return rounds, cluster
+
+
+def bounce_table(rounds, worker: str = "worker-01", away="(away)") -> List[dict]:
+    """One row per round of :func:`bounce_rounds`: when it ran, why, the delay sent, what started and
+    stopped, and what ``worker`` runs afterwards (``away`` while it is not a member)."""
+    t0 = rounds[0].time_ms
+    rows = []
+    for i, r in enumerate(rounds):
+        t = r.totals()
+        if i == 0:
+            why = f"{worker} leaves"
+        elif r.follow_up:
+            why = {"scheduled_delay": "scheduled rebalance (delay expired)",
+                   "revocation": "rejoin after revocation"}[r.follow_up]
+        else:
+            why = f"{worker} rejoins"
+        mine = r.workers.get(worker)
+        rows.append({"generation": r.generation_id, "seconds after leaving": (r.time_ms - t0) // 1000, "why": why,
+                     "members": len(r.workers), "delay sent (ms)": r.delay,
+                     "connectors started": t["assigned_connectors"], "tasks started": t["assigned_tasks"],
+                     "connectors stopped": t["revoked_connectors"], "tasks stopped": t["revoked_tasks"],
+                     f"{worker} connectors": away if mine is None else len(mine.all_connectors),
+                     f"{worker} tasks": away if mine is None else len(mine.all_tasks)})
+    return rows
 
 
 def worker_bounces(assignor: str, away_ms: int = 60_000, **kw) -> PhaseCounts:
@@ -210,6 +244,6 @@ def supplementary() -> List[dict]:
 
 
 __all__ = [
-    "PhaseCounts", "bounce_rounds", "connector_names", "successive_joins", "ninety_by_ten", "start_stop", "steady_cluster", "supplementary",
+    "PhaseCounts", "bounce_rounds", "bounce_table", "connector_names", "successive_joins", "ninety_by_ten", "start_stop", "steady_cluster", "supplementary",
     "worker_bounces", "worker_joins", "worker_leaves", "worker_names",
 ]

@@ -25,6 +25,20 @@ from .model import (
 DETAILS = ("full", "compact", "verbose", "totals")
 
 
+def count_string(connectors: int, tasks: int) -> str:
+    """``"Nc/Nt"``: a number of connectors and of tasks as the vectors' ``"detail": "totals"`` writes them
+    (an idle member is ``"0c/0t"``; the letters are literal, see the vectors README, output schema)."""
+    return f"{connectors}c/{tasks}t"
+
+
+def totals_string(wr) -> str:
+    """``"+Ac/At -Rc/Rt =Nc/Nt"``: what one worker started (A), stopped (R) and runs after the round (N),
+    e.g. ``"+2c/20t -0c/0t =9c/90t"`` (the vectors README's ``"detail": "totals"`` format)."""
+    return (f"+{count_string(len(wr.assigned_connectors), len(wr.assigned_tasks))} "
+            f"-{count_string(len(wr.revoked_connectors), len(wr.revoked_tasks))} "
+            f"={count_string(wr.n_connectors, wr.n_tasks)}")
+
+
 def _int(value, field: str) -> int:
     require(isinstance(value, int) and not isinstance(value, bool), field, f"must be an integer, got {value!r}")
     return value
@@ -206,7 +220,7 @@ class _Scenario:
         if r.follow_up:
             record["follow_up"] = r.follow_up
         if detail == "totals":
-            members = {w: f"{len(c)}/{len(t)}" for w, (c, t) in r.members_in.items()}
+            members = {w: count_string(len(c), len(t)) for w, (c, t) in r.members_in.items()}
         else:
             members = {w: {"connectors": list(c), "tasks": [task_str(x) for x in t]} for w, (c, t) in r.members_in.items()}
         record["input"] = {"connectors": dict(r.connectors), "members": members}
@@ -220,8 +234,7 @@ class _Scenario:
         workers = {}
         for w, wr in r.workers.items():
             if detail == "totals":
-                workers[w] = (f"+{len(wr.assigned_connectors)}/{len(wr.assigned_tasks)} "
-                              f"-{len(wr.revoked_connectors)}/{len(wr.revoked_tasks)} ={wr.n_connectors}/{wr.n_tasks}")
+                workers[w] = totals_string(wr)
                 continue
             entry = {"assigned_connectors": list(wr.assigned_connectors),
                      "assigned_tasks": [task_str(t) for t in wr.assigned_tasks],
@@ -426,4 +439,4 @@ def exact_match(expected: dict, actual: dict) -> bool:
     return expected == actual
 
 
-__all__ = ["compare", "exact_match", "run"]
+__all__ = ["compare", "count_string", "exact_match", "run", "totals_string"]
