@@ -61,10 +61,10 @@ def test_bad_arguments_name_the_field():
 
 
 def test_tables_and_widget():
-    seed_cluster = [(0, "rack1"), (1, "rack3"), (2, "rack3"), (3, "rack2"), (4, "rack2"), (5, "rack1")]
-    trace = explain(seed_cluster, 7, 3, 0, 0)
+    article_cluster = [(0, "rack1"), (1, "rack3"), (2, "rack3"), (3, "rack2"), (4, "rack2"), (5, "rack1")]
+    trace = explain(article_cluster, 7, 3, 0, 0)
     assert list(trace_table(trace, 6)["broker"]) == [4, 2]
-    table = placement_table({p: t.replicas for p, t in enumerate(trace)}, seed_cluster)
+    table = placement_table({p: t.replicas for p, t in enumerate(trace)}, article_cluster)
     assert table.loc[6, "replicas"] == "0, 4, 2" and set(table["distinct racks"]) == {3}
     assert [b.rack for b in cluster_from_rack_sizes((2, 1))] == ["rack1", "rack1", "rack2"]
     uneven = uneven_racks_table([(3, 2, 1)], 60, 3)
