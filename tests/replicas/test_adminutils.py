@@ -1,21 +1,22 @@
-"""AdminUtils.assignReplicasToBrokers: the seed article's example, Kafka's vectors, errors, properties."""
+"""AdminUtils.assignReplicasToBrokers: the replica-assignment article's example, Kafka's vectors, errors,
+properties; AdminZkClient's partition addition."""
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rebalance.errors import InputError, KafkaError
 from rebalance.replicas.adminutils import (ADMIN_OPERATION, INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR,
-                                           assign_replicas_to_brokers, explain, rack_alternated_broker_list,
+                                           add_partitions, assign_replicas_to_brokers, explain, rack_alternated_broker_list,
                                            replica_index)
 from rebalance.replicas.java_random import JavaRandom
 from rebalance.replicas.measures import leaders_per_broker, racks_per_partition, replicas_per_broker, skew
 from rebalance.replicas.vectors import run
 from rebalance.vectors import compare_output, run_input
 
-# Seed 004: six brokers in three racks -- rack1: 0, 5; rack2: 3, 4; rack3: 1, 2
-SEED_BROKERS = [{"id": 0, "rack": "rack1"}, {"id": 1, "rack": "rack3"}, {"id": 2, "rack": "rack3"},
+# The replica-assignment article's example: six brokers in three racks -- rack1: 0, 5; rack2: 3, 4; rack3: 1, 2
+ARTICLE_BROKERS = [{"id": 0, "rack": "rack1"}, {"id": 1, "rack": "rack3"}, {"id": 2, "rack": "rack3"},
                 {"id": 3, "rack": "rack2"}, {"id": 4, "rack": "rack2"}, {"id": 5, "rack": "rack1"}]
-SEED_TABLE = {0: [0, 3, 1], 1: [3, 1, 5], 2: [1, 5, 4], 3: [5, 4, 2], 4: [4, 2, 0], 5: [2, 0, 3]}
+ARTICLE_TABLE = {0: [0, 3, 1], 1: [3, 1, 5], 2: [1, 5, 4], 3: [5, 4, 2], 4: [4, 2, 0], 5: [2, 0, 3]}
 
 
 def test_vector_matches_kafka(adminutils_vector):
@@ -25,26 +26,26 @@ def test_vector_matches_kafka(adminutils_vector):
         assert actual == adminutils_vector["output"]
 
 
-def test_seed_rack_alternated_list():
-    racks = {b["id"]: b["rack"] for b in SEED_BROKERS}
+def test_article_rack_alternated_list():
+    racks = {b["id"]: b["rack"] for b in ARTICLE_BROKERS}
     assert rack_alternated_broker_list(racks) == [0, 3, 1, 5, 4, 2]
 
 
-def test_seed_six_partitions_rf3_table():
-    # the seed's table: start index 0 on the rack-alternated list, partitions numbered from 0
-    assert assign_replicas_to_brokers(SEED_BROKERS, 6, 3, fixed_start_index=0, start_partition_id=0) == SEED_TABLE
+def test_article_six_partitions_rf3_table():
+    # the article's table: start index 0 on the rack-alternated list, partitions numbered from 0
+    assert assign_replicas_to_brokers(ARTICLE_BROKERS, 6, 3, fixed_start_index=0, start_partition_id=0) == ARTICLE_TABLE
     # every broker leads once and holds three replicas; every partition spans the three racks
-    a = SEED_TABLE
+    a = ARTICLE_TABLE
     assert set(leaders_per_broker(a).values()) == {1}
     assert set(replicas_per_broker(a).values()) == {3}
-    assert set(racks_per_partition(a, SEED_BROKERS).values()) == {3}
+    assert set(racks_per_partition(a, ARTICLE_BROKERS).values()) == {3}
 
 
-def test_seed_partition_6_gets_0_4_2_because_the_followers_shift():
+def test_article_partition_6_gets_0_4_2_because_the_followers_shift():
     # the seventh partition (id 6) starts a second lap of the 6-broker list: nextReplicaShift becomes 1,
     # so followers start 1 + (1 * 3 racks + k) % 5 = 4, then 5 positions after the leader: brokers 4 and 2
-    trace = explain(SEED_BROKERS, 7, 3, fixed_start_index=0, start_partition_id=0)
-    assert [t.replicas for t in trace[:6]] == list(SEED_TABLE.values())
+    trace = explain(ARTICLE_BROKERS, 7, 3, fixed_start_index=0, start_partition_id=0)
+    assert [t.replicas for t in trace[:6]] == list(ARTICLE_TABLE.values())
     p6 = trace[6]
     assert (p6.partition, p6.first_replica_index, p6.next_replica_shift) == (6, 0, 1)
     assert [t.next_replica_shift for t in trace[:6]] == [0] * 6
@@ -55,8 +56,51 @@ def test_seed_partition_6_gets_0_4_2_because_the_followers_shift():
 
 
 def test_adding_partition_6_later_gives_the_same_replicas():
-    # AdminZkClient.addPartitions: startIndex from partition 0's leader, startPartitionId = existing count
-    assert assign_replicas_to_brokers(SEED_BROKERS, 1, 3, fixed_start_index=0, start_partition_id=6) == {6: [0, 4, 2]}
+    # AdminZkClient.createNewPartitionsAssignment: startIndex = partition 0's leader's position in the
+    # id-sorted list (0), startPartitionId = existing count (6); here that continues the original placement
+    assert assign_replicas_to_brokers(ARTICLE_BROKERS, 1, 3, fixed_start_index=0, start_partition_id=6) == {6: [0, 4, 2]}
+    assert add_partitions(ARTICLE_BROKERS, ARTICLE_TABLE, 7) == {6: [0, 4, 2]}
+
+
+def test_adding_partitions_does_not_continue_the_original_placement_in_general():
+    """Kafka reuses one index as start and shift, counts laps only over the new partitions and, with
+    racks, takes a position in the id-sorted list as a position in the rack-alternated list."""
+    # 1. laps of the existing partitions are forgotten: partition 7 of a 7-partition topic
+    seven = assign_replicas_to_brokers(ARTICLE_BROKERS, 7, 3, fixed_start_index=0)
+    assert assign_replicas_to_brokers(ARTICLE_BROKERS, 8, 3, fixed_start_index=0)[7] == [3, 2, 0]
+    assert add_partitions(ARTICLE_BROKERS, seven, 8) == {7: [3, 1, 5]}
+    # 2. rack-aware, start index 1: partition 0 is led by broker 3, position 3 in the id-sorted list
+    six = assign_replicas_to_brokers(ARTICLE_BROKERS, 6, 3, fixed_start_index=1)
+    assert six[0][0] == 3
+    assert assign_replicas_to_brokers(ARTICLE_BROKERS, 7, 3, fixed_start_index=1)[6] == [3, 5, 2]
+    assert add_partitions(ARTICLE_BROKERS, six, 7) == {6: [5, 3, 1]}
+    # 3. no racks, random start: Kafka drew start 4 and shift 0; the addition uses 4 for both
+    five = list(range(5))
+    ten = assign_replicas_to_brokers(five, 10, 3, random=JavaRandom(3))
+    assert assign_replicas_to_brokers(five, 11, 3, random=JavaRandom(3))[10] == [4, 2, 3]
+    assert add_partitions(five, ten, 11) == {10: [4, 1, 2]}
+
+
+def test_add_partitions_sorts_brokers_and_takes_the_first_id_at_or_above_the_leader():
+    # partition 0 led by broker 7, which has left: the first broker with an id >= 7 is broker 9
+    assert add_partitions([9, 3, 5], {0: [7, 3], 1: [3, 5]}, 3) == \
+        assign_replicas_to_brokers([3, 5, 9], 1, 2, fixed_start_index=2, start_partition_id=2)
+    # no broker with an id that high: index 0 (math.max(0, -1))
+    assert add_partitions([1, 2], {0: [8, 1]}, 2) == assign_replicas_to_brokers([1, 2], 1, 2, 0, 1)
+
+
+def test_add_partitions_errors_are_kafkas():
+    with pytest.raises(KafkaError) as err:
+        add_partitions([0, 1], {1: [0, 1]}, 3, topic="t")
+    assert err.value.type == ADMIN_OPERATION and "partition id 0 is missing" in err.value.message
+    with pytest.raises(KafkaError) as err:
+        add_partitions([0, 1], {0: [0, 1], 1: [1, 0]}, 2, topic="t")
+    assert err.value.type == INVALID_PARTITIONS
+    assert err.value.message == ("The number of partitions for a topic can only be increased. Topic t currently "
+                                 "has 2 partitions, 2 would not be an increase.")
+    with pytest.raises(InputError) as bad:
+        add_partitions([0, 1], [[0, 1]], 2)
+    assert bad.value.field == "existingAssignment"
 
 
 def test_rack_aware_skips_a_broker_whose_rack_already_has_a_replica():
@@ -79,21 +123,21 @@ def test_random_start_draws_start_index_then_shift_from_java_random():
     draws = JavaRandom(seed)
     start, shift = draws.next_int(6), draws.next_int(6)
     trace = []
-    result = assign_replicas_to_brokers(SEED_BROKERS, 6, 3, seed=seed, trace=trace)
+    result = assign_replicas_to_brokers(ARTICLE_BROKERS, 6, 3, seed=seed, trace=trace)
     arranged = [0, 3, 1, 5, 4, 2]
     assert [t.first_replica_index for t in trace] == [(p + start) % 6 for p in range(6)]
     assert [t.next_replica_shift for t in trace] == [shift] * 6
     assert result[0][0] == arranged[start]
     shared = JavaRandom(seed)
-    assert assign_replicas_to_brokers(SEED_BROKERS, 6, 3, random=shared) == result
+    assert assign_replicas_to_brokers(ARTICLE_BROKERS, 6, 3, random=shared) == result
     assert shared.state == draws.state  # exactly two numbers drawn
 
 
 @pytest.mark.parametrize("partitions, rf, brokers, error, message", [
-    (0, 3, SEED_BROKERS, INVALID_PARTITIONS, "Number of partitions must be larger than 0."),
-    (-4, 3, SEED_BROKERS, INVALID_PARTITIONS, "Number of partitions must be larger than 0."),
-    (6, 0, SEED_BROKERS, INVALID_REPLICATION_FACTOR, "Replication factor must be larger than 0."),
-    (6, 7, SEED_BROKERS, INVALID_REPLICATION_FACTOR, "Replication factor: 7 larger than available brokers: 6."),
+    (0, 3, ARTICLE_BROKERS, INVALID_PARTITIONS, "Number of partitions must be larger than 0."),
+    (-4, 3, ARTICLE_BROKERS, INVALID_PARTITIONS, "Number of partitions must be larger than 0."),
+    (6, 0, ARTICLE_BROKERS, INVALID_REPLICATION_FACTOR, "Replication factor must be larger than 0."),
+    (6, 7, ARTICLE_BROKERS, INVALID_REPLICATION_FACTOR, "Replication factor: 7 larger than available brokers: 6."),
     (6, 1, [], INVALID_REPLICATION_FACTOR, "Replication factor: 1 larger than available brokers: 0."),
     (6, 2, [(0, "r1"), (1, None)], ADMIN_OPERATION,
      "Not all brokers have rack information for replica rack aware assignment."),

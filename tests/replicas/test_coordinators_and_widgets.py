@@ -6,7 +6,8 @@ from rebalance.replicas.coordinators import (coordinator_for, coordinator_load, 
                                              offsets_partition_for, place_offsets_topic)
 from rebalance.replicas.measures import leaders_per_broker, skew
 from rebalance.widgets.replicas import (broker_table, cluster, cluster_from_rack_sizes, placement_table,
-                                        placement_widget, seed_sweep_table, trace_table, uneven_racks_table)
+                                        placement_widget, seed_sweep_table, trace_table, uneven_racks_table,
+                                        add_partitions_table)
 from rebalance.replicas.adminutils import explain
 
 from .conftest import load_vectors
@@ -61,14 +62,18 @@ def test_bad_arguments_name_the_field():
 
 
 def test_tables_and_widget():
-    seed_cluster = [(0, "rack1"), (1, "rack3"), (2, "rack3"), (3, "rack2"), (4, "rack2"), (5, "rack1")]
-    trace = explain(seed_cluster, 7, 3, 0, 0)
+    article_cluster = [(0, "rack1"), (1, "rack3"), (2, "rack3"), (3, "rack2"), (4, "rack2"), (5, "rack1")]
+    trace = explain(article_cluster, 7, 3, 0, 0)
     assert list(trace_table(trace, 6)["broker"]) == [4, 2]
-    table = placement_table({p: t.replicas for p, t in enumerate(trace)}, seed_cluster)
+    table = placement_table({p: t.replicas for p, t in enumerate(trace)}, article_cluster)
     assert table.loc[6, "replicas"] == "0, 4, 2" and set(table["distinct racks"]) == {3}
     assert [b.rack for b in cluster_from_rack_sizes((2, 1))] == ["rack1", "rack1", "rack2"]
     uneven = uneven_racks_table([(3, 2, 1)], 60, 3)
     assert uneven.loc[("3 / 2 / 1", "AdminUtils"), "replicas/broker max"] == 60  # the lone broker: every partition
+    grown = add_partitions_table(article_cluster, 3, [(6, 0), (7, 0), (6, 1), (10, ("random", 3))])
+    assert list(grown["same"]) == ["yes", "no", "no", "no"]
+    assert list(grown["added later"]) == ["0, 4, 2", "3, 1, 5", "5, 3, 1", "2, 5, 4"]
+    assert grown.iloc[2]["addPartitions start index and shift"] == 3  # broker 3 is fourth by id
     sweep = seed_sweep_table(cluster(9, 3), 50, 3, range(3))
     assert list(sweep.index) == ["AdminUtils", "StripedReplicaPlacer"]
     widget = placement_widget()

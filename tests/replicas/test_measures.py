@@ -27,7 +27,7 @@ def test_list_form_and_skew():
     assert skew({0: 3, 1: 1, 2: 2}) == 2 and skew([]) == 0 and skew([4, 4]) == 0
 
 
-def test_balance_of_the_seed_example_is_perfect():
+def test_balance_of_the_article_example_is_perfect():
     brokers = [(0, "rack1"), (1, "rack3"), (2, "rack3"), (3, "rack2"), (4, "rack2"), (5, "rack1")]
     b = balance(assign_replicas_to_brokers(brokers, 6, 3, 0, 0), brokers)
     assert (b.leader_skew, b.replica_skew, b.leader_rack_skew, b.replica_rack_skew) == (0, 0, 0, 0)

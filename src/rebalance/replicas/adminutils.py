@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence
 
-from ..errors import KafkaError
+from ..errors import InputError, KafkaError
 from ..java import java_string_key, to_int32
 from .brokers import Broker, check_int, parse_brokers
 from .java_random import JavaRandom
@@ -65,7 +65,7 @@ def replica_index(first_replica_index: int, second_replica_shift: int, replica_i
     ``shift = 1 + (secondReplicaShift + replicaIndex) % (nBrokers - 1)`` lies in ``1 .. nBrokers-1``, so a
     follower is never placed on the leader's own position.
 
-    >>> replica_index(0, 0, 0, 6), replica_index(0, 0, 1, 6)   # partition 0 of the seed example
+    >>> replica_index(0, 0, 0, 6), replica_index(0, 0, 1, 6)   # partition 0, six brokers, shift 0
     (1, 2)
     """
     shift = 1 + _jrem(to_int32(second_replica_shift + replica_index), n_brokers - 1)
@@ -239,6 +239,50 @@ def assign_replicas_to_brokers(brokers: Iterable, n_partitions: int, replication
                              start_partition_id, random, seed, trace)
     return _rack_aware(n_partitions, replication_factor, parsed, fixed_start_index, start_partition_id,
                        random, seed, trace)
+
+
+def add_partitions(brokers: Iterable, existing_assignment: Mapping[int, Sequence[int]],
+                   num_partitions: int, topic: str = "topic") -> Dict[int, List[int]]:
+    """The replicas Kafka gives the partitions added to a topic: ``AdminZkClient.createNewPartitionsAssignment``
+    without a manual assignment (``core/src/main/scala/kafka/zk/AdminZkClient.scala`` lines 253-283 at
+    1eb7644, Kafka 3.8/3.9 in ZooKeeper mode; ``ZkAdminManager.createPartitions`` calls it with
+    ``getBrokerMetadatas()``, which sorts the brokers by id, line 88).
+
+    Kafka does not remember the start index or the shift the topic was created with.  It takes
+    ``startIndex = max(0, position in the id-sorted broker list of the first broker whose id >= partition
+    0's leader)`` (line 276) and calls ``assignReplicasToBrokers(allBrokers, partitionsToAdd,
+    replicationFactor of partition 0, startIndex, existingAssignment.size)``, so that index serves as both
+    the start index and the initial shift (``AdminUtils.java`` lines 144-146 and 172-174), and on the
+    rack-aware path it indexes the *rack-alternated* list although it was computed on the id-sorted one.
+    The new partitions therefore continue the original placement only when the topic was created with a
+    start index equal to that position and a shift equal to it (for example ``fixed_start_index=0`` with
+    partition 0 led by the lowest id).
+
+    ``brokers`` is sorted by id here, as Kafka's callers do.  Returns ``{partition id: replicas}`` for the
+    new partitions only.  Errors as Kafka's: no partition 0 -> ``AdminOperationException``; no increase ->
+    ``InvalidPartitionsException``.
+
+    >>> add_partitions([0, 1, 2, 3], {0: [2, 3], 1: [3, 0]}, 3)
+    {2: [0, 3]}
+    """
+    parsed = sorted(parse_brokers(brokers), key=lambda b: b.id)
+    num_partitions = check_int(num_partitions, "numPartitions")
+    if not isinstance(existing_assignment, Mapping):
+        raise InputError("existingAssignment", f"must map partition ids to replica lists, got {existing_assignment!r}")
+    if 0 not in existing_assignment:
+        raise KafkaError(ADMIN_OPERATION, f"Unexpected existing replica assignment for topic '{topic}', partition "
+                                          f"id 0 is missing. Assignment: {dict(existing_assignment)}")
+    partition0 = list(existing_assignment[0])
+    if not partition0:
+        raise InputError("existingAssignment[0]", "must list at least one replica")
+    partitions_to_add = num_partitions - len(existing_assignment)
+    if partitions_to_add <= 0:
+        raise KafkaError(INVALID_PARTITIONS, "The number of partitions for a topic can only be increased. "
+                                             f"Topic {topic} currently has {len(existing_assignment)} partitions, "
+                                             f"{num_partitions} would not be an increase.")
+    start_index = next((i for i, b in enumerate(parsed) if b.id >= partition0[0]), 0)
+    return assign_replicas_to_brokers(parsed, partitions_to_add, len(partition0), start_index,
+                                      len(existing_assignment))
 
 
 def is_rack_aware(brokers: Iterable) -> bool:

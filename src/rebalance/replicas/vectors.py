@@ -25,6 +25,16 @@ from .java_random import make_random, replay_ops
 from .striped import PlacementSpec, StripedReplicaPlacer
 
 
+#: How many of Kafka's recorded cases the conformance vectors hold for each kind of this adapter (the
+#: vector files of each kind, e.g. ``adminutils.jsonl`` and ``adminutils_unit_tests.jsonl``); the replica
+#: placement chapter quotes these, and ``tests/replicas/test_vector_counts.py`` checks them against the files.
+VECTOR_FILES = {
+    "adminutils": ("adminutils.jsonl", "adminutils_unit_tests.jsonl"),
+    "striped": ("striped.jsonl", "striped_unit_tests.jsonl"),
+    "java_random": ("java_random.jsonl",),
+}
+VECTOR_CASES = {"adminutils": 82, "striped": 70, "java_random": 40}
+
 def run(scenario: dict) -> dict:
     require(isinstance(scenario, dict), "input", "must be a JSON object")
     kind = scenario.get("kind")

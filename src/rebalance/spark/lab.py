@@ -11,11 +11,12 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict
-from typing import Optional
+from typing import Dict, Mapping, Optional
 
 import pandas as pd
 
 from ..errors import require
+from . import deps
 from .generators import check_params
 from .jobs import JOBS, get_job
 from .jobs.common import JobResult, table_path, write_outputs
@@ -88,3 +89,103 @@ def store_path(name: str) -> str:
         return name
     alt = os.path.join("chapters", name)
     return alt if os.path.isdir(alt) else name
+
+
+# --------------------------------------------------------------------------------------------------------
+# what the chapter reports about its stored runs, and its exercises' small runs without Spark
+
+
+def scenario_ranges(results: Mapping[str, JobResult]) -> pd.DataFrame:
+    """What the scenarios of each stored run span, read from the run's own parameters and rows (not from
+    the current defaults), one row per job: the chapter states these ranges from this table."""
+    from ..protocol.simulation import ProtocolConfig
+
+    rows = []
+    for job, r in results.items():
+        p = r.params
+        if job == "sweep":
+            text = (f"groups of {p['min_members']}-{p['max_members']} members, 1-{p['max_topics']} topics of "
+                    f"1-{p['max_partitions']} partitions, racks drawn from {p['rack_choices']}, identical "
+                    f"subscriptions with probability {p['p_identical']}")
+        elif job == "coordinator":
+            text = (f"{r.scale:,} group ids; offsets.topic.num.partitions {p['partition_counts']}; "
+                    f"clusters of {p['broker_counts']} brokers")
+        elif job == "montecarlo":
+            mc = r.tables["rows"]
+            gaps = mc.loc[mc["event"] == "rolling-restart", "gap_ms"] / 1000
+            text = (f"groups of {p['min_members']}-{p['max_members']} members; a member is down "
+                    f"{p['min_down_ms'] / 1000:.0f}-{p['max_down_ms'] / 1000:.0f} s; rolling restarts "
+                    f"{gaps.min():.0f}-{gaps.max():.0f} s apart (in the rows); session.timeout.ms "
+                    f"{ProtocolConfig().session_timeout_ms / 1000:.0f} s (Kafka's default)")
+        elif job == "placement":
+            pr = r.tables["rows"]
+            clusters = pr.drop_duplicates("cluster")
+            racked = clusters[clusters["racks"] > 0]
+            text = (f"{p['topics_per_cluster']} topics per cluster; clusters of {clusters['brokers'].min()}-"
+                    f"{clusters['brokers'].max()} brokers (drawn from {p['broker_choices']}, one more with "
+                    f"probability {p['p_uneven']} when there are racks), racks drawn from {p['rack_choices']}; "
+                    f"{racked['uneven'].mean():.0%} of the {len(racked):,} clusters with racks have racks of "
+                    f"different sizes")
+        else:  # pragma: no cover - every job is listed above
+            text = ""
+        rows.append({"job": job, "scale": f"{r.scale:,}", "seed": r.seed, "scenarios": text})
+    return pd.DataFrame(rows).set_index("job")
+
+
+def replay_incomplete(seed: int, incomplete: pd.DataFrame, max_rounds: int = 12, params=None) -> pd.DataFrame:
+    """The sweep's incomplete groups replayed past the sweep's cap: per scenario, the rebalance in which
+    every wanted partition had an owner (``None`` if none within ``max_rounds``), and, for a group that
+    never settles, the period after which the assignments repeat (rebalance ``n`` hands out exactly the
+    assignment of rebalance ``n - period``)."""
+    from .generators import SweepParams, sweep_scenario
+    from .jobs import sweep as sweep_job
+
+    params = check_params(params, SweepParams).check()
+    out = []
+    for row in incomplete.itertuples(index=False):
+        scenario = sweep_scenario(seed, int(row.scenario), params)
+        first = deps.consumer_assign()(row.assignor, scenario.partitions, scenario.members,
+                                       partition_racks=scenario.partition_racks or None)
+        steps = sweep_job.churn_steps(scenario, row.assignor, first, max_rounds=max_rounds)
+        settled = steps[-1]["round"] if steps[-1]["assigned"] >= steps[-1]["expected"] else None
+        period = None
+        if settled is None:
+            assignments = [st["assignment"] for st in steps]
+            period = next((k for k in range(1, len(steps) // 2 + 1)
+                           if all(assignments[i] == assignments[i - k] for i in range(len(steps) - k, len(steps)))
+                           ), None)
+        out.append({"scenario": int(row.scenario), "assignor": row.assignor, "rebalances replayed": len(steps),
+                    "settles in rebalance": settled, "repeats every": period,
+                    "most partitions assigned": f"{max(st['assigned'] for st in steps)}/{steps[-1]['expected']}"})
+    frame = pd.DataFrame(out, columns=["scenario", "assignor", "rebalances replayed", "settles in rebalance",
+                                       "repeats every", "most partitions assigned"])
+    for column in ("settles in rebalance", "repeats every"):  # whole numbers, <NA> where there is none
+        frame[column] = frame[column].astype("Int64")
+    return frame.set_index("scenario")
+
+
+def run_local(job: str, scale: int, seed: int = 0, **params) -> Dict[str, pd.DataFrame]:
+    """A job's summary tables computed in this process, without Spark: the same per-scenario functions the
+    Spark job maps over, for the chapters' executed exercise solutions at small scale."""
+    require(job in JOBS, "job", f"must be one of {', '.join(JOBS)}, got {job!r}")
+    module = get_job(job)
+    if job == "sweep":
+        from . import local
+        from .generators import SweepParams
+
+        return local.sweep(scale, seed, check_params(params or None, SweepParams))
+    if job == "coordinator":
+        from . import local
+
+        p = module._check(check_params(params or None, module.CoordinatorParams))
+        partition_load = local.coordinator_partition_load(scale, seed, p)
+        brokers = module.broker_load(partition_load, p.broker_counts, p.placer, p.placer_seed)
+        return {"partition_load": partition_load, "broker_load": brokers,
+                "summary": module.summarize(partition_load, brokers)}
+    if job == "montecarlo":
+        p = check_params(params or None, module.MonteCarloParams).check()
+        rows = module.simulate_range(seed, range(scale), p)
+        return {"rows": rows, "summary": module.summarize(rows)}
+    p = check_params(params or None, module.PlacementAuditParams).check()
+    rows = module.audit_range(seed, scale, [i for i, _ in module.clusters_for(scale, p.topics_per_cluster)], p)
+    return {"rows": rows, "summary": module.summarize(rows)}

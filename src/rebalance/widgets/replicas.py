@@ -11,7 +11,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence
 import pandas as pd
 
 from ..errors import InputError, KafkaError
-from ..replicas.adminutils import PartitionTrace, assign_replicas_to_brokers
+from ..replicas.adminutils import PartitionTrace, add_partitions, assign_replicas_to_brokers
 from ..replicas.brokers import Broker, parse_brokers
 from ..replicas.coordinators import coordinator_load, coordinators
 from ..replicas.java_random import JavaRandom
@@ -102,6 +102,43 @@ def trace_table(trace: Sequence[PartitionTrace], partition: int) -> pd.DataFrame
     rows = [{"k": c.k, "index in list": c.index, "broker": c.broker, "rack": _rack(c.rack),
              "taken": "yes" if c.accepted else "no", "why not": c.reason} for c in t.candidates]
     return pd.DataFrame(rows)
+
+
+def add_partitions_table(brokers, replication_factor: int, cases: Iterable[tuple]) -> pd.DataFrame:
+    """Created at once or grown later: for each ``(partitions, start)`` case (``start`` a fixed start index,
+    or ``("random", seed)`` for Kafka's random start from ``JavaRandom(seed)``), the replicas of partition
+    ``partitions`` when the topic is created with ``partitions + 1`` partitions, and when it is created with
+    ``partitions`` and one is added later by ``AdminZkClient.createNewPartitionsAssignment`` (``add_partitions``)."""
+    brokers = list(brokers)
+    ids = sorted(b.id for b in parse_brokers(brokers))
+    rows = []
+    for partitions, start in cases:
+        if isinstance(start, tuple):
+            draws = JavaRandom(start[1])
+            start_index, shift = draws.next_int(len(ids)), draws.next_int(len(ids))
+            kwargs = {"random_seed": start[1]}
+            created = f"random, JavaRandom({start[1]})"
+        else:
+            start_index = shift = start
+            kwargs = {"fixed_start_index": start}
+            created = f"fixed start index {start}"
+
+        def create(n):
+            if "random_seed" in kwargs:
+                return assign_replicas_to_brokers(brokers, n, replication_factor, random=JavaRandom(kwargs["random_seed"]))
+            return assign_replicas_to_brokers(brokers, n, replication_factor, fixed_start_index=start)
+
+        existing = create(partitions)
+        at_once = create(partitions + 1)[partitions]
+        leader0 = existing[0][0]
+        added_start = next((i for i, b in enumerate(ids) if b >= leader0), 0)
+        added = add_partitions(brokers, existing, partitions + 1)[partitions]
+        rows.append({"topic created with": f"{partitions} partitions, {created}",
+                     "start index, shift": f"{start_index}, {shift}",
+                     "partition 0 leader": leader0, "addPartitions start index and shift": added_start,
+                     "new partition": partitions, "created at once": ", ".join(map(str, at_once)),
+                     "added later": ", ".join(map(str, added)), "same": "yes" if at_once == added else "no"})
+    return pd.DataFrame(rows).set_index("topic created with")
 
 
 def balance_row(name: str, assignment, brokers) -> dict:

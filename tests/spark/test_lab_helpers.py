@@ -1,0 +1,60 @@
+"""The Lab chapter's helpers that need no Spark session: what the stored runs span, the replay of the
+sweep's incomplete groups past its cap, and the in-process runs behind the executed exercise solutions."""
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from rebalance.errors import InputError
+from rebalance.spark import lab
+from rebalance.spark.jobs import coordinator, placement
+
+STORE = Path(__file__).resolve().parents[2] / "chapters" / "12-lab-at-scale.data"
+
+
+def test_replay_past_the_cap_tells_the_late_settler_from_the_loop():
+    # tests/spark/test_sweep_cooperative_cycle.py: Kafka's classes settle 5453 in its 6th rebalance and
+    # loop forever on 9303, alternating between two assignments
+    incomplete = pd.DataFrame({"scenario": [5453, 9303], "assignor": ["cooperative-sticky"] * 2})
+    table = lab.replay_incomplete(2026, incomplete, max_rounds=8)
+    assert table.loc[5453, "settles in rebalance"] == 6 and pd.isna(table.loc[5453, "repeats every"])
+    assert pd.isna(table.loc[9303, "settles in rebalance"]) and table.loc[9303, "repeats every"] == 2
+    assert table.loc[9303, "rebalances replayed"] == 8
+    assert list(table["most partitions assigned"]) == ["61/61", "48/49"]
+
+
+def test_scenario_ranges_read_the_stored_runs():
+    if not (STORE / "placement" / "rows").is_dir():
+        pytest.skip("the chapter's stored runs are not here")
+    runs = {job: lab.stored(str(STORE), job) for job in ("montecarlo", "placement")}
+    text = lab.scenario_ranges(runs)["scenarios"]
+    rows = runs["placement"]["rows"].drop_duplicates("cluster")
+    racked = rows[rows.racks > 0]
+    # clusters with racks come out uneven more often than p_uneven alone: round-robin racks are uneven
+    # whenever the rack count does not divide the broker count, and an extra broker makes 13
+    assert racked.uneven.mean() > runs["placement"].params["p_uneven"]
+    assert rows.brokers.max() == max(runs["placement"].params["broker_choices"]) + 1
+    assert f"{racked.uneven.mean():.0%} of the {len(racked):,} clusters" in text["placement"]
+    assert "session.timeout.ms 45 s" in text["montecarlo"]
+
+
+def test_run_local_matches_the_jobs_per_scenario_functions():
+    summary = lab.run_local("placement", 100, seed=1, topics_per_cluster=50)["summary"]
+    params = placement.PlacementAuditParams(topics_per_cluster=50)
+    rows = placement.audit_range(1, 100, [0, 1], params)
+    pd.testing.assert_frame_equal(summary, placement.summarize(rows))
+    co = lab.run_local("coordinator", 20_000, seed=3, partition_counts=(50,), broker_counts=(6,))
+    assert co["summary"].loc[0, "groups"] == 20_000
+    assert list(co["broker_load"]["offsets_partitions"]) == [9, 9, 8, 8, 8, 8]
+    mc = lab.run_local("montecarlo", 4, seed=0, events=("crash",))
+    assert set(mc["summary"]["mode"]) == {"eager", "cooperative", "static"}
+    assert lab.run_local("sweep", 5, seed=0)["by_assignor"]["scenarios"].tolist() == [5] * 4
+
+
+def test_run_local_names_bad_input():
+    with pytest.raises(InputError) as err:
+        lab.run_local("nope", 5)
+    assert err.value.field == "job"
+    with pytest.raises(InputError) as err:
+        lab.run_local("placement", 5, topics_per_clustr=5)
+    assert err.value.field == "params.topics_per_clustr"
