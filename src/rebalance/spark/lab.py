@@ -16,7 +16,7 @@ from typing import Dict, Mapping, Optional
 import pandas as pd
 
 from ..errors import require
-from . import deps
+from ..consumer import assign as consumer_assign
 from .generators import check_params
 from .jobs import JOBS, get_job
 from .jobs.common import JobResult, table_path, write_outputs
@@ -144,7 +144,7 @@ def replay_incomplete(seed: int, incomplete: pd.DataFrame, max_rounds: int = 12,
     out = []
     for row in incomplete.itertuples(index=False):
         scenario = sweep_scenario(seed, int(row.scenario), params)
-        first = deps.consumer_assign()(row.assignor, scenario.partitions, scenario.members,
+        first = consumer_assign(row.assignor, scenario.partitions, scenario.members,
                                        partition_racks=scenario.partition_racks or None)
         steps = sweep_job.churn_steps(scenario, row.assignor, first, max_rounds=max_rounds)
         settled = steps[-1]["round"] if steps[-1]["assigned"] >= steps[-1]["expected"] else None
