@@ -289,5 +289,21 @@ def assign_group(assignor: str, topics, members: Sequence, *, members_map: str =
     return GroupResult(assignor, spec.subscription_type, result.builder, result, catalog)
 
 
-__all__ = ["assign_group", "GroupResult", "Topic", "TopicCatalog", "MemberInput", "build_group_spec",
+def moved_partitions(before: Mapping[str, Mapping[str, Sequence[int]]],
+                     after: Mapping[str, Mapping[str, Sequence[int]]]) -> List[dict]:
+    """The partitions that change owner between two ``{member: {topic: [partitions]}}`` assignments (for
+    instance the members' ``assignment`` inputs and :meth:`GroupResult.by_name`): one row
+    ``{"partition": "t-3", "from": member or None, "to": member or None}`` per move, sorted by partition."""
+    def owners(assignment):
+        return {(t, p): m for m, topics in assignment.items() for t, parts in topics.items() for p in parts}
+
+    old, new = owners(before), owners(after)
+    rows = []
+    for t, p in sorted(set(old) | set(new)):
+        if old.get((t, p)) != new.get((t, p)):
+            rows.append({"partition": f"{t}-{p}", "from": old.get((t, p)), "to": new.get((t, p))})
+    return rows
+
+
+__all__ = ["assign_group", "moved_partitions", "GroupResult", "Topic", "TopicCatalog", "MemberInput", "build_group_spec",
            "parse_member", "parse_topics", "parse_inverted", "KafkaError"]

@@ -55,6 +55,13 @@ __all__ = [
 ]
 
 
+#: The brokers' bounds on the two KIP-848 timings (``GroupCoordinatorConfig``, Kafka 3.8/3.9, lines 95-115:
+#: ``group.consumer.min/max.heartbeat.interval.ms`` and ``group.consumer.min/max.session.timeout.ms``);
+#: a client cannot ask for a value outside them.
+BROKER_BOUNDS_MS = {"group.consumer.heartbeat.interval.ms": (5_000, 15_000),
+                    "group.consumer.session.timeout.ms": (45_000, 60_000)}
+
+
 @dataclass(frozen=True)
 class KIP848Config:
     """Timings of the model.  Kafka defaults: heartbeat 5 s (``group.consumer.heartbeat.interval.ms``),
