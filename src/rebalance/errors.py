@@ -76,7 +76,7 @@ def parse_dashed_id(text, field: str, name: str, number: str):
 #: least that many entries (an assignment lists each partition; the sticky builders keep per-member and
 #: per-partition maps), so the estimate is taken *before* anything is allocated.  Measured: a Range line
 #: of 3,000,000 cells peaks at about 0.9 GB of Python objects, so two million cells stay under 1 GB;
-#: Kafka's own largest vectors use under 100,000.
+#: Kafka's own largest vectors use under 100,000.  Read at each check: a caller who needs more may raise it.
 MAX_INPUT_CELLS = 2_000_000
 
 
