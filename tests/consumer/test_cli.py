@@ -19,7 +19,7 @@ def run(capsys, *argv):
     return code, out.out, out.err
 
 
-def test_table_for_the_seed_example(capsys):
+def test_table_for_the_uneven_example(capsys):
     code, out, _ = run(capsys, "assign", str(EXAMPLES / "consumer_uneven.json"), "--assignor", "roundrobin")
     assert code == 0
     lines = out.splitlines()
