@@ -175,7 +175,8 @@ def assign(assignor: str, partitions: Mapping[str, int], members: Mapping[str, M
     ``{"topics": [...], "owned": [(topic, p), ...], "generation": g, "instance_id": ..., "rack": ...}``;
     ``partition_racks`` optionally maps a topic to one set of replica racks per partition (KIP-881).
     Returns ``{member_id: [(topic, partition), ...]}`` with every member, each list in Kafka's order.
-    Bad input raises :class:`~rebalance.errors.InputError` naming the field.
+    Bad input raises :class:`~rebalance.errors.InputError` naming the field, including an empty group
+    (:func:`require_members`) and a group over :data:`~rebalance.errors.MAX_INPUT_CELLS` partitions x members.
     """
     scenario = build_scenario(assignor, partitions, members, partition_racks=partition_racks)
     result = run_assignor(scenario)
