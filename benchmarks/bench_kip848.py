@@ -8,22 +8,15 @@
 """
 from __future__ import annotations
 
-import random
 import sys
 import time
 
 from rebalance.kip848 import assign_group, compare_protocols, simulate
+from rebalance.kip848.compare import scale_group
 
 
 def group(n_members, n_topics, partitions, heterogeneous, seed=7):
-    rng = random.Random(seed)
-    topics = {f"topic-{i:03d}": partitions for i in range(n_topics)}
-    names = sorted(topics)
-    members = []
-    for i in range(n_members):
-        subs = sorted(rng.sample(names, max(1, n_topics // 2))) if heterogeneous else names
-        members.append({"id": f"member-{i:04d}", "subscriptions": subs})
-    return topics, members
+    return scale_group(n_members, n_topics, partitions, heterogeneous, seed)
 
 
 def bench_assignors(sizes):

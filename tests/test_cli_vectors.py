@@ -91,3 +91,77 @@ def test_run_output_matches_vectors_for_a_whole_file(tmp_path):
     assert [g["id"] for g in got] == [e["id"] for e in expected]
     for e, g in zip(expected, got):
         assert g.get("output") == e["output"], e["id"]
+
+
+# -- the size of a line is estimated before anything is allocated (issue 12, item 3) ------------------
+
+def _consumer_line(ident, partitions, members=1):
+    return {"id": ident, "kind": "consumer", "assignor": "range", "topics": {"t0": partitions},
+            "members": [{"memberId": f"C{i}", "topics": ["t0"]} for i in range(members)]}
+
+
+HUGE = [
+    (_consumer_line("int-max", 2**31 - 1), "topics.t0"),
+    (_consumer_line("ten-to-13", 10**13), "topics.t0"),
+    ({"id": "many-members", "kind": "consumer", "assignor": "sticky", "topics": {"a": 3, "b": 2_000},
+      "members": [{"memberId": f"C{i}", "topics": ["a", "b"]} for i in range(1_001)]}, "topics.b"),
+    ({"id": "admin", "kind": "adminutils", "brokers": [{"id": 0}, {"id": 1}], "partitions": 2**31 - 1,
+      "replicationFactor": 2, "fixedStartIndex": 0, "startPartitionId": 0}, "partitions"),
+    ({"id": "striped", "kind": "striped", "random": "java.util.Random", "seed": 1,
+      "brokers": [{"id": 0, "rack": None, "fenced": False}],
+      "placements": [{"startPartition": 0, "numPartitions": 3, "numReplicas": 1},
+                     {"startPartition": 0, "numPartitions": 10**13, "numReplicas": 1}]}, "placements[1].numPartitions"),
+    ({"id": "group", "kind": "group", "assignor": "uniform", "topics": [{"name": "t", "partitions": 2**31 - 1}],
+      "members": [{"id": "A", "subscriptions": ["t"]}]}, "topics[0].partitions"),
+    ({"id": "group-steps", "kind": "group", "assignor": "uniform", "topics": {"t": 3},
+      "steps": [{"members": [{"id": "A", "subscriptions": ["t"]}]},
+                {"add_topics": {"u": 10**13}}]}, "steps[1].add_topics.u"),
+    ({"id": "connect", "kind": "connect", "assignor": "eager", "connectors": {"c": 2**31 - 1},
+      "steps": [{"members": ["w1"]}]}, "connectors.c"),
+]
+
+
+@pytest.mark.parametrize("line,field", HUGE, ids=[line["id"] for line, _ in HUGE])
+def test_an_input_over_the_size_limit_names_the_count_to_reduce(line, field):
+    from rebalance.errors import MAX_INPUT_CELLS, InputError
+    from rebalance.vectors import run_input
+
+    with pytest.raises(InputError) as info:
+        run_input(line)
+    assert info.value.field == field
+    assert f"{MAX_INPUT_CELLS:,}" in info.value.message
+
+
+def test_the_limit_leaves_room_for_every_kafka_vector():
+    """Kafka's largest vector uses about 100,000 cells; the limit is twenty times that."""
+    from rebalance import vectors
+    from rebalance.errors import MAX_INPUT_CELLS
+
+    files = sorted(VECTORS.glob("*.jsonl"))
+    if not files:
+        pytest.skip("vectors not installed")
+    for f in files:
+        for text in f.read_text(encoding="utf-8").splitlines():
+            vectors.check_input_size(json.loads(text)["input"])  # raises if a real vector were over
+    assert MAX_INPUT_CELLS >= 2_000_000
+
+
+def test_run_and_conform_keep_going_past_huge_lines(tmp_path):
+    """Without a limit the 2^31-1 line is killed for memory and every later line is lost; with it each
+    huge line reports an InputError naming its field and the next lines are still computed."""
+    small = _consumer_line("small", 3, 2)
+    lines = [_consumer_line("int-max", 2**31 - 1), _consumer_line("ten-to-13", 10**13), small]
+    f = tmp_path / "huge.jsonl"
+    f.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    res = _cli("run", str(f))
+    out = [json.loads(text) for text in res.stdout.splitlines()]
+    assert [o["id"] for o in out] == ["int-max", "ten-to-13", "small"]
+    assert [o.get("error", {}).get("field") for o in out] == ["topics.t0", "topics.t0", None]
+    assert out[0]["error"]["type"] == "InputError" and "MemoryError" not in res.stdout + res.stderr
+    assert out[2]["output"]["assignment"] == {"C0": ["t0-0", "t0-1"], "C1": ["t0-2"]}
+    golden = [{"id": line["id"], "input": line, "output": {}} for line in lines]
+    golden[2]["output"] = out[2]["output"]
+    f.write_text("\n".join(json.dumps(g) for g in golden) + "\n")
+    res = _cli("conform", str(f))
+    assert res.stdout.splitlines()[-1] == "1 passed, 2 failed"
+    assert "bad input: topics.t0: input too large" in res.stdout

@@ -2,7 +2,9 @@
 
 * ``conform FILE...``  replays Kafka's conformance vectors and ends with ``N passed, M failed``;
 * ``run FILE``         writes one ``{"id", "output"}`` line per scenario line (``-`` reads stdin);
-* ``assign SCENARIO.json --assignor NAME``  prints a consumer group's assignment as a table.
+* ``assign SCENARIO.json [--assignor NAME]``  prints a consumer group's assignment as a table (the
+  assignor: the flag, else the file's ``"assignor"``, else range; a flag that disagrees with the file wins,
+  with a note on stderr).
 """
 from __future__ import annotations
 
@@ -78,8 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("assign", help="assign partitions of a consumer group scenario")
     p.add_argument("scenario", metavar="SCENARIO.json")
-    p.add_argument("--assignor", default="range",
-                   help="range | roundrobin | sticky | cooperative-sticky (default: range)")
+    p.add_argument("--assignor", default=None,
+                   help="range | roundrobin | sticky | cooperative-sticky (default: the file's \"assignor\" "
+                        "field, else range; the flag wins over a different value in the file, with a note)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=_assign)
     return parser

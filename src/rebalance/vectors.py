@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
-from .errors import InputError, KafkaError
+from .errors import InputError, KafkaError, check_size
 
 #: kind -> module that adapts it.  A kind whose module is missing reports "not implemented".
 ADAPTERS: Dict[str, str] = {
@@ -52,12 +52,137 @@ def adapter_for(kind) -> object:
     return module
 
 
+# ---------------------------------------------------------------------------------------------
+# the size of an input, estimated before anything is allocated
+
+
+def _count(value) -> int:
+    """A count as the input gives it; anything that is not a whole number >= 0 counts 0 (the adapter
+    reports it with its field)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _largest(counts: Dict[str, int]) -> Tuple[str, int]:
+    field_name = max(counts, key=lambda k: counts[k])
+    return field_name, counts[field_name]
+
+
+def _check(counts: Dict[str, int], members: int, unit: str, per: Optional[str]) -> None:
+    """``counts``: field -> count of ``unit`` (partitions, tasks); the cells are their total times
+    ``members`` (at least 1).  The field named is the largest count, the one to reduce."""
+    if not counts:
+        return
+    total = sum(counts.values())
+    members = max(1, members)
+    field_name, largest = _largest(counts)
+    what = (f"{total:,} {unit}" + (f" (the largest, {field_name}, has {largest:,})" if len(counts) > 1 else "")
+            + (f" x {members:,} {per}" if per else ""))
+    check_size(field_name, total * members, what)
+
+
+def _consumer_size(s: dict) -> None:
+    topics = s.get("topics")
+    if not isinstance(topics, dict):
+        return
+    counts = {f"topics.{t}": (len(n) if isinstance(n, list) else _count(n)) for t, n in topics.items()}
+    members = s.get("members")
+    _check(counts, len(members) if isinstance(members, (list, dict)) else 1, "partitions", "members")
+
+
+def _replicas_size(s: dict) -> None:
+    brokers = s.get("brokers")
+    n_brokers = len(brokers) if isinstance(brokers, list) else 0
+    if s.get("kind") == "adminutils":
+        specs = [("partitions", s.get("partitions"), s.get("replicationFactor"))]
+    else:
+        placements = s.get("placements")
+        specs = [(f"placements[{i}].numPartitions", p.get("numPartitions"), p.get("numReplicas"))
+                 for i, p in enumerate(placements) if isinstance(p, dict)] if isinstance(placements, list) else []
+    counts = {}
+    for field_name, partitions, replicas in specs:
+        replicas = _count(replicas)
+        # Kafka throws InvalidReplicationFactorException before it allocates anything when the
+        # replication factor is not in 1..brokers: such a spec costs nothing
+        if 1 <= replicas <= n_brokers:
+            counts[field_name] = _count(partitions) * replicas
+    _check(counts, 1, "replicas (partitions x replication factor)", None)
+
+
+def _connect_size(s: dict) -> None:
+    counts: Dict[str, int] = {}
+    workers = 1
+
+    def add(connectors, where):
+        if isinstance(connectors, dict):
+            for name, tasks in connectors.items():
+                counts[f"{where}.{name}"] = _count(tasks) + 1
+
+    add(s.get("connectors"), "connectors")
+    steps = s.get("steps")
+    for i, step in enumerate(steps if isinstance(steps, list) else []):
+        if isinstance(step, dict):
+            add(step.get("connectors"), f"steps[{i}].connectors")
+            add(step.get("add_connectors"), f"steps[{i}].add_connectors")
+            if isinstance(step.get("members"), (list, dict)):
+                workers = max(workers, len(step["members"]))
+    _check(counts, workers, "connectors and tasks", "workers")
+
+
+def _group_size(s: dict) -> None:
+    counts: Dict[str, int] = {}
+    members = 1
+
+    def add(topics, where):
+        if isinstance(topics, dict):
+            for name, n in topics.items():
+                counts[f"{where}.{name}"] = _count(n)
+        elif isinstance(topics, list):
+            for j, t in enumerate(topics):
+                if isinstance(t, dict):
+                    counts[f"{where}[{j}].partitions"] = _count(t.get("partitions"))
+
+    def count_members(value):
+        return len(value) if isinstance(value, list) else 0
+
+    add(s.get("topics"), "topics")
+    members = max(members, count_members(s.get("members")))
+    steps = s.get("steps")
+    for i, step in enumerate(steps if isinstance(steps, list) else []):
+        if isinstance(step, dict):
+            add(step.get("topics"), f"steps[{i}].topics")
+            add(step.get("add_topics"), f"steps[{i}].add_topics")
+            members = max(members, count_members(step.get("members")))
+    _check(counts, members, "partitions", "members")
+
+
+#: kind -> size estimator (raises ``InputError`` naming the largest count when over the limit)
+SIZE_ESTIMATORS: Dict[str, Callable[[dict], None]] = {
+    "consumer": _consumer_size,
+    "adminutils": _replicas_size,
+    "striped": _replicas_size,
+    "connect": _connect_size,
+    "group": _group_size,
+}
+
+
+def check_input_size(scenario: dict) -> None:
+    """Estimate the size of one scenario before it runs, and refuse one over
+    :data:`~rebalance.errors.MAX_INPUT_CELLS` with an :class:`InputError` naming the count to reduce
+    (e.g. ``topics.t0``): without this, a partition count of 2^31-1 exhausts memory and takes the whole
+    run down.  ``coordinator_partition`` and ``java_random`` allocate only what the line itself lists."""
+    estimator = SIZE_ESTIMATORS.get(scenario.get("kind"))
+    if estimator is not None:
+        estimator(scenario)
+
+
 def run_input(scenario) -> dict:
     """Compute the output of one scenario (an ``input`` object).  Kafka's exceptions become
-    ``{"error": {...}}`` exactly as in the vectors; :class:`InputError` propagates."""
+    ``{"error": {...}}`` exactly as in the vectors; :class:`InputError` propagates, including for an
+    input over the size limit (:func:`check_input_size`)."""
     if not isinstance(scenario, dict):
         raise InputError("input", f"must be a JSON object, got {type(scenario).__name__}")
     adapter = adapter_for(scenario.get("kind"))
+    check_input_size(scenario)
     try:
         return adapter.run(scenario)
     except KafkaError as exc:

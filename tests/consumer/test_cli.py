@@ -19,7 +19,7 @@ def run(capsys, *argv):
     return code, out.out, out.err
 
 
-def test_table_for_the_seed_example(capsys):
+def test_table_for_the_uneven_example(capsys):
     code, out, _ = run(capsys, "assign", str(EXAMPLES / "consumer_uneven.json"), "--assignor", "roundrobin")
     assert code == 0
     lines = out.splitlines()
@@ -111,9 +111,71 @@ def test_partition_racks_in_the_book_shape(tmp_path, capsys):
     assert code == 2 and err.startswith("error: partition_racks.t:")
 
 
-def test_kafka_exception_is_reported_not_raised(tmp_path, capsys):
+@pytest.mark.parametrize("assignor", ["range", "roundrobin", "sticky", "cooperative-sticky"])
+def test_an_empty_group_is_one_named_error_for_every_assignor(tmp_path, capsys, assignor):
     path = tmp_path / "empty.json"
     path.write_text('{"topics": {"t": 1}, "members": {}}')
-    code, out, err = run(capsys, "assign", str(path), "--assignor", "roundrobin")
+    code, out, err = run(capsys, "assign", str(path), "--assignor", assignor)
+    assert code == 2 and out == ""
+    assert err.startswith("error: members: a group needs at least one member")
+
+
+def test_kafka_exception_is_reported_not_raised(tmp_path, capsys, monkeypatch):
+    from rebalance.consumer import cli
+    from rebalance.errors import KafkaError
+
+    def throws(scenario):
+        raise KafkaError("IllegalStateException", "thrown by the assignor")
+
+    monkeypatch.setattr(cli, "run_assignor", throws)
+    code, out, err = run(capsys, "assign", str(EXAMPLES / "consumer_uneven.json"))
     assert code == 1 and out == ""
-    assert "IllegalArgumentException" in err
+    assert "IllegalStateException" in err
+
+
+# -- which assignor runs: the flag, else the file's "assignor", else range (issue 12, item 3) ---------
+
+SCENARIO = {"assignor": "roundrobin", "topics": {"t": 3}, "members": {"A": {"topics": ["t"]}, "B": {"topics": ["t"]}}}
+
+
+def test_the_files_assignor_is_used_without_the_flag(tmp_path, capsys):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(SCENARIO))
+    code, out, err = run(capsys, "assign", str(path), "--json")
+    assert code == 0 and err == ""
+    assert json.loads(out) == {"assignor": "roundrobin", "assignment": {"A": ["t-0", "t-2"], "B": ["t-1"]}}
+
+
+def test_without_flag_or_field_range_runs(tmp_path, capsys):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({k: v for k, v in SCENARIO.items() if k != "assignor"}))
+    code, out, _ = run(capsys, "assign", str(path), "--json")
+    assert code == 0 and json.loads(out)["assignor"] == "range"
+
+
+def test_the_flag_overrides_a_different_file_value_with_a_note(tmp_path, capsys):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(SCENARIO))
+    code, out, err = run(capsys, "assign", str(path), "--assignor", "range", "--json")
+    assert code == 0 and json.loads(out)["assignment"] == {"A": ["t-0", "t-1"], "B": ["t-2"]}
+    assert err.strip() == 'note: --assignor range overrides the file\'s "assignor": "roundrobin"'
+    code, _, err = run(capsys, "assign", str(path), "--assignor", "RoundRobinAssignor")  # same assignor: no note
+    assert code == 0 and err == ""
+
+
+def test_the_vectors_shape_uses_its_assignor_too(tmp_path, capsys):
+    line = {"kind": "consumer", "assignor": "roundrobin", "topics": {"t": 3},
+            "members": [{"memberId": "A", "topics": ["t"]}, {"memberId": "B", "topics": ["t"]}]}
+    path = tmp_path / "v.json"
+    path.write_text(json.dumps({"id": "x", "input": line, "output": {}}))
+    code, out, _ = run(capsys, "assign", str(path), "--json")
+    assert code == 0 and json.loads(out)["assignment"] == {"A": ["t-0", "t-2"], "B": ["t-1"]}
+
+
+@pytest.mark.parametrize("file_value,flag,field", [("fair", None, "assignor"), ("range", "fair", "--assignor"),
+                                                     (3, None, "assignor")])
+def test_a_bad_assignor_names_where_it_came_from(tmp_path, capsys, file_value, flag, field):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(dict(SCENARIO, assignor=file_value)))
+    code, _, err = run(capsys, "assign", str(path), *(["--assignor", flag] if flag else []))
+    assert code == 2 and err.startswith(f"error: {field}:")

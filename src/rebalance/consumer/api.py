@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Union
 
-from ..errors import InputError, require
+from ..errors import InputError, check_size, require
 from .model import (ASSIGNORS, ConsumerScenario, Subscription, TopicPartition, parse_tp,
                     validate_assignment_inputs)
 
@@ -82,6 +82,21 @@ def to_subscription(member_id: str, spec: MemberSpec) -> Subscription:
                         group_instance_id=instance, rack_id=rack)
 
 
+def require_members(members) -> None:
+    """One rule for an empty group, the same for every assignor: at least one member.
+
+    Kafka never runs a client-side assignor without members: the leader runs it in
+    ``ConsumerCoordinator.onLeaderElected`` (Kafka 3.8/3.9, lines 612-649) over the JoinGroup response's
+    members, and the leader is one of them.  Kafka's classes called directly on an empty group disagree
+    (``RangeAssignor`` returns an empty map, ``RoundRobinAssignor``'s ``CircularIterator`` throws
+    ``IllegalArgumentException``, ``AbstractStickyAssignor``'s constrained builder divides by the member
+    count, ``ArithmeticException``), so none of those is "Kafka's answer"; the conformance adapter, which
+    drives the classes directly, still reproduces each.  Partitions without members, or members without
+    partitions, are fine: every member gets an empty list."""
+    require(len(members) > 0, "members", "a group needs at least one member (Kafka's assignors run on the leader, "
+            "which is a member; ConsumerCoordinator.onLeaderElected)")
+
+
 def build_scenario(assignor: str, partitions: Mapping[str, int], members: Mapping[str, MemberSpec], *,
                    partition_racks: Optional[Mapping[str, Iterable[Iterable[str]]]] = None) -> ConsumerScenario:
     """Validate the public inputs and build the :class:`ConsumerScenario` an assignor class takes."""
@@ -90,6 +105,12 @@ def build_scenario(assignor: str, partitions: Mapping[str, int], members: Mappin
     for topic in partitions:
         require(isinstance(topic, str) and topic != "", "partitions", f"topic names must be non-empty strings, got {topic!r}")
     require(isinstance(members, Mapping), "members", "must map member ids to subscriptions")
+    require_members(members)
+    counts = {t: n for t, n in partitions.items() if isinstance(n, int) and not isinstance(n, bool) and n > 0}
+    if counts:
+        largest = max(counts, key=counts.get)
+        check_size(f"partitions.{largest}", sum(counts.values()) * len(members),
+                   f"{sum(counts.values()):,} partitions x {len(members):,} members")
     subs: Dict[str, Subscription] = {}
     for member_id, spec in members.items():
         require(isinstance(member_id, str) and member_id != "", "members",
@@ -154,7 +175,8 @@ def assign(assignor: str, partitions: Mapping[str, int], members: Mapping[str, M
     ``{"topics": [...], "owned": [(topic, p), ...], "generation": g, "instance_id": ..., "rack": ...}``;
     ``partition_racks`` optionally maps a topic to one set of replica racks per partition (KIP-881).
     Returns ``{member_id: [(topic, partition), ...]}`` with every member, each list in Kafka's order.
-    Bad input raises :class:`~rebalance.errors.InputError` naming the field.
+    Bad input raises :class:`~rebalance.errors.InputError` naming the field, including an empty group
+    (:func:`require_members`) and a group over :data:`~rebalance.errors.MAX_INPUT_CELLS` partitions x members.
     """
     scenario = build_scenario(assignor, partitions, members, partition_racks=partition_racks)
     result = run_assignor(scenario)

@@ -13,23 +13,55 @@ gets which partitions.  Two file shapes are accepted:
 * the conformance vectors' ``kind: consumer`` input (members as a list with ``memberId``), or a whole
   vectors line with ``input``.
 
-``--assignor`` always decides the assignor.  Bad input prints ``error: <field>: <message>`` and exits
-with status 2 (``InputError`` is caught by ``rebalance.__main__``).
+Which assignor runs, one rule: ``--assignor`` when it is given, else the file's own ``"assignor"`` field,
+else ``range`` (Kafka's default ``partition.assignment.strategy`` starts with ``RangeAssignor``).  A flag
+that disagrees with the file's field wins, as a command-line option overrides a configuration file, and a
+``note:`` line on stderr says so.  Bad input prints ``error: <field>: <message>`` and exits with status 2
+(``InputError`` is caught by ``rebalance.__main__``).
 """
 from __future__ import annotations
 
 import json
 import sys
-from typing import Dict, List, Mapping, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import InputError, KafkaError, require
-from .api import assignor_name, build_scenario, run_assignor
+from ..vectors import check_input_size
+from .api import assignor_name, build_scenario, require_members, run_assignor
 from .model import ConsumerScenario, TopicPartition, parse_consumer_input, tp_str
 from .range import tp_sort_key
 
 
-def load_scenario(path: str, assignor: str) -> ConsumerScenario:
-    """Read a scenario file in either accepted shape; every problem is an :class:`InputError`."""
+#: the assignor when neither ``--assignor`` nor the file names one
+DEFAULT_ASSIGNOR = "range"
+
+
+def choose_assignor(data, flag: Optional[str]) -> Tuple[str, Optional[str]]:
+    """The assignor to run and, when ``flag`` overrides a different ``"assignor"`` in the file, a note
+    saying so.  ``data`` is the parsed file (either shape, or a whole vectors line)."""
+    inner = data.get("input") if isinstance(data, dict) and isinstance(data.get("input"), dict) else data
+    in_file = inner.get("assignor") if isinstance(inner, dict) else None
+    if in_file is not None:
+        in_file = assignor_name_field(in_file, "assignor")
+    if flag is None:
+        return (in_file or DEFAULT_ASSIGNOR), None
+    chosen = assignor_name_field(flag, "--assignor")
+    note = None
+    if in_file is not None and in_file != chosen:
+        note = f"note: --assignor {chosen} overrides the file's \"assignor\": \"{in_file}\""
+    return chosen, note
+
+
+def assignor_name_field(name, field: str) -> str:
+    """:func:`assignor_name`, with the error naming ``field`` (``assignor`` in the file, ``--assignor``)."""
+    try:
+        return assignor_name(name)
+    except InputError as exc:
+        raise InputError(field, exc.message) from None
+
+
+def read_json(path: str):
+    """The parsed JSON of a scenario file; every problem is an :class:`InputError` naming ``scenario``."""
     try:
         with open(path, encoding="utf-8") as stream:
             text = stream.read()
@@ -40,7 +72,15 @@ def load_scenario(path: str, assignor: str) -> ConsumerScenario:
     except json.JSONDecodeError as exc:
         raise InputError("scenario", f"{path!r} is not valid JSON ({exc.msg} at line {exc.lineno}, "
                                      f"column {exc.colno})") from None
-    return scenario_from_json(data, assignor)
+    return data
+
+
+def load_scenario(path: str, assignor: Optional[str] = None) -> ConsumerScenario:
+    """Read a scenario file in either accepted shape; every problem is an :class:`InputError`.
+    ``assignor`` is the ``--assignor`` flag (``None``: the file's ``"assignor"``, else range)."""
+    data = read_json(path)
+    name, _ = choose_assignor(data, assignor)
+    return scenario_from_json(data, name)
 
 
 def scenario_from_json(data, assignor: str) -> ConsumerScenario:
@@ -50,10 +90,12 @@ def scenario_from_json(data, assignor: str) -> ConsumerScenario:
     if isinstance(data.get("input"), dict):  # a whole vectors line
         data = data["input"]
     if isinstance(data.get("members"), list):  # the vectors' consumer input
+        require_members(data["members"])
+        check_input_size(dict(data, kind="consumer"))
         return parse_consumer_input(dict(data, assignor=name))
     unknown = [k for k in data if k not in ("topics", "members", "partition_racks", "assignor", "description")]
     require(not unknown, unknown[0] if unknown else "", "unknown field; a scenario has 'topics', 'members' "
-            "and optionally 'partition_racks' and 'description'")
+            "and optionally 'assignor', 'partition_racks' and 'description'")
     require("topics" in data, "topics", "is required: an object mapping topic names to partition counts")
     require(isinstance(data["topics"], dict), "topics", "must be an object mapping topic names to partition counts")
     require("members" in data, "members", "is required: an object mapping member ids to subscriptions")
@@ -134,7 +176,11 @@ def to_json(scenario: ConsumerScenario, result) -> dict:
 
 def assign_command(args) -> int:
     """Entry point used by ``rebalance.__main__`` (``args.scenario``, ``args.assignor``, ``args.json``)."""
-    scenario = load_scenario(args.scenario, args.assignor)
+    data = read_json(args.scenario)
+    name, note = choose_assignor(data, args.assignor)
+    if note:
+        print(note, file=sys.stderr)
+    scenario = scenario_from_json(data, name)
     try:
         result = run_assignor(scenario)
     except KafkaError as exc:

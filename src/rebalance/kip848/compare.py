@@ -14,9 +14,10 @@ from __future__ import annotations
 from typing import Dict, List, Mapping, Optional, Sequence
 
 from ..errors import InputError
+from .group import assign_group, moved_partitions
 from .reconciliation import KIP848Config, simulate
 
-__all__ = ["compare_protocols", "phase_sweep", "PROTOCOLS"]
+__all__ = ["compare_protocols", "phase_sweep", "join_at_scale", "scale_group", "PROTOCOLS"]
 
 #: (label, classic rebalance protocol or None for KIP-848, assignor)
 PROTOCOLS = (
@@ -107,4 +108,43 @@ def phase_sweep(scenario: str = "join", offsets_ms: Sequence[int] = range(0, 500
     for offset in offsets_ms:
         for row in compare_protocols(scenario, start_ms=60_000 + offset, **kwargs):
             rows.append({"offset_ms": offset, **row})
+    return rows
+
+
+def scale_group(members: int, topics: int, partitions: int, heterogeneous: bool, seed: int = 7):
+    """A generated group: ``topics`` topics of ``partitions`` partitions; every member subscribes to all of
+    them (homogeneous) or to a random half (heterogeneous, ``random.Random(seed)``).  Returns
+    ``(topics, members)`` in :func:`assign_group`'s input form."""
+    import random
+
+    rng = random.Random(seed)
+    by_name = {f"topic-{i:03d}": partitions for i in range(topics)}
+    names = sorted(by_name)
+    out = []
+    for i in range(members):
+        subs = sorted(rng.sample(names, max(1, topics // 2))) if heterogeneous else names
+        out.append({"id": f"member-{i:04d}", "subscriptions": subs})
+    return by_name, out
+
+
+def join_at_scale(members: int = 100, topics: int = 20, partitions: int = 50, seed: int = 7) -> List[Dict]:
+    """For each subscription shape and server-side assignor: a group of ``members`` is assigned, one more
+    member (subscribed like the first) joins, and the row gives the builder, the partitions that change
+    owner on the join, the spread (max - min partitions per member) and the members left with nothing after
+    it.  ``benchmarks/bench_kip848.py`` times the same computation at larger sizes."""
+    rows = []
+    for heterogeneous in (False, True):
+        topic_map, group = scale_group(members, topics, partitions, heterogeneous, seed)
+        for assignor in ("uniform", "range"):
+            first = assign_group(assignor, topic_map, group)
+            joined = group + [{"id": "member-new", "subscriptions": group[0]["subscriptions"]}]
+            second = assign_group(assignor, topic_map, joined, previous=first)
+            counts = [sum(len(p) for p in a.values()) for a in second.by_name().values()]
+            rows.append({"subscriptions": "heterogeneous" if heterogeneous else "homogeneous", "assignor": assignor,
+                         "builder": second.builder, "members": members, "topics": topics,
+                         "partitions_per_topic": partitions,
+                         "moved_on_join": sum(1 for m in moved_partitions(first.by_name(), second.by_name())
+                                              if m["from"] is not None),
+                         "max_minus_min": max(counts) - min(counts),
+                         "idle_members": sum(1 for c in counts if c == 0)})
     return rows

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence, Union
 
-from ..errors import InputError, KafkaError
+from ..errors import InputError, KafkaError, check_size
 from .jcollections import HashJSet, JMap, LinkedJSet, new_map, new_set
 from .range import assign_range
 from .spec import (HETEROGENEOUS, HOMOGENEOUS, GroupAssignment, GroupSpec, MemberSpec, TopicDescriber,
@@ -164,11 +164,23 @@ class MemberInput:
     rack: Optional[str] = None
 
 
+#: the fields of a member (``memberId`` and ``topics`` are accepted as spellings of ``id`` and
+#: ``subscriptions``); any other key is refused, so that a typo cannot silently empty a subscription
+MEMBER_KEYS = ("id", "subscriptions", "assignment", "instance_id", "rack")
+MEMBER_ALIASES = {"memberId": "id", "topics": "subscriptions"}
+
+
 def parse_member(value, field: str) -> MemberInput:
     if isinstance(value, MemberInput):
         return value
     if not isinstance(value, Mapping):
         raise InputError(field, "must be an object {id, subscriptions, assignment?, instance_id?, rack?}")
+    for key in value:
+        if key not in MEMBER_KEYS and key not in MEMBER_ALIASES:
+            raise InputError(f"{field}.{key}", f"unknown field; a member has {', '.join(MEMBER_KEYS)}")
+    for alias, name in MEMBER_ALIASES.items():
+        if alias in value and name in value:
+            raise InputError(f"{field}.{alias}", f"{alias!r} is another spelling of {name!r}; give only one")
     member_id = value.get("id", value.get("memberId"))
     if not isinstance(member_id, str) or not member_id:
         raise InputError(f"{field}.id", "must be a non-empty string")
@@ -178,6 +190,8 @@ def parse_member(value, field: str) -> MemberInput:
     instance = value.get("instance_id")
     if instance is not None and not isinstance(instance, str):
         raise InputError(f"{field}.instance_id", "must be a string or null")
+    if value.get("rack") is not None and not isinstance(value.get("rack"), str):
+        raise InputError(f"{field}.rack", "must be a string or null")
     return MemberInput(member_id, list(subs), value.get("assignment"), instance, value.get("rack"))
 
 
@@ -234,6 +248,18 @@ def parse_inverted(value, catalog: TopicCatalog, field: str = "inverted_assignme
     return out
 
 
+def check_group_size(catalog: TopicCatalog, members: int, field: str = "topics") -> None:
+    """Refuse a group over :data:`~rebalance.errors.MAX_INPUT_CELLS` (partitions x members) before anything
+    is allocated, naming the largest topic."""
+    topics = catalog.topics()
+    if not topics:
+        return
+    total = sum(t.partitions for t in topics)
+    largest = max(topics, key=lambda t: t.partitions)
+    check_size(f"{field}.{largest.name}", total * max(1, members),
+               f"{total:,} partitions x {max(1, members):,} members")
+
+
 def assign_group(assignor: str, topics, members: Sequence, *, members_map: str = "hash",
                  assignment_map: str = "hash", subscription_set: str = "hash",
                  subscription_type: Optional[str] = None, previous: Optional[GroupResult] = None) -> GroupResult:
@@ -256,11 +282,28 @@ def assign_group(assignor: str, topics, members: Sequence, *, members_map: str =
             carried = previous.member_assignment(mi.member_id) if previous is not None else None
             mi = MemberInput(mi.member_id, mi.subscriptions, carried, mi.instance_id, mi.rack)
         parsed.append(mi)
+    check_group_size(catalog, len(parsed))
     spec = build_group_spec(parsed, catalog, members_map=members_map, assignment_map=assignment_map,
                             subscription_set=subscription_set, subscription_type=subscription_type)
     result = ASSIGNORS[assignor](spec, catalog.describer())
     return GroupResult(assignor, spec.subscription_type, result.builder, result, catalog)
 
 
-__all__ = ["assign_group", "GroupResult", "Topic", "TopicCatalog", "MemberInput", "build_group_spec",
+def moved_partitions(before: Mapping[str, Mapping[str, Sequence[int]]],
+                     after: Mapping[str, Mapping[str, Sequence[int]]]) -> List[dict]:
+    """The partitions that change owner between two ``{member: {topic: [partitions]}}`` assignments (for
+    instance the members' ``assignment`` inputs and :meth:`GroupResult.by_name`): one row
+    ``{"partition": "t-3", "from": member or None, "to": member or None}`` per move, sorted by partition."""
+    def owners(assignment):
+        return {(t, p): m for m, topics in assignment.items() for t, parts in topics.items() for p in parts}
+
+    old, new = owners(before), owners(after)
+    rows = []
+    for t, p in sorted(set(old) | set(new)):
+        if old.get((t, p)) != new.get((t, p)):
+            rows.append({"partition": f"{t}-{p}", "from": old.get((t, p)), "to": new.get((t, p))})
+    return rows
+
+
+__all__ = ["assign_group", "moved_partitions", "GroupResult", "Topic", "TopicCatalog", "MemberInput", "build_group_spec",
            "parse_member", "parse_topics", "parse_inverted", "KafkaError"]

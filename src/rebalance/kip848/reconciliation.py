@@ -32,9 +32,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
-from ..errors import InputError
+from ..errors import InputError, SimulationError
 from ..protocol.clock import VirtualClock
-from .group import MemberInput, TopicCatalog, build_group_spec
+from .group import MemberInput, TopicCatalog, build_group_spec, check_group_size
 from .range import assign_range
 from .uniform import assign_uniform
 
@@ -53,6 +53,13 @@ __all__ = [
     "KIP848Config", "GroupCoordinatorModel", "ConsumerGroupMember", "ClientMember", "KIP848Simulation",
     "SimulationResult", "TraceEvent", "compute_next_assignment", "simulate", "SCENARIOS",
 ]
+
+
+#: The brokers' bounds on the two KIP-848 timings (``GroupCoordinatorConfig``, Kafka 3.8/3.9, lines 95-115:
+#: ``group.consumer.min/max.heartbeat.interval.ms`` and ``group.consumer.min/max.session.timeout.ms``);
+#: a client cannot ask for a value outside them.
+BROKER_BOUNDS_MS = {"group.consumer.heartbeat.interval.ms": (5_000, 15_000),
+                    "group.consumer.session.timeout.ms": (45_000, 60_000)}
 
 
 @dataclass(frozen=True)
@@ -78,6 +85,12 @@ class KIP848Config:
         for name in ("latency_ms", "revocation_ms", "assignment_ms", "restart_ms"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
                 raise InputError(f"config.{name}", f"must be >= 0 ms, got {getattr(self, name)!r}")
+        if self.heartbeat_interval_ms >= self.session_timeout_ms:
+            # GroupCoordinatorConfig (Kafka 3.8/3.9, line 341): require(consumerGroupHeartbeatIntervalMs <
+            # consumerGroupSessionTimeoutMs); otherwise every member is fenced between two heartbeats
+            raise InputError("config.heartbeat_interval_ms",
+                             f"must be less than config.session_timeout_ms ({self.session_timeout_ms}), "
+                             f"got {self.heartbeat_interval_ms}")
         if self.assignor not in _ASSIGNORS:
             raise InputError("config.assignor", f"must be one of {', '.join(_ASSIGNORS)}, got {self.assignor!r}")
         return self
@@ -664,8 +677,11 @@ def simulate(scenario: str = "join", members: int = 3, topics=None, *, static: b
         raise InputError("members", f"must be a member count >= 1, got {members!r}")
     if gap_ms is not None and (not isinstance(gap_ms, int) or gap_ms <= 0):
         raise InputError("gap_ms", f"must be a positive number of ms, got {gap_ms!r}")
+    if not isinstance(max_ms, int) or isinstance(max_ms, bool) or max_ms <= 0:
+        raise InputError("max_ms", f"must be a positive number of ms, got {max_ms!r}")
     topics = {"orders": 12} if topics is None else topics
     sim = KIP848Simulation(topics, config)
+    check_group_size(sim.catalog, members + 1)
     cfg = sim.config
     topic_names = [t.name for t in sim.catalog.topics()]
     if names is not None and (len(names) < members or len(set(names)) != len(names)
@@ -678,7 +694,8 @@ def simulate(scenario: str = "join", members: int = 3, topics=None, *, static: b
     sim.clock.run_until(0)
     formed = sim.run_until_stable(max_ms)
     if formed is None:
-        raise RuntimeError("the initial group did not stabilise")
+        raise SimulationError("max_ms", f"the initial group of {members} member(s) was not stable within "
+                                        f"max_ms={max_ms} ms of virtual time; raise max_ms")
     if start_ms is None:
         start_ms = formed + cfg.heartbeat_interval_ms // 2
     elif not isinstance(start_ms, int) or start_ms < formed:

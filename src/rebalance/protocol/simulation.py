@@ -411,7 +411,7 @@ class GroupSimulation:
         from ``assignors`` (cooperative only if all of them support it)."""
         require(isinstance(name, str) and name != "", "name", "a member needs a non-empty name (client.id)")
         require(name not in self.specs, "name", f"member {name!r} already exists")
-        require(len(assignors) > 0, "assignors", "at least one assignor is needed")
+        assignors = assignor_list(assignors)
         callables = [self._assignor_callable(a) for a in assignors]
         derived = rebalance_protocol_for(callables)
         if protocol is None:
@@ -718,6 +718,20 @@ class GroupSimulation:
 
 # ---------------------------------------------------------------------------------------------
 # ready-made scenarios
+
+
+def assignor_list(value) -> Tuple[str, ...]:
+    """``partition.assignment.strategy`` as a tuple of names.  A string is read as Kafka's ``ConfigDef``
+    ``LIST`` type reads it, comma-separated (``"range"``, ``"cooperative-sticky,range"``), never character
+    by character; any other value must be a non-empty sequence of names."""
+    if isinstance(value, str):
+        value = [part.strip() for part in value.split(",") if part.strip()]
+    require(isinstance(value, (list, tuple)), "assignors",
+            f"must be an assignor name, a comma-separated string or a list of names, got {value!r}")
+    for i, name in enumerate(value):
+        require(isinstance(name, str) and name != "", f"assignors[{i}]", f"must be an assignor name, got {name!r}")
+    require(len(value) > 0, "assignors", "at least one assignor is needed")
+    return tuple(value)
 
 
 def cooperative_example(protocol: str = COOPERATIVE, assignors: Optional[Mapping[str, Callable]] = None,

@@ -18,25 +18,19 @@ from __future__ import annotations
 from collections import Counter
 from typing import Dict, Iterable, List, Optional
 
-from ..errors import InputError
-from ..java import java_abs, string_hash
+from ..errors import InputError, require
+from ..java import string_hash
+# one implementation of ``GroupCoordinatorService.partitionFor`` (validation and errors included) for the
+# whole package; the name ``offsets_partition_for`` is kept for this module's callers
+from ..protocol.coordinator import OFFSETS_TOPIC_PARTITIONS_DEFAULT, partition_for as offsets_partition_for
 from .adminutils import assign_replicas_to_brokers
 from .java_random import JavaRandom
 from .measures import Assignment, as_mapping
 from .striped import PlacementSpec, StripedReplicaPlacer
 
 OFFSETS_TOPIC = "__consumer_offsets"
-OFFSETS_TOPIC_PARTITIONS = 50
+OFFSETS_TOPIC_PARTITIONS = OFFSETS_TOPIC_PARTITIONS_DEFAULT
 OFFSETS_TOPIC_REPLICATION_FACTOR = 3
-
-
-def offsets_partition_for(group_id: str, num_partitions: int = OFFSETS_TOPIC_PARTITIONS) -> int:
-    """``Utils.abs(groupId.hashCode()) % numPartitions``: the group's ``__consumer_offsets`` partition."""
-    if not isinstance(group_id, str):
-        raise InputError("groupId", f"must be a string, got {group_id!r}")
-    if isinstance(num_partitions, bool) or not isinstance(num_partitions, int) or num_partitions < 1:
-        raise InputError("numPartitions", f"must be a whole number >= 1, got {num_partitions!r}")
-    return java_abs(string_hash(group_id)) % num_partitions
 
 
 def place_offsets_topic(brokers: Iterable, placer: str = "AdminUtils", *, seed: int = 0,
@@ -56,16 +50,22 @@ def place_offsets_topic(brokers: Iterable, placer: str = "AdminUtils", *, seed: 
     raise InputError("placer", f"must be 'AdminUtils' or 'StripedReplicaPlacer', got {placer!r}")
 
 
+def _offsets_mapping(assignment: Assignment):
+    mapping = as_mapping(assignment)
+    require(len(mapping) > 0, "assignment", "the offsets topic placement has no partitions")
+    return mapping
+
+
 def coordinator_for(group_id: str, assignment: Assignment) -> int:
     """The coordinator of ``group_id``: the leader (first replica) of its offsets partition."""
-    mapping = as_mapping(assignment)
+    mapping = _offsets_mapping(assignment)
     partition = offsets_partition_for(group_id, len(mapping))
     return mapping[partition][0]
 
 
 def coordinators(group_ids: Iterable[str], assignment: Assignment) -> List[dict]:
     """One row per group: its hash, offsets partition, the partition's replicas and the coordinator."""
-    mapping = as_mapping(assignment)
+    mapping = _offsets_mapping(assignment)
     rows = []
     for g in group_ids:
         p = offsets_partition_for(g, len(mapping))
