@@ -260,7 +260,7 @@ def failure_timeline(sim: GroupSimulation, name: str, after_ms: int = 0) -> Dict
     restarted its session timer), ``expired_ms`` (the coordinator's ``sessionExpired`` decision),
     ``survivors_rejoin_ms`` (the first JoinGroup another member sends after that: survivors learn of the
     rebalance only from their next Heartbeat), ``stable_ms`` (the group Stable again) and ``reassigned_ms``
-    (the last partition taken up again).  ``None`` where the run has no such record."""
+    (the last partition taken up in that rebalance, before any later one such as the member's return).  ``None`` where the run has no such record."""
     stops = [e.time_ms for e in sim.events if e.kind == "fault" and e.actor == name and e.time_ms >= after_ms
              and e.fields.get("what") in ("crash", "shutdown")]
     stopped = stops[0] if stops else None
@@ -276,7 +276,11 @@ def failure_timeline(sim: GroupSimulation, name: str, after_ms: int = 0) -> Dict
                        and m.src != name and m.sent_ms >= expired), None)
         stable = next((e.time_ms for e in sim.events if e.kind == "state" and e.fields.get("state") == "Stable"
                        and e.time_ms >= expired), None)
-        taken = [e.time_ms for e in sim.events if e.kind == "assigned" and e.time_ms >= expired]
+        # the rebalance the expiry started: assignments up to the next rebalance (e.g. the member's return)
+        next_rebalance = next((e.time_ms for e in sim.events if e.kind == "state" and stable is not None
+                               and e.fields.get("state") == "PreparingRebalance" and e.time_ms > stable), None)
+        taken = [e.time_ms for e in sim.events if e.kind == "assigned" and e.time_ms >= expired
+                 and (next_rebalance is None or e.time_ms < next_rebalance)]
         reassigned = max(taken) if taken else None
     return {"stopped_ms": stopped, "last_heartbeat_ms": last.recv_ms if last else None, "expired_ms": expired,
             "survivors_rejoin_ms": rejoin, "stable_ms": stable, "reassigned_ms": reassigned}
