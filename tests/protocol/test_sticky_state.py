@@ -78,7 +78,7 @@ def _history(ops, two_topics):
     return out
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(ops=st.lists(st.tuples(st.sampled_from(["join", "join", "leave", "crash"]), st.integers(0, 20),
                               st.integers(0, 2)), min_size=1, max_size=6),
        first=st.integers(1, 3), partitions=st.integers(1, 7), two_topics=st.booleans())
@@ -129,3 +129,24 @@ def test_simulated_eager_sticky_matches_assign_with_previous_assignment(ops, fir
             history[mid] = (e.fields["generation"], tps)
     final = {names[mid]: sorted(tps) for mid, (_, tps) in history.items() if names[mid] in sim.assignment()}
     assert final == sim.assignment()
+
+
+def test_a_restarted_process_has_a_new_assignor_object():
+    """One object per consumer *process*: a restart starts with nothing kept (no user data), and a plain
+    callable given to the simulation overrides the built-in assignor for every member."""
+    sim = GroupSimulation({"t": 4}, CONFIG, record_heartbeats=False)
+    sim.add_member("c1", 0, assignors=("sticky",))
+    sim.add_member("c2", 0, assignors=("sticky",))
+    sim.run(STEP_MS - 1)
+    old = sim.members["c2"].client_assignors["sticky"]
+    assert old.member_assignment == sim.members["c2"].owned
+    sim.bounce("c2", STEP_MS, 1_000)
+    sim.run(2 * STEP_MS)
+    new = sim.members["c2"].client_assignors["sticky"]
+    assert new is not old and new.generation == sim.members["c2"].generation
+    joins = [m for m in sim.messages if m.api == "JoinGroup" and m.kind == "request" and m.src == "c2"
+             and m.sent_ms > STEP_MS]
+    assert joins and joins[0].fields["generation"] == -1
+    plain = GroupSimulation({"t": 4}, CONFIG, assignors={"sticky": lambda members, parts: {m: [] for m in members}})
+    plain.add_member("c1", 0, assignors=("sticky",))
+    assert plain.client_assignors(["sticky", "range"]).keys() == {"range"}
