@@ -1,18 +1,19 @@
-"""The seeds' walkthroughs, replayed exactly in virtual time.
+"""The source articles' walkthroughs, replayed exactly in virtual time.
 
-Seed 002: topic with partitions p1, p2, p3 (``t-0``, ``t-1``, ``t-2``), c1 owns p1 and p2, c2 owns p3, c3
+The KIP-429/KIP-345 article's example (``article-cooperative-static``): topic with partitions p1, p2, p3 (``t-0``, ``t-1``, ``t-2``), c1 owns p1 and p2, c2 owns p3, c3
 joins.  Eager: everybody revokes everything, one rebalance.  Cooperative: c1 gives up only p2 in a first
 rebalance, p2 goes to c3 in a second one, nobody else stops.
-Seed 000: the leader is lost between JoinGroup and SyncGroup; the followers wait, the coordinator drops the
+The Eager-vs-Incremental-Cooperative article's case (``article-eager-vs-incremental``): the leader is lost between JoinGroup and SyncGroup; the followers wait, the coordinator drops the
 leader and a new generation with a new leader finishes the rebalance; a stale leader coming back with the
 old generation cannot install its assignment.
 """
 from rebalance.protocol.simulation import GroupSimulation, ProtocolConfig
+from rebalance.widgets import protocol as widgets
 
 P1, P2, P3 = ("t", 0), ("t", 1), ("t", 2)
 
 
-def seed_002(protocol):
+def third_member_joins(protocol):
     sim = GroupSimulation({"t": 3}, ProtocolConfig(initial_rebalance_delay_ms=0))
     names = ("cooperative-sticky",) if protocol == "cooperative" else ("range",)
     sim.start_stable({"c1": [P1, P2], "c2": [P3]}, assignors=names)
@@ -20,8 +21,8 @@ def seed_002(protocol):
     return sim.run(20_000)
 
 
-def test_seed_002_cooperative_two_rounds():
-    sim = seed_002("cooperative")
+def test_third_member_joins_cooperative_two_rounds():
+    sim = third_member_joins("cooperative")
     assert sim.format_messages(apis=["JoinGroup", "SyncGroup"]) == [
         "   1002 c3 -> coordinator: JoinGroup(generation=-1)",
         "   1003 coordinator -> c3: JoinGroupResponse(MEMBER_ID_REQUIRED memberId=c3-3)",
@@ -66,8 +67,8 @@ def test_seed_002_cooperative_two_rounds():
     assert m["double_ownership"] == 0 and m["settled"]
 
 
-def test_seed_002_eager_stop_the_world():
-    sim = seed_002("eager")
+def test_third_member_joins_eager_stop_the_world():
+    sim = third_member_joins("eager")
     assert sim.format_messages(apis=["JoinGroup", "SyncGroup"]) == [
         "   1002 c3 -> coordinator: JoinGroup(generation=-1)",
         "   1003 coordinator -> c3: JoinGroupResponse(MEMBER_ID_REQUIRED memberId=c3-3)",
@@ -98,7 +99,7 @@ def test_seed_002_eager_stop_the_world():
     assert m["unowned_partition_seconds"] == (4006 - 2002 + 2 * (4006 - 4002)) / 1000
 
 
-def seed_000(partition_ms=None):
+def leader_lost(partition_ms=None):
     sim = GroupSimulation({"t": 3}, ProtocolConfig(initial_rebalance_delay_ms=0, session_timeout_ms=10_000))
     sim.start_stable({"c1": [P1, P2], "c2": [P3]}, assignors=("range",))
     sim.add_member("c3", 1000, assignors=("range",))
@@ -106,8 +107,8 @@ def seed_000(partition_ms=None):
     return sim.run(40_000)
 
 
-def test_seed_000_leader_lost_between_join_and_sync():
-    sim = seed_000()
+def test_leader_lost_leader_lost_between_join_and_sync():
+    sim = leader_lost()
     assert sim.format_messages(apis=["JoinGroup", "SyncGroup"], since=4000) == [
         "   4002 c1 -> coordinator: JoinGroup(memberId=c1-1, generation=1)",
         "   4003 coordinator -> c2: JoinGroupResponse(NONE gen=2 leader=c1-1)",
@@ -140,8 +141,8 @@ def test_seed_000_leader_lost_between_join_and_sync():
     assert sim.coordinator.generation == 3 and sim.coordinator.leader_id == "c2-2"
 
 
-def test_seed_000_stale_leader_is_fenced_by_generation():
-    sim = seed_000(partition_ms=15_000)
+def test_leader_lost_stale_leader_is_fenced_by_generation():
+    sim = leader_lost(partition_ms=15_000)
     lines = sim.format_messages(apis=["JoinGroup", "SyncGroup"], since=19_000)
     assert lines[:3] == [
         # the old leader finally sends the assignment it computed for generation 2 ...
@@ -155,3 +156,29 @@ def test_seed_000_stale_leader_is_fenced_by_generation():
     assert sim.coordinator.generation == 4
     assert sim.assignment() == {"c1": [P1], "c2": [P2], "c3": [P3]}
     assert sim.metrics()["double_ownership"] == 0
+
+
+def test_widget_examples_are_the_walkthroughs():
+    """The chapters' ``third_member_joins_example`` and ``leader_lost_example`` replay these runs."""
+    for protocol in ("eager", "cooperative"):
+        assert (widgets.third_member_joins_example(protocol).format_messages()
+                == third_member_joins(protocol).format_messages())
+    assert widgets.leader_lost_example().format_messages() == leader_lost().format_messages()
+    assert (widgets.leader_lost_example(partition_ms=15_000).format_messages()
+            == leader_lost(partition_ms=15_000).format_messages())
+
+
+def test_crash_detection_is_session_from_last_heartbeat_plus_survivors_next_heartbeat():
+    """Chapter 1, ex-groups-3: the crashed member's partitions wait from the crash until the session,
+    counted from its last heartbeat, expires, then until the survivors' next heartbeats tell them to
+    rejoin: at most one session timeout plus one heartbeat interval (plus network time)."""
+    rows = widgets.crash_detection_rows((10_000, 45_000))
+    for _, r in rows.iterrows():
+        assert r["session expired (s)"] == round(r["last heartbeat (s)"] + r["session (s)"], 3)
+        assert 0 <= r["survivors rejoin (s)"] - r["session expired (s)"] <= r["heartbeat (s)"]
+        assert r["crash (s)"] - r["heartbeat (s)"] <= r["last heartbeat (s)"] <= r["crash (s)"]
+        assert r["wait after crash (s)"] <= r["session (s)"] + r["heartbeat (s)"] + 0.02
+    # the 10 s run waits a whole extra heartbeat for the survivors, the 45 s run almost none
+    waits = list(rows["survivors rejoin (s)"] - rows["session expired (s)"])
+    assert waits[0] > 1.5 and waits[1] < 0.01
+    assert list(rows["unowned partition-s"]) == [20.04, 86.04]

@@ -11,10 +11,20 @@ where ``members`` is ``{member_id: {"topics": [...], "owned": [(t, p), ...], "ge
 An optional attribute ``rebalance_protocols`` (``("eager",)`` or ``("eager", "cooperative")``) says which
 rebalance protocols it supports, like ``ConsumerPartitionAssignor.supportedProtocols``.  Connect workers
 or any other client can plug their own callable in.
+
+Kafka's built-in consumer assignors are *objects with state*, one per consumer for its whole life
+(``ConsumerCoordinator`` builds them once from ``partition.assignment.strategy``): ``onAssignment`` tells the
+assignor what this consumer was given and in which generation, ``subscriptionUserData`` puts that into the
+next JoinGroup, and the leader's ``assign`` runs on the leader's own object.  :class:`ClientAssignor` is one
+such object; every simulated consumer process holds one per configured built-in assignor.  That matters for
+``StickyAssignor`` (Kafka 3.8/3.9, ``clients/.../consumer/StickyAssignor.java``): an eager member revokes
+everything before JoinGroup, so its ``ownedPartitions`` field is empty, and the leader learns the previous
+assignment only from the user data -- ``memberAssignment`` and ``generation`` kept by ``onAssignment``
+(``STICKY_ASSIGNOR_USER_DATA_V1``); ``AbstractStickyAssignor.maxGeneration`` also lives on the object.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, Iterable, List, Mapping, Tuple
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import InputError, KafkaError
 
@@ -46,6 +56,67 @@ def consumer_assignor(name: str) -> Assignor:
     assign.__name__ = f"consumer_{name.replace('-', '_')}"
     assign.rebalance_protocols = BUILTIN_PROTOCOLS[name]
     return assign
+
+
+class ClientAssignor:
+    """One consumer's instance of Kafka's built-in assignor ``name`` (``ConsumerPartitionAssignor``, Kafka
+    3.8/3.9), kept for the life of the consumer process.
+
+    * :meth:`on_assignment` is ``onAssignment(Assignment, ConsumerGroupMetadata)``: ``StickyAssignor`` keeps
+      the partitions and the generation (``memberAssignment``, ``generation``), ``CooperativeStickyAssignor``
+      the generation; Range and RoundRobin keep nothing.  A reset generation (``ILLEGAL_GENERATION``) does
+      not clear what the assignor kept, as in Kafka.
+    * :meth:`subscription_user_data` is ``subscriptionUserData``: ``StickyAssignor`` sends nothing until its
+      first assignment, then ``STICKY_ASSIGNOR_USER_DATA_V1`` (kept partitions + generation);
+      ``CooperativeStickyAssignor`` its generation (``COOPERATIVE_STICKY_ASSIGNOR_USER_DATA_V0``, -1 before
+      any assignment).
+    * calling the object is the leader's ``assign``: it runs this consumer's own Kafka assignor object, so
+      ``AbstractStickyAssignor.maxGeneration`` carries over from one rebalance to the next.
+    """
+
+    def __init__(self, name: str):
+        if name not in BUILTIN_PROTOCOLS:
+            raise InputError("assignor", f"unknown consumer assignor {name!r}; known: {', '.join(BUILTIN_PROTOCOLS)}")
+        from ..consumer.api import assignor_for
+
+        self.name = name
+        self.rebalance_protocols = BUILTIN_PROTOCOLS[name]
+        self.kafka_assignor = assignor_for(name)
+        #: ``StickyAssignor.memberAssignment`` (None until the first onAssignment)
+        self.member_assignment: Optional[List[Tuple[str, int]]] = None
+        #: ``StickyAssignor.generation`` / ``CooperativeStickyAssignor.generation``
+        self.generation = -1
+
+    def on_assignment(self, partitions: Sequence[Tuple[str, int]], generation: int) -> None:
+        if self.name == "sticky":
+            self.member_assignment = [tuple(tp) for tp in partitions]
+        if self.name in ("sticky", "cooperative-sticky"):
+            self.generation = generation
+
+    def subscription_user_data(self) -> Optional[bytes]:
+        from ..consumer.sticky_userdata import encode_cooperative_v0, encode_sticky_v1
+
+        if self.name == "sticky":
+            if self.member_assignment is None:
+                return None
+            return encode_sticky_v1(self.member_assignment, self.generation)
+        if self.name == "cooperative-sticky":
+            return encode_cooperative_v0(self.generation)
+        return None
+
+    def __call__(self, members: Dict[str, dict], partitions: Dict[str, int]):
+        """The leader's ``assign``: ``members`` as the simulator's assignors get them, each with the
+        ``user_data`` bytes its consumer sent (None for none)."""
+        from ..consumer.api import build_scenario
+
+        plain = {m: {k: v for k, v in meta.items() if k != "user_data"} for m, meta in members.items()}
+        scenario = build_scenario(self.name, partitions, plain)
+        for m, meta in members.items():
+            if "user_data" in meta:
+                scenario.members[m].user_data = meta["user_data"]
+                scenario.user_data_specs[m] = None  # exactly what the member sent, not rebuilt
+        result = self.kafka_assignor.assign(scenario)
+        return {m: list(result.assignment.get(m, [])) for m in scenario.members}
 
 
 def supported_protocols(assignor) -> Tuple[str, ...]:

@@ -2,7 +2,11 @@
 
 Mirrors the classic-group half of ``org.apache.kafka.coordinator.group.GroupMetadataManager`` together with
 ``classic.ClassicGroup``, ``classic.ClassicGroupMember`` and ``classic.ClassicGroupState`` (Kafka 3.8/3.9,
-commit 1eb7644; the same rules as the older Scala ``GroupCoordinator`` in core):
+commit 1eb7644), which a 3.8/3.9 broker runs only with the new group coordinator enabled
+(``KafkaConfig.isNewGroupCoordinatorEnabled``: ``group.coordinator.rebalance.protocols`` includes ``consumer``).
+A broker with default settings (and every ZooKeeper-mode broker) runs the same classic rules in the Scala
+``kafka.coordinator.group.GroupCoordinator`` / ``GroupMetadata.replaceStaticMember`` in core
+(``BrokerServer.createGroupCoordinator``, 3.8.0 and 3.9.0):
 
 * states ``Empty``, ``PreparingRebalance``, ``CompletingRebalance``, ``Stable``, ``Dead``;
 * JoinGroup: a session timeout outside ``group.{min,max}.session.timeout.ms`` is refused with

@@ -13,7 +13,11 @@ Mirrors ``org.apache.kafka.clients.consumer.internals.AbstractCoordinator`` and 
   not contain and then rejoin for a second round;
 * ``ILLEGAL_GENERATION`` / ``UNKNOWN_MEMBER_ID`` reset the generation (and member id) and the owned
   partitions are *lost* (``onPartitionsLost``); ``FENCED_INSTANCE_ID`` is fatal (the consumer stops);
-* a static member (``group.instance.id``, KIP-345) sends no LeaveGroup when it closes.
+* a static member (``group.instance.id``, KIP-345) sends no LeaveGroup when it closes;
+* each process keeps one object per configured built-in assignor for its whole life
+  (:class:`~.assignors.ClientAssignor`): ``onAssignment`` feeds it, ``subscriptionUserData`` goes into every
+  JoinGroup, and the leader assigns with its own object -- so an eager ``StickyAssignor`` member, which
+  revokes everything before it joins, still tells the leader what it had (``StickyAssignor``, Kafka 3.8/3.9).
 
 A member whose ``max.poll.interval.ms`` expires (``AbstractCoordinator.handlePollTimeoutExpiry``: the
 heartbeat thread sends LeaveGroup and resets the generation) keeps processing the batch in hand until the
@@ -93,6 +97,11 @@ class ConsumerMember:
         #: the generation was reset behind the application thread's back (poll timeout): the owned
         #: partitions are still processed until the next ``poll()`` calls ``onPartitionsLost``
         self.lost_pending: Optional[str] = None
+        #: this process's assignor objects (``ConsumerCoordinator.assignors``), built-in ones only; an
+        #: assignor given to the simulation as a plain callable is shared and keeps no per-member state
+        self.client_assignors = sim.client_assignors(self.assignors)
+        #: the protocol (assignor) the coordinator selected, from the last JoinGroup response
+        self.protocol_name: Optional[str] = None
 
     # ------------------------------------------------------------------ utilities
     @property
@@ -195,19 +204,35 @@ class ConsumerMember:
         gone = set(revoked)
         self.owned = [tp for tp in self.owned if tp not in gone]
 
-    def subscription(self) -> dict:
-        return {"topics": list(self.topics), "owned": list(self.owned), "generation": self.generation,
+    def subscription(self, assignor: Optional[str] = None) -> dict:
+        """The JoinGroup metadata for ``assignor`` (``ConsumerCoordinator.metadata``): topics, owned
+        partitions, generation, and -- for a built-in assignor -- its ``subscriptionUserData`` bytes."""
+        meta = {"topics": list(self.topics), "owned": list(self.owned), "generation": self.generation,
                 "instance_id": self.instance_id}
+        own = self.client_assignors.get(assignor)
+        if own is not None:
+            meta["user_data"] = own.subscription_user_data()
+        return meta
+
+    def protocols(self) -> list:
+        """``[(assignor name, metadata), ...]`` in preference order, one metadata per assignor."""
+        return [(a, self.subscription(a)) for a in self.assignors]
+
+    def on_assignment(self, partitions, generation: int) -> None:
+        """``ConsumerCoordinator.invokeOnAssignment``: tell the selected assignor object what this member
+        was given in ``generation``."""
+        own = self.client_assignors.get(self.protocol_name)
+        if own is not None:
+            own.on_assignment(partitions, generation)
 
     def _send_join(self) -> None:
         if self.state == STOPPED:  # closed during the eager revocation: KafkaConsumer.close never rejoins
             return
         self.joining = True
         self.state = PREPARING
-        meta = self.subscription()
         req = {"memberId": self.member_id, "groupInstanceId": self.instance_id, "clientId": self.name,
                "sessionTimeoutMs": self.session_timeout_ms, "rebalanceTimeoutMs": self.rebalance_timeout_ms,
-               "protocols": [(a, meta) for a in self.assignors]}
+               "protocols": self.protocols()}
         self.sim.request(self, "JoinGroup", req, self._on_join_response,
                          summary={"memberId": self.member_id, "generation": self.generation,
                                   "owned": len(self.owned)})
@@ -220,6 +245,7 @@ class ConsumerMember:
         elif error == NONE:
             self.member_id = resp["memberId"]
             self.generation = resp["generation"]
+            self.protocol_name = resp.get("protocolName")
             self.state = COMPLETING
             self.is_leader = resp["leader"] == self.member_id
             self._enable_heartbeat()
@@ -252,7 +278,13 @@ class ConsumerMember:
     def _perform_assignment(self, protocol_name: str, members: List[dict]) -> Dict[str, list]:
         """``ConsumerCoordinator.onLeaderElected``: run the selected assignor over the subscriptions."""
         subs = {m["memberId"]: dict(m["metadata"], instance_id=m["groupInstanceId"]) for m in members}
-        assignment = self.sim.run_assignor(protocol_name, subs)
+        own = self.client_assignors.get(protocol_name)
+        if own is not None:  # ConsumerCoordinator.onLeaderElected: this consumer's own assignor object
+            out = own(subs, dict(self.sim.topics))
+            assignment = {mid: [tuple(tp) for tp in out.get(mid, [])] for mid in subs}
+        else:
+            assignment = self.sim.run_assignor(protocol_name, {k: {f: v for f, v in meta.items() if f != "user_data"}
+                                                               for k, meta in subs.items()})
         if self.protocol == COOPERATIVE:
             validate_cooperative_assignment({k: v["owned"] for k, v in subs.items()}, assignment)
         self._log("assign", generation=self.generation, assignor=protocol_name,
@@ -294,6 +326,7 @@ class ConsumerMember:
         self.joining = False
         self.rejoin_needed = False
         self.state = STABLE
+        self.on_assignment(assigned, self.generation)
         if self.protocol == EAGER:
             self.owned = []
             self._acquire(assigned)

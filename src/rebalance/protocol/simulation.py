@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import InputError, require
-from .assignors import (BUILTIN_PROTOCOLS, COOPERATIVE, EAGER, consumer_assignor, rebalance_protocol_for)
+from .assignors import (BUILTIN_PROTOCOLS, COOPERATIVE, EAGER, ClientAssignor, consumer_assignor,
+                        rebalance_protocol_for)
 from .clock import VirtualClock
 from .coordinator import OFFSETS_TOPIC_PARTITIONS_DEFAULT, partition_for, simple_leaders
 from .group import (COMPLETING_REBALANCE, COORDINATOR_NOT_AVAILABLE, NONE, NOT_COORDINATOR,
@@ -366,11 +367,16 @@ class GroupSimulation:
             self.clock.schedule(lat, deliver)
         self.clock.schedule(lat, arrive)
 
+    def client_assignors(self, names: Sequence[str]) -> Dict[str, ClientAssignor]:
+        """Fresh per-process objects for the built-in assignors among ``names`` (an assignor given to the
+        simulation as a callable overrides the built-in one of that name and is shared by all members)."""
+        return {a: ClientAssignor(a) for a in names if a in BUILTIN_PROTOCOLS and a not in self.assignors}
+
     def run_assignor(self, name: str, members: Dict[str, dict]) -> Dict[str, list]:
+        """Run a shared assignor (one given to the simulation, or a stateless built-in wrapper)."""
         assignor = self.assignors.get(name)
         if assignor is None:
             assignor = consumer_assignor(name)
-            self.assignors[name] = assignor
         out = assignor(members, dict(self.topics))
         return {mid: [tuple(tp) for tp in out.get(mid, [])] for mid in members}
 
@@ -466,13 +472,14 @@ class GroupSimulation:
             m.owned = [tuple(tp) for tp in tps]
             self.ownership.acquire(name, m.owned, 0)
             self.members[name] = m
-            meta = m.subscription()
             gm = GroupMember(m.member_id, spec.instance_id, name, spec.session_timeout_ms,
-                             spec.rebalance_timeout_ms, [(a, meta) for a in spec.assignors],
-                             assignment=list(m.owned))
+                             spec.rebalance_timeout_ms, m.protocols(), assignment=list(m.owned))
             c._add(gm, None)
         c.generation = generation
         c.protocol_name = c.select_protocol()
+        for m in self.members.values():  # as if each had received its assignment in ``generation``
+            m.protocol_name = c.protocol_name
+            m.on_assignment(m.owned, generation)
         c.state, c.previous_state = STABLE, COMPLETING_REBALANCE
         c._store()
         self.log("state", self.coordinator_name, state=STABLE, previous="(given)", generation=generation)

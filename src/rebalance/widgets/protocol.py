@@ -70,10 +70,12 @@ def metrics_table(sims: Dict[str, GroupSimulation], measure_from: int = 0) -> pd
     return pd.DataFrame(rows)
 
 
-def seed_002_example(protocol: str, config: ProtocolConfig = ProtocolConfig(initial_rebalance_delay_ms=0),
-                     until: int = 20_000) -> GroupSimulation:
-    """The p1/p2/p3 example: c1 owns p1, p2 (``t-0``, ``t-1``), c2 owns p3 (``t-2``), c3 joins at 1 s.
-    Eager members use RangeAssignor, cooperative members CooperativeStickyAssignor."""
+def third_member_joins_example(protocol: str, config: ProtocolConfig = ProtocolConfig(initial_rebalance_delay_ms=0),
+                               until: int = 20_000) -> GroupSimulation:
+    """The p1/p2/p3 example of the KIP-429/KIP-345 article ("kafka rebalance解决方案 - incremental cooperative
+    协议和static membership功能", ``article-cooperative-static`` in the book's references): c1 owns p1, p2
+    (``t-0``, ``t-1``), c2 owns p3 (``t-2``), a third member c3 joins at 1 s.  Eager members use
+    RangeAssignor, cooperative members CooperativeStickyAssignor."""
     sim = GroupSimulation({"t": 3}, config)
     names = ("cooperative-sticky",) if protocol == "cooperative" else ("range",)
     sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": [("t", 2)]}, assignors=names)
@@ -90,7 +92,7 @@ def protocol_stepper(sim: Optional[GroupSimulation] = None, apis: Sequence[str] 
     import matplotlib.pyplot as plt
 
     if sim is None:
-        sim = seed_002_example("cooperative")
+        sim = third_member_joins_example("cooperative")
     msgs = select_messages(sim, apis, since, None, limit)
     import io
 
@@ -124,7 +126,7 @@ def protocol_chooser(until: int = 20_000):
     out = w.HTML()
 
     def update(*_):
-        sim = seed_002_example(choice.value, until=until)
+        sim = third_member_joins_example(choice.value, until=until)
         out.value = (metrics_table({choice.value: sim}).to_html(index=False)
                      + message_table(sim).to_html(index=False))
 
@@ -199,11 +201,15 @@ def group_formation_example(group_id: str = "orders-service", joins=(("c1", 0), 
     return sim.run(until)
 
 
-def seed_000_example(partition_ms: Optional[int] = None, until: int = 40_000) -> GroupSimulation:
-    """Seed 000's case: c1 (leader, owns p1 p2) and c2 (owns p3) are Stable, c3 joins at 1 s, and the
-    leader is lost between its JoinGroup response and its SyncGroup in generation 2 -- it dies, or with
-    ``partition_ms`` it is cut off that long and then sends its stale SyncGroup."""
-    sim = GroupSimulation({"t": 3}, ProtocolConfig(initial_rebalance_delay_ms=0, session_timeout_ms=10_000))
+def leader_lost_example(partition_ms: Optional[int] = None, until: int = 40_000,
+                        session_timeout_ms: int = 10_000) -> GroupSimulation:
+    """The leader lost between JoinGroup and SyncGroup, the case the Eager-vs-Incremental-Cooperative
+    article (``article-eager-vs-incremental``) discusses for Kafka Connect's leader: c1 (leader, owns p1 p2)
+    and c2 (owns p3) are Stable, c3 joins at 1 s, and the leader is lost between its JoinGroup response and
+    its SyncGroup in generation 2 -- it dies, or with ``partition_ms`` it is cut off that long and then
+    sends its stale SyncGroup.  The session timeout is 10 s (Kafka's default before 3.0) rather than
+    today's 45 s only to keep the trace short; the sequence of messages is the same."""
+    sim = GroupSimulation({"t": 3}, ProtocolConfig(initial_rebalance_delay_ms=0, session_timeout_ms=session_timeout_ms))
     sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": [("t", 2)]}, assignors=("range",))
     sim.add_member("c3", 1000, assignors=("range",))
     sim.lose_leader_before_sync(2, partition_ms=partition_ms)
@@ -246,3 +252,65 @@ def zombie_example(until: int = 20_000) -> GroupSimulation:
                      instance_ids={"c1": "instance-c1", "c2": "instance-c2"})
     sim.start_duplicate("c2", 4_500)
     return sim.run(until)
+
+
+def failure_timeline(sim: GroupSimulation, name: str, after_ms: int = 0) -> Dict[str, Optional[int]]:
+    """When a member that stopped (crash or close) at or after ``after_ms`` was noticed, from the run's own
+    records: ``stopped_ms`` (the fault), ``last_heartbeat_ms`` (arrival of its last Heartbeat, which
+    restarted its session timer), ``expired_ms`` (the coordinator's ``sessionExpired`` decision),
+    ``survivors_rejoin_ms`` (the first JoinGroup another member sends after that: survivors learn of the
+    rebalance only from their next Heartbeat), ``stable_ms`` (the group Stable again) and ``reassigned_ms``
+    (the last partition taken up in that rebalance, before any later one such as the member's return).  ``None`` where the run has no such record."""
+    stops = [e.time_ms for e in sim.events if e.kind == "fault" and e.actor == name and e.time_ms >= after_ms
+             and e.fields.get("what") in ("crash", "shutdown")]
+    stopped = stops[0] if stops else None
+    beats = [m for m in sim.messages if m.api == "Heartbeat" and m.kind == "request" and m.src == name
+             and (stopped is None or m.sent_ms < stopped)]
+    last = beats[-1] if beats else None
+    member_id = last.fields.get("memberId") if last else None
+    expired = next((e.time_ms for e in sim.events if e.kind == "decision" and e.fields.get("what") == "sessionExpired"
+                    and e.fields.get("member") == member_id), None)
+    rejoin = stable = reassigned = None
+    if expired is not None:
+        rejoin = next((m.sent_ms for m in sim.messages if m.api == "JoinGroup" and m.kind == "request"
+                       and m.src != name and m.sent_ms >= expired), None)
+        stable = next((e.time_ms for e in sim.events if e.kind == "state" and e.fields.get("state") == "Stable"
+                       and e.time_ms >= expired), None)
+        # the rebalance the expiry started: assignments up to the next rebalance (e.g. the member's return)
+        next_rebalance = next((e.time_ms for e in sim.events if e.kind == "state" and stable is not None
+                               and e.fields.get("state") == "PreparingRebalance" and e.time_ms > stable), None)
+        taken = [e.time_ms for e in sim.events if e.kind == "assigned" and e.time_ms >= expired
+                 and (next_rebalance is None or e.time_ms < next_rebalance)]
+        reassigned = max(taken) if taken else None
+    return {"stopped_ms": stopped, "last_heartbeat_ms": last.recv_ms if last else None, "expired_ms": expired,
+            "survivors_rejoin_ms": rejoin, "stable_ms": stable, "reassigned_ms": reassigned}
+
+
+def crash_detection_rows(session_timeouts_ms: Sequence[int] = (10_000, 45_000), crash_at: int = 20_000,
+                         partitions: int = 6, members: int = 3, group_id: str = "orders-service",
+                         until: int = 80_000) -> pd.DataFrame:
+    """Chapter 1's crash experiment for each session timeout: ``c2`` of ``members`` RangeAssignor consumers
+    crashes at ``crash_at``.  One row per timeout with the :func:`failure_timeline` instants (seconds), how
+    long the crashed member's partitions waited (crash to reassignment) and the unprocessed
+    partition-seconds.  The wait is the session timeout counted from the last heartbeat (so up to one
+    heartbeat interval less than the timeout after the crash) plus the time until the survivors' next
+    heartbeats tell them to rejoin (up to one heartbeat interval) plus the rejoin itself."""
+    rows = []
+    for session_ms in session_timeouts_ms:
+        sim = GroupSimulation({"orders": partitions}, ProtocolConfig(session_timeout_ms=session_ms), group_id=group_id)
+        for i in range(members):
+            sim.add_member(f"c{i + 1}", 0, assignors=("range",))
+        sim.crash("c2", crash_at)
+        sim.run(until)
+        tl = failure_timeline(sim, "c2")
+        hb = sim.config.heartbeat_interval_ms
+        rows.append({
+            "session (s)": session_ms / 1000, "heartbeat (s)": hb / 1000,
+            "crash (s)": tl["stopped_ms"] / 1000, "last heartbeat (s)": tl["last_heartbeat_ms"] / 1000,
+            "session expired (s)": tl["expired_ms"] / 1000,
+            "survivors rejoin (s)": tl["survivors_rejoin_ms"] / 1000,
+            "reassigned (s)": tl["reassigned_ms"] / 1000,
+            "wait after crash (s)": (tl["reassigned_ms"] - tl["stopped_ms"]) / 1000,
+            "unowned partition-s": round(sim.metrics(crash_at)["unowned_partition_seconds"], 3),
+        })
+    return pd.DataFrame(rows)
