@@ -1,4 +1,4 @@
-"""Replaying Kafka's conformance vectors (``../shared/kafka-vectors``).
+"""Replaying Kafka's conformance vectors (``kafka-vectors/``).
 
 Each vector line is ``{"id", "kind", "source", "input", "output"}``: ``input`` was run through Kafka's
 own Java classes and ``output`` is what they returned.  Every kind the package implements has an

@@ -1,4 +1,4 @@
-"""Worked examples (seed 000), the backoff, the wire orders, the revocation arithmetic and bad input."""
+"""Worked examples (the c1/c2/c3 example of the eager-vs-incremental article), the backoff, the wire orders, the revocation arithmetic and bad input."""
 import pytest
 
 from rebalance.connect.arithmetic import legacy_revocation_plan, revocation_plan
@@ -13,14 +13,14 @@ from rebalance.errors import InputError
 from rebalance.java import string_hash, to_int32
 
 
-# --- seed 000: c1 {ct1, t1, t2}, c2 {ct2, t3}, then c3 joins ------------------------------------
+# --- the article's example: c1 {ct1, t1, t2}, c2 {ct2, t3}, then c3 joins ------------------------------------
 
 def _rows(assignor):
     return [(r["round"], r["worker"], r["stopped"], r["started"], r["running after"])
             for r in round_table(three_workers_example(assignor))]
 
 
-def test_seed_example_eager_stops_everything():
+def test_third_worker_joins_eager_stops_everything():
     assert _rows("eager") == [
         (1, "c1", "ct1, t1, t2", "ct1, t2", "ct1, t2"),  # everything stopped, then restarted
         (1, "c2", "ct2, t3", "ct2, t3", "ct2, t3"),
@@ -28,7 +28,7 @@ def test_seed_example_eager_stops_everything():
     ]
 
 
-def test_seed_example_incremental_moves_one_task_in_two_rounds():
+def test_third_worker_joins_incremental_moves_one_task_in_two_rounds():
     rounds = three_workers_example("incremental")
     assert [r.follow_up for r in rounds] == [None, "revocation"]
     assert _rows("incremental") == [
@@ -41,7 +41,7 @@ def test_seed_example_incremental_moves_one_task_in_two_rounds():
     ]
 
 
-def test_seed_example_protocol_mode_agrees():
+def test_third_worker_joins_protocol_mode_agrees():
     assert round_table(three_workers_example("incremental", mode="protocol")) == round_table(three_workers_example("incremental"))
 
 

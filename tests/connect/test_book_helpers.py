@@ -25,7 +25,7 @@ def test_revocation_table_default_is_the_eleventh_worker_join():
     assert t["revoked (3.4+)"].sum() == 81 and t["revoked (2.3-3.3)"].sum() == 80
 
 
-def test_derived_sets_of_the_seed_example():
+def test_derived_sets_when_a_third_worker_joins():
     rows = derived_sets_table()
     assert [r["created"] for r in rows] == ["-", "t1"]
     assert rows[1]["previous"] == "ct1, ct2, t2, t3"

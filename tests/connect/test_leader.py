@@ -13,7 +13,7 @@ def _round(assignor, protocol, running, snapshot, gen, last, fresh=None):
     return perform_assignment(assignor, min(running), protocol, metadata, snapshot, gen, last, fresh)
 
 
-def test_members_exchanging_bytes_converge_to_the_seed_example():
+def test_members_exchanging_bytes_converge_to_the_third_worker_example():
     snapshot = ConfigSnapshot(3, {"ct1": 2, "ct2": 1})
     running = {"c1": (["ct1"], [("ct1", 0), ("ct1", 1)]), "c2": (["ct2"], [("ct2", 0)]), "c3": ([], [])}
     assignor = IncrementalCooperativeAssignor(previous_generation_id=1)

@@ -9,9 +9,9 @@ from rebalance.kip848.uuid import uuid_hash
 from rebalance.kip848.vectors import valid_and_balanced
 
 
-def test_seed_example_three_partitions_third_member_joins():
+def test_three_partitions_third_member_joins():
     # p1, p2, p3 = t-0, t-1, t-2; c1 owns p1 and p2, c2 owns p3, then c3 joins (the classic-protocol
-    # example of the seed article).  The uniform assignor takes exactly one partition away from c1.
+    # example of the cooperative/static-membership article).  The uniform assignor takes exactly one partition away from c1.
     r = assign_group("uniform", {"t": 3}, [
         {"id": "c1", "subscriptions": ["t"], "assignment": {"t": [0, 1]}},
         {"id": "c2", "subscriptions": ["t"], "assignment": {"t": [2]}},

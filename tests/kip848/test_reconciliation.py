@@ -56,10 +56,10 @@ def test_revoked_partitions_already_dropped_skip_the_unrevoked_state():
 
 
 # ---------------------------------------------------------------------------------------------
-# the seed article's example under KIP-848
+# the cooperative/static-membership article's p1/p2/p3 example under KIP-848
 
 
-def test_seed_example_c3_gets_p2_only_after_c1_released_it():
+def test_third_member_c3_gets_p2_only_after_c1_released_it():
     sim = KIP848Simulation({"t": 3}, KIP848Config(latency_ms=1, revocation_ms=50, assignment_ms=0))
     sim.start_member("c1", ["t"])
     sim.run_until_stable()

@@ -1,4 +1,4 @@
-"""Coordinator lookup: Kafka's vectors, seed 003's examples, and bad input."""
+"""Coordinator lookup: Kafka's vectors, the examples of the article on the Kafka 0.9 coordinator, and bad input."""
 import json
 
 import pytest

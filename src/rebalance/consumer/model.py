@@ -5,7 +5,7 @@ and the parts of ``org.apache.kafka.common.Cluster`` an assignor reads (Kafka 3.
 
 A topic-partition is a plain tuple ``(topic, partition)``; lists of them are what the assignors return.
 ``parse_consumer_input`` turns a scenario in the conformance vectors' schema (see
-``shared/kafka-vectors/README.md``, kind ``consumer``) into a :class:`ConsumerScenario`, and names the
+``kafka-vectors/README.md``, kind ``consumer``) into a :class:`ConsumerScenario`, and names the
 field of any bad value.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Conformance adapter for kind ``coordinator_partition`` (``shared/kafka-vectors``).
+"""Conformance adapter for kind ``coordinator_partition`` (``kafka-vectors``).
 
 Input ``{"kind": "coordinator_partition", "numPartitions": n, "groupIds": [...]}``; output
 ``{"partitions": [Utils.abs(groupId.hashCode()) % n ...], "javaHashCodes": [...]}`` as computed by

@@ -1,5 +1,5 @@
 """Conformance adapter for the kinds ``adminutils``, ``striped`` and ``java_random``
-(``shared/kafka-vectors``; the runner maps all three here and :func:`run` dispatches on ``kind``).
+(``kafka-vectors``; the runner maps all three here and :func:`run` dispatches on ``kind``).
 
 * ``adminutils``: ``{"brokers": [{"id", "rack"?}], "partitions", "replicationFactor", "fixedStartIndex",
   "startPartitionId", "seed"?}`` -> ``{"assignment": {"<partition>": [replicas]}, "rackAlternatedBrokerList"?}``
