@@ -8,7 +8,9 @@
 """
 from .compare import compare_protocols, phase_sweep
 from .group import GroupResult, TopicCatalog, assign_group
-from .reconciliation import KIP848Config, KIP848Simulation, SimulationResult, simulate
+from .config import KIP848Config
+from .scenarios import simulate
+from .simulation import KIP848Simulation, SimulationResult
 from .uuid import Uuid, topic_id_for_name
 
 __all__ = ["assign_group", "GroupResult", "TopicCatalog", "simulate", "KIP848Config", "KIP848Simulation",

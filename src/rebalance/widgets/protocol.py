@@ -9,7 +9,9 @@ from typing import Dict, List, Optional, Sequence
 import pandas as pd
 
 from ..protocol.coordinator import coordinator_table
-from ..protocol.simulation import GroupSimulation, ProtocolConfig, rolling_restart
+from ..protocol.config import ProtocolConfig
+from ..protocol.scenarios import rolling_restart
+from ..protocol.simulation import GroupSimulation
 from ..viz.protocol import select_messages, sequence_diagram
 
 
@@ -63,10 +65,10 @@ def metrics_table(sims: Dict[str, GroupSimulation], measure_from: int = 0) -> pd
     rows = []
     for label, sim in sims.items():
         m = sim.metrics(measure_from)
-        rows.append({"run": label, "rebalances": m["rebalances"], "generations": m["generations"],
-                     "unowned partition-s": round(m["unowned_partition_seconds"], 3),
-                     "partitions stopped": m["partitions_stopped"], "moved": m["partitions_moved"],
-                     "stable after (ms)": m["time_to_stable_ms"], "double ownership": m["double_ownership"]})
+        rows.append({"run": label, "rebalances": m.rebalances, "generations": m.group_epoch,
+                     "unowned partition-s": round(m.unowned_partition_seconds, 3),
+                     "partitions stopped": m.partitions_stopped, "moved": m.partitions_moved,
+                     "stable after (ms)": m.time_to_stable_ms, "double ownership": m.double_ownership})
     return pd.DataFrame(rows)
 
 
@@ -172,10 +174,10 @@ def rolling_restart_rows(n_members: int = 50, partitions: int = 200, *, down_ms:
         sim = rolling_restart(n_members, {"events": partitions}, down_ms=down_ms, gap_ms=gap_ms, start_ms=30_000,
                               settle_ms=60_000, config=config, **spec[v])
         m = sim.metrics(sim.measure_from)
-        rows.append({"variant": v, "rebalances": m["rebalances"], "generations": m["generations"],
-                     "unowned_partition_seconds": round(m["unowned_partition_seconds"], 1),
-                     "partitions_stopped": m["partitions_stopped"], "partitions_moved": m["partitions_moved"],
-                     "settled": m["settled"]})
+        rows.append({"variant": v, "rebalances": m.rebalances, "generations": m.group_epoch,
+                     "unowned_partition_seconds": round(m.unowned_partition_seconds, 1),
+                     "partitions_stopped": m.partitions_stopped, "partitions_moved": m.partitions_moved,
+                     "settled": m.settled})
     return rows
 
 
@@ -311,6 +313,6 @@ def crash_detection_rows(session_timeouts_ms: Sequence[int] = (10_000, 45_000), 
             "survivors rejoin (s)": tl["survivors_rejoin_ms"] / 1000,
             "reassigned (s)": tl["reassigned_ms"] / 1000,
             "wait after crash (s)": (tl["reassigned_ms"] - tl["stopped_ms"]) / 1000,
-            "unowned partition-s": round(sim.metrics(crash_at)["unowned_partition_seconds"], 3),
+            "unowned partition-s": round(sim.metrics(crash_at).unowned_partition_seconds, 3),
         })
     return pd.DataFrame(rows)

@@ -84,7 +84,9 @@ def build_simulation(scenario: RestartScenario, mode: str):
 
     Calls the protocol area's ``GroupSimulation`` (and its ``rolling_restart`` helper) only; the event
     times are the scenario's."""
-    from ...protocol.simulation import GroupSimulation, ProtocolConfig, rolling_restart
+    from ...protocol.config import ProtocolConfig
+    from ...protocol.scenarios import rolling_restart
+    from ...protocol.simulation import GroupSimulation
 
     require(mode in MODES, "mode", f"must be one of {', '.join(MODES)}, got {mode!r}")
     assignor, protocol, static = MODES[mode]
@@ -125,15 +127,15 @@ def simulate(scenario: RestartScenario, mode: str) -> dict:
     sim, end = build_simulation(scenario, mode)
     sim.run(end)
     m = sim.metrics(measure_from=START_MS)
-    after = None if m["stable_at_ms"] is None else max(0, m["stable_at_ms"] - last_fault_ms(scenario))
+    after = None if m.stable_ms is None else max(0, m.stable_ms - last_fault_ms(scenario))
     return {
         "simulation": scenario.index, "event": scenario.event, "mode": mode, "members": scenario.members,
         "partitions": scenario.partitions, "down_ms": scenario.down_ms, "gap_ms": scenario.gap_ms,
-        "revoke_ms": scenario.revoke_ms, "network_ms": scenario.network_ms, "settled": bool(m["settled"]),
-        "time_to_stable_ms": m["time_to_stable_ms"], "after_last_fault_ms": after, "unowned_partition_seconds": float(m["unowned_partition_seconds"]),
-        "rebalances": m["rebalances"], "partitions_stopped": m["partitions_stopped"],
-        "partitions_moved": m["partitions_moved"], "double_ownership": m["double_ownership"],
-        "zombie_overlap": int(m.get("zombie_overlap", 0)),
+        "revoke_ms": scenario.revoke_ms, "network_ms": scenario.network_ms, "settled": bool(m.settled),
+        "time_to_stable_ms": m.time_to_stable_ms, "after_last_fault_ms": after, "unowned_partition_seconds": float(m.unowned_partition_seconds),
+        "rebalances": m.rebalances, "partitions_stopped": m.partitions_stopped,
+        "partitions_moved": m.partitions_moved, "double_ownership": m.double_ownership,
+        "zombie_overlap": m.zombie_overlap,
     }
 
 
