@@ -32,7 +32,8 @@ def _partition_key(tp: str):
     return (topic, int(p))
 
 
-def ownership_timeline(result: SimulationResult, window: Optional[Tuple[int, int]] = None, title: Optional[str] = None, ax=None):
+def ownership_timeline(result: SimulationResult, window: Optional[Tuple[int, int]] = None, title: Optional[str] = None,
+                       ax: Optional[plt.Axes] = None) -> plt.Axes:
     """One row per partition, one coloured bar per owner; white gaps are time with no owner.  Dashed lines
     mark group-epoch bumps, dotted ones the scenario start and the stable point."""
     apply()

@@ -23,7 +23,7 @@ event and set-up.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Iterator, Optional, Tuple
+from typing import TYPE_CHECKING, Iterator, Optional, Tuple
 
 import numpy as np
 import pandas as pd
@@ -31,6 +31,9 @@ import pandas as pd
 from ...errors import require
 from ..generators import RestartParams, RestartScenario, check_params, restart_scenario
 from .common import JobResult, ship_package, check_scale, check_seed, stage_rows, write_outputs
+
+if TYPE_CHECKING:
+    from ...protocol.simulation import GroupSimulation
 
 #: set-up name -> (assignor, rebalance protocol, static membership)
 MODES = {
@@ -79,7 +82,7 @@ class MonteCarloParams:
         return self
 
 
-def build_simulation(scenario: RestartScenario, mode: str):
+def build_simulation(scenario: RestartScenario, mode: str) -> Tuple["GroupSimulation", int]:
     """The protocol simulation of ``scenario`` under set-up ``mode`` (not yet run) and its end time.
 
     Calls the protocol area's ``GroupSimulation`` (and its ``rolling_restart`` helper) only; the event
