@@ -1,7 +1,8 @@
 """KIP-848 reconciliation on the shared virtual clock: the consumers' heartbeat loop and the run.
 
-The client side follows ``AsyncKafkaConsumer``'s membership manager (``ConsumerMembershipManager`` /
-``HeartbeatRequestManager``, Kafka 3.8/3.9): a member heartbeats every ``heartbeat_interval_ms``
+The client side follows ``AsyncKafkaConsumer``'s membership manager (``MembershipManagerImpl`` and
+``HeartbeatRequestManager`` of Kafka 3.8/3.9, later renamed ``ConsumerMembershipManager`` and
+``ConsumerHeartbeatRequestManager``): a member heartbeats every ``heartbeat_interval_ms``
 (``group.consumer.heartbeat.interval.ms``, 5 s by default), and at once after finishing a reconciliation
 (the acknowledgement).  Revoking takes ``revoke_ms`` (commit + ``onPartitionsRevoked``), starting new
 partitions ``assignment_ms``; messages take ``network_ms`` each way.  A graceful shutdown revokes

@@ -193,7 +193,8 @@ class RebalanceMetrics:
       assignments computed;
     * ``group_epoch`` -- at the end: the classic group's generation id (``ClassicGroup.generationId``) or
       the consumer group's epoch (``ConsumerGroup.groupEpoch``), the number Kafka carries over when it
-      converts a classic group to a consumer group;
+      converts a classic group to a consumer group (``ConsumerGroup.fromClassicGroup``, Kafka 3.8 line 1310:
+      ``setGroupEpoch(classicGroup.generationId())``);
     * ``unowned_partition_seconds`` -- partition-seconds in ``[start_ms, end_ms)`` with no owner;
     * ``partitions_stopped`` -- partition releases (revoked, lost, crash) from ``start_ms`` on, of which
       ``revocations`` were revocations; ``partitions_restarted`` -- partitions taken up again after a stop,

@@ -4,8 +4,8 @@ The client side mirrors ``ConsumerNetworkClient`` (Kafka 3.8/3.9): a request to 
 ``network_ms`` after it is sent, is handled by the coordinator (``KafkaApis.handleJoinGroupRequest``,
 ``handleSyncGroupRequest``, ``handleHeartbeatRequest``, ``handleLeaveGroupRequest`` calling
 ``GroupCoordinator``), and its response travels back ``network_ms`` later.  A response for a process that
-has since died, restarted or moved to another generation is dropped, as ``AbstractCoordinator`` drops a
-response for a request of an older generation.  ``FindCoordinator`` is answered by any broker from the
+has since died or restarted, or that reset its membership or closed since it sent the request, is
+dropped (the client no longer waits for it).  ``FindCoordinator`` is answered by any broker from the
 ``__consumer_offsets`` leadership.
 
 :class:`NetworkMixin` is mixed into :class:`rebalance.protocol.simulation.GroupSimulation`; it records
