@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Dict, List, Mapping, Optional, Sequence
 
 from ..errors import InputError
+from .assignor import ASSIGNORS
 from .group import assign_group, moved_partitions
 from .reconciliation import KIP848Config, simulate
 
@@ -135,7 +136,7 @@ def join_at_scale(members: int = 100, topics: int = 20, partitions: int = 50, se
     rows = []
     for heterogeneous in (False, True):
         topic_map, group = scale_group(members, topics, partitions, heterogeneous, seed)
-        for assignor in ("uniform", "range"):
+        for assignor in ASSIGNORS:
             first = assign_group(assignor, topic_map, group)
             joined = group + [{"id": "member-new", "subscriptions": group[0]["subscriptions"]}]
             second = assign_group(assignor, topic_map, joined, previous=first)
