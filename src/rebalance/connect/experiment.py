@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Dict, List
 
 from ..errors import require
+from .assignor import ASSIGNOR_NAMES
 from .cluster import ConnectCluster, RoundResult
 
 
@@ -223,8 +224,8 @@ def ninety_by_ten(settle_delay: bool = True) -> List[dict]:
     """The README's table: one row per (variant, phase) with rebalances, follow-ups and stops."""
     rows = []
     for rpa in (1, 2):
-        runs = {a: start_stop(a, rpa, settle_delay=settle_delay) for a in ("eager", "incremental")}
-        for a in ("eager", "incremental"):
+        runs = {a: start_stop(a, rpa, settle_delay=settle_delay) for a in ASSIGNOR_NAMES}
+        for a in ASSIGNOR_NAMES:
             phases = ("start", "stop") if rpa == 1 else ("start",)
             for phase in phases:
                 c = runs[a][phase]
@@ -237,7 +238,7 @@ def supplementary() -> List[dict]:
     rows = []
     for event, fn in (("one worker leaves for good", worker_leaves), ("one worker bounces (back after 60 s)", worker_bounces),
                       ("an 11th worker joins", worker_joins)):
-        for a in ("eager", "incremental"):
+        for a in ASSIGNOR_NAMES:
             c = fn(a)
             rows.append({"event": event, "assignor": a, **c.summary(), "delays": list(c.delays)})
     return rows

@@ -14,6 +14,7 @@ insertion order, ignores re-insertion, and removal keeps the order of the rest.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Dict, Iterable, List, Mapping, Sequence, Tuple
 
 from ..errors import parse_dashed_id, require
@@ -154,6 +155,47 @@ class WorkerLoad:
         return f"WorkerLoad({self.worker!r}, connectors={list(self.connectors)}, tasks={[task_str(t) for t in self.tasks]})"
 
 
+@dataclass
+class ClusterAssignment:
+    """``IncrementalCooperativeAssignor.ClusterAssignment`` (Kafka 3.8/3.9): what each worker starts, stops
+    and ends with -- the one result type of every Connect assignor here (the eager assignor's complete
+    assignment is "start all of it, after stopping everything", ``WorkerCoordinator.onJoinPrepare``).
+
+    Maps are keyed by worker id; lists keep the order Kafka produced.
+    """
+
+    newly_assigned_connectors: Dict[str, List[str]]
+    newly_assigned_tasks: Dict[str, List[ConnectorTaskId]]
+    newly_revoked_connectors: Dict[str, List[str]]
+    newly_revoked_tasks: Dict[str, List[ConnectorTaskId]]
+    all_assigned_connectors: Dict[str, List[str]]
+    all_assigned_tasks: Dict[str, List[ConnectorTaskId]]
+
+    @property
+    def all_workers(self) -> List[str]:
+        """Every worker any of the maps names, in first-seen order."""
+        seen: Dict[str, None] = {}
+        for m in (self.newly_assigned_connectors, self.newly_assigned_tasks, self.newly_revoked_connectors,
+                  self.newly_revoked_tasks, self.all_assigned_connectors, self.all_assigned_tasks):
+            seen.update(dict.fromkeys(m))
+        return list(seen)
+
+    def revoked_anything(self) -> bool:
+        """Whether any worker is told to stop a connector or a task."""
+        return any(self.newly_revoked_connectors.values()) or any(self.newly_revoked_tasks.values())
+
+
+def as_connectors_and_tasks(value: object) -> ConnectorsAndTasks:
+    """A worker's running work as a fresh :class:`ConnectorsAndTasks`, from a ``ConnectorsAndTasks``, a
+    :class:`WorkerLoad` or a ``(connectors, tasks)`` pair."""
+    if isinstance(value, ConnectorsAndTasks):
+        return value.copy()
+    if isinstance(value, WorkerLoad):
+        return ConnectorsAndTasks(value.connectors, value.tasks)
+    connectors, tasks = value
+    return ConnectorsAndTasks(connectors, tasks)
+
+
 def configured_tasks(connectors: Mapping[str, int]) -> List[ConnectorTaskId]:
     """Every task of the configured connectors, in ``ConnectorTaskId`` order."""
     tasks = []
@@ -182,7 +224,7 @@ def hashmap_member_order(members: Sequence[str]) -> List[str]:
 
 
 __all__ = [
-    "CONNECTOR_TASK", "ConnectorTaskId", "ConnectorsAndTasks", "WorkerLoad", "check_connectors",
+    "CONNECTOR_TASK", "ClusterAssignment", "as_connectors_and_tasks", "ConnectorTaskId", "ConnectorsAndTasks", "WorkerLoad", "check_connectors",
     "configured_tasks", "connector_key", "hash_set_copy_order", "hash_set_retain_order",
     "hashmap_member_order", "parse_task", "task_hash", "task_key", "task_str",
 ]

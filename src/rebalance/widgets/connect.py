@@ -10,6 +10,7 @@ from typing import List, Sequence
 import pandas as pd
 
 from ..connect.arithmetic import legacy_revocation_plan, revocation_plan
+from ..connect.assignor import ASSIGNOR_NAMES
 from ..connect.experiment import start_stop
 
 #: the default allocation of the revocation widget: ten workers running 90 tasks each, and a new one
@@ -74,7 +75,7 @@ def experiment_table(n_workers: int = 10, n_connectors: int = 90, tasks_per_conn
                      rebalances_per_addition: int = 1) -> pd.DataFrame:
     """Start-then-stop experiment for both assignors: rebalances and stops per phase."""
     rows = []
-    for assignor in ("eager", "incremental"):
+    for assignor in ASSIGNOR_NAMES:
         run = start_stop(assignor, rebalances_per_addition, n_workers, n_connectors, tasks_per_connector)
         for phase in ("start", "stop"):
             c = run[phase]
