@@ -13,14 +13,17 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 from ..errors import InputError
 from .brokers import parse_brokers
+from .placement import TopicAssignment
 
-Assignment = Union[Mapping[int, Sequence[int]], Sequence[Sequence[int]]]
+Assignment = Union[Mapping[int, Sequence[int]], Sequence[Sequence[int]], TopicAssignment]
 
 NO_RACK = None
 
 
 def as_mapping(assignment: Assignment) -> Dict[int, List[int]]:
-    """``{partition: replicas}`` for either form of assignment."""
+    """``{partition: replicas}`` for any form of assignment (a :class:`~.placement.TopicAssignment` too)."""
+    if isinstance(assignment, TopicAssignment):
+        return assignment.as_mapping()
     if isinstance(assignment, Mapping):
         return {int(p): list(r) for p, r in assignment.items()}
     if isinstance(assignment, (list, tuple)):

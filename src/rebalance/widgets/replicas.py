@@ -16,9 +16,8 @@ from ..replicas.brokers import Broker, parse_brokers
 from ..replicas.coordinators import coordinator_load, coordinators
 from ..replicas.java_random import JavaRandom
 from ..replicas.measures import as_mapping, balance, leaders_per_broker, replicas_per_broker
-from ..replicas.striped import PlacementSpec, StripedReplicaPlacer
-
-PLACERS = ("AdminUtils", "StripedReplicaPlacer")
+from ..replicas.placement import PlacementSpec
+from ..replicas.placer import PLACERS, placer_for
 
 
 def _rack(r) -> str:
@@ -45,17 +44,11 @@ def cluster_from_rack_sizes(rack_sizes: Sequence[int]) -> List[Broker]:
 
 def place(brokers: Iterable, partitions: int, replication_factor: int, placer: str = "AdminUtils", *,
           seed: int = 0, fixed_start_index: int = 0) -> Dict[int, List[int]]:
-    """``{partition: replicas}`` from either placer (AdminUtils with ``fixed_start_index``; a negative one
-    draws the start from ``JavaRandom(seed)``; StripedReplicaPlacer with ``java.util.Random(seed)``)."""
-    brokers = list(brokers)
-    if placer == "AdminUtils":
-        return assign_replicas_to_brokers(brokers, partitions, replication_factor, fixed_start_index, -1,
-                                          random=JavaRandom(seed))
-    if placer == "StripedReplicaPlacer":
-        parts = StripedReplicaPlacer(JavaRandom(seed)).place(PlacementSpec(0, partitions, replication_factor),
-                                                            brokers)
-        return dict(enumerate(parts))
-    raise InputError("placer", f"must be one of {PLACERS}, got {placer!r}")
+    """``{partition: replicas}`` from a placer of :data:`~rebalance.replicas.placer.PLACERS` (AdminUtils with
+    ``fixed_start_index``; a negative one draws the start from ``JavaRandom(seed)``; StripedReplicaPlacer with
+    ``java.util.Random(seed)``)."""
+    return placer_for(placer, JavaRandom(seed), fixed_start_index=fixed_start_index).place(
+        PlacementSpec(0, partitions, replication_factor), list(brokers)).as_mapping()
 
 
 def rack_table(brokers: Iterable) -> pd.DataFrame:

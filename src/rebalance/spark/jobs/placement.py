@@ -24,14 +24,15 @@ from typing import Iterator, List, Optional, Tuple
 import pandas as pd
 
 from ...errors import require
-from ...replicas.adminutils import assign_replicas_to_brokers
 from ...replicas.java_random import JavaRandom
 from ...replicas.measures import balance
-from ...replicas.striped import PlacementSpec, StripedReplicaPlacer
+from ...replicas.placement import PlacementSpec
+from ...replicas.placer import PLACERS as PLACER_REGISTRY, placer_for
 from ..generators import PlacementCluster, PlacementParams, check_params, placement_cluster
 from .common import JobResult, ship_package, check_scale, check_seed, stage_rows, write_outputs
 
-PLACERS = ("AdminUtils", "StripedReplicaPlacer")
+#: the placers the audit compares: every one of the registry (:data:`rebalance.replicas.placer.PLACERS`)
+PLACERS: Tuple[str, ...] = tuple(PLACER_REGISTRY)
 
 ROW_SCHEMA = ("cluster long, placer string, brokers int, racks int, uneven boolean, topics int, partitions long, "
               "replicas long, leader_skew int, replica_skew int, leader_max_vs_even double, "
@@ -73,19 +74,14 @@ class PlacementAuditParams:
 
 
 def place_cluster(cluster: PlacementCluster, placer: str) -> List[dict]:
-    """Every topic of ``cluster`` placed in creation order by ``placer``: one assignment
+    """Every topic of ``cluster`` placed in creation order by ``placer`` (a name of
+    :data:`~rebalance.replicas.placer.PLACERS`; one placer and one ``JavaRandom(cluster.seed)`` for all the
+    cluster's topics, as Kafka's static ``RAND`` and the controller's placer): one assignment
     (``{partition: [replicas, leader first]}``) per topic."""
-    random = JavaRandom(cluster.seed)
-    out = []
-    if placer == "AdminUtils":
-        for partitions, rf in cluster.topics:
-            out.append(assign_replicas_to_brokers(cluster.brokers, partitions, rf, -1, -1, random=random))
-    else:
-        striped = StripedReplicaPlacer(random)
-        brokers = [{"id": b["id"], "rack": b["rack"], "fenced": False} for b in cluster.brokers]
-        for partitions, rf in cluster.topics:
-            out.append(dict(enumerate(striped.place(PlacementSpec(0, partitions, rf), brokers))))
-    return out
+    instance = placer_for(placer, JavaRandom(cluster.seed))
+    brokers = [{"id": b["id"], "rack": b["rack"]} for b in cluster.brokers]
+    return [instance.place(PlacementSpec(0, partitions, rf), brokers).as_mapping()
+            for partitions, rf in cluster.topics]
 
 
 def audit_cluster(cluster: PlacementCluster, placer: str) -> dict:
