@@ -15,7 +15,7 @@ assignment); only the vectors adapter passes them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Mapping, Optional, Protocol, Tuple, runtime_checkable
+from typing import Callable, Dict, Mapping, Optional, Protocol, Tuple, runtime_checkable
 
 from ..errors import InputError
 from .range import assign_range
@@ -46,36 +46,38 @@ class ConsumerGroupPartitionAssignor(Protocol):
                ) -> GroupAssignment: ...
 
 
-class UniformAssignor:
+class _ServerSideAssignor:
+    """What the ported assignors share: ``name()`` returns ``NAME``; ``assign`` runs ``BUILD``."""
+
+    NAME = ""
+    BUILD: Callable[[GroupSpec, SubscribedTopicDescriber], GroupAssignment]
+
+    def name(self) -> str:
+        """``PartitionAssignor.name()``: the ``group.remote.assignor`` value that selects this assignor."""
+        return self.NAME
+
+    def assign(self, group_spec: GroupSpec, subscribed_topic_describer: SubscribedTopicDescriber
+               ) -> GroupAssignment:
+        """``PartitionAssignor.assign(groupSpec, subscribedTopicDescriber)``."""
+        return type(self).BUILD(group_spec, subscribed_topic_describer)
+
+
+class UniformAssignor(_ServerSideAssignor):
     """``org.apache.kafka.coordinator.group.assignor.UniformAssignor`` (Kafka 3.8/3.9): the default
-    ``group.remote.assignor``; see :mod:`rebalance.kip848.uniform`."""
+    ``group.remote.assignor``, ``"uniform"``; the homogeneous or the heterogeneous builder, see
+    :mod:`rebalance.kip848.uniform`."""
 
     NAME = "uniform"
-
-    def name(self) -> str:
-        """``UniformAssignor.name()``: ``"uniform"``."""
-        return self.NAME
-
-    def assign(self, group_spec: GroupSpec, subscribed_topic_describer: SubscribedTopicDescriber
-               ) -> GroupAssignment:
-        """``UniformAssignor.assign``: the homogeneous or the heterogeneous builder."""
-        return assign_uniform(group_spec, subscribed_topic_describer)
+    BUILD = staticmethod(assign_uniform)
 
 
-class RangeAssignor:
+class RangeAssignor(_ServerSideAssignor):
     """``org.apache.kafka.coordinator.group.assignor.RangeAssignor`` (Kafka 3.8/3.9), the server-side
-    range assignor; see :mod:`rebalance.kip848.range`."""
+    range assignor, ``"range"``: contiguous ranges per topic over the sorted subscribers, see
+    :mod:`rebalance.kip848.range`."""
 
     NAME = "range"
-
-    def name(self) -> str:
-        """``RangeAssignor.name()``: ``"range"``."""
-        return self.NAME
-
-    def assign(self, group_spec: GroupSpec, subscribed_topic_describer: SubscribedTopicDescriber
-               ) -> GroupAssignment:
-        """``RangeAssignor.assign``: contiguous ranges per topic over the sorted subscribers."""
-        return assign_range(group_spec, subscribed_topic_describer)
+    BUILD = staticmethod(assign_range)
 
 
 #: ``group.consumer.assignors`` default (``GroupCoordinatorConfig``, Kafka 3.8/3.9): name -> assignor.
