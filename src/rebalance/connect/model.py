@@ -15,7 +15,7 @@ insertion order, ignores re-insertion, and removal keeps the order of the rest.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Mapping, Sequence, Tuple
+from typing import Callable, Container, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import parse_dashed_id, require
 from ..java import JavaHashOrder, hash_set_copy_capacity, java_string_key, string_hash, to_int32
@@ -31,17 +31,17 @@ def task_str(task: ConnectorTaskId) -> str:
     return f"{task[0]}-{task[1]}"
 
 
-def parse_task(text, field: str) -> ConnectorTaskId:
+def parse_task(text: object, field: str) -> ConnectorTaskId:
     """Read ``"connector-task"`` (split at the last ``-``), naming ``field`` if it is malformed."""
     return parse_dashed_id(text, field, "connector", "task")
 
 
-def task_key(task: ConnectorTaskId):
+def task_key(task: ConnectorTaskId) -> Tuple[bytes, int]:
     """Sort key equal to ``ConnectorTaskId.compareTo`` (the order of a ``TreeSet<ConnectorTaskId>``)."""
     return java_string_key(task[0]), task[1]
 
 
-def connector_key(connector: str):
+def connector_key(connector: str) -> bytes:
     """Sort key equal to ``String.compareTo`` (the order of a ``TreeSet<String>``)."""
     return java_string_key(connector)
 
@@ -59,14 +59,15 @@ def task_hash(task: ConnectorTaskId) -> int:
     return h
 
 
-def hash_set_copy_order(items: Sequence, hash_fn=None) -> List:
+def hash_set_copy_order(items: Sequence, hash_fn: Optional[Callable[[object], int]] = None) -> List:
     """Iteration order of ``new HashSet<>(items)`` (Java's copy constructor sizes the table for ``items``)."""
     order = JavaHashOrder(hash_fn, hash_set_copy_capacity(len(items)))
     order.put_all(items)
     return order.keys()
 
 
-def hash_set_retain_order(items: Sequence, keep, hash_fn=None) -> List:
+def hash_set_retain_order(items: Sequence, keep: Container,
+                          hash_fn: Optional[Callable[[object], int]] = None) -> List:
     """``new HashSet<>(items)`` followed by ``retainAll(keep)``: the kept items in hash iteration order."""
     if not items:
         return []
@@ -204,7 +205,7 @@ def configured_tasks(connectors: Mapping[str, int]) -> List[ConnectorTaskId]:
     return tasks
 
 
-def check_connectors(connectors, field: str) -> Dict[str, int]:
+def check_connectors(connectors: object, field: str) -> Dict[str, int]:
     """Validate a ``{connector: task count}`` mapping."""
     require(isinstance(connectors, Mapping), field, f"must be an object of connector -> task count, got {connectors!r}")
     out: Dict[str, int] = {}

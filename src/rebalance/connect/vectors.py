@@ -13,7 +13,7 @@ from typing import List, Mapping, Optional
 from ..errors import InputError, require
 from ..vectors import diff_summary
 from .assignor import ReplayOptions
-from .cluster import ConnectCluster, RoundResult
+from .cluster import ConnectCluster, RoundResult, WorkerRound
 from .incremental import IncrementalCooperativeAssignor
 from .model import (
     ConnectorsAndTasks,
@@ -32,7 +32,7 @@ def count_string(connectors: int, tasks: int) -> str:
     return f"{connectors}c/{tasks}t"
 
 
-def totals_string(wr) -> str:
+def totals_string(wr: WorkerRound) -> str:
     """``"+Ac/At -Rc/Rt =Nc/Nt"``: what one worker started (A), stopped (R) and runs after the round (N),
     e.g. ``"+2c/20t -0c/0t =9c/90t"`` (the vectors README's ``"detail": "totals"`` format)."""
     return (f"+{count_string(len(wr.assigned_connectors), len(wr.assigned_tasks))} "

@@ -39,7 +39,8 @@ class TopicCatalog:
             self.put(t)
 
     @classmethod
-    def parse(cls, value, field: str = "topics") -> "TopicCatalog":
+    def parse(cls, value: object, field: str = "topics") -> "TopicCatalog":
+        """A catalog from ``{name: partitions}`` or ``[{name, id?, partitions}]`` (see :func:`parse_topics`)."""
         catalog = cls()
         for topic in parse_topics(value, field):
             catalog.put(topic)
@@ -80,7 +81,7 @@ class TopicCatalog:
         return TopicDescriber({t.id: t.partitions for t in self._by_name.values()})
 
 
-def parse_topics(value, field: str = "topics") -> List[Topic]:
+def parse_topics(value: object, field: str = "topics") -> List[Topic]:
     """``[{"name", "id"?, "partitions"}]`` or ``{"name": partitions}``."""
     if isinstance(value, Mapping):
         value = [{"name": k, "partitions": v} for k, v in value.items()]
@@ -123,7 +124,7 @@ class GroupResult:
         return self.assignment.members.get(member_id)
 
 
-def build_member_assignment(value, catalog: TopicCatalog, kind: str, field: str) -> JMap:
+def build_member_assignment(value: object, catalog: TopicCatalog, kind: str, field: str) -> JMap:
     """A member's current assignment as the coordinator holds it: a ``Map<Uuid, Set<Integer>>`` of
     ``kind`` (``"hash"``: ``HashMap`` of ``new HashSet<>(partitions)``; ``"linked"``: insertion order),
     wrapped unmodifiable like ``Assignment``.  ``value`` is ``{topic: [partitions]}`` or a previous
@@ -166,7 +167,8 @@ MEMBER_KEYS = ("id", "subscriptions", "assignment", "instance_id", "rack")
 MEMBER_ALIASES = {"memberId": "id", "topics": "subscriptions"}
 
 
-def parse_member(value, field: str) -> MemberInput:
+def parse_member(value: object, field: str) -> MemberInput:
+    """One member of the input, validated (unknown keys refused, ``memberId``/``topics`` accepted)."""
     if isinstance(value, MemberInput):
         return value
     if not isinstance(value, Mapping):
@@ -228,7 +230,9 @@ def build_group_spec(members: Sequence[MemberInput], catalog: TopicCatalog, *, m
     return GroupSpec(spec_map, subscription_type, inverted)
 
 
-def parse_inverted(value, catalog: TopicCatalog, field: str = "inverted_assignment") -> Dict[Uuid, Dict[int, str]]:
+def parse_inverted(value: object, catalog: TopicCatalog, field: str = "inverted_assignment"
+                   ) -> Dict[Uuid, Dict[int, str]]:
+    """A hand-written inverted assignment ``{topic: {partition: member}}`` (the vectors' override)."""
     if not isinstance(value, Mapping):
         raise InputError(field, "must be an object {topic: {partition: member}}")
     out: Dict[Uuid, Dict[int, str]] = {}

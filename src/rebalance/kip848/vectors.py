@@ -232,7 +232,7 @@ def compare(expected: dict, actual: dict) -> List[str]:
     return problems
 
 
-def conformance_counts(directory=None) -> List[dict]:
+def conformance_counts(directory: Optional[str] = None) -> List[dict]:
     """Replay the ``group`` vector files: ``[{"file", "passed", "failed"}]``.  ``directory`` defaults to
     :func:`rebalance.vectors.vectors_dir` (the repository's ``kafka-vectors`` folder)."""
     from pathlib import Path

@@ -48,7 +48,7 @@ def optional_hash(rack: Optional[str]) -> int:
     return 0 if rack is None else string_hash(rack)
 
 
-def optional_string_key(rack: Optional[str]):
+def optional_string_key(rack: Optional[str]) -> tuple:
     """Sort key of ``OptionalStringComparator``: empty first, then ``String.compareTo``."""
     return (0, "") if rack is None else (1, java_string_key(rack))
 

@@ -5,9 +5,12 @@ book's website cannot run widgets.  All numbers come from :mod:`rebalance.connec
 """
 from __future__ import annotations
 
-from typing import List, Sequence
+from typing import TYPE_CHECKING, List, Sequence
 
 import pandas as pd
+
+if TYPE_CHECKING:
+    from ipywidgets import Widget
 
 from ..connect.arithmetic import legacy_revocation_plan, revocation_plan
 from ..connect.assignor import ASSIGNOR_NAMES
@@ -49,7 +52,7 @@ def revocation_table(counts: Sequence[tuple] = DEFAULT_COUNTS, total: int = None
     } for a, b in zip(now, old)])
 
 
-def revocation_widget(counts: Sequence[tuple] = DEFAULT_COUNTS):
+def revocation_widget(counts: Sequence[tuple] = DEFAULT_COUNTS) -> "Widget":
     """Edit the running counts (``worker=count`` in the leader's member order) and see the revocation."""
     import ipywidgets as w
 
@@ -85,7 +88,7 @@ def experiment_table(n_workers: int = 10, n_connectors: int = 90, tasks_per_conn
     return pd.DataFrame(rows)
 
 
-def experiment_widget():
+def experiment_widget() -> "Widget":
     """Sliders for workers, connectors and tasks per connector; the experiment's counts."""
     import ipywidgets as w
 

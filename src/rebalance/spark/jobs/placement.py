@@ -19,9 +19,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import asdict, dataclass
-from typing import Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Iterable, Iterator, List, Optional, Tuple
 
 import pandas as pd
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
 
 from ...errors import require
 from ...replicas.java_random import JavaRandom
@@ -137,7 +140,9 @@ def clusters_for(scale: int, topics_per_cluster: int) -> List[Tuple[int, int]]:
     return out
 
 
-def audit_range(seed: int, scale: int, cluster_indexes, params: PlacementAuditParams) -> pd.DataFrame:
+def audit_range(seed: int, scale: int, cluster_indexes: Iterable[int], params: PlacementAuditParams
+                ) -> pd.DataFrame:
+    """The audit rows of the clusters ``cluster_indexes``, every placer of ``params.placers`` each."""
     cp = params.cluster_params()
     plan = dict(clusters_for(scale, params.topics_per_cluster))
     rows = []
@@ -148,7 +153,7 @@ def audit_range(seed: int, scale: int, cluster_indexes, params: PlacementAuditPa
     return pd.DataFrame(rows, columns=ROW_COLUMNS)
 
 
-def rows_df(spark, scale: int, seed: int = 0, params=None):
+def rows_df(spark: "SparkSession", scale: int, seed: int = 0, params: object = None) -> "DataFrame":
     """Per-(cluster, placer) audit rows as a Spark DataFrame, for ``scale`` topic creations in all."""
     params = check_params(params, PlacementAuditParams).check()
     scale, seed = check_scale(scale), check_seed(seed)
@@ -200,7 +205,8 @@ def broker_table(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(recs)
 
 
-def run(spark, scale: int, seed: int = 0, out: Optional[str] = None, params=None) -> JobResult:
+def run(spark: "SparkSession", scale: int, seed: int = 0, out: Optional[str] = None, params: object = None
+        ) -> JobResult:
     """Audit ``scale`` topic creations; cluster rows, per-broker table and summary returned (and written)."""
     params = check_params(params, PlacementAuditParams).check()
     df = rows_df(spark, scale, seed, params)
