@@ -20,7 +20,7 @@ from .incremental import ExponentialBackoff, IncrementalCooperativeAssignor, Moc
 from .model import ClusterAssignment, ConnectorsAndTasks, WorkerLoad, parse_task, task_str
 
 __all__ = [
-    "ASSIGNORS", "ConnectAssignor", "ReplayOptions", "assignor_for", "connect_protocol", "ClusterAssignment", "ConnectCluster", "ConnectorsAndTasks", "EagerAssignor", "ExponentialBackoff",
-    "IncrementalCooperativeAssignor", "MockTime", "RoundResult", "WorkerLoad", "WorkerRound", "eager_assignment",
-    "parse_task", "task_str",
+    "ASSIGNORS", "ClusterAssignment", "ConnectAssignor", "ConnectCluster", "ConnectorsAndTasks", "EagerAssignor",
+    "ExponentialBackoff", "IncrementalCooperativeAssignor", "MockTime", "ReplayOptions", "RoundResult", "WorkerLoad",
+    "WorkerRound", "assignor_for", "connect_protocol", "eager_assignment", "parse_task", "task_str",
 ]

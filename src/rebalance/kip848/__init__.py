@@ -15,6 +15,8 @@ from .group import GroupResult, TopicCatalog, assign_group
 from .reconciliation import KIP848Config, KIP848Simulation, SimulationResult, simulate
 from .uuid import Uuid, topic_id_for_name
 
-__all__ = ["ASSIGNORS", "ConsumerGroupPartitionAssignor", "RangeAssignor", "ReplayOptions",
-           "SubscribedTopicDescriber", "UniformAssignor", "assignor_for", "assign_group", "GroupResult", "TopicCatalog", "simulate", "KIP848Config", "KIP848Simulation",
-           "SimulationResult", "compare_protocols", "phase_sweep", "Uuid", "topic_id_for_name"]
+__all__ = [
+    "ASSIGNORS", "ConsumerGroupPartitionAssignor", "GroupResult", "KIP848Config", "KIP848Simulation", "RangeAssignor",
+    "ReplayOptions", "SimulationResult", "SubscribedTopicDescriber", "TopicCatalog", "UniformAssignor", "Uuid",
+    "assign_group", "assignor_for", "compare_protocols", "phase_sweep", "simulate", "topic_id_for_name",
+]
