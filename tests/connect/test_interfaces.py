@@ -89,3 +89,17 @@ def test_dict_input_and_vectors_input_share_one_validation(bad):
         adapter.run({"kind": "connect", **bad})
     assert (direct.value.field, direct.value.message) == (replayed.value.field, replayed.value.message)
     assert direct.value.field.split(".")[0] == next(iter(bad))
+
+
+def test_only_the_vectors_adapter_passes_replay_options():
+    import pathlib
+    import re
+
+    import rebalance
+
+    root = pathlib.Path(rebalance.__file__).parent
+    callers = {str(p.relative_to(root)) for p in root.rglob("*.py")
+               if re.search(r"ReplayOptions\((?!\))", p.read_text())}
+    # a vectors adapter in each area that has replay switches, nothing else (the areas' own defaults aside)
+    assert {"connect/vectors.py", "kip848/vectors.py"} <= callers
+    assert all(c.endswith("vectors.py") for c in callers), callers

@@ -4,7 +4,8 @@ Mirrors ``org.apache.kafka.coordinator.group.api.assignor.ConsumerGroupPartition
 ``PartitionAssignor``: ``String name()`` and ``GroupAssignment assign(GroupSpec, SubscribedTopicDescriber)``),
 ``group-coordinator/group-coordinator-api`` at commit 1eb7644 (Kafka 3.8/3.9).  The coordinator picks the
 assignor named by the member's ``group.remote.assignor`` among those configured in
-``group.consumer.assignors`` (default ``uniform, range``; ``GroupCoordinatorConfig``); :data:`ASSIGNORS` is
+``group.consumer.assignors`` (default ``uniform, range``: ``GroupCoordinatorConfig.CONSUMER_GROUP_ASSIGNORS_DEFAULT``,
+line 123); :data:`ASSIGNORS` is
 that list, and every caller (:func:`rebalance.kip848.group.assign_group`, the ``group`` vectors adapter,
 :mod:`rebalance.kip848.compare`) looks an assignor up with :func:`assignor_for`.
 
