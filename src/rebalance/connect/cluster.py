@@ -92,6 +92,26 @@ def _whole(value: object, field: str, minimum: Optional[int] = None) -> int:
     return value
 
 
+def check_members(members: object, field: str = "members") -> Dict[str, Running]:
+    """Validate ``{worker: (connectors, tasks)}`` (what each member runs, in join order) and copy it."""
+    require(isinstance(members, Mapping) and len(members) > 0, field,
+            "a rebalance needs at least one member: an object worker -> (connectors, tasks)")
+    out: Dict[str, Running] = {}
+    for w, value in members.items():
+        where = f"{field}.{w}"
+        require(isinstance(w, str) and w != "", where, "worker ids must be non-empty strings")
+        require(isinstance(value, (tuple, list)) and len(value) == 2, where,
+                f"must be a pair (connectors, tasks), got {value!r}")
+        connectors, tasks = list(value[0]), list(value[1])
+        require(all(isinstance(c, str) for c in connectors), f"{where}.connectors", "must be connector names")
+        for i, t in enumerate(tasks):
+            require(isinstance(t, tuple) and len(t) == 2 and isinstance(t[0], str) and isinstance(t[1], int)
+                    and not isinstance(t[1], bool), f"{where}.tasks[{i}]",
+                    f"must be a (connector, task number) pair, got {t!r}")
+        out[w] = (connectors, tasks)
+    return out
+
+
 class ConnectCluster:
     """Workers of one Connect group and the leader's assignor, rebalanced one round at a time.
 
@@ -155,12 +175,13 @@ class ConnectCluster:
     def rebalance(self, members: Mapping[str, Running], generation_id: Optional[int] = None,
                   last_completed_generation_id: Optional[int] = None, failed: bool = False,
                   leader: Optional[str] = None) -> RoundResult:
-        """One rebalance with these members, each running what ``members`` says (in join order)."""
-        require(len(members) > 0, "members", "a rebalance needs at least one member")
-        gen = self.generation_id + 1 if generation_id is None else generation_id
-        last = gen - 1 if last_completed_generation_id is None else last_completed_generation_id
+        """One rebalance with these members, each running what ``members`` says (in join order):
+        ``{worker: (connectors, tasks)}``, a task being ``(connector, number)``."""
+        members_in = check_members(members)
+        gen = self.generation_id + 1 if generation_id is None else _whole(generation_id, "generation_id")
+        last = (gen - 1 if last_completed_generation_id is None
+                else _whole(last_completed_generation_id, "last_completed_generation_id"))
         self.generation_id = gen
-        members_in = {w: (list(c), list(t)) for w, (c, t) in members.items()}
         if self.mode == "direct":
             result = self._incremental_direct(members_in, gen, last)
         else:
@@ -295,4 +316,4 @@ class ConnectCluster:
         return rounds
 
 
-__all__ = ["ConnectCluster", "RoundResult", "Running", "WorkerRound"]
+__all__ = ["ConnectCluster", "RoundResult", "Running", "WorkerRound", "check_members"]
