@@ -18,7 +18,8 @@ and some rack holds none, or while it already holds a replica and some broker ho
 Where Kafka throws, :class:`~rebalance.errors.KafkaError` carries the Java class name (fully qualified, as
 the conformance vectors record it) and Kafka's message:
 
-* ``nPartitions <= 0`` -> ``InvalidPartitionsException``;
+* ``nPartitions == 0`` -> ``InvalidPartitionsException`` (a negative count is refused as bad input, for every
+  input shape: Kafka's callers never pass one, ``CreateTopics`` turns ``-1`` into the broker default);
 * ``replicationFactor <= 0`` or ``> number of brokers`` -> ``InvalidReplicationFactorException``;
 * some brokers with a rack and some without -> ``AdminOperationException``.
 
@@ -227,6 +228,9 @@ def assign_replicas_to_brokers(brokers: Iterable, n_partitions: int, replication
     replication_factor = check_int(replication_factor, "replicationFactor")
     fixed_start_index = check_int(fixed_start_index, "fixedStartIndex")
     start_partition_id = check_int(start_partition_id, "startPartitionId")
+    if n_partitions < 0:
+        # Kafka's callers never pass one (CreateTopics turns -1 into the broker default first): bad input
+        raise InputError("partitions", f"must not be negative, got {n_partitions}")
     if n_partitions <= 0:
         raise KafkaError(INVALID_PARTITIONS, "Number of partitions must be larger than 0.")
     if replication_factor <= 0:

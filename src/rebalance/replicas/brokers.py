@@ -36,7 +36,7 @@ class Broker:
         return {"id": self.id, "rack": self.rack, "fenced": self.fenced}
 
 
-def check_int(value, field: str, *, minimum: Optional[int] = None, lo: int = INT_MIN, hi: int = INT_MAX,
+def check_int(value: object, field: str, *, minimum: Optional[int] = None, lo: int = INT_MIN, hi: int = INT_MAX,
               what: str = "a Java int") -> int:
     """``value`` as a Java integer of the given range, or :class:`InputError` naming ``field``."""
     if isinstance(value, bool) or not isinstance(value, int):
@@ -54,7 +54,7 @@ def _check_rack(rack, field: str) -> Optional[str]:
     raise InputError(field, f"must be a rack name (string) or null, got {rack!r}")
 
 
-def parse_brokers(brokers, field: str = "brokers", *, with_fenced: bool = False) -> List[Broker]:
+def parse_brokers(brokers: object, field: str = "brokers", *, with_fenced: bool = False) -> List[Broker]:
     """Validate and normalise a broker list, keeping its order (which ``StripedReplicaPlacer`` and the
     rack-unaware ``AdminUtils`` path depend on)."""
     if isinstance(brokers, (str, bytes, Mapping)) or not isinstance(brokers, Iterable):

@@ -202,7 +202,7 @@ def make_random(kind: str = "java.util.Random", seed: Optional[int] = None) -> J
     raise InputError("random", f"must be 'java.util.Random' or 'MockRandom', got {kind!r}")
 
 
-def replay_ops(seed: int, ops) -> List[object]:
+def replay_ops(seed: int, ops: object) -> List[object]:
     """Run a list of operations against one ``new Random(seed)``, as the ``java_random`` vectors do:
     ``["nextInt", bound]``, ``["nextInt"]``, ``["nextLong"]``, ``["nextBoolean"]``, ``["nextDouble"]``,
     ``["shuffle", [items...]]`` (the shuffled copy is the output)."""
