@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence
 
 from ..errors import InputError, KafkaError
-from ..java import java_string_key, to_int32
+from ..java import INT_MAX, java_string_key, to_int32
 from .brokers import Broker, check_int, parse_brokers
 from .java_random import JavaRandom
 
@@ -135,8 +135,8 @@ def _rack_unaware(n_partitions: int, replication_factor: int, broker_list: List[
     start_index, next_replica_shift = _start_values(n, fixed_start_index, random, seed)
     current = max(0, start_partition_id)
     ret: Dict[int, List[int]] = {}
-    plain = n > 1 and current + n_partitions + start_index < (1 << 31) \
-        and next_replica_shift + n_partitions // n + replication_factor + 2 < (1 << 31)
+    plain = n > 1 and current + n_partitions + start_index <= INT_MAX \
+        and next_replica_shift + n_partitions // n + replication_factor + 2 <= INT_MAX
     for _ in range(n_partitions):
         if current > 0 and current % n == 0:
             next_replica_shift = to_int32(next_replica_shift + 1)

@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from typing import Iterable, List, Mapping, Optional
 
 from ..errors import InputError
+from ..java import INT_MAX, INT_MIN
 
-INT_MIN = -(1 << 31)
-INT_MAX = (1 << 31) - 1
 SHORT_MIN = -(1 << 15)
 SHORT_MAX = (1 << 15) - 1
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import List, Optional
 
 from ..errors import InputError, KafkaError, require
+from ..java import LONG_MAX, LONG_MIN
 from .adminutils import assign_replicas_to_brokers, rack_alternated_broker_list
 from .brokers import check_int, parse_brokers
 from .java_random import make_random, replay_ops
@@ -59,7 +60,7 @@ def _required(scenario: dict, key: str, prefix: str = "") -> object:
 
 def _seed(scenario: dict) -> Optional[int]:
     seed = scenario.get("seed")
-    return None if seed is None else check_int(seed, "seed", lo=-(1 << 63), hi=(1 << 63) - 1, what="a Java long")
+    return None if seed is None else check_int(seed, "seed", lo=LONG_MIN, hi=LONG_MAX, what="a Java long")
 
 
 def run_adminutils(scenario: dict) -> dict:
@@ -102,5 +103,5 @@ def run_striped(scenario: dict) -> dict:
 
 def run_java_random(scenario: dict) -> dict:
     """``java.util.Random(seed)`` driven through the scenario's ``ops``."""
-    seed = check_int(_required(scenario, "seed"), "seed", lo=-(1 << 63), hi=(1 << 63) - 1, what="a Java long")
+    seed = check_int(_required(scenario, "seed"), "seed", lo=LONG_MIN, hi=LONG_MAX, what="a Java long")
     return {"outputs": replay_ops(seed, _required(scenario, "ops"))}
