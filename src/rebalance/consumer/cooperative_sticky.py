@@ -13,11 +13,13 @@ or else from the ``COOPERATIVE_STICKY_ASSIGNOR_USER_DATA_V0`` user data.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Sequence, Set
 
-from .abstract_sticky import AbstractStickyAssignor, StickyAssignment
-from .model import ConsumerScenario, Subscription, TopicPartition
-from .sticky_userdata import ByteBuffer, MemberData, decode_cooperative
+from .abstract_sticky import AbstractStickyAssignor
+from .base import COOPERATIVE, EAGER
+from .model import AssignorResult, ConsumerScenario, Subscription, TopicPartition
+from .sticky_userdata import (DEFAULT_GENERATION, ByteBuffer, MemberData, auto_user_data, decode_cooperative,
+                              encode_cooperative_v0)
 
 __all__ = ["CooperativeStickyAssignor", "compute_partitions_transferring_ownership"]
 
@@ -49,6 +51,21 @@ class CooperativeStickyAssignor(AbstractStickyAssignor):
     """
 
     name = "cooperative-sticky"
+    #: ``supportedProtocols()``: ``[COOPERATIVE, EAGER]``
+    supported_protocols = (EAGER, COOPERATIVE)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        #: ``generation``, kept by ``onAssignment``
+        self.generation = DEFAULT_GENERATION
+
+    def on_assignment(self, partitions: Sequence[TopicPartition], generation: int) -> None:
+        """``onAssignment``: keep the generation (the owned partitions travel in the protocol itself)."""
+        self.generation = generation
+
+    def subscription_user_data(self, topics: Sequence[str] = ()) -> Optional[bytes]:
+        """``subscriptionUserData``: ``COOPERATIVE_STICKY_ASSIGNOR_USER_DATA_V0``, the generation (-1 before any)."""
+        return encode_cooperative_v0(self.generation)
 
     def member_data(self, subscription: Subscription, buffer: Optional[ByteBuffer]) -> MemberData:
         """``CooperativeStickyAssignor.memberData``: protocol fields when the generation is there (v2+),
@@ -57,7 +74,7 @@ class CooperativeStickyAssignor(AbstractStickyAssignor):
             return MemberData(list(subscription.owned_partitions), subscription.generation_id)
         return MemberData(list(subscription.owned_partitions), decode_cooperative(buffer))
 
-    def _finish(self, result: StickyAssignment, subscriptions: Dict[str, Subscription]) -> StickyAssignment:
+    def _finish(self, result: AssignorResult, subscriptions: Dict[str, Subscription]) -> AssignorResult:
         result.full_assignment = {m: list(tps) for m, tps in result.assignment.items()}
         if result.partitions_transferring_ownership is None:
             owned = {m: list(sub.owned_partitions) for m, sub in subscriptions.items()}
@@ -73,7 +90,7 @@ class CooperativeStickyAssignor(AbstractStickyAssignor):
 
 
 def rebalance_until_stable(scenario: ConsumerScenario, max_rounds: int = 10,
-                           assignor: Optional["CooperativeStickyAssignor"] = None) -> List[StickyAssignment]:
+                           assignor: Optional["CooperativeStickyAssignor"] = None) -> List[AssignorResult]:
     """Replay the cooperative protocol's follow-up rebalances (KIP-429): after each round every member owns
     exactly what it was given, its generation is the new one, and members that had a partition revoked
     rejoin at once; stop when a round withholds nothing (or after ``max_rounds``).
@@ -83,7 +100,7 @@ def rebalance_until_stable(scenario: ConsumerScenario, max_rounds: int = 10,
     from dataclasses import replace
 
     assignor = assignor or CooperativeStickyAssignor()
-    rounds: List[StickyAssignment] = []
+    rounds: List[AssignorResult] = []
     generation = max([s.generation_id for s in scenario.members.values() if s.generation_id is not None],
                      default=0)
     current = scenario
@@ -93,9 +110,10 @@ def rebalance_until_stable(scenario: ConsumerScenario, max_rounds: int = 10,
         if not result.withheld:
             break
         generation += 1
-        members = {m: replace(sub, owned_partitions=list(result.assignment.get(m, [])), generation_id=generation,
-                              user_data=None, user_data_position=0)
-                   for m, sub in current.members.items()}
-        current = replace(current, members=members, initial_max_generation=None,
-                          user_data_specs={m: "auto" for m in members})
+        members = {}
+        for m, sub in current.members.items():
+            owned = list(result.assignment.get(m, []))
+            members[m] = replace(sub, owned_partitions=owned, generation_id=generation,
+                                 user_data=auto_user_data(assignor.name, owned, generation))
+        current = replace(current, members=members)
     return rounds

@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from ..consumer import assign
-from ..consumer.model import ASSIGNORS
+from ..consumer.assignor import ASSIGNORS
 from ..errors import InputError, require
 from ..viz.assignment import (assignment_table, heatmap_figure, moved_partitions, moves_figure, moves_table,
                               partition_grid_figure)

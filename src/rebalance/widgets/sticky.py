@@ -16,6 +16,7 @@ from ..consumer import assign
 from ..consumer.abstract_sticky import balance_score
 from ..consumer.api import build_scenario
 from ..consumer.model import parse_consumer_input
+from ..consumer.vectors import parse_replay_options
 from ..consumer.cooperative_sticky import rebalance_until_stable
 from ..consumer.sticky import StickyAssignor
 from ..viz.assignment import moved_partitions, moves_figure, moves_table
@@ -129,11 +130,11 @@ def double_claim_table(generations: Sequence[Tuple[int, int]] = ((3, 5), (5, 3),
     rows = []
     for gen_a, gen_b in generations:
         # the vectors' input schema, because the friendly API refuses same-generation double claims
-        scenario = parse_consumer_input({
-            "kind": "consumer", "assignor": "sticky", "topics": {"t": 2},
-            "members": [{"memberId": "A", "topics": ["t"], "ownedPartitions": ["t-0"], "generationId": gen_a},
-                        {"memberId": "B", "topics": ["t"], "ownedPartitions": ["t-0"], "generationId": gen_b}]})
-        result = StickyAssignor().assign(scenario)
+        data = {"kind": "consumer", "assignor": "sticky", "topics": {"t": 2},
+                "members": [{"memberId": "A", "topics": ["t"], "ownedPartitions": ["t-0"], "generationId": gen_a},
+                            {"memberId": "B", "topics": ["t"], "ownedPartitions": ["t-0"], "generationId": gen_b}]}
+        scenario = parse_consumer_input(data)
+        result = StickyAssignor(replay=parse_replay_options(data)).assign(scenario)
         holder = next(m for m, tps in result.assignment.items() if ("t", 0) in tps)
         claimants = [m for m, tps in result.owned.items() if ("t", 0) in tps]
         rows.append({"generation A": gen_a, "generation B": gen_b,

@@ -28,13 +28,15 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
 
 import pandas as pd
 
+from ...consumer import ASSIGNORS as CONSUMER_ASSIGNORS
 from ...consumer import assign as consumer_assign
 from ...consumer.abstract_sticky import balance_score as sticky_balance_score
 from ...errors import require
 from ..generators import GroupScenario, SweepParams, check_params, sweep_scenario
 from .common import JobResult, ship_package, check_scale, check_seed, stage_rows, write_outputs
 
-ASSIGNORS: Tuple[str, ...] = ("range", "roundrobin", "sticky", "cooperative-sticky")
+#: every built-in consumer assignor, from the consumer registry
+ASSIGNORS: Tuple[str, ...] = tuple(CONSUMER_ASSIGNORS)
 #: at most this many rebalances after the churn.  Cooperative-sticky usually needs 2, but with racks Kafka 3.9
 #: itself can need more or never settle (see tests/consumer/test_cooperative_cycle.py); such groups are
 #: reported as incomplete.
