@@ -8,7 +8,10 @@ contiguous range of partitions: ``P // N`` each, and one more to the first ``P %
 starts again with the *same* first member, the "+1" partitions of all topics pile up on the same members.
 
 With KIP-881 (3.5.0) the assignor first tries to give each member partitions that have a replica on the
-member's rack, keeping the same per-topic counts; topics with the same partition count and the same
+member's rack.  Each topic stays balanced (every member gets ``P // N`` or ``P // N + 1`` of it), but the
+per-topic counts are not those of the plain rule: ``TopicAssignmentState.maxAssignable`` lets the rack pass
+give a topic's "+1" partitions to whichever members' racks match first, so a later member can take one
+before the first member is reached.  Topics with the same partition count and the same
 subscribers ("co-partitioned") are matched partition by partition so that partition *p* of all of them
 goes to one member.  The rack step only runs when :func:`use_rack_aware_assignment` holds.
 

@@ -22,9 +22,10 @@ from ..consumer.sticky import StickyAssignor
 from ..viz.assignment import moved_partitions, moves_figure, moves_table
 from ..viz.sticky import paused_figure, rounds_figure
 
-#: the seed article's example 3: three topics with 4/3/2 partitions and three differently subscribed members
-SEED_TOPICS = {"t0": 4, "t1": 3, "t2": 2}
-SEED_MEMBERS = {"consumer0": ["t0", "t1", "t2"], "consumer1": ["t0", "t1"], "consumer2": ["t2"]}
+#: a group with uneven subscriptions: three topics with 4/3/2 partitions, ``consumer0`` reading all three,
+#: ``consumer1`` two and ``consumer2`` one (example 3 of the consumer-assignors article, Kafka 2.0.1)
+UNEVEN_TOPICS = {"t0": 4, "t1": 3, "t2": 2}
+UNEVEN_MEMBERS = {"consumer0": ["t0", "t1", "t2"], "consumer1": ["t0", "t1"], "consumer2": ["t2"]}
 
 
 def _members(members: Mapping) -> Dict[str, dict]:
@@ -44,9 +45,9 @@ def rejoin(members: Mapping, assignment: Mapping, generation: int, *, left: Sequ
 def sticky_walk(partitions: Mapping[str, int] = None, members: Mapping = None, joined: Optional[Mapping] = None,
                 left: Sequence[str] = ()):
     """First assignment of ``members`` with StickyAssignor, then the rebalance after ``joined`` join /
-    ``left`` leave, traced.  Returns ``(first, second)`` results (defaults: the seed's consumer3 joining)."""
-    partitions = dict(SEED_TOPICS if partitions is None else partitions)
-    members = _members(SEED_MEMBERS if members is None else members)
+    ``left`` leave, traced.  Returns ``(first, second)`` results (defaults: the uneven group, then ``consumer3`` joins reading ``t0``)."""
+    partitions = dict(UNEVEN_TOPICS if partitions is None else partitions)
+    members = _members(UNEVEN_MEMBERS if members is None else members)
     if joined is None and not left:
         joined = {"consumer3": ["t0"]}
     first = StickyAssignor().assign(build_scenario("sticky", partitions, members))
@@ -225,6 +226,6 @@ def cooperative_widget(members: int = 3, partitions: int = 6, joiners: int = 1):
     return w.VBox([w.HBox([m, p, j]), image, html])
 
 
-__all__ = ["SEED_TOPICS", "SEED_MEMBERS", "rejoin", "sticky_walk", "stickiness_table", "stickiness_view",
+__all__ = ["UNEVEN_TOPICS", "UNEVEN_MEMBERS", "rejoin", "sticky_walk", "stickiness_table", "stickiness_view",
            "stickiness_widget", "double_claim_table", "cooperative_rounds_table", "cooperative_rounds",
            "eager_vs_cooperative_table", "cooperative_view", "cooperative_widget", "paused_figure", "moves_table"]
