@@ -64,9 +64,9 @@ def test_assignment_text_keeps_list_order():
 
 def test_rounds_figure_frames_the_plan():
     from rebalance.consumer.api import build_scenario
-    from rebalance.consumer.cooperative_sticky import rebalance_until_stable
+    from rebalance.consumer.rounds import rebalance_rounds
 
-    rounds = rebalance_until_stable(build_scenario("cooperative-sticky", {"t": 2}, {
+    rounds = rebalance_rounds(build_scenario("cooperative-sticky", {"t": 2}, {
         "a": {"topics": ["t"], "owned": [("t", 0), ("t", 1)], "generation": 1}, "b": {"topics": ["t"]}}))
     assert [r.withheld for r in rounds] == [{("t", 1): "b"}, {}]
     fig = rounds_figure(rounds, {"t": 2})

@@ -17,9 +17,8 @@ from typing import Dict, List, Optional, Sequence, Set
 
 from .abstract_sticky import AbstractStickyAssignor
 from .base import COOPERATIVE, EAGER
-from .model import AssignorResult, ConsumerScenario, Subscription, TopicPartition
-from .sticky_userdata import (DEFAULT_GENERATION, ByteBuffer, MemberData, auto_user_data, decode_cooperative,
-                              encode_cooperative_v0)
+from .model import AssignorResult, Subscription, TopicPartition
+from .sticky_userdata import DEFAULT_GENERATION, ByteBuffer, MemberData, decode_cooperative, encode_cooperative_v0
 
 __all__ = ["CooperativeStickyAssignor", "compute_partitions_transferring_ownership"]
 
@@ -87,33 +86,3 @@ class CooperativeStickyAssignor(AbstractStickyAssignor):
                 mine.remove(tp)
         result.withheld = dict(transferring)
         return result
-
-
-def rebalance_until_stable(scenario: ConsumerScenario, max_rounds: int = 10,
-                           assignor: Optional["CooperativeStickyAssignor"] = None) -> List[AssignorResult]:
-    """Replay the cooperative protocol's follow-up rebalances (KIP-429): after each round every member owns
-    exactly what it was given, its generation is the new one, and members that had a partition revoked
-    rejoin at once; stop when a round withholds nothing (or after ``max_rounds``).
-
-    One assignor instance serves all rounds, as the group leader's does.  Returns one result per round.
-    """
-    from dataclasses import replace
-
-    assignor = assignor or CooperativeStickyAssignor()
-    rounds: List[AssignorResult] = []
-    generation = max([s.generation_id for s in scenario.members.values() if s.generation_id is not None],
-                     default=0)
-    current = scenario
-    for _ in range(max_rounds):
-        result = assignor.assign(current)
-        rounds.append(result)
-        if not result.withheld:
-            break
-        generation += 1
-        members = {}
-        for m, sub in current.members.items():
-            owned = list(result.assignment.get(m, []))
-            members[m] = replace(sub, owned_partitions=owned, generation_id=generation,
-                                 user_data=auto_user_data(assignor.name, owned, generation))
-        current = replace(current, members=members)
-    return rounds

@@ -7,7 +7,7 @@ Everything is computed by :class:`rebalance.consumer.sticky.StickyAssignor`,
 """
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Mapping, Optional, Sequence, Tuple
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -17,7 +17,7 @@ from ..consumer.abstract_sticky import balance_score
 from ..consumer.api import build_scenario
 from ..consumer.model import parse_consumer_input
 from ..consumer.vectors import parse_replay_options
-from ..consumer.cooperative_sticky import rebalance_until_stable
+from ..consumer.rounds import rebalance_rounds
 from ..consumer.sticky import StickyAssignor
 from ..viz.assignment import moved_partitions, moves_figure, moves_table
 from ..viz.sticky import paused_figure, rounds_figure
@@ -66,7 +66,7 @@ def stickiness_table(partitions: Mapping[str, int], members: Mapping, *, joined:
         before = assign(name, partitions, members)
         second = rejoin(members, before, 1, left=left, joined=joined)
         if name == "cooperative-sticky":
-            rounds = rebalance_until_stable(build_scenario(name, partitions, second))
+            rounds = rebalance_rounds(build_scenario(name, partitions, second))
             after = rounds[-1].assignment
         else:
             after = assign(name, partitions, second)
@@ -166,7 +166,7 @@ def cooperative_rounds(partitions: Mapping[str, int], members: Mapping, joined: 
     members = _members(members)
     start = assign("cooperative-sticky", partitions, members)
     scenario = build_scenario("cooperative-sticky", partitions, rejoin(members, start, 1, left=left, joined=joined))
-    return start, rebalance_until_stable(scenario)
+    return start, rebalance_rounds(scenario)
 
 
 def eager_vs_cooperative_table(partitions: Mapping[str, int], members: Mapping, *, joined: Optional[Mapping] = None,
@@ -180,7 +180,7 @@ def eager_vs_cooperative_table(partitions: Mapping[str, int], members: Mapping, 
     after = assign("sticky", partitions, second)
     eager_revoked = sum(len(before[m]) for m in members if m not in left)
     c_before = assign("cooperative-sticky", partitions, members)
-    rounds = rebalance_until_stable(build_scenario("cooperative-sticky", partitions,
+    rounds = rebalance_rounds(build_scenario("cooperative-sticky", partitions,
                                                    rejoin(members, c_before, 1, left=left, joined=joined)))
     coop_revoked = sum(len(r.withheld) for r in rounds)
     return pd.DataFrame([
