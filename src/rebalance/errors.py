@@ -57,7 +57,7 @@ def require(condition: bool, field: str, message: str) -> None:
         raise InputError(field, message)
 
 
-def parse_dashed_id(text, field: str, name: str, number: str):
+def parse_dashed_id(text: object, field: str, name: str, number: str) -> tuple[str, int]:
     """Read Kafka's ``"<name>-<number>"`` form (``TopicPartition``, ``ConnectorTaskId``), split at the last
     ``-`` as Kafka's own ``toString`` output must be, and name ``field`` if the text is malformed."""
     require(isinstance(text, str), field, f"must be a '{name}-{number}' string, got {text!r}")

@@ -10,7 +10,7 @@ Text formats used by the widgets (also accepted by :func:`parse_topics` / :func:
 """
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -20,6 +20,11 @@ from ..consumer.assignor import ASSIGNORS
 from ..errors import InputError, require
 from ..viz.assignment import (assignment_table, heatmap_figure, moved_partitions, moves_figure, moves_table,
                               partition_grid_figure)
+
+if TYPE_CHECKING:  # ipywidgets is imported when a widget is built (the book's extra)
+    import ipywidgets
+
+    from ..consumer.model import TopicPartition
 
 DEFAULT_TOPICS = {"topic0": 4, "topic1": 3, "topic2": 2}
 DEFAULT_MEMBERS = {"consumer0": ["topic0", "topic1", "topic2"], "consumer1": ["topic0", "topic1"],
@@ -107,7 +112,8 @@ def show_assignment(partitions: Mapping[str, int] = None, members: Mapping = Non
     _display(table)
 
 
-def assignment_widget(partitions: Mapping[str, int] = None, members: Mapping = None, assignor: str = "range"):
+def assignment_widget(partitions: Mapping[str, int] = None, members: Mapping = None, assignor: str = "range"
+                      ) -> ipywidgets.VBox:
     """Interactive: edit topics and subscriptions, choose the assignor, see table + grid + heat map.
     Returns the widget (display it as the cell's value)."""
     import ipywidgets as w
@@ -176,7 +182,8 @@ def membership_change(assignor: str, partitions: Mapping[str, int], members: Map
 
 
 def rebalance_view(assignor: str, partitions: Mapping[str, int], members: Mapping, *,
-                   joined: Optional[Mapping] = None, left: Sequence[str] = (), title: Optional[str] = None):
+                   joined: Optional[Mapping] = None, left: Sequence[str] = (), title: Optional[str] = None
+                   ) -> Tuple[pd.DataFrame, plt.Figure, List[TopicPartition]]:
     """Static before/after: the :func:`rebalance.viz.assignment.moves_table` and the moves figure."""
     before, after = membership_change(assignor, partitions, members, joined=joined, left=left)
     change = []
@@ -190,7 +197,8 @@ def rebalance_view(assignor: str, partitions: Mapping[str, int], members: Mappin
 
 
 def show_rebalance(assignor: str = "range", partitions: Mapping[str, int] = None, members: Mapping = None, *,
-                   joined: Optional[Mapping] = None, left: Sequence[str] = (), title: Optional[str] = None):
+                   joined: Optional[Mapping] = None, left: Sequence[str] = (), title: Optional[str] = None
+                   ) -> None:
     """Display :func:`rebalance_view` (figure, table, moved count).  With no ``joined``/``left`` it shows
     the default of :func:`rebalance_widget`: a member ``newcomer`` subscribed to every topic joins."""
     partitions = dict(DEFAULT_TOPICS if partitions is None else partitions)
@@ -204,7 +212,8 @@ def show_rebalance(assignor: str = "range", partitions: Mapping[str, int] = None
     print(f"{len(moved)} partition(s) change owner" + (f": {listed}" if moved else ""))
 
 
-def rebalance_widget(partitions: Mapping[str, int] = None, members: Mapping = None, assignor: str = "range"):
+def rebalance_widget(partitions: Mapping[str, int] = None, members: Mapping = None, assignor: str = "range"
+                     ) -> ipywidgets.VBox:
     """Interactive: add one member (subscribed to every topic) or remove one, and see what moves."""
     import ipywidgets as w
 
@@ -325,7 +334,8 @@ def movement_table(sizes: Sequence[Tuple[int, int, int]], assignors: Sequence[st
 
 def comparison_view(partitions: Mapping[str, int] = None, members: Mapping = None, *,
                     joined: Optional[Mapping] = None, left: Sequence[str] = (),
-                    assignors: Sequence[str] = ASSIGNORS, title: Optional[str] = None):
+                    assignors: Sequence[str] = ASSIGNORS, title: Optional[str] = None
+                    ) -> Tuple[pd.DataFrame, plt.Figure]:
     """Static twin of :func:`comparison_widget`: :func:`compare_assignors` and a bar chart of each
     member's partitions after the (settled) membership change under every assignor."""
     from ..viz.assignment import compare_counts_figure
@@ -355,7 +365,7 @@ def show_comparison(partitions: Mapping[str, int] = None, members: Mapping = Non
     _display(table)
 
 
-def comparison_widget(partitions: Mapping[str, int] = None, members: Mapping = None):
+def comparison_widget(partitions: Mapping[str, int] = None, members: Mapping = None) -> ipywidgets.VBox:
     """Interactive: edit topics and subscriptions, pick a membership change, compare all four assignors."""
     import ipywidgets as w
 

@@ -7,7 +7,8 @@ Everything is computed by :class:`rebalance.consumer.sticky.StickyAssignor`,
 """
 from __future__ import annotations
 
-from typing import Dict, Mapping, Optional, Sequence, Tuple
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -15,12 +16,15 @@ import pandas as pd
 from ..consumer import assign
 from ..consumer.abstract_sticky import balance_score
 from ..consumer.api import build_scenario
-from ..consumer.model import parse_consumer_input
+from ..consumer.model import AssignorResult, TopicPartition, parse_consumer_input
 from ..consumer.vectors import parse_replay_options
 from ..consumer.rounds import rebalance_rounds
 from ..consumer.sticky import StickyAssignor
 from ..viz.assignment import moved_partitions, moves_figure, moves_table
 from ..viz.sticky import paused_figure, rounds_figure
+
+if TYPE_CHECKING:  # ipywidgets is imported when a widget is built (the book's extra)
+    import ipywidgets
 
 #: a group with uneven subscriptions: three topics with 4/3/2 partitions, ``consumer0`` reading all three,
 #: ``consumer1`` two and ``consumer2`` one (example 3 of the consumer-assignors article, Kafka 2.0.1)
@@ -43,7 +47,7 @@ def rejoin(members: Mapping, assignment: Mapping, generation: int, *, left: Sequ
 
 
 def sticky_walk(partitions: Mapping[str, int] = None, members: Mapping = None, joined: Optional[Mapping] = None,
-                left: Sequence[str] = ()):
+                left: Sequence[str] = ()) -> Tuple[AssignorResult, AssignorResult]:
     """First assignment of ``members`` with StickyAssignor, then the rebalance after ``joined`` join /
     ``left`` leave, traced.  Returns ``(first, second)`` results (defaults: the uneven group, then ``consumer3`` joins reading ``t0``)."""
     partitions = dict(UNEVEN_TOPICS if partitions is None else partitions)
@@ -78,7 +82,8 @@ def stickiness_table(partitions: Mapping[str, int], members: Mapping, *, joined:
     return pd.DataFrame(rows).set_index("assignor")
 
 
-def stickiness_view(topics: int = 3, partitions_per_topic: int = 6, members: int = 4, change: str = "join"):
+def stickiness_view(topics: int = 3, partitions_per_topic: int = 6, members: int = 4, change: str = "join"
+                    ) -> Tuple[pd.DataFrame, plt.Figure]:
     """Static twin of :func:`stickiness_widget`: every member reads every topic, one member joins (or
     the first one leaves); the table of :func:`stickiness_table` and the sticky before/after figure."""
     partitions = {f"t{i}": partitions_per_topic for i in range(topics)}
@@ -102,7 +107,8 @@ def _figure_png(fig) -> bytes:
     return buffer.getvalue()
 
 
-def stickiness_widget(topics: int = 3, partitions_per_topic: int = 6, members: int = 4, change: str = "join"):
+def stickiness_widget(topics: int = 3, partitions_per_topic: int = 6, members: int = 4, change: str = "join"
+                      ) -> ipywidgets.VBox:
     """Interactive :func:`stickiness_view`: sliders for topics, partitions per topic and members.  The
     figure and table are widget values (not cell outputs), so the cell's own output stays deterministic."""
     import ipywidgets as w
@@ -148,7 +154,7 @@ def double_claim_table(generations: Sequence[Tuple[int, int]] = ((3, 5), (5, 3),
 
 # -- cooperative ---------------------------------------------------------------------------------------
 
-def cooperative_rounds_table(rounds) -> pd.DataFrame:
+def cooperative_rounds_table(rounds: Iterable[AssignorResult]) -> pd.DataFrame:
     """One row per member and round: what it holds after the round and what is withheld for it."""
     rows = []
     for i, result in enumerate(rounds, 1):
@@ -161,7 +167,8 @@ def cooperative_rounds_table(rounds) -> pd.DataFrame:
 
 
 def cooperative_rounds(partitions: Mapping[str, int], members: Mapping, joined: Mapping,
-                       left: Sequence[str] = ()):
+                       left: Sequence[str] = ()
+                       ) -> Tuple[Dict[str, List[TopicPartition]], List[AssignorResult]]:
     """Fresh assignment of ``members``, then the cooperative rounds after ``joined`` join / ``left`` leave."""
     members = _members(members)
     start = assign("cooperative-sticky", partitions, members)
@@ -194,7 +201,8 @@ def eager_vs_cooperative_table(partitions: Mapping[str, int], members: Mapping, 
     ]).set_index("protocol")
 
 
-def cooperative_view(members: int = 3, partitions: int = 6, joiners: int = 1):
+def cooperative_view(members: int = 3, partitions: int = 6, joiners: int = 1
+                     ) -> Tuple[pd.DataFrame, plt.Figure, pd.DataFrame]:
     """Static twin of :func:`cooperative_widget`: one topic ``t`` with ``partitions`` partitions read by
     ``members`` members, then ``joiners`` new members join; rounds table, rounds figure, cost table."""
     topic = {"t": partitions}
@@ -205,7 +213,7 @@ def cooperative_view(members: int = 3, partitions: int = 6, joiners: int = 1):
     return cooperative_rounds_table(rounds), fig, eager_vs_cooperative_table(topic, group, joined=joined)
 
 
-def cooperative_widget(members: int = 3, partitions: int = 6, joiners: int = 1):
+def cooperative_widget(members: int = 3, partitions: int = 6, joiners: int = 1) -> ipywidgets.VBox:
     """Interactive :func:`cooperative_view` (figure and tables are widget values, not cell outputs)."""
     import ipywidgets as w
 
