@@ -20,6 +20,7 @@ from ..consumer.model import AssignorResult, TopicPartition, parse_consumer_inpu
 from ..consumer.vectors import parse_replay_options
 from ..consumer.rounds import rebalance_rounds
 from ..consumer.sticky import StickyAssignor
+from .consumer import GroupMembers
 from ..viz.assignment import moved_partitions, moves_figure, moves_table
 from ..viz.sticky import paused_figure, rounds_figure
 
@@ -32,12 +33,12 @@ UNEVEN_TOPICS = {"t0": 4, "t1": 3, "t2": 2}
 UNEVEN_MEMBERS = {"consumer0": ["t0", "t1", "t2"], "consumer1": ["t0", "t1"], "consumer2": ["t2"]}
 
 
-def _members(members: Mapping) -> Dict[str, dict]:
+def _members(members: GroupMembers) -> Dict[str, dict]:
     return {m: (dict(v) if isinstance(v, Mapping) else {"topics": list(v)}) for m, v in members.items()}
 
 
-def rejoin(members: Mapping, assignment: Mapping, generation: int, *, left: Sequence[str] = (),
-           joined: Optional[Mapping] = None) -> Dict[str, dict]:
+def rejoin(members: GroupMembers, assignment: Mapping[str, Sequence[TopicPartition]], generation: int, *, left: Sequence[str] = (),
+           joined: Optional[GroupMembers] = None) -> Dict[str, dict]:
     """The next rebalance's members: each remaining member reports what it was given (owned partitions
     and ``generation``), members in ``left`` are gone, ``joined`` arrive with nothing."""
     out = {m: dict(spec, owned=list(assignment[m]), generation=generation)
@@ -46,7 +47,7 @@ def rejoin(members: Mapping, assignment: Mapping, generation: int, *, left: Sequ
     return out
 
 
-def sticky_walk(partitions: Mapping[str, int] = None, members: Mapping = None, joined: Optional[Mapping] = None,
+def sticky_walk(partitions: Optional[Mapping[str, int]] = None, members: Optional[GroupMembers] = None, joined: Optional[GroupMembers] = None,
                 left: Sequence[str] = ()) -> Tuple[AssignorResult, AssignorResult]:
     """First assignment of ``members`` with StickyAssignor, then the rebalance after ``joined`` join /
     ``left`` leave, traced.  Returns ``(first, second)`` results (defaults: the uneven group, then ``consumer3`` joins reading ``t0``)."""
@@ -60,7 +61,7 @@ def sticky_walk(partitions: Mapping[str, int] = None, members: Mapping = None, j
     return first, second
 
 
-def stickiness_table(partitions: Mapping[str, int], members: Mapping, *, joined: Optional[Mapping] = None,
+def stickiness_table(partitions: Mapping[str, int], members: GroupMembers, *, joined: Optional[GroupMembers] = None,
                      left: Sequence[str] = ()) -> pd.DataFrame:
     """For each of Kafka's assignors: partitions that change owner in the rebalance, the spread (largest
     minus smallest count) and the balance score afterwards.  Cooperative-sticky counts its full plan."""
@@ -166,7 +167,7 @@ def cooperative_rounds_table(rounds: Iterable[AssignorResult]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["round", "member"])
 
 
-def cooperative_rounds(partitions: Mapping[str, int], members: Mapping, joined: Mapping,
+def cooperative_rounds(partitions: Mapping[str, int], members: GroupMembers, joined: GroupMembers,
                        left: Sequence[str] = ()
                        ) -> Tuple[Dict[str, List[TopicPartition]], List[AssignorResult]]:
     """Fresh assignment of ``members``, then the cooperative rounds after ``joined`` join / ``left`` leave."""
@@ -176,7 +177,7 @@ def cooperative_rounds(partitions: Mapping[str, int], members: Mapping, joined: 
     return start, rebalance_rounds(scenario)
 
 
-def eager_vs_cooperative_table(partitions: Mapping[str, int], members: Mapping, *, joined: Optional[Mapping] = None,
+def eager_vs_cooperative_table(partitions: Mapping[str, int], members: GroupMembers, *, joined: Optional[GroupMembers] = None,
                                left: Sequence[str] = ()) -> pd.DataFrame:
     """What one membership change costs.  Eager (StickyAssignor): every member revokes everything it owns
     before rejoining, one rebalance.  Cooperative (CooperativeStickyAssignor): only partitions changing
