@@ -21,6 +21,7 @@ that disagrees with the file's field wins, as a command-line option overrides a 
 """
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
@@ -28,7 +29,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 from ..errors import InputError, KafkaError, require
 from ..vectors import check_input_size
 from .api import assignor_name, build_scenario, require_members, run_assignor
-from .model import ConsumerScenario, TopicPartition, parse_consumer_input, tp_str
+from .model import AssignorResult, ConsumerScenario, TopicPartition, parse_consumer_input, tp_str
 from .range import tp_sort_key
 
 
@@ -36,7 +37,7 @@ from .range import tp_sort_key
 DEFAULT_ASSIGNOR = "range"
 
 
-def choose_assignor(data, flag: Optional[str]) -> Tuple[str, Optional[str]]:
+def choose_assignor(data: object, flag: Optional[str]) -> Tuple[str, Optional[str]]:
     """The assignor to run and, when ``flag`` overrides a different ``"assignor"`` in the file, a note
     saying so.  ``data`` is the parsed file (either shape, or a whole vectors line)."""
     inner = data.get("input") if isinstance(data, dict) and isinstance(data.get("input"), dict) else data
@@ -52,7 +53,7 @@ def choose_assignor(data, flag: Optional[str]) -> Tuple[str, Optional[str]]:
     return chosen, note
 
 
-def assignor_name_field(name, field: str) -> str:
+def assignor_name_field(name: object, field: str) -> str:
     """:func:`assignor_name`, with the error naming ``field`` (``assignor`` in the file, ``--assignor``)."""
     try:
         return assignor_name(name)
@@ -60,7 +61,7 @@ def assignor_name_field(name, field: str) -> str:
         raise InputError(field, exc.message) from None
 
 
-def read_json(path: str):
+def read_json(path: str) -> object:
     """The parsed JSON of a scenario file; every problem is an :class:`InputError` naming ``scenario``."""
     try:
         with open(path, encoding="utf-8") as stream:
@@ -83,7 +84,7 @@ def load_scenario(path: str, assignor: Optional[str] = None) -> ConsumerScenario
     return scenario_from_json(data, name)
 
 
-def scenario_from_json(data, assignor: str) -> ConsumerScenario:
+def scenario_from_json(data: object, assignor: str) -> ConsumerScenario:
     """Build a :class:`ConsumerScenario` from parsed JSON in either accepted shape."""
     name = assignor_name(assignor)
     require(isinstance(data, dict), "scenario", "must be a JSON object with 'topics' and 'members'")
@@ -159,22 +160,22 @@ def format_table(scenario: ConsumerScenario, assignment: Mapping[str, Sequence[T
     return "\n".join(lines)
 
 
-def to_json(scenario: ConsumerScenario, result) -> dict:
+def to_json(scenario: ConsumerScenario, result: AssignorResult) -> dict:
     """The assignment in the vectors' string form, plus what the sticky assignors report."""
     assignment = result.assignment
     out = {"assignor": scenario.assignor,
            "assignment": {m: [tp_str(tp) for tp in assignment.get(m, [])] for m in scenario.members}}
-    for attr, key in (("partitions_transferring_ownership", "partitionsTransferringOwnership"),
-                      ("path", "stickyPath"), ("max_generation", "maxGeneration")):
-        value = getattr(result, attr, None)
-        if value is not None:
-            if isinstance(value, dict):
-                value = {tp_str(k) if isinstance(k, tuple) else k: v for k, v in value.items()}
-            out[key] = value
+    if result.partitions_transferring_ownership is not None:
+        out["partitionsTransferringOwnership"] = {tp_str(tp): m for tp, m in
+                                                  result.partitions_transferring_ownership.items()}
+    if result.path is not None:
+        out["stickyPath"] = result.path
+    if result.max_generation is not None:
+        out["maxGeneration"] = result.max_generation
     return out
 
 
-def assign_command(args) -> int:
+def assign_command(args: argparse.Namespace) -> int:
     """Entry point used by ``rebalance.__main__`` (``args.scenario``, ``args.assignor``, ``args.json``)."""
     data = read_json(args.scenario)
     name, note = choose_assignor(data, args.assignor)
@@ -186,11 +187,11 @@ def assign_command(args) -> int:
     except KafkaError as exc:
         print(f"error: Kafka's {scenario.assignor} assignor throws {exc.type}: {exc.message}", file=sys.stderr)
         return 1
-    if getattr(args, "json", False):
+    if args.json:
         print(json.dumps(to_json(scenario, result), indent=2, ensure_ascii=False))
     else:
         print(format_table(scenario, result.assignment))
-        withheld = getattr(result, "withheld", None)
+        withheld = result.withheld
         if withheld:
             moves = ", ".join(f"{tp_str(tp)} -> {m}" for tp, m in sorted(withheld.items(), key=lambda i: tp_sort_key(i[0])))
             print(f"revoked now, assigned in the follow-up rebalance: {moves}")

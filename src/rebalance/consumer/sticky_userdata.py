@@ -181,6 +181,13 @@ def decode_cooperative(buffer: Optional[ByteBuffer]) -> Optional[int]:
 # the vectors' "userData" field
 
 
+def auto_user_data(assignor: str, owned: Sequence[TopicPartition], generation_id: Optional[int]) -> Optional[bytes]:
+    """The user data a real client of ``assignor`` sends in JoinGroup for what it owns (``subscriptionUserData``,
+    Kafka 3.8/3.9): StickyAssignor V1 of its owned partitions and generation once it has either,
+    CooperativeStickyAssignor its generation (-1 before any), nothing for Range and RoundRobin."""
+    return user_data_from_spec("auto", assignor, owned, generation_id)[0]
+
+
 def user_data_from_spec(spec, assignor: str, owned: Sequence[TopicPartition], generation_id: Optional[int],
                         field: str = "userData") -> Tuple[Optional[bytes], int]:
     """Bytes and buffer position for a member's ``userData`` as the vectors describe it.

@@ -1,5 +1,7 @@
 """KIP-848, the next-generation consumer group protocol (``group.protocol=consumer``), Kafka 3.8/3.9.
 
+* :class:`ConsumerGroupPartitionAssignor` -- the server-side assignor interface; :data:`ASSIGNORS` its registry
+  (``uniform``, ``range``), :class:`ReplayOptions` the switches only the vectors adapter passes;
 * :func:`assign_group` -- the group coordinator's server-side assignors: ``UniformAssignor`` (homogeneous and
   heterogeneous builders) and ``RangeAssignor``, with Java's iteration orders reproduced exactly;
 * :func:`simulate` -- heartbeat-driven reconciliation (epochs, target assignment, revocation before
@@ -9,6 +11,8 @@
   the ownership ledger and ``RebalanceMetrics`` of :mod:`rebalance.protocol.ledger`;
 * :func:`compare_protocols` -- the same scenarios under classic eager, classic cooperative and KIP-848.
 """
+from .assignor import (ASSIGNORS, ConsumerGroupPartitionAssignor, RangeAssignor, ReplayOptions,
+                       SubscribedTopicDescriber, UniformAssignor, assignor_for)
 from .compare import compare_protocols, phase_sweep
 from .config import KIP848Config
 from .group import GroupResult, TopicCatalog, assign_group
@@ -16,5 +20,8 @@ from .scenarios import simulate
 from .simulation import KIP848Simulation, SimulationResult
 from .uuid import Uuid, topic_id_for_name
 
-__all__ = ["assign_group", "GroupResult", "TopicCatalog", "simulate", "KIP848Config", "KIP848Simulation",
-           "SimulationResult", "compare_protocols", "phase_sweep", "Uuid", "topic_id_for_name"]
+__all__ = [
+    "ASSIGNORS", "ConsumerGroupPartitionAssignor", "GroupResult", "KIP848Config", "KIP848Simulation", "RangeAssignor",
+    "ReplayOptions", "SimulationResult", "SubscribedTopicDescriber", "TopicCatalog", "UniformAssignor", "Uuid",
+    "assign_group", "assignor_for", "compare_protocols", "phase_sweep", "simulate", "topic_id_for_name",
+]

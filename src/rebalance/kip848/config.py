@@ -6,20 +6,17 @@
 costs the model assumes, named as in the classic simulator's
 :class:`rebalance.protocol.config.ProtocolConfig`: ``network_ms`` (one-way network latency) and
 ``revoke_ms`` (commit + ``ConsumerRebalanceListener.onPartitionsRevoked``), plus ``assignment_ms``
-(``onPartitionsAssigned``) and ``restart_ms`` (a bounced process is back after that long).
+(``onPartitionsAssigned``) and ``restart_ms`` (a bounced process is back after that long).  ``assignor`` is
+the ``group.remote.assignor``, looked up in :data:`rebalance.kip848.assignor.ASSIGNORS`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ..errors import InputError
-from .range import assign_range
-from .uniform import assign_uniform
+from .assignor import assignor_for
 
-__all__ = ["KIP848Config", "BROKER_BOUNDS_MS", "ASSIGNORS"]
-
-#: the server-side assignors of ``group.consumer.assignors`` (``UniformAssignor``, ``RangeAssignor``)
-ASSIGNORS = {"uniform": assign_uniform, "range": assign_range}
+__all__ = ["KIP848Config", "BROKER_BOUNDS_MS"]
 
 #: The brokers' bounds on the two KIP-848 timings (``GroupCoordinatorConfig``, Kafka 3.8/3.9, lines 95-115:
 #: ``group.consumer.min/max.heartbeat.interval.ms`` and ``group.consumer.min/max.session.timeout.ms``);
@@ -58,6 +55,5 @@ class KIP848Config:
             raise InputError("config.heartbeat_interval_ms",
                              f"must be less than config.session_timeout_ms ({self.session_timeout_ms}), "
                              f"got {self.heartbeat_interval_ms}")
-        if self.assignor not in ASSIGNORS:
-            raise InputError("config.assignor", f"must be one of {', '.join(ASSIGNORS)}, got {self.assignor!r}")
+        assignor_for(self.assignor, "config.assignor")  # one of group.consumer.assignors
         return self

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Callable, Dict, Optional, Sequence, Set
 
 from ..protocol.clock import ScheduledEvent, VirtualClock
-from .config import ASSIGNORS, KIP848Config
+from .assignor import assignor_for
+from .config import KIP848Config
 from .group import MemberInput, TopicCatalog, build_group_spec
 from .reconciliation import (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, TP, ConsumerGroupMember,
                              copy_assignment, current_assignment_build, partition_names, topic_partitions)
@@ -88,7 +89,7 @@ class GroupCoordinatorModel:
         inputs = [MemberInput(m.member_id, list(m.subscriptions), self.target.get(m.member_id), m.instance_id)
                   for m in self.members.values()]
         spec = build_group_spec(inputs, self.catalog)
-        result = ASSIGNORS[self.config.assignor](spec, self.catalog.describer())
+        result = assignor_for(self.config.assignor, "config.assignor").assign(spec, self.catalog.describer())
         self.target = {m: result.members.get(m) for m in self.members}
         self.assignment_epoch = self.group_epoch
         self.assignments_computed += 1

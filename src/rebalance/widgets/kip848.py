@@ -1,11 +1,13 @@
 """Widgets of the KIP-848 chapter: step through a reconciliation epoch by epoch."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List
+from typing import TYPE_CHECKING, Dict, List
 
 import pandas as pd
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # ipywidgets is imported when a widget is built (the book's extra)
+    import ipywidgets
+
     from ..kip848.simulation import SimulationResult
 
 __all__ = ["epoch_steps", "epoch_table", "epoch_log", "epoch_stepper"]
@@ -14,7 +16,7 @@ _STATE_EVENTS = ("member-epoch", "group-epoch", "target-assignment", "reconcile"
                  "static-leave", "static-rejoin", "start", "shutdown", "crash")
 
 
-def epoch_steps(result: "SimulationResult") -> List[dict]:
+def epoch_steps(result: SimulationResult) -> List[dict]:
     """Replay a simulation's trace into snapshots: after each state-changing event, the group epoch, the
     target assignment and, per member, its epoch, state, assigned / pending-revocation partitions (the
     coordinator's view) and what the consumer really owns."""
@@ -73,7 +75,7 @@ def epoch_table(step: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def epoch_log(result: "SimulationResult") -> pd.DataFrame:
+def epoch_log(result: SimulationResult) -> pd.DataFrame:
     """The static view: one row per coordinator decision (group epoch, target, member epoch change)."""
     rows = []
     for e in result.trace:
@@ -95,7 +97,7 @@ def epoch_log(result: "SimulationResult") -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def epoch_stepper(result: "SimulationResult") -> Any:
+def epoch_stepper(result: SimulationResult) -> ipywidgets.VBox:
     """A slider over :func:`epoch_steps`; shows the event and the member table at that step."""
     import ipywidgets as w
 

@@ -7,7 +7,8 @@ Everything is computed by :class:`rebalance.consumer.sticky.StickyAssignor`,
 """
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -15,23 +16,29 @@ import pandas as pd
 from ..consumer import assign
 from ..consumer.abstract_sticky import balance_score
 from ..consumer.api import build_scenario
-from ..consumer.model import parse_consumer_input
-from ..consumer.cooperative_sticky import rebalance_until_stable
+from ..consumer.model import AssignorResult, TopicPartition, parse_consumer_input
+from ..consumer.vectors import parse_replay_options
+from ..consumer.rounds import rebalance_rounds
 from ..consumer.sticky import StickyAssignor
+from .consumer import GroupMembers
 from ..viz.assignment import moved_partitions, moves_figure, moves_table
 from ..viz.sticky import paused_figure, rounds_figure
 
-#: the seed article's example 3: three topics with 4/3/2 partitions and three differently subscribed members
-SEED_TOPICS = {"t0": 4, "t1": 3, "t2": 2}
-SEED_MEMBERS = {"consumer0": ["t0", "t1", "t2"], "consumer1": ["t0", "t1"], "consumer2": ["t2"]}
+if TYPE_CHECKING:  # ipywidgets is imported when a widget is built (the book's extra)
+    import ipywidgets
+
+#: a group with uneven subscriptions: three topics with 4/3/2 partitions, ``consumer0`` reading all three,
+#: ``consumer1`` two and ``consumer2`` one (example 3 of the consumer-assignors article, Kafka 2.0.1)
+UNEVEN_TOPICS = {"t0": 4, "t1": 3, "t2": 2}
+UNEVEN_MEMBERS = {"consumer0": ["t0", "t1", "t2"], "consumer1": ["t0", "t1"], "consumer2": ["t2"]}
 
 
-def _members(members: Mapping) -> Dict[str, dict]:
+def _members(members: GroupMembers) -> Dict[str, dict]:
     return {m: (dict(v) if isinstance(v, Mapping) else {"topics": list(v)}) for m, v in members.items()}
 
 
-def rejoin(members: Mapping, assignment: Mapping, generation: int, *, left: Sequence[str] = (),
-           joined: Optional[Mapping] = None) -> Dict[str, dict]:
+def rejoin(members: GroupMembers, assignment: Mapping[str, Sequence[TopicPartition]], generation: int, *, left: Sequence[str] = (),
+           joined: Optional[GroupMembers] = None) -> Dict[str, dict]:
     """The next rebalance's members: each remaining member reports what it was given (owned partitions
     and ``generation``), members in ``left`` are gone, ``joined`` arrive with nothing."""
     out = {m: dict(spec, owned=list(assignment[m]), generation=generation)
@@ -40,12 +47,12 @@ def rejoin(members: Mapping, assignment: Mapping, generation: int, *, left: Sequ
     return out
 
 
-def sticky_walk(partitions: Mapping[str, int] = None, members: Mapping = None, joined: Optional[Mapping] = None,
-                left: Sequence[str] = ()):
+def sticky_walk(partitions: Optional[Mapping[str, int]] = None, members: Optional[GroupMembers] = None, joined: Optional[GroupMembers] = None,
+                left: Sequence[str] = ()) -> Tuple[AssignorResult, AssignorResult]:
     """First assignment of ``members`` with StickyAssignor, then the rebalance after ``joined`` join /
-    ``left`` leave, traced.  Returns ``(first, second)`` results (defaults: the seed's consumer3 joining)."""
-    partitions = dict(SEED_TOPICS if partitions is None else partitions)
-    members = _members(SEED_MEMBERS if members is None else members)
+    ``left`` leave, traced.  Returns ``(first, second)`` results (defaults: the uneven group, then ``consumer3`` joins reading ``t0``)."""
+    partitions = dict(UNEVEN_TOPICS if partitions is None else partitions)
+    members = _members(UNEVEN_MEMBERS if members is None else members)
     if joined is None and not left:
         joined = {"consumer3": ["t0"]}
     first = StickyAssignor().assign(build_scenario("sticky", partitions, members))
@@ -54,7 +61,7 @@ def sticky_walk(partitions: Mapping[str, int] = None, members: Mapping = None, j
     return first, second
 
 
-def stickiness_table(partitions: Mapping[str, int], members: Mapping, *, joined: Optional[Mapping] = None,
+def stickiness_table(partitions: Mapping[str, int], members: GroupMembers, *, joined: Optional[GroupMembers] = None,
                      left: Sequence[str] = ()) -> pd.DataFrame:
     """For each of Kafka's assignors: partitions that change owner in the rebalance, the spread (largest
     minus smallest count) and the balance score afterwards.  Cooperative-sticky counts its full plan."""
@@ -64,7 +71,7 @@ def stickiness_table(partitions: Mapping[str, int], members: Mapping, *, joined:
         before = assign(name, partitions, members)
         second = rejoin(members, before, 1, left=left, joined=joined)
         if name == "cooperative-sticky":
-            rounds = rebalance_until_stable(build_scenario(name, partitions, second))
+            rounds = rebalance_rounds(build_scenario(name, partitions, second))
             after = rounds[-1].assignment
         else:
             after = assign(name, partitions, second)
@@ -76,7 +83,8 @@ def stickiness_table(partitions: Mapping[str, int], members: Mapping, *, joined:
     return pd.DataFrame(rows).set_index("assignor")
 
 
-def stickiness_view(topics: int = 3, partitions_per_topic: int = 6, members: int = 4, change: str = "join"):
+def stickiness_view(topics: int = 3, partitions_per_topic: int = 6, members: int = 4, change: str = "join"
+                    ) -> Tuple[pd.DataFrame, plt.Figure]:
     """Static twin of :func:`stickiness_widget`: every member reads every topic, one member joins (or
     the first one leaves); the table of :func:`stickiness_table` and the sticky before/after figure."""
     partitions = {f"t{i}": partitions_per_topic for i in range(topics)}
@@ -100,7 +108,8 @@ def _figure_png(fig) -> bytes:
     return buffer.getvalue()
 
 
-def stickiness_widget(topics: int = 3, partitions_per_topic: int = 6, members: int = 4, change: str = "join"):
+def stickiness_widget(topics: int = 3, partitions_per_topic: int = 6, members: int = 4, change: str = "join"
+                      ) -> ipywidgets.VBox:
     """Interactive :func:`stickiness_view`: sliders for topics, partitions per topic and members.  The
     figure and table are widget values (not cell outputs), so the cell's own output stays deterministic."""
     import ipywidgets as w
@@ -129,11 +138,11 @@ def double_claim_table(generations: Sequence[Tuple[int, int]] = ((3, 5), (5, 3),
     rows = []
     for gen_a, gen_b in generations:
         # the vectors' input schema, because the friendly API refuses same-generation double claims
-        scenario = parse_consumer_input({
-            "kind": "consumer", "assignor": "sticky", "topics": {"t": 2},
-            "members": [{"memberId": "A", "topics": ["t"], "ownedPartitions": ["t-0"], "generationId": gen_a},
-                        {"memberId": "B", "topics": ["t"], "ownedPartitions": ["t-0"], "generationId": gen_b}]})
-        result = StickyAssignor().assign(scenario)
+        data = {"kind": "consumer", "assignor": "sticky", "topics": {"t": 2},
+                "members": [{"memberId": "A", "topics": ["t"], "ownedPartitions": ["t-0"], "generationId": gen_a},
+                            {"memberId": "B", "topics": ["t"], "ownedPartitions": ["t-0"], "generationId": gen_b}]}
+        scenario = parse_consumer_input(data)
+        result = StickyAssignor(replay=parse_replay_options(data)).assign(scenario)
         holder = next(m for m, tps in result.assignment.items() if ("t", 0) in tps)
         claimants = [m for m, tps in result.owned.items() if ("t", 0) in tps]
         rows.append({"generation A": gen_a, "generation B": gen_b,
@@ -146,7 +155,7 @@ def double_claim_table(generations: Sequence[Tuple[int, int]] = ((3, 5), (5, 3),
 
 # -- cooperative ---------------------------------------------------------------------------------------
 
-def cooperative_rounds_table(rounds) -> pd.DataFrame:
+def cooperative_rounds_table(rounds: Iterable[AssignorResult]) -> pd.DataFrame:
     """One row per member and round: what it holds after the round and what is withheld for it."""
     rows = []
     for i, result in enumerate(rounds, 1):
@@ -158,16 +167,17 @@ def cooperative_rounds_table(rounds) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["round", "member"])
 
 
-def cooperative_rounds(partitions: Mapping[str, int], members: Mapping, joined: Mapping,
-                       left: Sequence[str] = ()):
+def cooperative_rounds(partitions: Mapping[str, int], members: GroupMembers, joined: GroupMembers,
+                       left: Sequence[str] = ()
+                       ) -> Tuple[Dict[str, List[TopicPartition]], List[AssignorResult]]:
     """Fresh assignment of ``members``, then the cooperative rounds after ``joined`` join / ``left`` leave."""
     members = _members(members)
     start = assign("cooperative-sticky", partitions, members)
     scenario = build_scenario("cooperative-sticky", partitions, rejoin(members, start, 1, left=left, joined=joined))
-    return start, rebalance_until_stable(scenario)
+    return start, rebalance_rounds(scenario)
 
 
-def eager_vs_cooperative_table(partitions: Mapping[str, int], members: Mapping, *, joined: Optional[Mapping] = None,
+def eager_vs_cooperative_table(partitions: Mapping[str, int], members: GroupMembers, *, joined: Optional[GroupMembers] = None,
                                left: Sequence[str] = ()) -> pd.DataFrame:
     """What one membership change costs.  Eager (StickyAssignor): every member revokes everything it owns
     before rejoining, one rebalance.  Cooperative (CooperativeStickyAssignor): only partitions changing
@@ -178,7 +188,7 @@ def eager_vs_cooperative_table(partitions: Mapping[str, int], members: Mapping, 
     after = assign("sticky", partitions, second)
     eager_revoked = sum(len(before[m]) for m in members if m not in left)
     c_before = assign("cooperative-sticky", partitions, members)
-    rounds = rebalance_until_stable(build_scenario("cooperative-sticky", partitions,
+    rounds = rebalance_rounds(build_scenario("cooperative-sticky", partitions,
                                                    rejoin(members, c_before, 1, left=left, joined=joined)))
     coop_revoked = sum(len(r.withheld) for r in rounds)
     return pd.DataFrame([
@@ -192,7 +202,8 @@ def eager_vs_cooperative_table(partitions: Mapping[str, int], members: Mapping, 
     ]).set_index("protocol")
 
 
-def cooperative_view(members: int = 3, partitions: int = 6, joiners: int = 1):
+def cooperative_view(members: int = 3, partitions: int = 6, joiners: int = 1
+                     ) -> Tuple[pd.DataFrame, plt.Figure, pd.DataFrame]:
     """Static twin of :func:`cooperative_widget`: one topic ``t`` with ``partitions`` partitions read by
     ``members`` members, then ``joiners`` new members join; rounds table, rounds figure, cost table."""
     topic = {"t": partitions}
@@ -203,7 +214,7 @@ def cooperative_view(members: int = 3, partitions: int = 6, joiners: int = 1):
     return cooperative_rounds_table(rounds), fig, eager_vs_cooperative_table(topic, group, joined=joined)
 
 
-def cooperative_widget(members: int = 3, partitions: int = 6, joiners: int = 1):
+def cooperative_widget(members: int = 3, partitions: int = 6, joiners: int = 1) -> ipywidgets.VBox:
     """Interactive :func:`cooperative_view` (figure and tables are widget values, not cell outputs)."""
     import ipywidgets as w
 
@@ -224,6 +235,6 @@ def cooperative_widget(members: int = 3, partitions: int = 6, joiners: int = 1):
     return w.VBox([w.HBox([m, p, j]), image, html])
 
 
-__all__ = ["SEED_TOPICS", "SEED_MEMBERS", "rejoin", "sticky_walk", "stickiness_table", "stickiness_view",
+__all__ = ["UNEVEN_TOPICS", "UNEVEN_MEMBERS", "rejoin", "sticky_walk", "stickiness_table", "stickiness_view",
            "stickiness_widget", "double_claim_table", "cooperative_rounds_table", "cooperative_rounds",
            "eager_vs_cooperative_table", "cooperative_view", "cooperative_widget", "paused_figure", "moves_table"]
