@@ -218,7 +218,7 @@ class ConsumerMember:
         """``[(assignor name, metadata), ...]`` in preference order, one metadata per assignor."""
         return [(a, self.subscription(a)) for a in self.assignors]
 
-    def on_assignment(self, partitions, generation: int) -> None:
+    def on_assignment(self, partitions: Sequence[Tuple[str, int]], generation: int) -> None:
         """``ConsumerCoordinator.invokeOnAssignment``: tell the selected assignor object what this member
         was given in ``generation``."""
         own = self.client_assignors.get(self.protocol_name)

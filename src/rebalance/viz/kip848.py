@@ -71,10 +71,10 @@ def ownership_timeline(result: SimulationResult, window: Optional[Tuple[int, int
 
 
 def comparison_bars(rows: Sequence[dict],
-                    metrics=("time_to_stable_ms", "unowned_partition_seconds", "partitions_stopped"),
-                    labels=("time to stable (s, log scale)", "unowned partition-seconds (log scale)",
-                            "partitions stopped"),
-                    log=(True, True, False)):
+                    metrics: Sequence[str] = ("time_to_stable_ms", "unowned_partition_seconds", "partitions_stopped"),
+                    labels: Sequence[str] = ("time to stable (s, log scale)", "unowned partition-seconds (log scale)",
+                                             "partitions stopped"),
+                    log: Sequence[bool] = (True, True, False)) -> plt.Figure:
     """Grouped bars: one group per scenario, one bar per protocol, one panel per metric."""
     apply()
     scenarios = list(dict.fromkeys(r["scenario"] for r in rows))

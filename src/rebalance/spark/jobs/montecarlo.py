@@ -23,7 +23,7 @@ event and set-up.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Iterator, Optional, Tuple
+from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Tuple, Union
 
 import numpy as np
 import pandas as pd
@@ -33,6 +33,8 @@ from ..generators import RestartParams, RestartScenario, check_params, restart_s
 from .common import JobResult, ship_package, check_scale, check_seed, stage_rows, write_outputs
 
 if TYPE_CHECKING:
+    from pyspark.sql import DataFrame as SparkDataFrame, SparkSession
+
     from ...protocol.simulation import GroupSimulation
 
 #: set-up name -> (assignor, rebalance protocol, static membership)
@@ -142,7 +144,7 @@ def simulate(scenario: RestartScenario, mode: str) -> dict:
     }
 
 
-def rows_frame(rows) -> pd.DataFrame:
+def rows_frame(rows: Iterable[dict]) -> pd.DataFrame:
     frame = pd.DataFrame(list(rows), columns=ROW_COLUMNS)
     frame["time_to_stable_ms"] = frame["time_to_stable_ms"].astype("Int64")
     frame["after_last_fault_ms"] = frame["after_last_fault_ms"].astype("Int64")
@@ -153,7 +155,7 @@ def rows_frame(rows) -> pd.DataFrame:
     return frame
 
 
-def simulate_range(seed: int, indexes, params: MonteCarloParams) -> pd.DataFrame:
+def simulate_range(seed: int, indexes: Iterable[int], params: MonteCarloParams) -> pd.DataFrame:
     rp = params.restart_params()
     rows = []
     for i in indexes:
@@ -163,7 +165,8 @@ def simulate_range(seed: int, indexes, params: MonteCarloParams) -> pd.DataFrame
     return rows_frame(rows)
 
 
-def rows_df(spark, n: int, seed: int = 0, params=None, slices: Optional[int] = None):
+def rows_df(spark: "SparkSession", n: int, seed: int = 0, params: Optional[Union[MonteCarloParams, dict]] = None,
+            slices: Optional[int] = None) -> "SparkDataFrame":
     """The per-(simulation, set-up) rows as a Spark DataFrame (simulations ``0..n-1``)."""
     params = check_params(params, MonteCarloParams).check()
     n, seed = check_scale(n), check_seed(seed)
@@ -210,7 +213,8 @@ def summarize(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def run(spark, scale: int, seed: int = 0, out: Optional[str] = None, params=None) -> JobResult:
+def run(spark: "SparkSession", scale: int, seed: int = 0, out: Optional[str] = None,
+        params: Optional[Union[MonteCarloParams, dict]] = None) -> JobResult:
     """Simulate ``scale`` disturbances under every set-up; rows and summary returned (and written)."""
     params = check_params(params, MonteCarloParams).check()
     df = rows_df(spark, scale, seed, params)
