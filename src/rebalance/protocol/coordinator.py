@@ -22,7 +22,7 @@ OFFSETS_TOPIC_PARTITIONS_DEFAULT = 50
 OFFSETS_TOPIC = "__consumer_offsets"
 
 
-def check_num_partitions(num_partitions, field: str = "numPartitions") -> int:
+def check_num_partitions(num_partitions: object, field: str = "numPartitions") -> int:
     """Validate ``offsets.topic.num.partitions`` the way the broker's config does.
 
     A value that is not a Java ``int`` is bad input (:class:`InputError`); an ``int`` below 1 is refused by
