@@ -35,6 +35,11 @@ def _conform(args) -> int:
 
 
 def _run(args) -> int:
+    if args.max_cells is not None:
+        from . import errors
+
+        # 0 lifts the limit: the caller takes responsibility for the memory (benchmarks at Kafka's scale)
+        errors.MAX_INPUT_CELLS = args.max_cells if args.max_cells > 0 else float("inf")
     out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     try:
         def write(obj):
@@ -76,6 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="compute outputs for scenario lines")
     p.add_argument("files", nargs="+", metavar="FILE", help="scenario files (.jsonl); '-' for stdin")
     p.add_argument("-o", "--output", help="write to this file instead of stdout")
+    p.add_argument("--max-cells", type=int, default=None, metavar="N",
+                   help="size limit in partitions x members (default rebalance.errors.MAX_INPUT_CELLS; 0: none)")
     p.set_defaults(func=_run)
 
     p = sub.add_parser("assign", help="assign partitions of a consumer group scenario")

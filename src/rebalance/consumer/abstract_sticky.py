@@ -19,12 +19,13 @@ across calls too.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from ..errors import InputError, KafkaError
 from ..java import hashmap_order
 from .model import ConsumerScenario, Subscription, TopicPartition
-from .sticky_userdata import DEFAULT_GENERATION, ByteBuffer, MemberData, user_data_from_spec
+from .sticky_userdata import DEFAULT_GENERATION, ByteBuffer, MemberData, sticky_v1_buffer, user_data_from_spec
 
 __all__ = [
     "AbstractStickyAssignor",
@@ -35,6 +36,7 @@ __all__ = [
 ]
 
 EMPTY: FrozenSet[str] = frozenset()
+_TOPIC = itemgetter(0)
 
 
 @dataclass
@@ -205,6 +207,11 @@ class AbstractStickyAssignor:
                 buffers[member] = ByteBuffer(sub.user_data, sub.user_data_position)
                 continue
             spec = scenario.user_data_specs.get(member, "auto")
+            if spec == "auto" and self.name == "sticky" and (sub.generation_id is not None or sub.owned_partitions):
+                # what user_data_from_spec encodes here, with the bytes made only if they are read as bytes
+                generation = DEFAULT_GENERATION if sub.generation_id is None else sub.generation_id
+                buffers[member] = sticky_v1_buffer(sub.owned_partitions, generation)
+                continue
             data, position = user_data_from_spec(spec, self.name, sub.owned_partitions, sub.generation_id,
                                                  field=f"members[{i}].userData")
             buffers[member] = None if data is None else ByteBuffer(data, position)
@@ -267,7 +274,14 @@ class AbstractStickyAssignor:
             self.max_generation = max(self.max_generation, generation)
             mine: List[TopicPartition] = []
             owned[member] = mine
-            for tp in data.partitions:
+            claimed = data.partitions
+            if (previous_owner.keys().isdisjoint(claimed) and len(set(claimed)) == len(claimed)
+                    and partitions_per_topic.keys() >= set(map(_TOPIC, claimed))):
+                # the common case, settled in bulk: no partition claimed twice, every topic known
+                mine.extend(claimed)
+                previous_owner.update(dict.fromkeys(claimed, member))
+                continue
+            for tp in claimed:
                 if tp[0] not in partitions_per_topic:
                     continue
                 other = previous_owner.get(tp)

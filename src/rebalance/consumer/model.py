@@ -28,6 +28,20 @@ def parse_tp(text, field_name: str) -> TopicPartition:
     return parse_dashed_id(text, field_name, "topic", "partition")
 
 
+def parse_tps(texts: Sequence, field_name: str) -> List[TopicPartition]:
+    """:func:`parse_tp` over a list (``field_name[j]`` names a bad element).  A million owned partitions are
+    split in one pass; only a list with a bad element is re-read element by element to name it."""
+    try:
+        parts = [text.rpartition("-") for text in texts]
+        result = [(head, int(number)) for head, sep, number in parts if sep and head]
+    except (AttributeError, TypeError, ValueError):
+        result = None
+    # (the number follows the last "-", so it is never negative: only a missing part can be wrong)
+    if result is None or len(result) != len(texts):
+        result = [parse_tp(text, f"{field_name}[{j}]") for j, text in enumerate(texts)]
+    return result
+
+
 @dataclass
 class Subscription:
     """One member's JoinGroup metadata (``ConsumerPartitionAssignor.Subscription``, protocol v3)."""
@@ -138,7 +152,7 @@ def parse_consumer_input(data: Mapping) -> ConsumerScenario:
                 "must be a list of topic names")
         owned_raw = member.get("ownedPartitions", [])
         require(isinstance(owned_raw, list), f"{where}.ownedPartitions", "must be a list of 'topic-partition'")
-        owned = [parse_tp(t, f"{where}.ownedPartitions[{j}]") for j, t in enumerate(owned_raw)]
+        owned = parse_tps(owned_raw, f"{where}.ownedPartitions")
         generation = member.get("generationId", -1)
         generation = _int(generation, f"{where}.generationId")
         rack = member.get("rackId")

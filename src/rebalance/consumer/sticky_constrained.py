@@ -23,11 +23,50 @@ member in ``HashMap`` order, then ``{"step": "assign", "phase": "rack"|"round-ro
 """
 from __future__ import annotations
 
-from typing import Dict, List, Set
+from itertools import groupby, repeat
+from operator import itemgetter
+from typing import Dict, Iterable, List, Optional, Sequence, Set
 
 from ..errors import KafkaError
-from ..java import JavaHashOrder, java_string_key
+from ..java import JavaHashOrder, java_string_key, same_order_as_python
 from .model import TopicPartition
+
+_TOPIC = itemgetter(0)
+_PARTITION = itemgetter(1)
+
+
+def unassigned_by_topic(topics: Sequence[str], counts: Dict[str, int],
+                        assigned: Iterable[TopicPartition]) -> Optional[List[TopicPartition]]:
+    """What Kafka's two-pointer walk over all partitions (``topics`` in order, each 0..n-1) and the sorted
+    ``assigned`` list leaves, computed with set differences per topic -- or ``None`` when the walk would not
+    be a plain difference: ``assigned`` holds a partition twice or one that does not exist (the walk then
+    stops matching and every later partition counts as unassigned, which only the walk itself reproduces)."""
+    taken: Dict[str, Set[int]] = {}
+    total = 0
+    for topic, run in groupby(assigned, key=_TOPIC):
+        numbers = list(map(_PARTITION, run))
+        total += len(numbers)
+        mine = taken.get(topic)
+        if mine is None:
+            taken[topic] = set(numbers)
+        else:
+            mine.update(numbers)
+    if sum(map(len, taken.values())) != total:
+        return None  # a duplicate
+    result: List[TopicPartition] = []
+    for topic, numbers in taken.items():
+        n = counts.get(topic)
+        if n is None or min(numbers) < 0 or max(numbers) >= n:
+            return None
+    for topic in topics:
+        n = counts[topic]
+        numbers = taken.get(topic)
+        if numbers is None:
+            result.extend(zip(repeat(topic, n), range(n)))
+        elif len(numbers) < n:
+            free = sorted(set(range(n)).difference(numbers))
+            result.extend(zip(repeat(topic, len(free)), free))
+    return result
 
 
 class ConstrainedAssignmentBuilder:
@@ -75,6 +114,7 @@ class ConstrainedAssignmentBuilder:
         rack_info = self.rack_info
         min_quota, max_quota = self.min_quota, self.max_quota
         check_racks = bool(rack_info.consumer_racks)
+        plain = same_order_as_python(self.partitions_per_topic)
         for consumer in self._member_order():
             owned = []
             for tp in self.current_assignment[consumer]:
@@ -82,7 +122,11 @@ class ConstrainedAssignmentBuilder:
                     self.maybe_revoked[tp] = consumer
                 else:
                     owned.append(tp)
-            owned.sort(key=lambda tp: (tp[1], java_string_key(tp[0])))
+            if plain:  # two stable sorts = one by (partition, topic), without a Python key per partition
+                owned.sort(key=_TOPIC)
+                owned.sort(key=_PARTITION)
+            else:
+                owned.sort(key=lambda tp: (tp[1], java_string_key(tp[0])))
             mine = self.assignment[consumer]
             if self.multiple:
                 for tp in self.multiple:
@@ -118,8 +162,12 @@ class ConstrainedAssignmentBuilder:
         """``getUnassignedPartitions``: all partitions (topics sorted by name) minus the kept ones, by the
         same two-pointer walk Kafka uses."""
         topics = sorted(self.partitions_per_topic, key=java_string_key)
+        counts = self.partitions_per_topic
         if not assigned:
-            return [(t, p) for t in topics for p in range(self.partitions_per_topic[t])]
+            return unassigned_by_topic(topics, counts, ())
+        fast = unassigned_by_topic(topics, counts, assigned)
+        if fast is not None:
+            return fast
         assigned.sort(key=lambda tp: (java_string_key(tp[0]), tp[1]))
         result: List[TopicPartition] = []
         it = iter(assigned)
@@ -178,8 +226,27 @@ class ConstrainedAssignmentBuilder:
         under = self.unfilled_under_min
         exactly = self.unfilled_exactly_min
         min_quota, max_quota = self.min_quota, self.max_quota
+        assignment = self.assignment
+        bulk = self.trace is None
         pos = 0  # the LinkedList iterator over ``under``: index of the next element
-        for tp in unassigned:
+        i, total = 0, len(unassigned)
+        while i < total:
+            if bulk and under and (pos == 0 or pos >= len(under)):
+                # At the start of a pass over ``under``: while no member of it can reach minQuota, whole
+                # passes deal one partition to each member in turn, so member x of the pass gets every u-th
+                # partition from i + x.  Dealt with slices; the pass that fills members goes step by step.
+                u = len(under)
+                k = min(min_quota - 1 - max(len(assignment[c]) for c in under), (total - i) // u)
+                if k > 0:
+                    end = i + k * u
+                    for x, consumer in enumerate(under):
+                        assignment[consumer].extend(unassigned[i + x:end:u])
+                    if self.maybe_revoked or self.multiple:
+                        self._record_transfers(unassigned, i, end, under)
+                    i, pos = end, 0
+                    continue
+            tp = unassigned[i]
+            i += 1
             if pos < len(under):
                 consumer = under[pos]
                 pos += 1
@@ -201,6 +268,17 @@ class ConstrainedAssignmentBuilder:
                 exactly.append(consumer)
             elif count == max_quota:
                 self.current_over_min += 1
+
+    def _record_transfers(self, unassigned: List[TopicPartition], start: int, end: int, under: List[str]) -> None:
+        """The transfers of the partitions ``unassigned[start:end]`` dealt round ``under`` (in that order)."""
+        maybe_revoked, multiple, transferring = self.maybe_revoked, self.multiple, self.transferring
+        u = len(under)
+        for index in range(start, end):
+            tp = unassigned[index]
+            consumer = under[(index - start) % u]
+            previous = maybe_revoked.get(tp)
+            if (previous is not None and previous != consumer) or tp in multiple:
+                transferring[tp] = consumer
 
     def _assign_new_partition(self, tp: TopicPartition, consumer: str) -> int:
         mine = self.assignment[consumer]

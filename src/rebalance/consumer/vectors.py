@@ -17,11 +17,12 @@ kinds, ``stickyPath``, ``partitionsTransferringOwnership`` and ``maxGeneration``
 """
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Sequence
+from itertools import chain
+from typing import Dict, List, Mapping, Optional, Sequence
 
 from ..errors import InputError
 from .model import ConsumerScenario, TopicPartition, parse_consumer_input
-from ..java import java_string_key
+from ..java import java_string_key, same_order_as_python
 
 STICKY_KINDS = ("sticky", "cooperative-sticky")
 STICKY_FIELDS = ("stickyPath", "partitionsTransferringOwnership", "maxGeneration")
@@ -47,14 +48,35 @@ def _topic_ranks(assignment: Mapping[str, Sequence[TopicPartition]]) -> Dict[str
     return {t: i for i, t in enumerate(sorted(topics, key=java_string_key))}
 
 
-def _output_lists(tps: Sequence[TopicPartition], ranks: Mapping[str, int]):
+def _format(tps: Sequence[TopicPartition]) -> List[str]:
+    """``"topic-partition"`` for each of ``tps`` (``TopicPartition.toString``), formatted by C code: one
+    ``%`` over the whole list, split at a character no topic contains (else one ``%`` per partition)."""
+    if not tps:
+        return []
+    try:
+        text = ("%s-%d\x00" * len(tps)) % tuple(chain.from_iterable(tps))
+    except TypeError:  # not (str, int) pairs: let the per-partition path name the problem
+        return [f"{t}-{p}" for t, p in tps]
+    parts = text.split("\x00")
+    parts.pop()  # after the last separator
+    if len(parts) != len(tps):  # a topic name contains the separator
+        return list(map("%s-%d".__mod__, tps))
+    return parts
+
+
+def _output_lists(tps: Sequence[TopicPartition], ranks: Optional[Mapping[str, int]]):
     """``(plain, sorted)`` ``"topic-partition"`` lists of one member.  ``sorted`` reuses ``plain``'s strings
-    (a million partitions are formatted once, not twice) and sorts on one integer per partition: the
-    topic's rank, then the partition number (partition numbers are non-negative Java ints)."""
-    plain = [f"{t}-{p}" for t, p in tps]
-    codes = [(ranks[t] << 32) | p for t, p in tps]
-    order = sorted(range(len(codes)), key=codes.__getitem__)
-    return plain, [plain[i] for i in order]
+    (a million partitions are formatted once, not twice).  With ``ranks`` None the topics sort the same in
+    Python as with ``String.compareTo`` and the ``(topic, partition)`` tuples are sorted as they are;
+    otherwise on one integer per partition: the topic's rank, then the partition number (partition numbers
+    are non-negative Java ints)."""
+    plain = _format(tps)
+    if ranks is None:
+        order = sorted(range(len(tps)), key=tps.__getitem__)
+    else:
+        codes = [(ranks[t] << 32) | p for t, p in tps]
+        order = sorted(range(len(codes)), key=codes.__getitem__)
+    return plain, list(map(plain.__getitem__, order))
 
 
 def assignment_output(assignment: Mapping[str, Sequence[TopicPartition]],
@@ -63,6 +85,8 @@ def assignment_output(assignment: Mapping[str, Sequence[TopicPartition]],
     any other member of ``assignment`` in its own order."""
     order = [m for m in members if m in assignment] + [m for m in assignment if m not in set(members)]
     ranks = _topic_ranks(assignment)
+    if same_order_as_python(ranks):
+        ranks = None
     plain: Dict[str, List[str]] = {}
     ordered: Dict[str, List[str]] = {}
     for member in order:
