@@ -23,9 +23,9 @@ member in ``HashMap`` order, then ``{"step": "assign", "phase": "rack"|"round-ro
 """
 from __future__ import annotations
 
-from itertools import groupby, repeat
+from itertools import filterfalse, repeat
 from operator import itemgetter
-from typing import Dict, Iterable, List, Optional, Sequence, Set
+from typing import Collection, Dict, List, Optional, Sequence, Set
 
 from ..errors import KafkaError
 from ..java import JavaHashOrder, java_string_key, same_order_as_python
@@ -35,37 +35,23 @@ _TOPIC = itemgetter(0)
 _PARTITION = itemgetter(1)
 
 
-def unassigned_by_topic(topics: Sequence[str], counts: Dict[str, int],
-                        assigned: Iterable[TopicPartition]) -> Optional[List[TopicPartition]]:
+def unassigned_partitions(topics: Sequence[str], counts: Dict[str, int],
+                          assigned: Collection[TopicPartition]) -> Optional[List[TopicPartition]]:
     """What Kafka's two-pointer walk over all partitions (``topics`` in order, each 0..n-1) and the sorted
-    ``assigned`` list leaves, computed with set differences per topic -- or ``None`` when the walk would not
-    be a plain difference: ``assigned`` holds a partition twice or one that does not exist (the walk then
-    stops matching and every later partition counts as unassigned, which only the walk itself reproduces)."""
-    taken: Dict[str, Set[int]] = {}
-    total = 0
-    for topic, run in groupby(assigned, key=_TOPIC):
-        numbers = list(map(_PARTITION, run))
-        total += len(numbers)
-        mine = taken.get(topic)
-        if mine is None:
-            taken[topic] = set(numbers)
-        else:
-            mine.update(numbers)
-    if sum(map(len, taken.values())) != total:
-        return None  # a duplicate
-    result: List[TopicPartition] = []
-    for topic, numbers in taken.items():
-        n = counts.get(topic)
-        if n is None or min(numbers) < 0 or max(numbers) >= n:
-            return None
+    ``assigned`` list leaves, computed as a set difference -- or ``None`` when the walk would not be a plain
+    difference: ``assigned`` holds a partition twice or one that does not exist (the walk then stops
+    matching and every later partition counts as unassigned, which only the walk itself reproduces)."""
+    everything: List[TopicPartition] = []
     for topic in topics:
-        n = counts[topic]
-        numbers = taken.get(topic)
-        if numbers is None:
-            result.extend(zip(repeat(topic, n), range(n)))
-        elif len(numbers) < n:
-            free = sorted(set(range(n)).difference(numbers))
-            result.extend(zip(repeat(topic, len(free)), free))
+        everything.extend(zip(repeat(topic, counts[topic]), range(counts[topic])))
+    if not assigned:
+        return everything
+    taken = set(assigned)
+    if len(taken) != len(assigned):
+        return None
+    result = list(filterfalse(taken.__contains__, everything))
+    if len(result) != len(everything) - len(taken):  # some assigned partition does not exist
+        return None
     return result
 
 
@@ -163,9 +149,7 @@ class ConstrainedAssignmentBuilder:
         same two-pointer walk Kafka uses."""
         topics = sorted(self.partitions_per_topic, key=java_string_key)
         counts = self.partitions_per_topic
-        if not assigned:
-            return unassigned_by_topic(topics, counts, ())
-        fast = unassigned_by_topic(topics, counts, assigned)
+        fast = unassigned_partitions(topics, counts, assigned)
         if fast is not None:
             return fast
         assigned.sort(key=lambda tp: (java_string_key(tp[0]), tp[1]))

@@ -102,15 +102,33 @@ class ByteBuffer:
 def group_partitions_by_topic(partitions: Sequence[TopicPartition]) -> List[Tuple[str, List[int]]]:
     """``CollectionUtils.groupPartitionsByTopic``: a ``HashMap<String, List<Integer>>`` filled in list
     order, returned in its iteration order."""
-    by_topic: Dict[str, List[int]] = {}
-    # runs of one topic are taken whole (a member's list is usually topic by topic): same lists, fewer steps
-    for topic, run in groupby(partitions, key=_TOPIC):
-        numbers = by_topic.get(topic)
-        if numbers is None:
-            by_topic[topic] = list(map(_PARTITION, run))
-        else:
-            numbers.extend(map(_PARTITION, run))
-    return [(topic, by_topic[topic]) for topic in hashmap_order(list(by_topic))]
+    return [(topic, list(map(_PARTITION, run))) for topic, run in groupby(_regrouped(partitions), key=_TOPIC)]
+
+
+@lru_cache(maxsize=256)
+def _topic_map(topics: Tuple[str, ...]) -> Tuple[List[str], Dict[str, int], List[int]]:
+    """For the distinct topics of a member's list (first-appearance order): the ``HashMap`` iteration order,
+    each topic's place in it, and the names' UTF-8 lengths in bytes (empty if a name cannot be encoded).
+    Cached: the members of a group usually report the same topics in the same order."""
+    order = hashmap_order(list(topics))
+    try:
+        lengths = [len(t.encode("utf-8")) for t in topics]
+    except UnicodeEncodeError:
+        lengths = []
+    return order, {t: i for i, t in enumerate(order)}, lengths
+
+
+def _regrouped(partitions: Sequence[TopicPartition]) -> List[TopicPartition]:
+    """``partitions`` in the order of :func:`group_partitions_by_topic`'s groups: a stable sort by the
+    topic's place in the ``HashMap`` (list order within a topic)."""
+    partitions = list(partitions)
+    topics = tuple(dict.fromkeys(map(_TOPIC, partitions)))
+    order, place, _ = _topic_map(topics)
+    if len(topics) == len(partitions):  # one partition per topic
+        by_topic = dict(partitions)
+        return list(zip(order, map(by_topic.__getitem__, order)))
+    keys = list(map(place.__getitem__, map(_TOPIC, partitions)))
+    return list(map(partitions.__getitem__, sorted(range(len(partitions)), key=keys.__getitem__)))
 
 
 def encode_sticky_v1(partitions: Sequence[TopicPartition], generation: Optional[int]) -> bytes:
@@ -131,11 +149,6 @@ def _encode_groups(groups: Sequence[Tuple[str, List[int]]], generation: Optional
     return b"".join(chunks)
 
 
-@lru_cache(maxsize=1 << 16)
-def _utf8_length(topic: str) -> int:
-    return len(topic.encode("utf-8"))
-
-
 class _StickyV1Buffer(ByteBuffer):
     """The buffer of ``encode_sticky_v1(partitions, generation)`` whose bytes are only produced if someone
     reads them byte by byte: :func:`decode_sticky` reading it from the start gets the partitions back
@@ -143,20 +156,21 @@ class _StickyV1Buffer(ByteBuffer):
     Kafka's large tests reports 500 topics).  Built by :func:`sticky_v1_buffer` only for values the
     encoder accepts, so no error moves."""
 
-    __slots__ = ("_groups", "_generation", "_length", "_bytes", "_partitions")
+    __slots__ = ("_partitions", "_generation", "_length", "_bytes")
 
-    def __init__(self, groups, generation: int, length: int, position: int = 0):  # noqa: super not called
-        self._groups = groups
+    def __init__(self, regrouped: List[TopicPartition], generation: int, length: int,  # noqa: no super()
+                 position: int = 0):
+        self._partitions = regrouped
         self._generation = generation
         self._length = length
         self._bytes: Optional[bytes] = None
-        self._partitions: Optional[List[TopicPartition]] = None
         self.position = max(0, min(position, length))
 
     @property
     def data(self) -> bytes:  # type: ignore[override]
         if self._bytes is None:
-            self._bytes = _encode_groups(self._groups, self._generation)
+            groups = [(t, list(map(_PARTITION, run))) for t, run in groupby(self._partitions, key=_TOPIC)]
+            self._bytes = _encode_groups(groups, self._generation)
         return self._bytes
 
     def remaining(self) -> int:
@@ -166,17 +180,12 @@ class _StickyV1Buffer(ByteBuffer):
         return self.position < self._length
 
     def duplicate(self) -> "ByteBuffer":
-        copy = _StickyV1Buffer(self._groups, self._generation, self._length, self.position)
-        copy._bytes, copy._partitions = self._bytes, self._partitions
+        copy = _StickyV1Buffer(self._partitions, self._generation, self._length, self.position)
+        copy._bytes = self._bytes
         return copy
 
     def read_all(self) -> MemberData:
         """The whole V1 read from position 0 (``Schema.read`` of every field)."""
-        if self._partitions is None:
-            partitions: List[TopicPartition] = []
-            for topic, numbers in self._groups:
-                partitions.extend(zip(repeat(topic, len(numbers)), numbers))
-            self._partitions = partitions
         self.position = self._length
         return MemberData(list(self._partitions), self._generation)
 
@@ -185,18 +194,16 @@ def sticky_v1_buffer(partitions: Sequence[TopicPartition], generation: int) -> B
     """``ByteBuffer(encode_sticky_v1(partitions, generation))``, with the bytes produced only on demand
     when every value fits the schema (topic names up to 32,767 UTF-8 bytes, Java ints); otherwise encoded
     at once, raising where the encoder raises."""
-    groups = group_partitions_by_topic(partitions)
-    numbers = [p for _, p in partitions] if len(partitions) < 64 else list(map(_PARTITION, partitions))
-    if (type(generation) is int and _INT_MIN <= generation <= _INT_MAX and (not numbers or (_INT_MIN <= min(numbers) and max(numbers) <= _INT_MAX))
-            and all(type(p) is int for p in numbers)):
-        try:
-            lengths = [_utf8_length(topic) for topic, _ in groups]
-        except UnicodeEncodeError:
-            lengths = None
-        if lengths is not None and max(lengths, default=0) <= 32767:
-            length = 4 + 6 * len(groups) + sum(lengths) + 4 * len(partitions) + 4
-            return _StickyV1Buffer(groups, generation, length)
-    return ByteBuffer(_encode_groups(groups, generation))
+    numbers = list(map(_PARTITION, partitions))
+    if (type(generation) is int and _INT_MIN <= generation <= _INT_MAX and set(map(type, numbers)) <= {int}
+            and (not numbers or (_INT_MIN <= min(numbers) and max(numbers) <= _INT_MAX))
+            and set(map(type, map(_TOPIC, partitions))) <= {str}):
+        topics = tuple(dict.fromkeys(map(_TOPIC, partitions)))
+        lengths = _topic_map(topics)[2]
+        if len(lengths) == len(topics) and max(lengths, default=0) <= 32767:
+            length = 4 + 6 * len(topics) + sum(lengths) + 4 * len(partitions) + 4
+            return _StickyV1Buffer(_regrouped(partitions), generation, length)
+    return ByteBuffer(encode_sticky_v1(partitions, generation))
 
 
 def encode_sticky_v0(partitions: Sequence[TopicPartition]) -> bytes:
