@@ -26,6 +26,7 @@ iteration order is emulated (:class:`JavaHashSet`).
 from __future__ import annotations
 
 import bisect
+from itertools import repeat
 from typing import Dict, List, Optional, Set, Tuple
 
 from ..errors import KafkaError
@@ -304,6 +305,9 @@ class GeneralAssignmentBuilder:
 
     def _maybe_assign(self, partitions: List[TopicPartition], rack_info, remove_assigned: bool) -> List[TopicPartition]:
         """``maybeAssign``; returns the list with assigned partitions removed when ``remove_assigned``."""
+        if rack_info is None and self.trace is None:
+            self._assign_runs(partitions)
+            return [] if remove_assigned else list(partitions)
         remaining: List[TopicPartition] = []
         sorted_members = self.sorted_members
         topic_sets = self.consumer_topic_set
@@ -339,6 +343,62 @@ class GeneralAssignmentBuilder:
             if not remove_assigned:
                 remaining.append(tp)
         return remaining
+
+    def _assign_runs(self, partitions: List[TopicPartition]) -> None:
+        """``maybeAssign`` without rack matching, for runs of consecutive partitions whose topics have the
+        same subscribers.  Within a run each partition goes to the subscriber that is first in the TreeSet,
+        the smallest (assignment size, member id); a member of size s takes its j-th partition of the run at
+        key (s + j, member id), so the run is dealt level by level: at each level, the subscribers whose
+        size is at most that level, in member-id order.  Levels where that set does not change are dealt
+        with slices.  Same result as one partition at a time."""
+        topic_consumers = self.topic_consumers
+        start, total = 0, len(partitions)
+        while start < total:
+            consumers = topic_consumers[partitions[start][0]]
+            end = start + 1
+            while end < total:
+                topic = partitions[end][0]
+                if topic != partitions[end - 1][0] and topic_consumers[topic] != consumers:
+                    break
+                end += 1
+            if consumers:
+                self._deal(partitions[start:end], consumers)
+            start = end
+
+    def _deal(self, run: List[TopicPartition], consumers: List[str]) -> None:
+        sorted_members, current, owner = self.sorted_members, self.current, self.owner
+        rank, names = sorted_members.rank, sorted_members.names
+        members = [m for m in dict.fromkeys(consumers) if m in sorted_members.stored]  # a topic listed twice
+        if not members:
+            return
+        before = {m: len(current[m]) for m in members}
+        waiting = sorted((before[m], rank[m]) for m in members)  # (size, rank), smallest first
+        for m in members:
+            sorted_members.remove(m)
+        eligible: List[int] = []  # ranks of the members taking part at the current level, ascending
+        level = waiting[0][0]
+        w, pos, total = 0, 0, len(run)
+        while pos < total:
+            while w < len(waiting) and waiting[w][0] <= level:
+                bisect.insort(eligible, waiting[w][1])
+                w += 1
+            e = len(eligible)
+            next_level = waiting[w][0] if w < len(waiting) else level + total
+            levels = min(next_level - level, (total - pos) // e)
+            if levels > 0:
+                stop = pos + levels * e
+                for i, r in enumerate(eligible):
+                    current[names[r]].extend(run[pos + i:stop:e])
+                pos, level = stop, level + levels
+            else:  # the last, partial level
+                for i in range(total - pos):
+                    current[names[eligible[i]]].append(run[pos + i])
+                pos = total
+        for m in members:
+            taken = current[m][before[m]:]
+            if taken:
+                owner.update(zip(taken, repeat(m)))
+            sorted_members.add(m)
 
     def _can_consumer_participate(self, member: str) -> bool:
         tps = self.current[member]
