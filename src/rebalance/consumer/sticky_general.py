@@ -26,7 +26,9 @@ iteration order is emulated (:class:`JavaHashSet`).
 from __future__ import annotations
 
 import bisect
-from itertools import repeat
+from collections import Counter
+from itertools import groupby, repeat
+from operator import itemgetter
 from typing import Dict, List, Optional, Set, Tuple
 
 from ..errors import KafkaError
@@ -35,6 +37,7 @@ from .abstract_sticky import DEFAULT_GENERATION, balance_score
 from .model import TopicPartition
 
 _topic_hash_cache: Dict[str, int] = {}
+_TOPIC = itemgetter(0)
 
 
 def _tp_hash(tp: TopicPartition) -> int:
@@ -191,31 +194,64 @@ class GeneralAssignmentBuilder:
         self.subscriptions = subscriptions
         self.buffers = buffers
         self.revocation_required = False
-        self.topic_consumers: Dict[str, List[str]] = {t: [] for t in partitions_per_topic}
         self.consumer_topics: Dict[str, List[str]] = {}
         self.consumer_topic_set: Dict[str, Set[str]] = {}
-        for member, sub in subscriptions.items():
-            topics = [t for t in sub.topics if t in partitions_per_topic]
-            self.consumer_topics[member] = topics
-            self.consumer_topic_set[member] = set(topics)
-            for t in topics:
-                self.topic_consumers[t].append(member)
+        self.topic_consumers = self._index_subscriptions(partitions_per_topic, subscriptions)
+        for member in subscriptions:
             if member not in current_assignment:
                 current_assignment[member] = []
         self.owner: Dict[TopicPartition, str] = {}
         for member, tps in current_assignment.items():
-            for tp in tps:
-                self.owner[tp] = member
+            self.owner.update(zip(tps, repeat(member)))
         self.sorted_topics = sorted(partitions_per_topic,
                                     key=lambda t: (len(self.topic_consumers[t]), java_string_key(t)))
         self.topic_position = {t: i for i, t in enumerate(self.sorted_topics)}
-        self.sorted_all_partitions: List[TopicPartition] = [
-            (t, p) for t in self.sorted_topics for p in range(partitions_per_topic[t])]
+        self.sorted_all_partitions: List[TopicPartition] = []
+        for t in self.sorted_topics:
+            self.sorted_all_partitions.extend(zip(repeat(t, partitions_per_topic[t]), range(partitions_per_topic[t])))
         self.sorted_members = _SortedMembers(list(subscriptions), current_assignment)
         self.movements = PartitionMovements()
         self._max_size_cache: Dict[str, int] = {}
         #: True when the reassignments did not improve the balance score and were undone
         self.movements_reverted = False
+
+    def _index_subscriptions(self, partitions_per_topic: Dict[str, int], subscriptions) -> Dict[str, List[str]]:
+        """Fill ``consumer_topics`` / ``consumer_topic_set`` (each member's subscribed topics that exist) and
+        return ``topic_consumers``: each topic's subscribers in subscription order (a member listed once per
+        time it lists the topic).  Members with the same topic list share the work: Kafka's large groups
+        have thousands of members and one or two distinct subscriptions."""
+        kinds: Dict[tuple, int] = {}
+        kind_topics: List[List[str]] = []
+        kind_sets: List[Set[str]] = []
+        member_kind: List[int] = []
+        for member, sub in subscriptions.items():
+            key = tuple(sub.topics)
+            kind = kinds.get(key)
+            if kind is None:
+                kind = kinds[key] = len(kind_topics)
+                kind_topics.append([t for t in key if t in partitions_per_topic])
+                kind_sets.append(set(kind_topics[-1]))
+            self.consumer_topics[member] = list(kind_topics[kind])
+            self.consumer_topic_set[member] = kind_sets[kind]  # read only: shared by the members of a kind
+            member_kind.append(kind)
+        # which kinds subscribe to each topic (and how many times each lists it) ...
+        signature: Dict[str, list] = {t: [] for t in partitions_per_topic}
+        for kind, topics in enumerate(kind_topics):
+            for t, times in Counter(topics).items():
+                signature[t].append((kind, times))
+        # ... and the subscriber list of each distinct signature, members in subscription order
+        members = list(subscriptions)
+        lists: Dict[tuple, List[str]] = {}
+        topic_consumers: Dict[str, List[str]] = {}
+        for t, sig in signature.items():
+            key = tuple(sig)
+            shared = lists.get(key)
+            if shared is None:
+                times = dict(sig)
+                shared = lists[key] = [m for m, kind in zip(members, member_kind) if kind in times
+                                       for _ in range(times[kind])]
+            topic_consumers[t] = list(shared)
+        return topic_consumers
 
     # -- steps of build() ------------------------------------------------------------------
     def build(self) -> Dict[str, List[TopicPartition]]:
@@ -352,18 +388,17 @@ class GeneralAssignmentBuilder:
         size is at most that level, in member-id order.  Levels where that set does not change are dealt
         with slices.  Same result as one partition at a time."""
         topic_consumers = self.topic_consumers
-        start, total = 0, len(partitions)
-        while start < total:
-            consumers = topic_consumers[partitions[start][0]]
-            end = start + 1
-            while end < total:
-                topic = partitions[end][0]
-                if topic != partitions[end - 1][0] and topic_consumers[topic] != consumers:
-                    break
-                end += 1
-            if consumers:
-                self._deal(partitions[start:end], consumers)
-            start = end
+        start = end = 0
+        consumers: List[str] = []
+        for topic, run in groupby(map(_TOPIC, partitions)):  # runs of one topic, counted by C code
+            subscribers = topic_consumers[topic]
+            if subscribers != consumers:
+                if consumers and end > start:
+                    self._deal(partitions[start:end], consumers)
+                start, consumers = end, subscribers
+            end += len(list(run))
+        if consumers and end > start:
+            self._deal(partitions[start:end], consumers)
 
     def _deal(self, run: List[TopicPartition], consumers: List[str]) -> None:
         sorted_members, current, owner = self.sorted_members, self.current, self.owner
