@@ -19,6 +19,7 @@ across calls too.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import filterfalse
 from operator import itemgetter
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
@@ -301,6 +302,22 @@ class AbstractStickyAssignor:
                     _remove_first(owned[other], tp)
                     previous_owner[tp] = member
         return equal
+
+
+def partitions_left(everything: List[TopicPartition],
+                    assigned: List[TopicPartition]) -> Optional[List[TopicPartition]]:
+    """What ``getUnassignedPartitions``' two-pointer walk over ``everything`` (all partitions, in the
+    builder's order) and the ``assigned`` ones (sorted the same way) leaves, computed as a set difference --
+    or ``None`` when the walk is not a plain difference: ``assigned`` holds a partition twice or one that is
+    not in ``everything`` (the walk then stops matching and every later partition counts as unassigned,
+    which only the walk itself reproduces)."""
+    taken = set(assigned)
+    if len(taken) != len(assigned):
+        return None
+    result = list(filterfalse(taken.__contains__, everything))
+    if len(result) != len(everything) - len(taken):
+        return None
+    return result
 
 
 def _remove_first(items: list, value) -> None:

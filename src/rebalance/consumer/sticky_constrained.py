@@ -23,36 +23,17 @@ member in ``HashMap`` order, then ``{"step": "assign", "phase": "rack"|"round-ro
 """
 from __future__ import annotations
 
-from itertools import filterfalse, repeat
+from itertools import repeat
 from operator import itemgetter
-from typing import Collection, Dict, List, Optional, Sequence, Set
+from typing import Dict, List, Set
 
 from ..errors import KafkaError
 from ..java import JavaHashOrder, java_string_key, same_order_as_python
+from .abstract_sticky import partitions_left
 from .model import TopicPartition
 
 _TOPIC = itemgetter(0)
 _PARTITION = itemgetter(1)
-
-
-def unassigned_partitions(topics: Sequence[str], counts: Dict[str, int],
-                          assigned: Collection[TopicPartition]) -> Optional[List[TopicPartition]]:
-    """What Kafka's two-pointer walk over all partitions (``topics`` in order, each 0..n-1) and the sorted
-    ``assigned`` list leaves, computed as a set difference -- or ``None`` when the walk would not be a plain
-    difference: ``assigned`` holds a partition twice or one that does not exist (the walk then stops
-    matching and every later partition counts as unassigned, which only the walk itself reproduces)."""
-    everything: List[TopicPartition] = []
-    for topic in topics:
-        everything.extend(zip(repeat(topic, counts[topic]), range(counts[topic])))
-    if not assigned:
-        return everything
-    taken = set(assigned)
-    if len(taken) != len(assigned):
-        return None
-    result = list(filterfalse(taken.__contains__, everything))
-    if len(result) != len(everything) - len(taken):  # some assigned partition does not exist
-        return None
-    return result
 
 
 class ConstrainedAssignmentBuilder:
@@ -149,7 +130,12 @@ class ConstrainedAssignmentBuilder:
         same two-pointer walk Kafka uses."""
         topics = sorted(self.partitions_per_topic, key=java_string_key)
         counts = self.partitions_per_topic
-        fast = unassigned_partitions(topics, counts, assigned)
+        everything: List[TopicPartition] = []
+        for t in topics:
+            everything.extend(zip(repeat(t, counts[t]), range(counts[t])))
+        if not assigned:
+            return everything
+        fast = partitions_left(everything, assigned)
         if fast is not None:
             return fast
         assigned.sort(key=lambda tp: (java_string_key(tp[0]), tp[1]))

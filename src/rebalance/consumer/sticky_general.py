@@ -33,7 +33,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from ..errors import KafkaError
 from ..java import java_string_key, spread, string_hash, to_int32
-from .abstract_sticky import DEFAULT_GENERATION, balance_score
+from .abstract_sticky import DEFAULT_GENERATION, balance_score, partitions_left
 from .model import TopicPartition
 
 _topic_hash_cache: Dict[str, int] = {}
@@ -290,6 +290,11 @@ class GeneralAssignmentBuilder:
         for member, tps in self.current.items():
             subscribed = self.subscriptions[member].topics
             subscribed_set = set(subscribed)
+            if not check_racks:
+                owned_topics = set(map(_TOPIC, tps))
+                if owned_topics <= subscribed_set and owned_topics <= self.topic_consumers.keys():
+                    assigned.extend(tps)  # every owned partition is of a subscribed topic that exists: all kept
+                    continue
             kept: List[TopicPartition] = []
             for tp in tps:
                 if tp[0] not in self.topic_consumers:
@@ -305,6 +310,9 @@ class GeneralAssignmentBuilder:
     def _unassigned_partitions(self, assigned: List[TopicPartition]) -> List[TopicPartition]:
         if not assigned:
             return self.sorted_all_partitions
+        fast = partitions_left(self.sorted_all_partitions, assigned)
+        if fast is not None:
+            return fast
         pos = self.topic_position
         assigned.sort(key=lambda tp: (pos[tp[0]], tp[1]))
         result: List[TopicPartition] = []
