@@ -17,7 +17,7 @@ kinds, ``stickyPath``, ``partitionsTransferringOwnership`` and ``maxGeneration``
 """
 from __future__ import annotations
 
-from itertools import chain
+from operator import itemgetter
 from typing import Dict, List, Mapping, Optional, Sequence
 
 from ..errors import InputError
@@ -42,35 +42,23 @@ def sorted_partitions(partitions: Sequence[TopicPartition]) -> List[TopicPartiti
     return result
 
 
-def _topic_ranks(assignment: Mapping[str, Sequence[TopicPartition]]) -> Dict[str, int]:
-    """Each topic's position in ``String.compareTo`` order (its UTF-16 key computed once per topic)."""
-    topics = {t for tps in assignment.values() for t, _ in tps}
-    return {t: i for i, t in enumerate(sorted(topics, key=java_string_key))}
+_TOPIC = itemgetter(0)
+_PARTITION = itemgetter(1)
 
 
-def _format(tps: Sequence[TopicPartition]) -> List[str]:
-    """``"topic-partition"`` for each of ``tps`` (``TopicPartition.toString``), formatted by C code: one
-    ``%`` over the whole list, split at a character no topic contains (else one ``%`` per partition)."""
-    if not tps:
-        return []
-    try:
-        text = ("%s-%d\x00" * len(tps)) % tuple(chain.from_iterable(tps))
-    except TypeError:  # not (str, int) pairs: let the per-partition path name the problem
-        return [f"{t}-{p}" for t, p in tps]
-    parts = text.split("\x00")
-    parts.pop()  # after the last separator
-    if len(parts) != len(tps):  # a topic name contains the separator
-        return list(map("%s-%d".__mod__, tps))
-    return parts
-
-
-def _output_lists(tps: Sequence[TopicPartition], ranks: Optional[Mapping[str, int]]):
-    """``(plain, sorted)`` ``"topic-partition"`` lists of one member.  ``sorted`` reuses ``plain``'s strings
-    (a million partitions are formatted once, not twice).  With ``ranks`` None the topics sort the same in
-    Python as with ``String.compareTo`` and the ``(topic, partition)`` tuples are sorted as they are;
+def _output_lists(tps: Sequence[TopicPartition], ranks: Optional[Mapping[str, int]],
+                  prefixes: Mapping[str, str], numbers: Optional[List[str]]):
+    """``(plain, sorted)`` ``"topic-partition"`` lists of one member.  Each string is ``prefixes[topic]``
+    (``"topic-"``) plus the partition number's text from ``numbers`` (formatted once per number, not per
+    partition; with ``numbers`` None each string is formatted in full).  ``sorted`` reuses ``plain``'s
+    strings (a million partitions are formatted once, not twice).  With ``ranks`` None the topics sort the
+    same in Python as with ``String.compareTo`` and the ``(topic, partition)`` tuples are sorted as they are;
     otherwise on one integer per partition: the topic's rank, then the partition number (partition numbers
     are non-negative Java ints)."""
-    plain = _format(tps)
+    if numbers is None:
+        plain = [f"{t}-{p}" for t, p in tps]
+    else:
+        plain = [prefixes[t] + numbers[p] for t, p in tps]
     if ranks is None:
         order = sorted(range(len(tps)), key=tps.__getitem__)
     else:
@@ -83,14 +71,29 @@ def assignment_output(assignment: Mapping[str, Sequence[TopicPartition]],
                       members: Sequence[str] = ()) -> dict:
     """The vectors' ``assignment`` / ``sortedAssignment`` for ``assignment``: keys in ``members`` order, then
     any other member of ``assignment`` in its own order."""
-    order = [m for m in members if m in assignment] + [m for m in assignment if m not in set(members)]
-    ranks = _topic_ranks(assignment)
-    if same_order_as_python(ranks):
-        ranks = None
+    listed = set(members)
+    order = [m for m in members if m in assignment] + [m for m in assignment if m not in listed]
+    topics: set = set()
+    highest, lowest, count = -1, 0, 0
+    for tps in assignment.values():
+        if tps:
+            topics.update(map(_TOPIC, tps))
+            partitions = list(map(_PARTITION, tps))
+            count += len(partitions)
+            if set(map(type, partitions)) <= {int}:
+                highest, lowest = max(highest, max(partitions)), min(lowest, min(partitions))
+            else:
+                lowest = -1  # not plain ints: format each string in full
+    # each topic's position in String.compareTo order (UTF-16 key computed once per topic), unless Python's
+    # own order is the same
+    ranks = (None if same_order_as_python(topics)
+             else {t: i for i, t in enumerate(sorted(topics, key=java_string_key))})
+    prefixes = {t: f"{t}-" for t in topics}
+    numbers = (list(map(str, range(highest + 1))) if lowest >= 0 and highest < 2 * count + 1024 else None)
     plain: Dict[str, List[str]] = {}
     ordered: Dict[str, List[str]] = {}
     for member in order:
-        plain[member], ordered[member] = _output_lists(assignment[member], ranks)
+        plain[member], ordered[member] = _output_lists(assignment[member], ranks, prefixes, numbers)
     return {"assignment": plain, "sortedAssignment": ordered}
 
 
