@@ -201,9 +201,10 @@ class ConstrainedAssignmentBuilder:
         pos = 0  # the LinkedList iterator over ``under``: index of the next element
         i, total = 0, len(unassigned)
         while i < total:
-            if bulk and under and (pos == 0 or pos >= len(under)):
-                # At the start of a pass over ``under``: while no member of it can reach minQuota, whole
-                # passes deal one partition to each member in turn, so member x of the pass gets every u-th
+            if bulk and under and (i == 0 or pos >= len(under)):
+                # At the start of a pass over ``under`` (not after a removal moved the iterator back: that
+                # pass is the one filling members): while no member of it can reach minQuota, whole passes
+                # deal one partition to each member in turn, so member x of the pass gets every u-th
                 # partition from i + x.  Dealt with slices; the pass that fills members goes step by step.
                 u = len(under)
                 k = min(min_quota - 1 - max(len(assignment[c]) for c in under), (total - i) // u)
