@@ -11,11 +11,15 @@ field of any bad value.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import itemgetter
 from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..errors import InputError, parse_dashed_id, require
 
 TopicPartition = Tuple[str, int]
+
+_HEAD, _SEP, _TAIL = itemgetter(0), itemgetter(1), itemgetter(2)
 
 
 def tp_str(tp: TopicPartition) -> str:
@@ -31,13 +35,16 @@ def parse_tp(text, field_name: str) -> TopicPartition:
 def parse_tps(texts: Sequence, field_name: str) -> List[TopicPartition]:
     """:func:`parse_tp` over a list (``field_name[j]`` names a bad element).  A million owned partitions are
     split in one pass; only a list with a bad element is re-read element by element to name it."""
+    result = None
     try:
-        parts = [text.rpartition("-") for text in texts]
-        result = [(head, int(number)) for head, sep, number in parts if sep and head]
-    except (AttributeError, TypeError, ValueError):
-        result = None
-    # (the number follows the last "-", so it is never negative: only a missing part can be wrong)
-    if result is None or len(result) != len(texts):
+        parts = list(map(str.rpartition, texts, repeat("-")))
+        heads = list(map(_HEAD, parts))
+        # (the number follows the last "-", so it is never negative: only a missing part can be wrong)
+        if all(heads) and all(map(_SEP, parts)):
+            result = list(zip(heads, map(int, map(_TAIL, parts))))
+    except (TypeError, ValueError):
+        pass
+    if result is None:
         result = [parse_tp(text, f"{field_name}[{j}]") for j, text in enumerate(texts)]
     return result
 

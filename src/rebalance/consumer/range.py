@@ -19,7 +19,7 @@ is sorted with ``TopicPartitionComparator``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import islice
+from itertools import islice, repeat
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..java import hashmap_order, java_string_key
@@ -93,6 +93,37 @@ def partitions_per_topic(scenario: ConsumerScenario, order: Optional[Sequence[st
     topic_set = hashmap_order(list(dict.fromkeys(subscribed)))
     present = [t for t in topic_set if scenario.partitions.get(t, 0) > 0]
     return hashmap_order(present)
+
+
+def topic_subscribers(ordered: Sequence[str], members: Mapping[str, Subscription],
+                      values: Optional[Sequence] = None) -> Dict[str, list]:
+    """``consumersPerTopic``: each topic's subscribers in the order of ``ordered`` (a member that lists a
+    topic twice counts once), or their entries in ``values`` (parallel to ``ordered``).  Members with the
+    same topic list share the work: Kafka's large groups have thousands of members and one or two distinct
+    subscriptions."""
+    values = ordered if values is None else values
+    kinds: Dict[tuple, int] = {}
+    kind_of: List[int] = []
+    for member in ordered:
+        key = tuple(members[member].topics)
+        kind = kinds.get(key)
+        if kind is None:
+            kind = kinds[key] = len(kinds)
+        kind_of.append(kind)
+    signature: Dict[str, List[int]] = {}
+    for key, kind in kinds.items():
+        for topic in dict.fromkeys(key):
+            signature.setdefault(topic, []).append(kind)
+    shared: Dict[tuple, List[str]] = {}
+    result: Dict[str, List[str]] = {}
+    for topic, sig in signature.items():
+        key = tuple(sig)
+        lst = shared.get(key)
+        if lst is None:
+            wanted = set(sig)
+            lst = shared[key] = [v for v, kind in zip(values, kind_of) if kind in wanted]
+        result[topic] = list(lst)
+    return result
 
 
 def partition_racks_of(scenario: ConsumerScenario, topic: str) -> List[FrozenSet[str]]:
@@ -186,15 +217,8 @@ class RangeAssignor:
 
         # consumersPerTopic, then Collections.sort(members) per topic: iterating all members once in
         # sorted order and appending gives each topic's sorted subscriber list directly.
-        subscribers: Dict[str, List[str]] = {}
         members = scenario.members
-        for member in sorted_members(scenario, order):
-            for topic in dict.fromkeys(members[member].topics):  # a topic listed twice counts once
-                lst = subscribers.get(topic)
-                if lst is None:
-                    subscribers[topic] = [member]
-                else:
-                    lst.append(member)
+        subscribers = topic_subscribers(sorted_members(scenario, order), members)
         topics = [t for t in partitions_per_topic(scenario, order) if scenario.partitions.get(t, 0) > 0]
         assignment: Dict[str, List[TopicPartition]] = {m: [] for m in members}
 
@@ -209,7 +233,7 @@ class RangeAssignor:
                 if not consumers:
                     continue
                 per, extra = divmod(count, len(consumers))
-                tps = [(topic, p) for p in range(count)]
+                tps = list(zip(repeat(topic, count), range(count)))
                 start = 0
                 for i, consumer in enumerate(consumers):
                     if start >= count:
