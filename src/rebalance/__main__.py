@@ -9,12 +9,12 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import sys
 from typing import List, Optional
 
 from .errors import InputError
+from .gcpause import paused_gc
 from .vectors import conform_lines, read_lines, run_lines
 
 
@@ -42,10 +42,6 @@ def _run(args) -> int:
         # 0 lifts the limit: the caller takes responsibility for the memory (benchmarks at Kafka's scale)
         limits.MAX_INPUT_CELLS = args.max_cells if args.max_cells > 0 else float("inf")
     out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
-    # The lines create millions of small acyclic objects (partitions, lists of them): pausing the cyclic
-    # garbage collector saves its repeated walks over them; reference counting still frees everything.
-    collecting = gc.isenabled()
-    gc.disable()
     try:
         def write(obj):
             out.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
@@ -55,7 +51,8 @@ def _run(args) -> int:
         errors = 0
         for path in args.files:
             try:
-                _, bad = run_lines(read_lines(path), write)
+                with paused_gc():  # the lines create millions of small acyclic objects (see gcpause)
+                    _, bad = run_lines(read_lines(path), write)
             except OSError as exc:
                 print(f"{path}: cannot read file ({exc.strerror})", file=sys.stderr)
                 errors += 1
@@ -65,8 +62,6 @@ def _run(args) -> int:
             print(f"{errors} line(s) could not be computed; see their 'error' fields", file=sys.stderr)
         return 1 if errors else 0
     finally:
-        if collecting:
-            gc.enable()
         if out is not sys.stdout:
             out.close()
 
