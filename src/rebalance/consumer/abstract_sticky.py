@@ -24,7 +24,6 @@ from operator import itemgetter
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from ..errors import InputError, KafkaError
-from ..gcpause import paused_gc
 from ..java import hashmap_order
 from .model import ConsumerScenario, Subscription, TopicPartition
 from .sticky_userdata import DEFAULT_GENERATION, ByteBuffer, MemberData, sticky_v1_buffer, user_data_from_spec
@@ -190,11 +189,10 @@ class AbstractStickyAssignor:
         if scenario.subscription_map_type == "java.util.HashMap":
             order = hashmap_order(order)
         subscriptions = {m: scenario.members[m] for m in order}
-        with paused_gc():  # millions of small acyclic objects at Kafka's scale: see rebalance.gcpause
-            buffers = self._buffers(scenario)
-            if not subscriptions:
-                raise KafkaError("ArithmeticException", "/ by zero")
-            return self._assign_partitions(scenario, partitions_per_topic, subscriptions, buffers)
+        buffers = self._buffers(scenario)
+        if not subscriptions:
+            raise KafkaError("ArithmeticException", "/ by zero")
+        return self._assign_partitions(scenario, partitions_per_topic, subscriptions, buffers)
 
     def _partitions_per_topic(self, scenario: ConsumerScenario) -> Dict[str, int]:
         if scenario.entry == "assignPartitions":

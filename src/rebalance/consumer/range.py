@@ -23,7 +23,6 @@ from itertools import islice, repeat
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..java import hashmap_order, java_string_key
-from ..gcpause import paused_gc
 from .model import ConsumerScenario, Subscription, TopicPartition
 
 RANGE_ASSIGNOR_NAME = "range"
@@ -213,11 +212,6 @@ class RangeAssignor:
     name = RANGE_ASSIGNOR_NAME
 
     def assign(self, scenario: ConsumerScenario) -> AssignorResult:
-        """Kafka's ``assign`` for ``scenario`` (the cyclic garbage collector paused: :mod:`rebalance.gcpause`)."""
-        with paused_gc():
-            return self._assign(scenario)
-
-    def _assign(self, scenario: ConsumerScenario) -> AssignorResult:
         order = subscription_order(scenario)
         racks = consumer_racks(scenario)
 

@@ -18,7 +18,6 @@ from bisect import bisect_left
 from typing import Dict, List
 
 from ..errors import KafkaError
-from ..gcpause import paused_gc
 from .model import ConsumerScenario, TopicPartition
 from .range import AssignorResult, java_string_key, sorted_members, subscription_order, topic_subscribers
 
@@ -32,11 +31,6 @@ class RoundRobinAssignor:
     name = ROUNDROBIN_ASSIGNOR_NAME
 
     def assign(self, scenario: ConsumerScenario) -> AssignorResult:
-        """Kafka's ``assign`` for ``scenario`` (the cyclic garbage collector paused: :mod:`rebalance.gcpause`)."""
-        with paused_gc():
-            return self._assign(scenario)
-
-    def _assign(self, scenario: ConsumerScenario) -> AssignorResult:
         ring = sorted_members(scenario, subscription_order(scenario))
         if not ring:
             raise KafkaError("IllegalArgumentException", "CircularIterator can only be used on non-empty lists")
