@@ -18,6 +18,7 @@ is sorted with ``TopicPartitionComparator``.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from itertools import islice, repeat
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
@@ -95,33 +96,33 @@ def partitions_per_topic(scenario: ConsumerScenario, order: Optional[Sequence[st
     return hashmap_order(present)
 
 
-def topic_subscribers(ordered: Sequence[str], members: Mapping[str, Subscription],
-                      values: Optional[Sequence] = None) -> Dict[str, list]:
-    """``consumersPerTopic``: each topic's subscribers in the order of ``ordered`` (a member that lists a
-    topic twice counts once), or their entries in ``values`` (parallel to ``ordered``).  Members with the
-    same topic list share the work: Kafka's large groups have thousands of members and one or two distinct
-    subscriptions."""
+def topic_subscribers(ordered: Sequence[str], topic_lists: Mapping[str, Sequence[str]],
+                      values: Optional[Sequence] = None, repeats: bool = False) -> Dict[str, list]:
+    """``consumersPerTopic``: each topic's subscribers in the order of ``ordered`` (``topic_lists[m]`` is
+    member m's topics), or their entries in ``values`` (parallel to ``ordered``).  A member that lists a
+    topic twice counts once, or once per listing with ``repeats``.  Members with the same topic list share
+    the work: Kafka's large groups have thousands of members and one or two distinct subscriptions."""
     values = ordered if values is None else values
     kinds: Dict[tuple, int] = {}
     kind_of: List[int] = []
     for member in ordered:
-        key = tuple(members[member].topics)
+        key = tuple(topic_lists[member])
         kind = kinds.get(key)
         if kind is None:
             kind = kinds[key] = len(kinds)
         kind_of.append(kind)
-    signature: Dict[str, List[int]] = {}
+    signature: Dict[str, List[Tuple[int, int]]] = {}
     for key, kind in kinds.items():
-        for topic in dict.fromkeys(key):
-            signature.setdefault(topic, []).append(kind)
-    shared: Dict[tuple, List[str]] = {}
-    result: Dict[str, List[str]] = {}
+        for topic, times in (Counter(key) if repeats else dict.fromkeys(key, 1)).items():
+            signature.setdefault(topic, []).append((kind, times))
+    shared: Dict[tuple, list] = {}
+    result: Dict[str, list] = {}
     for topic, sig in signature.items():
         key = tuple(sig)
         lst = shared.get(key)
         if lst is None:
-            wanted = set(sig)
-            lst = shared[key] = [v for v, kind in zip(values, kind_of) if kind in wanted]
+            times = dict(sig)
+            lst = shared[key] = [v for v, kind in zip(values, kind_of) if kind in times for _ in range(times[kind])]
         result[topic] = list(lst)
     return result
 
@@ -218,7 +219,7 @@ class RangeAssignor:
         # consumersPerTopic, then Collections.sort(members) per topic: iterating all members once in
         # sorted order and appending gives each topic's sorted subscriber list directly.
         members = scenario.members
-        subscribers = topic_subscribers(sorted_members(scenario, order), members)
+        subscribers = topic_subscribers(sorted_members(scenario, order), {m: s.topics for m, s in members.items()})
         topics = [t for t in partitions_per_topic(scenario, order) if scenario.partitions.get(t, 0) > 0]
         assignment: Dict[str, List[TopicPartition]] = {m: [] for m in members}
 

@@ -37,7 +37,8 @@ class RoundRobinAssignor:
         assignment: Dict[str, List[TopicPartition]] = {m: [] for m in scenario.members}
 
         # ring positions of each topic's subscribers, ascending
-        positions: Dict[str, List[int]] = topic_subscribers(ring, scenario.members, range(len(ring)))
+        positions: Dict[str, List[int]] = topic_subscribers(ring, {m: s.topics for m, s in scenario.members.items()},
+                                                                range(len(ring)))
 
         size = len(ring)
         cursor = 0  # ring index of CircularIterator.peek()

@@ -26,7 +26,6 @@ iteration order is emulated (:class:`JavaHashSet`).
 from __future__ import annotations
 
 import bisect
-from collections import Counter
 from itertools import groupby, repeat
 from operator import itemgetter
 from typing import Dict, List, Optional, Set, Tuple
@@ -35,6 +34,7 @@ from ..errors import KafkaError
 from ..java import java_string_key, spread, string_hash, to_int32
 from .abstract_sticky import DEFAULT_GENERATION, balance_score, partitions_left
 from .model import TopicPartition
+from .range import topic_subscribers
 
 _topic_hash_cache: Dict[str, int] = {}
 _TOPIC = itemgetter(0)
@@ -223,7 +223,6 @@ class GeneralAssignmentBuilder:
         kinds: Dict[tuple, int] = {}
         kind_topics: List[List[str]] = []
         kind_sets: List[Set[str]] = []
-        member_kind: List[int] = []
         for member, sub in subscriptions.items():
             key = tuple(sub.topics)
             kind = kinds.get(key)
@@ -233,25 +232,8 @@ class GeneralAssignmentBuilder:
                 kind_sets.append(set(kind_topics[-1]))
             self.consumer_topics[member] = list(kind_topics[kind])
             self.consumer_topic_set[member] = kind_sets[kind]  # read only: shared by the members of a kind
-            member_kind.append(kind)
-        # which kinds subscribe to each topic (and how many times each lists it) ...
-        signature: Dict[str, list] = {t: [] for t in partitions_per_topic}
-        for kind, topics in enumerate(kind_topics):
-            for t, times in Counter(topics).items():
-                signature[t].append((kind, times))
-        # ... and the subscriber list of each distinct signature, members in subscription order
-        members = list(subscriptions)
-        lists: Dict[tuple, List[str]] = {}
-        topic_consumers: Dict[str, List[str]] = {}
-        for t, sig in signature.items():
-            key = tuple(sig)
-            shared = lists.get(key)
-            if shared is None:
-                times = dict(sig)
-                shared = lists[key] = [m for m, kind in zip(members, member_kind) if kind in times
-                                       for _ in range(times[kind])]
-            topic_consumers[t] = list(shared)
-        return topic_consumers
+        subscribers = topic_subscribers(list(subscriptions), self.consumer_topics, repeats=True)
+        return {t: subscribers.get(t, []) for t in partitions_per_topic}
 
     # -- steps of build() ------------------------------------------------------------------
     def build(self) -> Dict[str, List[TopicPartition]]:

@@ -237,46 +237,40 @@ def _read_sticky(buffer: ByteBuffer, with_generation: bool) -> MemberData:
     data, pos = buffer.data, buffer.position
     end = len(data)
     partitions: List[TopicPartition] = []
-    try:
-        if end - pos < 4:
+
+    def take(codec: struct.Struct) -> int:  # ByteBuffer.getInt / getShort, on the local position
+        nonlocal pos
+        if end - pos < codec.size:
             raise SchemaError("BufferUnderflowException")
-        count = _INT.unpack_from(data, pos)[0]
-        pos += 4
-        if count < 0:
-            raise SchemaError(f"Array size {count} cannot be negative")
-        if count > end - pos:
-            raise SchemaError(f"Error reading array of size {count}, only {end - pos} bytes available")
-        for _ in range(count):
-            if end - pos < 2:
-                raise SchemaError("BufferUnderflowException")
-            length = _SHORT.unpack_from(data, pos)[0]
-            pos += 2
+        value = codec.unpack_from(data, pos)[0]
+        pos += codec.size
+        return value
+
+    def array_size() -> int:  # ByteBuffer.get_array_size
+        size = take(_INT)
+        if size < 0:
+            raise SchemaError(f"Array size {size} cannot be negative")
+        if size > end - pos:
+            raise SchemaError(f"Error reading array of size {size}, only {end - pos} bytes available")
+        return size
+
+    try:
+        for _ in range(array_size()):
+            length = take(_SHORT)
             if length < 0:
                 raise SchemaError(f"String length {length} cannot be negative")
             if length > end - pos:
                 raise SchemaError(f"Error reading string of length {length}")
             topic = data[pos:pos + length].decode("utf-8", errors="replace")
             pos += length
-            if end - pos < 4:
-                raise SchemaError("BufferUnderflowException")
-            n = _INT.unpack_from(data, pos)[0]
-            pos += 4
-            if n < 0:
-                raise SchemaError(f"Array size {n} cannot be negative")
-            if n > end - pos:
-                raise SchemaError(f"Error reading array of size {n}, only {end - pos} bytes available")
+            n = array_size()
             if 4 * n > end - pos:  # Kafka reads the ints that are there, then underflows
                 pos += 4 * ((end - pos) // 4)
                 raise SchemaError("BufferUnderflowException")
             numbers = struct.unpack_from(f">{n}i", data, pos)
             pos += 4 * n
             partitions.extend(zip(repeat(topic, n), numbers))
-        generation = None
-        if with_generation:
-            if end - pos < 4:
-                raise SchemaError("BufferUnderflowException")
-            generation = _INT.unpack_from(data, pos)[0]
-            pos += 4
+        generation = take(_INT) if with_generation else None
     finally:
         buffer.position = pos
     return MemberData(partitions, generation)
