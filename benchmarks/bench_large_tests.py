@@ -84,28 +84,22 @@ def write_line(path: Path, obj: dict) -> None:
 def inprocess(path: str, repeat: int) -> dict:
     import resource
 
+    from rebalance.consumer.assignor import assignor_for
     from rebalance.consumer.model import parse_consumer_input
-    from rebalance.consumer.range import RangeAssignor
-    from rebalance.consumer.roundrobin import RoundRobinAssignor
-    from rebalance.consumer.sticky_vectors import assignor_for
-    from rebalance.consumer.vectors import assignment_output
+    from rebalance.consumer.vectors import parse_replay_options, result_output
 
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     best = None
     for _ in range(repeat):
         t0 = time.perf_counter()
         scenario = parse_consumer_input(data)
+        assignor = assignor_for(scenario.assignor, replay=parse_replay_options(data))  # entry assignPartitions
         t1 = time.perf_counter()
-        name = scenario.assignor
-        assignor = (RangeAssignor() if name == "range" else RoundRobinAssignor() if name == "roundrobin"
-                    else assignor_for(name))
-        t2 = time.perf_counter()
         result = assignor.assign(scenario)
+        t2 = time.perf_counter()
+        result_output(scenario, result)
         t3 = time.perf_counter()
-        assignment_output(result.assignment, list(scenario.members))
-        t4 = time.perf_counter()
-        run = {"parse_s": t1 - t0, "assign_s": t3 - t2, "output_s": t4 - t3,
-               "path": getattr(result, "path", "")}
+        run = {"parse_s": t1 - t0, "assign_s": t2 - t1, "output_s": t3 - t2, "path": result.path or ""}
         if best is None or run["assign_s"] < best["assign_s"]:
             best = run
         del result, scenario

@@ -3,7 +3,6 @@ the vectors runner and the command line with no numpy, pandas, pyarrow, matplotl
 
 A fresh interpreter blocks those imports and then uses the core: any module of the core that imports one of
 them, even indirectly, fails this test."""
-import json
 import subprocess
 import sys
 import textwrap
@@ -50,3 +49,14 @@ def test_the_command_line_replays_vectors_without_heavy_dependencies(tmp_path):
     """, str(sample))
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.strip().splitlines()[-1] == "20 passed, 0 failed"
+
+
+def test_the_main_entry_points_are_importable_from_rebalance():
+    res = _run("""
+        import rebalance
+        for name in rebalance.__all__:
+            assert getattr(rebalance, name) is not None, name
+        print(sorted(len(v) for v in rebalance.assign("range", {"t": 7}, {m: {"topics": ["t"]} for m in "abc"}).values()))
+    """)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.strip().splitlines()[-1] == "[2, 2, 3]"

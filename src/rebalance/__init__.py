@@ -12,5 +12,54 @@ Every algorithm of the book lives here and mirrors a named Kafka class:
 * ``rebalance.widgets`` / ``rebalance.viz`` -- the chapters' widgets and figures.
 
 ``python -m rebalance conform FILE...`` replays Kafka's conformance vectors.
+
+The main entry points are importable from ``rebalance`` itself (loaded on first use, so ``import rebalance``
+stays cheap): one call and one interface per Kafka role --
+
+* consumer groups: :func:`assign`, :class:`ConsumerPartitionAssignor`, :class:`AssignorResult`;
+* the group coordinator: :func:`partition_for`, :func:`find_coordinator`;
+* Kafka Connect: :class:`ConnectCluster`, :class:`ConnectAssignor`;
+* replica placement: :func:`assign_replicas_to_brokers`, :class:`StripedReplicaPlacer`, :class:`ReplicaPlacer`;
+* KIP-848: :func:`assign_group`, :class:`ConsumerGroupPartitionAssignor`;
+* errors: :class:`InputError` (bad input, naming the field), :class:`KafkaError` (where Kafka throws).
 """
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
+
+#: public name -> the module that defines it
+_EXPORTS = {
+    "assign": "rebalance.consumer", "ConsumerPartitionAssignor": "rebalance.consumer",
+    "AssignorResult": "rebalance.consumer",
+    "partition_for": "rebalance.protocol.coordinator", "find_coordinator": "rebalance.protocol.coordinator",
+    "ConnectCluster": "rebalance.connect", "ConnectAssignor": "rebalance.connect",
+    "assign_replicas_to_brokers": "rebalance.replicas", "StripedReplicaPlacer": "rebalance.replicas",
+    "ReplicaPlacer": "rebalance.replicas",
+    "assign_group": "rebalance.kip848", "ConsumerGroupPartitionAssignor": "rebalance.kip848",
+    "InputError": "rebalance.errors", "KafkaError": "rebalance.errors",
+}
+__all__ = ["__version__", *_EXPORTS]
+
+if TYPE_CHECKING:  # what type checkers and IDEs see
+    from .connect import ConnectAssignor, ConnectCluster
+    from .consumer import AssignorResult, ConsumerPartitionAssignor, assign
+    from .errors import InputError, KafkaError
+    from .kip848 import ConsumerGroupPartitionAssignor, assign_group
+    from .protocol.coordinator import find_coordinator, partition_for
+    from .replicas import ReplicaPlacer, StripedReplicaPlacer, assign_replicas_to_brokers
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rebalance' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(__all__)

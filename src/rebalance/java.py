@@ -21,7 +21,11 @@ from typing import Callable, Hashable, Iterable, Iterator, List, Optional, Seque
 K = TypeVar("K", bound=Hashable)
 
 _MASK32 = 0xFFFFFFFF
+#: ``Integer.MIN_VALUE`` / ``Integer.MAX_VALUE`` and ``Long.MIN_VALUE`` / ``Long.MAX_VALUE``
 INT_MIN = -(1 << 31)
+INT_MAX = (1 << 31) - 1
+LONG_MIN = -(1 << 63)
+LONG_MAX = (1 << 63) - 1
 
 
 def to_int32(value: int) -> int:

@@ -256,11 +256,11 @@ def test_assignor_runs_on_the_simulators_virtual_clock():
 
 def test_perform_assignment_round_by_round():
     a = IncrementalCooperativeAssignor()
-    r1 = a.perform_assignment({"conn": 4}, {"w1": ([], []), "w2": ([], [])})
+    r1 = a.next_round({"conn": 4}, {"w1": ([], []), "w2": ([], [])})
     assert a.previous_generation_id == 1
     assert sorted(r1.newly_assigned_tasks["w1"] + r1.newly_assigned_tasks["w2"]) == [("conn", i) for i in range(4)]
     running = {w: (r1.all_assigned_connectors[w], r1.all_assigned_tasks[w]) for w in ("w1", "w2")}
     running["w3"] = ([], [])
-    r2 = a.perform_assignment({"conn": 4}, running)
+    r2 = a.next_round({"conn": 4}, running)
     assert a.previous_generation_id == 2
     assert sum(len(v) for v in r2.newly_revoked_tasks.values()) == 1  # 4 tasks over 3 workers: 2,1,1 -> one moves

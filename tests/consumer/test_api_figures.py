@@ -11,13 +11,13 @@ from rebalance.errors import InputError  # noqa: E402
 from rebalance.viz import assignment as viz  # noqa: E402
 from rebalance.widgets import consumer as widgets  # noqa: E402
 
-SEED = {"consumer0": {"topics": ["topic0", "topic1", "topic2"]}, "consumer1": {"topics": ["topic0", "topic1"]},
+UNEVEN = {"consumer0": {"topics": ["topic0", "topic1", "topic2"]}, "consumer1": {"topics": ["topic0", "topic1"]},
         "consumer2": {"topics": ["topic2"]}}
 TOPICS = {"topic0": 4, "topic1": 3, "topic2": 2}
 
 
 def test_assignment_table_and_count_matrix():
-    result = assign("roundrobin", TOPICS, SEED)
+    result = assign("roundrobin", TOPICS, UNEVEN)
     table = viz.assignment_table(result, topics=list(TOPICS))
     assert list(table.index) == ["consumer0", "consumer1", "consumer2"]
     assert table.loc["consumer0", "partitions"] == 5
@@ -38,10 +38,10 @@ def test_moves_table_and_moved_partitions():
 
 
 def test_figures_render():
-    result = assign("range", TOPICS, SEED)
+    result = assign("range", TOPICS, UNEVEN)
     for fig in (viz.heatmap_figure(result), viz.partition_grid_figure(result, TOPICS),
-                viz.moves_figure(result, assign("roundrobin", TOPICS, SEED), TOPICS),
-                viz.compare_counts_figure({"range": result, "rr": assign("roundrobin", TOPICS, SEED)})):
+                viz.moves_figure(result, assign("roundrobin", TOPICS, UNEVEN), TOPICS),
+                viz.compare_counts_figure({"range": result, "rr": assign("roundrobin", TOPICS, UNEVEN)})):
         assert fig.axes
         plt.close(fig)
 

@@ -47,7 +47,8 @@ rebalancing hundreds of times) and KAFKA-15170 / apache/kafka#13965 (rack-aware 
 ``partitionsTransferringOwnership``, fixed on the constrained path); KAFKA-8767 (a third rebalance).
 """
 from rebalance.consumer.api import assign, build_scenario
-from rebalance.consumer.cooperative_sticky import CooperativeStickyAssignor, rebalance_until_stable
+from rebalance.consumer.cooperative_sticky import CooperativeStickyAssignor
+from rebalance.consumer.rounds import rebalance_rounds
 
 PARTITIONS = {"topic-a": 20, "topic-b": 2, "topic-c": 11, "topic-d": 9, "topic-e": 7}
 _PAIRS = [("r0", "r1"), ("r1", "r2"), ("r0", "r2")]
@@ -111,7 +112,7 @@ def test_first_assignment_is_what_the_survivors_own():
 
 def test_rounds_alternate_and_never_settle():
     scenario = build_scenario("cooperative-sticky", PARTITIONS, _members(OWNED_AT_CHURN, 1), partition_racks=RACKS)
-    rounds = rebalance_until_stable(scenario, max_rounds=12)
+    rounds = rebalance_rounds(scenario, max_rounds=12)
     assert len(rounds) == 12 and all(r.withheld for r in rounds)   # 12 rounds, each withholding a partition
     for n, result in enumerate(rounds, start=1):
         assert result.path == "general"
@@ -160,6 +161,6 @@ def test_cycle_comes_from_rack_blind_balancing_and_the_rack_check_on_owned_parti
 def test_without_racks_the_same_churn_settles_in_two_rebalances():
     """The loop needs KIP-881's rack matching: drop the racks and the usual two rounds suffice."""
     scenario = build_scenario("cooperative-sticky", PARTITIONS, _members(OWNED_AT_CHURN, 1))
-    rounds = rebalance_until_stable(scenario, max_rounds=12)
+    rounds = rebalance_rounds(scenario, max_rounds=12)
     assert len(rounds) <= 2 and not rounds[-1].withheld
     assert sum(map(len, rounds[-1].assignment.values())) == 49

@@ -1,14 +1,13 @@
 """CooperativeStickyAssignor (KIP-429, Kafka 3.8/3.9): two-round hand-over, partitions transferring
 ownership, generations from the protocol field or user data."""
 from rebalance.consumer.api import build_scenario
-from rebalance.consumer.cooperative_sticky import (CooperativeStickyAssignor,
-                                                   compute_partitions_transferring_ownership,
-                                                   rebalance_until_stable)
+from rebalance.consumer.cooperative_sticky import CooperativeStickyAssignor, compute_partitions_transferring_ownership
+from rebalance.consumer.rounds import rebalance_rounds
 from rebalance.consumer.sticky_vectors import run
 
 
-def _seed_group():
-    # seed 002: one topic, three partitions; c1 owns two, c2 one, then c3 joins
+def _c3_joins_group():
+    # the cooperative/static-membership article's example: one topic, three partitions; c1 owns two, c2 one, then c3 joins
     return build_scenario("cooperative-sticky", {"t": 3}, {
         "c1": {"topics": ["t"], "owned": [("t", 0), ("t", 1)], "generation": 1},
         "c2": {"topics": ["t"], "owned": [("t", 2)], "generation": 1},
@@ -16,8 +15,8 @@ def _seed_group():
     })
 
 
-def test_seed_new_member_gets_its_partition_in_the_second_round():
-    first, second = rebalance_until_stable(_seed_group())
+def test_new_member_gets_its_partition_in_the_second_round():
+    first, second = rebalance_rounds(_c3_joins_group())
     assert first.path == "constrained"
     assert first.full_assignment == {"c1": [("t", 0)], "c2": [("t", 2)], "c3": [("t", 1)]}
     # round 1: t-1 is revoked from c1 but not yet given to c3
@@ -58,5 +57,5 @@ def test_generation_from_user_data_when_the_protocol_has_none():
 
 def test_assignor_instance_keeps_max_generation_across_rounds():
     assignor = CooperativeStickyAssignor()
-    rebalance_until_stable(_seed_group(), assignor=assignor)
+    rebalance_rounds(_c3_joins_group(), assignor=assignor)
     assert assignor.max_generation == 2

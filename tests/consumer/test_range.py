@@ -1,4 +1,4 @@
-"""RangeAssignor: the seeds' worked examples, Kafka's documented behaviour, and properties."""
+"""RangeAssignor: the consumer-assignors article's worked examples, Kafka's documented behaviour, and properties."""
 from collections import Counter
 
 import pytest
@@ -14,16 +14,16 @@ def subs(**topics_by_member):
     return {m: {"topics": list(t)} for m, t in topics_by_member.items()}
 
 
-# -- worked examples from the seed article (Kafka's result, exactly, list order included) -------------
+# -- worked examples from the consumer-assignors article (Kafka's result, exactly, list order included) -------------
 
-def test_seed_one_topic_seven_partitions_three_consumers():
+def test_article_one_topic_seven_partitions_three_consumers():
     out = assign("range", {"t0": 7}, subs(C0=["t0"], C1=["t0"], C2=["t0"]))
     assert out == {"C0": [("t0", 0), ("t0", 1), ("t0", 2)],
                    "C1": [("t0", 3), ("t0", 4)],
                    "C2": [("t0", 5), ("t0", 6)]}
 
 
-def test_seed_three_topics_uneven_subscriptions_idles_a_consumer():
+def test_article_three_topics_uneven_subscriptions_idles_a_consumer():
     # consumer0: topic0..2, consumer1: topic0..1, consumer2: topic2; partitions 3, 2, 1
     members = {"consumer0": {"topics": ["topic0", "topic1", "topic2"]},
                "consumer1": {"topics": ["topic0", "topic1"]},
@@ -36,7 +36,7 @@ def test_seed_three_topics_uneven_subscriptions_idles_a_consumer():
     }
 
 
-def test_seed_two_consumers_two_topics_three_partitions():
+def test_javadoc_two_consumers_two_topics_three_partitions():
     out = assign("range", {"t0": 3, "t1": 3}, subs(C0=["t0", "t1"], C1=["t0", "t1"]))
     assert out == {"C0": [("t0", 0), ("t0", 1), ("t1", 0), ("t1", 1)], "C1": [("t0", 2), ("t1", 2)]}
 
@@ -73,7 +73,7 @@ def test_member_sort_key_uses_java_string_order():
 RACKS_ABC = [{"a"}, {"b"}, {"c"}]
 
 
-def test_rack_aware_range_keeps_counts_and_matches_racks():
+def test_rack_aware_range_balances_each_topic_and_matches_racks():
     members = {"c0": {"topics": ["t"], "rack": "c"}, "c1": {"topics": ["t"], "rack": "b"},
                "c2": {"topics": ["t"], "rack": "a"}}
     out = assign("range", {"t": 3}, members, partition_racks={"t": RACKS_ABC})
@@ -81,6 +81,17 @@ def test_rack_aware_range_keeps_counts_and_matches_racks():
     # without racks the same group gets the plain ranges
     plain = assign("range", {"t": 3}, {m: {"topics": ["t"]} for m in members})
     assert plain == {"c0": [("t", 0)], "c1": [("t", 1)], "c2": [("t", 2)]}
+
+
+def test_rack_pass_can_give_the_extra_partition_to_a_later_member():
+    """RangeAssignor.TopicAssignmentState.maxAssignable is P // N + 1 while an extra partition is unclaimed, so
+    the rack pass lets c1 (rack b, matching two partitions) take the extra one that the plain rule gives to
+    c0: Kafka keeps per-topic balance, not the plain rule's per-member counts."""
+    members = {"c0": {"topics": ["t"], "rack": "a"}, "c1": {"topics": ["t"], "rack": "b"}}
+    out = assign("range", {"t": 3}, members, partition_racks={"t": [{"a"}, {"b"}, {"b"}]})
+    assert out == {"c0": [("t", 0)], "c1": [("t", 1), ("t", 2)]}
+    plain = assign("range", {"t": 3}, {m: {"topics": ["t"]} for m in members})
+    assert plain == {"c0": [("t", 0), ("t", 1)], "c1": [("t", 2)]}
 
 
 def test_co_partitioned_topics_stay_together_under_rack_matching():

@@ -1,4 +1,4 @@
-"""RoundRobinAssignor: the seeds' worked examples, a literal replay of Kafka's CircularIterator walk,
+"""RoundRobinAssignor: the consumer-assignors article's worked examples, a literal replay of Kafka's CircularIterator walk,
 and properties."""
 from collections import Counter
 
@@ -12,7 +12,7 @@ from rebalance.consumer.range import java_string_key, sorted_members
 from rebalance.consumer.roundrobin import RoundRobinAssignor
 from rebalance.errors import InputError
 
-SEED_MEMBERS = {"consumer0": {"topics": ["topic0", "topic1", "topic2"]},
+UNEVEN_MEMBERS = {"consumer0": {"topics": ["topic0", "topic1", "topic2"]},
                 "consumer1": {"topics": ["topic0", "topic1"]},
                 "consumer2": {"topics": ["topic2"]}}
 
@@ -21,15 +21,15 @@ def tps(*names):
     return [(n.split("p")[0].replace("t", "topic"), int(n.split("p")[1])) for n in names]
 
 
-def test_seed_three_two_one_partitions():
-    out = assign("roundrobin", {"topic0": 3, "topic1": 2, "topic2": 1}, SEED_MEMBERS)
+def test_article_three_two_one_partitions():
+    out = assign("roundrobin", {"topic0": 3, "topic1": 2, "topic2": 1}, UNEVEN_MEMBERS)
     assert out == {"consumer0": tps("t0p0", "t0p2", "t1p1"),
                    "consumer1": tps("t0p1", "t1p0"),
                    "consumer2": tps("t2p0")}
 
 
-def test_seed_four_three_two_partitions_is_unbalanced():
-    out = assign("roundrobin", {"topic0": 4, "topic1": 3, "topic2": 2}, SEED_MEMBERS)
+def test_article_four_three_two_partitions_is_unbalanced():
+    out = assign("roundrobin", {"topic0": 4, "topic1": 3, "topic2": 2}, UNEVEN_MEMBERS)
     assert out == {"consumer0": tps("t0p0", "t0p2", "t1p0", "t1p2", "t2p1"),
                    "consumer1": tps("t0p1", "t0p3", "t1p1"),
                    "consumer2": tps("t2p0")}
@@ -37,7 +37,7 @@ def test_seed_four_three_two_partitions_is_unbalanced():
     assert sorted(len(v) for v in out.values()) == [1, 3, 5]
 
 
-def test_seed_two_consumers_two_topics_three_partitions():
+def test_javadoc_two_consumers_two_topics_three_partitions():
     out = assign("roundrobin", {"t0": 3, "t1": 3}, {"C0": {"topics": ["t0", "t1"]}, "C1": {"topics": ["t0", "t1"]}})
     assert out == {"C0": [("t0", 0), ("t0", 2), ("t1", 1)], "C1": [("t0", 1), ("t1", 0), ("t1", 2)]}
 
@@ -117,12 +117,12 @@ def test_equal_subscriptions_balance_within_one(group):
 
 
 def test_skipped_peeks_are_counted():
-    sc = build_scenario("roundrobin", {"topic0": 4, "topic1": 3, "topic2": 2}, SEED_MEMBERS)
+    sc = build_scenario("roundrobin", {"topic0": 4, "topic1": 3, "topic2": 2}, UNEVEN_MEMBERS)
     result = RoundRobinAssignor().assign(sc)
     # ring consumer0, consumer1, consumer2: topic0 (4) and topic1 (3) skip consumer2 three times in all;
     # topic2 starts at consumer1 (skipped), then consumer2 and consumer0 take one each
     assert result.counters["partitions"] == 9
-    assert result.counters["skipped_peeks"] == count_skips({"topic0": 4, "topic1": 3, "topic2": 2}, SEED_MEMBERS) == 4
+    assert result.counters["skipped_peeks"] == count_skips({"topic0": 4, "topic1": 3, "topic2": 2}, UNEVEN_MEMBERS) == 4
 
 
 def count_skips(topics, members):

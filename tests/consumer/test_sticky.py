@@ -1,4 +1,4 @@
-"""StickyAssignor (Kafka 3.8/3.9): worked examples from the seed article, the partition-movement
+"""StickyAssignor (Kafka 3.8/3.9): worked examples from the consumer-assignors article, the partition-movement
 bookkeeping, the balance score, user data encodings, generations and input errors."""
 import base64
 import itertools
@@ -17,7 +17,7 @@ from rebalance.consumer.sticky_vectors import run
 from rebalance.errors import InputError, KafkaError
 from rebalance.java import hashmap_order
 
-# seed 001, example 3: t0/t1/t2 with 4/3/2 partitions; consumer0 reads all three, consumer1 t0+t1, consumer2 t2
+# the consumer-assignors article, example 3: t0/t1/t2 with 4/3/2 partitions; consumer0 reads all three, consumer1 t0+t1, consumer2 t2
 PARTITIONS = {"t0": 4, "t1": 3, "t2": 2}
 SUBSCRIPTIONS = {"consumer0": ["t0", "t1", "t2"], "consumer1": ["t0", "t1"], "consumer2": ["t2"]}
 
@@ -26,7 +26,7 @@ def _scenario(members, partitions=PARTITIONS, assignor="sticky"):
     return build_scenario(assignor, partitions, members)
 
 
-def test_seed_first_assignment_is_balanced_unlike_roundrobin():
+def test_article_first_assignment_is_balanced_unlike_roundrobin():
     result = StickyAssignor().assign(_scenario({m: {"topics": t} for m, t in SUBSCRIPTIONS.items()}))
     assert result.path == "general"
     assert result.assignment == {
@@ -38,7 +38,7 @@ def test_seed_first_assignment_is_balanced_unlike_roundrobin():
     assert result.max_generation == -1
 
 
-def test_seed_walk_when_consumer3_joins():
+def test_article_walk_when_consumer3_joins():
     owned = {"consumer0": [("t0", 0), ("t0", 2), ("t1", 0), ("t1", 2)],
              "consumer1": [("t0", 1), ("t0", 3), ("t1", 1)],
              "consumer2": [("t2", 0), ("t2", 1)]}

@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from rebalance.consumer.abstract_sticky import balance_score  # noqa: E402
 from rebalance.viz.sticky import assignment_text, rounds_figure, trace_table, walk_figure  # noqa: E402
-from rebalance.widgets.sticky import (SEED_TOPICS, cooperative_view, cooperative_widget,  # noqa: E402
+from rebalance.widgets.sticky import (UNEVEN_TOPICS, cooperative_view, cooperative_widget,  # noqa: E402
                                       double_claim_table, eager_vs_cooperative_table, stickiness_table,
                                       stickiness_view, stickiness_widget, sticky_walk)
 
@@ -22,7 +22,7 @@ def test_walk_trace_and_figure():
     table = trace_table(second)
     assert list(table["partitions"]) == ["t0-0", "t0-1"]
     assert list(table["member"]) == ["consumer0 -> consumer3", "consumer1 -> consumer3"]
-    fig = walk_figure(second.owned, second, SEED_TOPICS)
+    fig = walk_figure(second.owned, second, UNEVEN_TOPICS)
     assert len(fig.axes) >= 3   # start + two moves (+ legend)
     assert balance_score(second.assignment) < balance_score(second.owned)
 
@@ -64,9 +64,9 @@ def test_assignment_text_keeps_list_order():
 
 def test_rounds_figure_frames_the_plan():
     from rebalance.consumer.api import build_scenario
-    from rebalance.consumer.cooperative_sticky import rebalance_until_stable
+    from rebalance.consumer.rounds import rebalance_rounds
 
-    rounds = rebalance_until_stable(build_scenario("cooperative-sticky", {"t": 2}, {
+    rounds = rebalance_rounds(build_scenario("cooperative-sticky", {"t": 2}, {
         "a": {"topics": ["t"], "owned": [("t", 0), ("t", 1)], "generation": 1}, "b": {"topics": ["t"]}}))
     assert [r.withheld for r in rounds] == [{("t", 1): "b"}, {}]
     fig = rounds_figure(rounds, {"t": 2})

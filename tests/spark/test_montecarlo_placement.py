@@ -79,7 +79,7 @@ def test_placement_rows_match_direct_placer_calls(spark, tmp_path):
         rnd = JavaRandom(c.seed)
         admin = [assign_replicas_to_brokers(c.brokers, p, rf, -1, -1, random=rnd) for p, rf in c.topics]
         placer = StripedReplicaPlacer(JavaRandom(c.seed))
-        striped = [placer.place(PlacementSpec(0, p, rf), [{**b, "fenced": False} for b in c.brokers])
+        striped = [placer.place(PlacementSpec(0, p, rf), [{**b, "fenced": False} for b in c.brokers]).replica_lists()
                    for p, rf in c.topics]
         for name, placed in (("AdminUtils", [list(a.values()) for a in admin]), ("StripedReplicaPlacer", striped)):
             replicas = Counter(b for topic in placed for reps in topic for b in reps)

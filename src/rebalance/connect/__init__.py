@@ -1,5 +1,8 @@
 """Kafka Connect's assignment of connectors and tasks to workers (Kafka 3.8/3.9 logic).
 
+* :class:`~rebalance.connect.assignor.ConnectAssignor` -- the interface (``ConnectAssignor``), :data:`ASSIGNORS` the
+  registry by ``connect.protocol`` (eager / compatible / sessioned), :class:`ReplayOptions` the vectors' switches;
+  :class:`ClusterAssignment` the one result type of an assignor round;
 * :class:`~rebalance.connect.eager.EagerAssignor` -- ``EagerAssignor``: stop everything, deal everything;
 * :class:`~rebalance.connect.incremental.IncrementalCooperativeAssignor` -- KIP-415, stateful across rounds;
 * :mod:`~rebalance.connect.protocol` -- ``ConnectProtocol``/``IncrementalCooperativeConnectProtocol`` bytes;
@@ -10,13 +13,14 @@
 * :mod:`~rebalance.connect.experiment` -- the 90 connectors x 10 tasks experiment;
 * :mod:`~rebalance.connect.vectors` -- the ``connect`` kind of the conformance vectors.
 """
+from .assignor import ASSIGNORS, ConnectAssignor, ReplayOptions, assignor_for, connect_protocol
 from .cluster import ConnectCluster, RoundResult, WorkerRound
 from .eager import EagerAssignor, eager_assignment
-from .incremental import ClusterAssignment, ExponentialBackoff, IncrementalCooperativeAssignor, MockTime
-from .model import ConnectorsAndTasks, WorkerLoad, parse_task, task_str
+from .incremental import ExponentialBackoff, IncrementalCooperativeAssignor, MockTime
+from .model import ClusterAssignment, ConnectorsAndTasks, WorkerLoad, parse_task, task_str
 
 __all__ = [
-    "ClusterAssignment", "ConnectCluster", "ConnectorsAndTasks", "EagerAssignor", "ExponentialBackoff",
-    "IncrementalCooperativeAssignor", "MockTime", "RoundResult", "WorkerLoad", "WorkerRound", "eager_assignment",
-    "parse_task", "task_str",
+    "ASSIGNORS", "ClusterAssignment", "ConnectAssignor", "ConnectCluster", "ConnectorsAndTasks", "EagerAssignor",
+    "ExponentialBackoff", "IncrementalCooperativeAssignor", "MockTime", "ReplayOptions", "RoundResult", "WorkerLoad",
+    "WorkerRound", "assignor_for", "connect_protocol", "eager_assignment", "parse_task", "task_str",
 ]

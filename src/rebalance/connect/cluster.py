@@ -34,9 +34,10 @@ from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import require
+from .assignor import ASSIGNORS, ConnectAssignor, ReplayOptions, assignor_class, assignor_for, connect_protocol
 from .eager import EagerAssignor
-from .incremental import DEFAULT_MAX_DELAY_MS, DEFAULT_START_TIME_MS, IncrementalCooperativeAssignor, MockTime
-from .model import ConnectorTaskId, connector_key, hashmap_member_order
+from .incremental import DEFAULT_MAX_DELAY_MS, DEFAULT_START_TIME_MS, MockTime
+from .model import ConnectorTaskId, check_connectors, connector_key, hashmap_member_order
 from .leader import ConfigSnapshot, member_metadata, on_join_prepare, perform_assignment, worker_url
 from .protocol import ExtendedAssignment, protocol_version
 
@@ -85,48 +86,79 @@ class RoundResult:
         return any(w.revoked_connectors or w.revoked_tasks for w in self.workers.values())
 
 
+def _whole(value: object, field: str, minimum: Optional[int] = None) -> int:
+    require(isinstance(value, int) and not isinstance(value, bool), field, f"must be an integer, got {value!r}")
+    require(minimum is None or value >= minimum, field, f"must be >= {minimum}, got {value!r}")
+    return value
+
+
+def check_members(members: object, field: str = "members") -> Dict[str, Running]:
+    """Validate ``{worker: (connectors, tasks)}`` (what each member runs, in join order) and copy it."""
+    require(isinstance(members, Mapping) and len(members) > 0, field,
+            "a rebalance needs at least one member: an object worker -> (connectors, tasks)")
+    out: Dict[str, Running] = {}
+    for w, value in members.items():
+        where = f"{field}.{w}"
+        require(isinstance(w, str) and w != "", where, "worker ids must be non-empty strings")
+        require(isinstance(value, (tuple, list)) and len(value) == 2, where,
+                f"must be a pair (connectors, tasks), got {value!r}")
+        connectors, tasks = list(value[0]), list(value[1])
+        require(all(isinstance(c, str) for c in connectors), f"{where}.connectors", "must be connector names")
+        for i, t in enumerate(tasks):
+            require(isinstance(t, tuple) and len(t) == 2 and isinstance(t[0], str) and isinstance(t[1], int)
+                    and not isinstance(t[1], bool), f"{where}.tasks[{i}]",
+                    f"must be a (connector, task number) pair, got {t!r}")
+        out[w] = (connectors, tasks)
+    return out
+
+
 class ConnectCluster:
     """Workers of one Connect group and the leader's assignor, rebalanced one round at a time.
 
-    ``assignor``: ``"incremental"`` or ``"eager"``; ``mode``: ``"direct"`` or ``"protocol"`` (eager is
-    always protocol); ``protocol``: ``"default"``, ``"compatible"`` or ``"sessioned"`` (incremental
-    protocol mode); ``members_map``: ``"hash"`` (Java ``HashMap``) or ``"linked"`` (input order) for the
-    direct call's member map.
+    ``assignor``: ``"incremental"`` or ``"eager"`` (:data:`~rebalance.connect.assignor.ASSIGNOR_NAMES`);
+    ``mode``: ``"direct"`` (``performTaskAssignment`` as Kafka's unit tests call it) or ``"protocol"`` (on
+    serialized metadata; eager is always protocol); ``protocol``: ``connect.protocol`` of the incremental
+    assignor, ``"compatible"`` or ``"sessioned"`` (the eager assignor speaks ``"default"``, ``EAGER``'s wire
+    name).  The assignor comes from :func:`~rebalance.connect.assignor.assignor_for`.  Every argument is
+    validated here (``InputError`` naming it), for the chapters and the vectors alike; ``replay`` carries
+    the switches only :mod:`rebalance.connect.vectors` passes (:class:`~rebalance.connect.assignor.ReplayOptions`).
     """
 
     def __init__(self, assignor: str = "incremental", mode: str = "direct", protocol: str = "sessioned",
                  max_delay_ms: int = DEFAULT_MAX_DELAY_MS, initial_time_ms: int = DEFAULT_START_TIME_MS,
-                 initial_generation_id: int = 1000, initial_previous_generation_id: Optional[int] = None,
-                 members_map: str = "hash", connectors: Optional[Mapping[str, int]] = None):
-        require(assignor in ("incremental", "eager"), "assignor", f"must be 'incremental' or 'eager', got {assignor!r}")
+                 initial_generation_id: int = 1000, connectors: Optional[Mapping[str, int]] = None,
+                 replay: Optional[ReplayOptions] = None):
+        family = assignor_class(assignor)
         require(mode in ("direct", "protocol"), "mode", f"must be 'direct' or 'protocol', got {mode!r}")
-        require(members_map in ("hash", "linked"), "members_map", f"must be 'hash' or 'linked', got {members_map!r}")
-        require(isinstance(initial_generation_id, int) and not isinstance(initial_generation_id, bool),
-                "initial_generation_id", f"must be an integer, got {initial_generation_id!r}")
-        self.kind = assignor
-        self.mode = "protocol" if assignor == "eager" else mode
-        self.protocol = "default" if assignor == "eager" else protocol
+        if family is EagerAssignor:
+            mode, protocol, self.connect_protocol = "protocol", "default", "eager"
+        else:
+            self.connect_protocol = connect_protocol(protocol)
+            require(family.NAME == ASSIGNORS[self.connect_protocol].NAME, "protocol",
+                    f"the {family.NAME} assignor runs under connect.protocol "
+                    f"{' or '.join(family.PROTOCOLS)}, not {protocol!r}")
+        replay = (replay or ReplayOptions()).check()
+        self.kind = family.NAME
+        self.mode = mode
+        self.protocol = protocol
         self.version = protocol_version(self.protocol)
-        require(isinstance(initial_time_ms, int) and not isinstance(initial_time_ms, bool), "initial_time_ms",
-                f"must be an integer number of milliseconds, got {initial_time_ms!r}")
-        self.time = MockTime(initial_time_ms)
-        self.max_delay_ms = max_delay_ms
-        self.members_map = members_map
-        self.generation_id = initial_generation_id
-        self.connectors: Dict[str, int] = dict(connectors or {})
+        self.max_delay_ms = _whole(max_delay_ms, "max_delay_ms", 0)
+        self.time = MockTime(_whole(initial_time_ms, "initial_time_ms"))
+        self.members_map = replay.members_map
+        self.generation_id = _whole(initial_generation_id, "initial_generation_id")
+        self.connectors: Dict[str, int] = check_connectors(connectors if connectors is not None else {}, "connectors")
         #: offset of the config topic every worker has read (the simulator keeps all workers in sync)
         self.config_offset = 0
         self.running: Dict[str, Running] = {}
         #: when the workers' herders will rejoin on their own: ``DistributedHerder.scheduledRebalance``, set
         #: from the delay of the last assignment (``None`` stands for ``Long.MAX_VALUE``: nothing scheduled)
         self.scheduled_rebalance: Optional[int] = None
-        prev = initial_generation_id if initial_previous_generation_id is None else initial_previous_generation_id
-        self.assignor = self._new_assignor(prev)
+        prev = replay.initial_previous_generation_id
+        self.assignor: ConnectAssignor = self._new_assignor(initial_generation_id if prev is None else prev)
 
-    def _new_assignor(self, previous_generation_id: int):
-        if self.kind == "eager":
-            return EagerAssignor()
-        return IncrementalCooperativeAssignor(self.max_delay_ms, self.time, previous_generation_id)
+    def _new_assignor(self, previous_generation_id: int) -> ConnectAssignor:
+        return assignor_for(self.connect_protocol, max_delay_ms=self.max_delay_ms, time=self.time,
+                            previous_generation_id=previous_generation_id)
 
     def reset(self, previous_generation_id: Optional[int] = None) -> int:
         """A new leader: a fresh assignor instance (its in-memory state is lost)."""
@@ -136,18 +168,20 @@ class ConnectCluster:
 
     @property
     def delay(self) -> int:
-        return getattr(self.assignor, "delay", 0)
+        """The delay the assignor sent in the last round (``ExtendedAssignment.delay``; 0 for eager)."""
+        return self.assignor.delay
 
     # ------------------------------------------------------------------------------------------
     def rebalance(self, members: Mapping[str, Running], generation_id: Optional[int] = None,
                   last_completed_generation_id: Optional[int] = None, failed: bool = False,
                   leader: Optional[str] = None) -> RoundResult:
-        """One rebalance with these members, each running what ``members`` says (in join order)."""
-        require(len(members) > 0, "members", "a rebalance needs at least one member")
-        gen = self.generation_id + 1 if generation_id is None else generation_id
-        last = gen - 1 if last_completed_generation_id is None else last_completed_generation_id
+        """One rebalance with these members, each running what ``members`` says (in join order):
+        ``{worker: (connectors, tasks)}``, a task being ``(connector, number)``."""
+        members_in = check_members(members)
+        gen = self.generation_id + 1 if generation_id is None else _whole(generation_id, "generation_id")
+        last = (gen - 1 if last_completed_generation_id is None
+                else _whole(last_completed_generation_id, "last_completed_generation_id"))
         self.generation_id = gen
-        members_in = {w: (list(c), list(t)) for w, (c, t) in members.items()}
         if self.mode == "direct":
             result = self._incremental_direct(members_in, gen, last)
         else:
@@ -282,4 +316,4 @@ class ConnectCluster:
         return rounds
 
 
-__all__ = ["ConnectCluster", "RoundResult", "Running", "WorkerRound"]
+__all__ = ["ConnectCluster", "RoundResult", "Running", "WorkerRound", "check_members"]

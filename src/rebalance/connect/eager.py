@@ -15,25 +15,45 @@ Under the eager protocol every worker stops everything it runs before joining
 """
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import require
-from .model import ConnectorTaskId, connector_key
+from .model import ClusterAssignment, ConnectorTaskId, as_connectors_and_tasks, connector_key
+
+if TYPE_CHECKING:
+    from .leader import CoordinatorState
+
+CompleteAssignment = Dict[str, Tuple[List[str], List[ConnectorTaskId]]]
 
 
 class EagerAssignor:
-    """``EagerAssignor``: a stateless round-robin over sorted workers."""
+    """``EagerAssignor`` (Kafka 3.8/3.9): a stateless round-robin over sorted workers, the
+    :class:`~rebalance.connect.assignor.ConnectAssignor` of ``connect.protocol=eager``.
 
-    def perform_assignment(self, connectors: Mapping[str, int], members: Sequence[str]
-                           ) -> Dict[str, Tuple[List[str], List[ConnectorTaskId]]]:
-        """The complete assignment: worker -> (connectors, tasks), lists in the order they were dealt.
+    The constructor takes the same arguments as :class:`~rebalance.connect.incremental.IncrementalCooperativeAssignor`
+    (``WorkerCoordinator`` builds both) and ignores them: the eager assignor keeps no state and sends no delay.
+    """
+
+    #: the assignor family name the vectors use (``"assignor": "eager"``)
+    NAME = "eager"
+    #: ``connect.protocol`` values this assignor serves (``ConnectProtocolCompatibility.EAGER``)
+    PROTOCOLS = ("eager",)
+    #: ``ExtendedAssignment.delay``: always 0 under the eager protocol
+    delay = 0
+
+    def __init__(self, max_delay: int = 0, time: object = None, previous_generation_id: int = -1):
+        pass
+
+    def complete_assignment(self, connectors: Mapping[str, int], members: Sequence[str]) -> CompleteAssignment:
+        """The complete assignment: worker -> (connectors, tasks), lists in the order they were dealt
+        (``EagerAssignor.performTaskAssignment``).
 
         ``connectors`` maps each configured connector to its task count; ``members`` are the group's
         worker ids (any order: Kafka sorts them).  Workers that get nothing map to empty lists.
         """
         require(len(members) > 0, "members", "a rebalance needs at least one member")
         workers = sorted(dict.fromkeys(members), key=connector_key)
-        out: Dict[str, Tuple[List[str], List[ConnectorTaskId]]] = {w: ([], []) for w in workers}
+        out: CompleteAssignment = {w: ([], []) for w in workers}
         n = len(workers)
         position = 0
         ordered = sorted(connectors, key=connector_key)
@@ -46,10 +66,33 @@ class EagerAssignor:
                 position += 1
         return out
 
+    def perform_task_assignment(self, connectors: Mapping[str, int], last_completed_generation_id: int,
+                                current_generation_id: int, member_assignments: Mapping[str, object],
+                                member_order: Optional[Sequence[str]] = None) -> ClusterAssignment:
+        """The complete assignment as a :class:`~rebalance.connect.model.ClusterAssignment`: every worker
+        stops all it ran (``WorkerCoordinator.onJoinPrepare`` under the eager protocol) and starts its share.
+        ``member_assignments`` maps each member to ``(connectors, tasks)`` it ran; the generations are
+        unused (the eager assignor keeps no state)."""
+        require(len(member_assignments) > 0, "members", "a rebalance needs at least one member")
+        complete = self.complete_assignment(connectors, list(member_order or member_assignments))
+        running = {w: as_connectors_and_tasks(member_assignments[w]) for w in member_assignments}
+        return ClusterAssignment(
+            {w: list(c) for w, (c, _) in complete.items()}, {w: list(t) for w, (_, t) in complete.items()},
+            {w: list(r.connectors) for w, r in running.items()}, {w: list(r.tasks) for w, r in running.items()},
+            {w: list(c) for w, (c, _) in complete.items()}, {w: list(t) for w, (_, t) in complete.items()})
 
-def eager_assignment(connectors: Mapping[str, int], members: Sequence[str]):
-    """Shortcut for ``EagerAssignor().perform_assignment(connectors, members)``."""
-    return EagerAssignor().perform_assignment(connectors, members)
+    def perform_assignment(self, leader_id: str, protocol: str, all_member_metadata: Sequence[Tuple[str, bytes]],
+                           coordinator: "CoordinatorState") -> Dict[str, bytes]:
+        """``ConnectAssignor.performAssignment`` on serialized metadata (see
+        :func:`rebalance.connect.leader.leader_assignment`)."""
+        from .leader import leader_assignment
+
+        return leader_assignment(self, leader_id, protocol, all_member_metadata, coordinator)
 
 
-__all__ = ["EagerAssignor", "eager_assignment"]
+def eager_assignment(connectors: Mapping[str, int], members: Sequence[str]) -> CompleteAssignment:
+    """Shortcut for ``EagerAssignor().complete_assignment(connectors, members)``."""
+    return EagerAssignor().complete_assignment(connectors, members)
+
+
+__all__ = ["CompleteAssignment", "EagerAssignor", "eager_assignment"]

@@ -20,7 +20,7 @@ EXAMPLE_CONNECTORS = {"ct1": 2, "ct2": 1}
 EXAMPLE_RUNNING = {"c1": (["ct1"], [("ct1", 0), ("ct1", 1)]), "c2": (["ct2"], [("ct2", 0)])}
 
 
-def pretty(item) -> str:
+def pretty(item: object) -> str:
     """``t1`` for task ``ct1-0`` etc.; connectors unchanged."""
     if isinstance(item, tuple):
         return TASK_NAMES.get(item, task_str(item))

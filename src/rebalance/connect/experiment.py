@@ -15,9 +15,10 @@ i.e. through the ported Kafka assignors; nothing here is a formula.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Dict, List
+from typing import Dict, List, Sequence
 
 from ..errors import require
+from .assignor import ASSIGNOR_NAMES
 from .cluster import ConnectCluster, RoundResult
 
 
@@ -113,7 +114,7 @@ def steady_cluster(assignor: str, n_workers: int = 10, n_connectors: int = 90, t
     return cluster
 
 
-def worker_leaves(assignor: str, **kw) -> PhaseCounts:
+def worker_leaves(assignor: str, **kw: int) -> PhaseCounts:
     """One worker leaves for good; the rest settle (incremental: the lost work waits for the delay)."""
     cluster = steady_cluster(assignor, **kw)
     counts = PhaseCounts()
@@ -122,7 +123,8 @@ def worker_leaves(assignor: str, **kw) -> PhaseCounts:
     return counts
 
 
-def bounce_rounds(assignor: str, away_ms: int = 60_000, leave_for_good: bool = False, **kw):
+def bounce_rounds(assignor: str, away_ms: int = 60_000, leave_for_good: bool = False, **kw: int
+                  ) -> List[RoundResult]:
     """The rounds around a departure: ``worker-01`` leaves a steady cluster and (unless
     ``leave_for_good``) comes back empty ``away_ms`` later; then the herder's follow-ups run.
 
@@ -154,7 +156,7 @@ def bounce_rounds(assignor: str, away_ms: int = 60_000, leave_for_good: bool = F
     return rounds, cluster
 
 
-def bounce_table(rounds, worker: str = "worker-01", away="(away)") -> List[dict]:
+def bounce_table(rounds: Sequence[RoundResult], worker: str = "worker-01", away: str = "(away)") -> List[dict]:
     """One row per round of :func:`bounce_rounds`: when it ran, why, the delay sent, what started and
     stopped, and what ``worker`` runs afterwards (``away`` while it is not a member)."""
     t0 = rounds[0].time_ms
@@ -178,7 +180,7 @@ def bounce_table(rounds, worker: str = "worker-01", away="(away)") -> List[dict]
     return rows
 
 
-def worker_bounces(assignor: str, away_ms: int = 60_000, **kw) -> PhaseCounts:
+def worker_bounces(assignor: str, away_ms: int = 60_000, **kw: int) -> PhaseCounts:
     """One worker leaves and comes back (empty) ``away_ms`` later; then everything settles."""
     counts = PhaseCounts()
     for r in bounce_rounds(assignor, away_ms, **kw)[0]:
@@ -186,7 +188,7 @@ def worker_bounces(assignor: str, away_ms: int = 60_000, **kw) -> PhaseCounts:
     return counts
 
 
-def worker_joins(assignor: str, **kw) -> PhaseCounts:
+def worker_joins(assignor: str, **kw: int) -> PhaseCounts:
     """An extra worker joins a steady cluster; then everything settles."""
     cluster = steady_cluster(assignor, **kw)
     counts = PhaseCounts()
@@ -223,8 +225,8 @@ def ninety_by_ten(settle_delay: bool = True) -> List[dict]:
     """The README's table: one row per (variant, phase) with rebalances, follow-ups and stops."""
     rows = []
     for rpa in (1, 2):
-        runs = {a: start_stop(a, rpa, settle_delay=settle_delay) for a in ("eager", "incremental")}
-        for a in ("eager", "incremental"):
+        runs = {a: start_stop(a, rpa, settle_delay=settle_delay) for a in ASSIGNOR_NAMES}
+        for a in ASSIGNOR_NAMES:
             phases = ("start", "stop") if rpa == 1 else ("start",)
             for phase in phases:
                 c = runs[a][phase]
@@ -237,7 +239,7 @@ def supplementary() -> List[dict]:
     rows = []
     for event, fn in (("one worker leaves for good", worker_leaves), ("one worker bounces (back after 60 s)", worker_bounces),
                       ("an 11th worker joins", worker_joins)):
-        for a in ("eager", "incremental"):
+        for a in ASSIGNOR_NAMES:
             c = fn(a)
             rows.append({"event": event, "assignor": a, **c.summary(), "delays": list(c.delays)})
     return rows

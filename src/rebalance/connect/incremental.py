@@ -18,28 +18,32 @@ revocations, the ``LinkedHashSet`` of candidate workers, and ``TreeSet`` order o
 Use :meth:`IncrementalCooperativeAssignor.perform_task_assignment` round by round::
 
     assignor = IncrementalCooperativeAssignor(max_delay=300_000)
-    result = assignor.perform_assignment({"conn": 4}, {"w1": ([], []), "w2": ([], [])})
+    result = assignor.next_round({"conn": 4}, {"w1": ([], []), "w2": ([], [])})
     result.newly_assigned_tasks["w1"]          # what w1 starts
     result.newly_revoked_tasks.get("w1", [])   # what w1 stops
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..errors import InputError, require
 from ..java import JavaHashOrder, string_hash
 from .model import (
+    ClusterAssignment,
     ConnectorTaskId,
     ConnectorsAndTasks,
     WorkerLoad,
+    as_connectors_and_tasks,
     connector_key,
     hash_set_retain_order,
     hashmap_member_order,
     task_hash,
     task_key,
 )
+
+if TYPE_CHECKING:
+    from .leader import CoordinatorState
 
 DEFAULT_MAX_DELAY_MS = 300_000
 DEFAULT_START_TIME_MS = 1_700_000_000_000
@@ -88,42 +92,7 @@ class ExponentialBackoff:
         return min(int(term), self.max_interval)
 
 
-@dataclass
-class ClusterAssignment:
-    """``IncrementalCooperativeAssignor.ClusterAssignment``: what each worker starts, stops and ends with.
-
-    Maps are keyed by worker id; lists keep the order Kafka produced.
-    """
-
-    newly_assigned_connectors: Dict[str, List[str]]
-    newly_assigned_tasks: Dict[str, List[ConnectorTaskId]]
-    newly_revoked_connectors: Dict[str, List[str]]
-    newly_revoked_tasks: Dict[str, List[ConnectorTaskId]]
-    all_assigned_connectors: Dict[str, List[str]]
-    all_assigned_tasks: Dict[str, List[ConnectorTaskId]]
-
-    @property
-    def all_workers(self) -> List[str]:
-        seen: Dict[str, None] = {}
-        for m in (self.newly_assigned_connectors, self.newly_assigned_tasks, self.newly_revoked_connectors,
-                  self.newly_revoked_tasks, self.all_assigned_connectors, self.all_assigned_tasks):
-            seen.update(dict.fromkeys(m))
-        return list(seen)
-
-    def revoked_anything(self) -> bool:
-        return any(self.newly_revoked_connectors.values()) or any(self.newly_revoked_tasks.values())
-
-
 MemberAssignments = Mapping[str, Union[ConnectorsAndTasks, Tuple[Iterable[str], Iterable[ConnectorTaskId]]]]
-
-
-def _as_cat(value) -> ConnectorsAndTasks:
-    if isinstance(value, ConnectorsAndTasks):
-        return value.copy()
-    if isinstance(value, WorkerLoad):
-        return ConnectorsAndTasks(value.connectors, value.tasks)
-    connectors, tasks = value
-    return ConnectorsAndTasks(connectors, tasks)
 
 
 class IncrementalCooperativeAssignor:
@@ -133,7 +102,14 @@ class IncrementalCooperativeAssignor:
     :class:`MockTime`, or any object with ``now_ms`` such as the simulators' ``VirtualClock``).  The protected
     fields of the Java class are plain attributes here (``delay``, ``scheduled_rebalance``,
     ``previous_generation_id``, ``previous_members``, ``candidate_workers_for_reassignment``...).
+    It is the :class:`~rebalance.connect.assignor.ConnectAssignor` of ``connect.protocol=compatible`` and
+    ``sessioned``.
     """
+
+    #: the assignor family name the vectors use (``"assignor": "incremental"``)
+    NAME = "incremental"
+    #: ``connect.protocol`` values this assignor serves (``ConnectProtocolCompatibility.COMPATIBLE``/``SESSIONED``)
+    PROTOCOLS = ("compatible", "sessioned")
 
     def __init__(self, max_delay: int = DEFAULT_MAX_DELAY_MS, time: Optional[MockTime] = None,
                  previous_generation_id: int = -1):
@@ -177,7 +153,7 @@ class IncrementalCooperativeAssignor:
         require(len(member_assignments) > 0, "members", "a rebalance needs at least one member")
         if member_order is None:
             member_order = hashmap_member_order(list(member_assignments))
-        members: Dict[str, ConnectorsAndTasks] = {w: _as_cat(member_assignments[w]) for w in member_order}
+        members: Dict[str, ConnectorsAndTasks] = {w: as_connectors_and_tasks(member_assignments[w]) for w in member_order}
 
         if self.previous_generation_id != last_completed_generation_id:
             self.previous_assignment = ConnectorsAndTasks()
@@ -296,7 +272,15 @@ class IncrementalCooperativeAssignor:
         self.last_cluster_assignment = ClusterAssignment(incremental_c, incremental_t, revoked_c, revoked_t, all_c, all_t)
         return self.last_cluster_assignment
 
-    def perform_assignment(self, connectors: Mapping[str, int], members: MemberAssignments,
+    def perform_assignment(self, leader_id: str, protocol: str, all_member_metadata: Sequence[Tuple[str, bytes]],
+                           coordinator: "CoordinatorState") -> Dict[str, bytes]:
+        """``ConnectAssignor.performAssignment`` on serialized metadata (see
+        :func:`rebalance.connect.leader.leader_assignment`)."""
+        from .leader import leader_assignment
+
+        return leader_assignment(self, leader_id, protocol, all_member_metadata, coordinator)
+
+    def next_round(self, connectors: Mapping[str, int], members: MemberAssignments,
                            generation_id: Optional[int] = None, last_completed_generation_id: Optional[int] = None,
                            member_order: Optional[Sequence[str]] = None) -> ClusterAssignment:
         """One round with the generations filled in the usual way: ``generation_id`` defaults to the

@@ -12,15 +12,15 @@ members' metadata and returns one assignment blob per member, and each member ap
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from ..errors import require
 from .eager import EagerAssignor
-from .incremental import IncrementalCooperativeAssignor
 from .model import ConnectorTaskId, hashmap_member_order
 from .protocol import ExtendedAssignment, ExtendedWorkerState, protocol_version
 
-Assignor = Union[EagerAssignor, IncrementalCooperativeAssignor]
+if TYPE_CHECKING:
+    from .assignor import ConnectAssignor
 
 
 @dataclass
@@ -30,6 +30,18 @@ class ConfigSnapshot:
 
     offset: int
     connectors: Dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class CoordinatorState:
+    """What ``ConnectAssignor.performAssignment`` reads from its ``WorkerCoordinator`` argument (Kafka
+    3.8/3.9): ``configSnapshot()``, ``configFreshSnapshot()`` (default: the same snapshot),
+    ``generationId()`` and ``lastCompletedGenerationId()``."""
+
+    snapshot: ConfigSnapshot
+    generation_id: int
+    last_completed_generation_id: int
+    fresh_snapshot: Optional[ConfigSnapshot] = None
 
 
 def worker_url(worker: str) -> str:
@@ -44,18 +56,32 @@ def member_metadata(protocol: str, url: str, config_offset: int, connectors: Seq
     return ExtendedWorkerState(url, config_offset, list(connectors), list(tasks)).serialize(protocol_version(protocol))
 
 
-def perform_assignment(assignor: Assignor, leader_id: str, protocol: str,
+def perform_assignment(assignor: "ConnectAssignor", leader_id: str, protocol: str,
                        all_member_metadata: Sequence[Tuple[str, bytes]], snapshot: ConfigSnapshot,
                        generation_id: int, last_completed_generation_id: int,
                        fresh_snapshot: Optional[ConfigSnapshot] = None) -> Dict[str, bytes]:
-    """``ConnectAssignor.performAssignment(leaderId, protocol, allMemberMetadata, coordinator)``.
+    """``assignor.performAssignment(leaderId, protocol, allMemberMetadata, coordinator)`` with the
+    coordinator's state given field by field (see :class:`CoordinatorState`)."""
+    return assignor.perform_assignment(leader_id, protocol, all_member_metadata,
+                                       CoordinatorState(snapshot, generation_id, last_completed_generation_id,
+                                                        fresh_snapshot))
 
-    ``snapshot`` is the leader's config snapshot and ``fresh_snapshot`` what it would read if it
-    refreshed it (``coordinator.configFreshSnapshot()``; default: the same).  If some member has seen
+
+def leader_assignment(assignor: "ConnectAssignor", leader_id: str, protocol: str,
+                      all_member_metadata: Sequence[Tuple[str, bytes]], coordinator: CoordinatorState
+                      ) -> Dict[str, bytes]:
+    """``ConnectAssignor.performAssignment(leaderId, protocol, allMemberMetadata, coordinator)`` as
+    ``EagerAssignor`` and ``IncrementalCooperativeAssignor`` implement it (Kafka 3.8/3.9).
+
+    ``coordinator.snapshot`` is the leader's config snapshot and ``coordinator.fresh_snapshot`` what it
+    would read if it refreshed it (``coordinator.configFreshSnapshot()``).  If some member has seen
     a newer config offset than the leader can reach, every member gets an empty assignment with error
     ``CONFIG_MISMATCH`` and the incremental assignor's state is left untouched.  Returns member id ->
     serialized assignment.
     """
+    snapshot, fresh_snapshot = coordinator.snapshot, coordinator.fresh_snapshot
+    generation_id = coordinator.generation_id
+    last_completed_generation_id = coordinator.last_completed_generation_id
     version = protocol_version(protocol)
     require(len(all_member_metadata) > 0, "members", "a rebalance needs at least one member")
     configs: Dict[str, ExtendedWorkerState] = {}
@@ -79,7 +105,7 @@ def perform_assignment(assignor: Assignor, leader_id: str, protocol: str,
     offset = used.offset
 
     if isinstance(assignor, EagerAssignor):
-        complete = assignor.perform_assignment(used.connectors, order)
+        complete = assignor.complete_assignment(used.connectors, order)
         return {m: ExtendedAssignment(0, ExtendedAssignment.NO_ERROR, leader_id, leader_url, offset,
                                       *complete.get(m, ([], []))).serialize() for m in order}
 
@@ -118,5 +144,5 @@ def on_join_complete(protocol: str, connectors: Sequence[str], tasks: Sequence[C
     return got, list(got.connectors) + keep_c, list(got.tasks) + keep_t
 
 
-__all__ = ["ConfigSnapshot", "member_metadata", "on_join_complete", "on_join_prepare", "perform_assignment",
+__all__ = ["ConfigSnapshot", "CoordinatorState", "leader_assignment", "member_metadata", "on_join_complete", "on_join_prepare", "perform_assignment",
            "worker_url"]

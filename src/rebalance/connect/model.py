@@ -14,7 +14,8 @@ insertion order, ignores re-insertion, and removal keeps the order of the rest.
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Mapping, Sequence, Tuple
+from dataclasses import dataclass
+from typing import Callable, Container, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import parse_dashed_id, require
 from ..java import JavaHashOrder, hash_set_copy_capacity, java_string_key, string_hash, to_int32
@@ -30,17 +31,17 @@ def task_str(task: ConnectorTaskId) -> str:
     return f"{task[0]}-{task[1]}"
 
 
-def parse_task(text, field: str) -> ConnectorTaskId:
+def parse_task(text: object, field: str) -> ConnectorTaskId:
     """Read ``"connector-task"`` (split at the last ``-``), naming ``field`` if it is malformed."""
     return parse_dashed_id(text, field, "connector", "task")
 
 
-def task_key(task: ConnectorTaskId):
+def task_key(task: ConnectorTaskId) -> Tuple[bytes, int]:
     """Sort key equal to ``ConnectorTaskId.compareTo`` (the order of a ``TreeSet<ConnectorTaskId>``)."""
     return java_string_key(task[0]), task[1]
 
 
-def connector_key(connector: str):
+def connector_key(connector: str) -> bytes:
     """Sort key equal to ``String.compareTo`` (the order of a ``TreeSet<String>``)."""
     return java_string_key(connector)
 
@@ -58,14 +59,15 @@ def task_hash(task: ConnectorTaskId) -> int:
     return h
 
 
-def hash_set_copy_order(items: Sequence, hash_fn=None) -> List:
+def hash_set_copy_order(items: Sequence, hash_fn: Optional[Callable[[object], int]] = None) -> List:
     """Iteration order of ``new HashSet<>(items)`` (Java's copy constructor sizes the table for ``items``)."""
     order = JavaHashOrder(hash_fn, hash_set_copy_capacity(len(items)))
     order.put_all(items)
     return order.keys()
 
 
-def hash_set_retain_order(items: Sequence, keep, hash_fn=None) -> List:
+def hash_set_retain_order(items: Sequence, keep: Container,
+                          hash_fn: Optional[Callable[[object], int]] = None) -> List:
     """``new HashSet<>(items)`` followed by ``retainAll(keep)``: the kept items in hash iteration order."""
     if not items:
         return []
@@ -154,6 +156,47 @@ class WorkerLoad:
         return f"WorkerLoad({self.worker!r}, connectors={list(self.connectors)}, tasks={[task_str(t) for t in self.tasks]})"
 
 
+@dataclass
+class ClusterAssignment:
+    """``IncrementalCooperativeAssignor.ClusterAssignment`` (Kafka 3.8/3.9): what each worker starts, stops
+    and ends with -- the one result type of every Connect assignor here (the eager assignor's complete
+    assignment is "start all of it, after stopping everything", ``WorkerCoordinator.onJoinPrepare``).
+
+    Maps are keyed by worker id; lists keep the order Kafka produced.
+    """
+
+    newly_assigned_connectors: Dict[str, List[str]]
+    newly_assigned_tasks: Dict[str, List[ConnectorTaskId]]
+    newly_revoked_connectors: Dict[str, List[str]]
+    newly_revoked_tasks: Dict[str, List[ConnectorTaskId]]
+    all_assigned_connectors: Dict[str, List[str]]
+    all_assigned_tasks: Dict[str, List[ConnectorTaskId]]
+
+    @property
+    def all_workers(self) -> List[str]:
+        """Every worker any of the maps names, in first-seen order."""
+        seen: Dict[str, None] = {}
+        for m in (self.newly_assigned_connectors, self.newly_assigned_tasks, self.newly_revoked_connectors,
+                  self.newly_revoked_tasks, self.all_assigned_connectors, self.all_assigned_tasks):
+            seen.update(dict.fromkeys(m))
+        return list(seen)
+
+    def revoked_anything(self) -> bool:
+        """Whether any worker is told to stop a connector or a task."""
+        return any(self.newly_revoked_connectors.values()) or any(self.newly_revoked_tasks.values())
+
+
+def as_connectors_and_tasks(value: object) -> ConnectorsAndTasks:
+    """A worker's running work as a fresh :class:`ConnectorsAndTasks`, from a ``ConnectorsAndTasks``, a
+    :class:`WorkerLoad` or a ``(connectors, tasks)`` pair."""
+    if isinstance(value, ConnectorsAndTasks):
+        return value.copy()
+    if isinstance(value, WorkerLoad):
+        return ConnectorsAndTasks(value.connectors, value.tasks)
+    connectors, tasks = value
+    return ConnectorsAndTasks(connectors, tasks)
+
+
 def configured_tasks(connectors: Mapping[str, int]) -> List[ConnectorTaskId]:
     """Every task of the configured connectors, in ``ConnectorTaskId`` order."""
     tasks = []
@@ -162,7 +205,7 @@ def configured_tasks(connectors: Mapping[str, int]) -> List[ConnectorTaskId]:
     return tasks
 
 
-def check_connectors(connectors, field: str) -> Dict[str, int]:
+def check_connectors(connectors: object, field: str) -> Dict[str, int]:
     """Validate a ``{connector: task count}`` mapping."""
     require(isinstance(connectors, Mapping), field, f"must be an object of connector -> task count, got {connectors!r}")
     out: Dict[str, int] = {}
@@ -182,7 +225,7 @@ def hashmap_member_order(members: Sequence[str]) -> List[str]:
 
 
 __all__ = [
-    "CONNECTOR_TASK", "ConnectorTaskId", "ConnectorsAndTasks", "WorkerLoad", "check_connectors",
+    "CONNECTOR_TASK", "ClusterAssignment", "as_connectors_and_tasks", "ConnectorTaskId", "ConnectorsAndTasks", "WorkerLoad", "check_connectors",
     "configured_tasks", "connector_key", "hash_set_copy_order", "hash_set_retain_order",
     "hashmap_member_order", "parse_task", "task_hash", "task_key", "task_str",
 ]

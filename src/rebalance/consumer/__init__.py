@@ -5,11 +5,18 @@ The common entry point is :func:`assign`::
 
     from rebalance.consumer import assign
     assign("range", {"t0": 7}, {"C0": {"topics": ["t0"]}, "C1": {"topics": ["t0"]}, "C2": {"topics": ["t0"]}})
+
+The interface every assignor implements is :class:`ConsumerPartitionAssignor` (Kafka's interface of that
+name); :data:`ASSIGNORS` is the one registry of the built-in ones, and every assignor returns an
+:class:`AssignorResult`.
 """
-from .api import assign, assignor_for, build_scenario, run_assignor
-from .model import ConsumerScenario, Subscription, TopicPartition, parse_consumer_input, tp_str
+from .api import assign, build_scenario, run_assignor
+from .assignor import (ASSIGNORS, COOPERATIVE, EAGER, ConsumerPartitionAssignor, assignor_for, assignor_name,
+                       supported_protocols)
+from .model import AssignorResult, ConsumerScenario, Subscription, TopicPartition, parse_consumer_input, tp_str
 
 __all__ = [
-    "assign", "assignor_for", "build_scenario", "run_assignor",
+    "assign", "assignor_for", "assignor_name", "build_scenario", "run_assignor", "supported_protocols",
+    "ASSIGNORS", "EAGER", "COOPERATIVE", "ConsumerPartitionAssignor", "AssignorResult",
     "ConsumerScenario", "Subscription", "TopicPartition", "parse_consumer_input", "tp_str",
 ]

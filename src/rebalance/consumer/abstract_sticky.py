@@ -6,7 +6,7 @@ One ``assign`` call does what ``AbstractStickyAssignor.assignPartitions`` does:
 1. ``allSubscriptionsEqual`` walks the subscriptions (a ``java.util.HashMap`` filled in member order, so in
    its iteration order), reads each member's owned partitions and generation (``memberData``), raises the
    instance's ``maxGeneration``, and settles double claims: the higher generation keeps the partition, equal
-   generations lose it (KAFKA-12984, 3.1).  The other claimant's generation is taken from the protocol field
+   generations lose it (KAFKA-12984, 3.0.0 and 2.8.1).  The other claimant's generation is taken from the protocol field
    ``Subscription.generationId()``, not from user data (vectors README, Surprise 1).
 2. Equal subscriptions take the fast *constrained* path (:mod:`.sticky_constrained`, KAFKA-9987/KAFKA-12464),
    which also records ``partitionsTransferringOwnership``; anything else takes the *general* path
@@ -18,19 +18,19 @@ across calls too.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from itertools import filterfalse
 from operator import itemgetter
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from ..errors import InputError, KafkaError
 from ..java import hashmap_order
-from .model import ConsumerScenario, Subscription, TopicPartition
+from .base import BuiltinAssignor
+from .model import AssignorResult, ConsumerScenario, Subscription, TopicPartition
+from .replay import ReplayOptions
 from .sticky_userdata import DEFAULT_GENERATION, ByteBuffer, MemberData, sticky_v1_buffer, user_data_from_spec
 
 __all__ = [
     "AbstractStickyAssignor",
-    "StickyAssignment",
     "RackInfo",
     "balance_score",
     "DEFAULT_GENERATION",
@@ -38,34 +38,6 @@ __all__ = [
 
 EMPTY: FrozenSet[str] = frozenset()
 _TOPIC = itemgetter(0)
-
-
-@dataclass
-class StickyAssignment:
-    """The result of one sticky ``assign`` call.
-
-    ``assignment`` maps every member (in input order) to its partitions in the order of the
-    ``List<TopicPartition>`` Kafka returns.  ``partitions_transferring_ownership`` is the map the constrained
-    path fills (partition -> its new owner), ``None`` on the general path.  ``path`` is ``"constrained"`` or
-    ``"general"``; ``max_generation`` is the assignor's ``maxGeneration`` after the call.
-    ``owned`` is what each member was found to own after double claims were settled (the input to the
-    builder), ``movements`` the general path's partition-movement records (partition -> (from, to)).
-    """
-
-    assignment: Dict[str, List[TopicPartition]]
-    partitions_transferring_ownership: Optional[Dict[TopicPartition, str]]
-    path: str
-    max_generation: int
-    owned: Dict[str, List[TopicPartition]] = field(default_factory=dict)
-    partitions_with_multiple_previous_owners: Set[TopicPartition] = field(default_factory=set)
-    movements: Dict[TopicPartition, Tuple[str, str]] = field(default_factory=dict)
-    #: cooperative-sticky only: the plan before partitions transferring ownership were left out, and
-    #: those partitions (partition -> the member that gets it in the follow-up rebalance)
-    full_assignment: Optional[Dict[str, List[TopicPartition]]] = None
-    withheld: Dict[TopicPartition, str] = field(default_factory=dict)
-    #: the builder's steps, when the assignor was created with ``trace=True`` (for teaching; see
-    #: :mod:`.sticky_constrained` and :mod:`.sticky_general` for the step kinds)
-    trace: Optional[List[dict]] = None
 
 
 def balance_score(sizes) -> int:
@@ -154,7 +126,7 @@ class RackInfo:
         return -1
 
 
-class AbstractStickyAssignor:
+class AbstractStickyAssignor(BuiltinAssignor):
     """``org.apache.kafka.clients.consumer.internals.AbstractStickyAssignor`` (Kafka 3.8/3.9).
 
     Subclasses define :meth:`member_data` (how a member's owned partitions and generation are read) and
@@ -163,9 +135,11 @@ class AbstractStickyAssignor:
 
     name = "abstract-sticky"
 
-    def __init__(self, max_generation: int = DEFAULT_GENERATION, trace: bool = False):
+    def __init__(self, max_generation: int = DEFAULT_GENERATION, trace: bool = False, *,
+                 replay: Optional[ReplayOptions] = None):
+        super().__init__(replay=replay)
         self.max_generation = max_generation
-        #: record the builder's steps in ``StickyAssignment.trace`` (slower; for small teaching examples)
+        #: record the builder's steps in ``AssignorResult.trace`` (slower; for small teaching examples)
         self.trace = trace
         #: ``partitionsTransferringOwnership`` of the last call (None after the general path)
         self.partitions_transferring_ownership: Optional[Dict[TopicPartition, str]] = {}
@@ -174,19 +148,19 @@ class AbstractStickyAssignor:
     def member_data(self, subscription: Subscription, buffer: Optional[ByteBuffer]) -> MemberData:
         raise NotImplementedError
 
-    def _finish(self, result: StickyAssignment, subscriptions: Dict[str, Subscription]) -> StickyAssignment:
+    def _finish(self, result: AssignorResult, subscriptions: Dict[str, Subscription]) -> AssignorResult:
         return result
 
     # -- the public entry point ------------------------------------------------------------
-    def assign(self, scenario: ConsumerScenario) -> StickyAssignment:
+    def assign(self, scenario: ConsumerScenario) -> AssignorResult:
         """Run one rebalance the way the group leader's assignor does for ``scenario``."""
         if not isinstance(scenario, ConsumerScenario):
             raise InputError("scenario", "must be a ConsumerScenario (see rebalance.consumer.model)")
-        if scenario.initial_max_generation is not None:
-            self.max_generation = scenario.initial_max_generation
+        if self.replay.initial_max_generation is not None:
+            self.max_generation = self.replay.initial_max_generation
         partitions_per_topic = self._partitions_per_topic(scenario)
         order = list(scenario.members)
-        if scenario.subscription_map_type == "java.util.HashMap":
+        if self.replay.subscription_map_type == "java.util.HashMap":
             order = hashmap_order(order)
         subscriptions = {m: scenario.members[m] for m in order}
         buffers = self._buffers(scenario)
@@ -195,7 +169,7 @@ class AbstractStickyAssignor:
         return self._assign_partitions(scenario, partitions_per_topic, subscriptions, buffers)
 
     def _partitions_per_topic(self, scenario: ConsumerScenario) -> Dict[str, int]:
-        if scenario.entry == "assignPartitions":
+        if self.replay.entry == "assignPartitions":
             return dict(scenario.partitions)
         # AbstractPartitionAssignor.assign(Cluster, ...): only subscribed topics that have partitions
         subscribed = {t for sub in scenario.members.values() for t in sub.topics}
@@ -205,9 +179,9 @@ class AbstractStickyAssignor:
         buffers: Dict[str, Optional[ByteBuffer]] = {}
         for i, (member, sub) in enumerate(scenario.members.items()):
             if sub.user_data is not None:
-                buffers[member] = ByteBuffer(sub.user_data, sub.user_data_position)
+                buffers[member] = ByteBuffer(sub.user_data, 0)
                 continue
-            spec = scenario.user_data_specs.get(member, "auto")
+            spec = self.replay.user_data_specs.get(member)  # the vectors' userData; none otherwise
             if spec == "auto" and self.name == "sticky" and (sub.generation_id is not None or sub.owned_partitions):
                 # what user_data_from_spec encodes here, with the bytes made only if they are read as bytes
                 generation = DEFAULT_GENERATION if sub.generation_id is None else sub.generation_id
@@ -218,12 +192,12 @@ class AbstractStickyAssignor:
             buffers[member] = None if data is None else ByteBuffer(data, position)
         return buffers
 
-    def _assign_partitions(self, scenario, partitions_per_topic, subscriptions, buffers) -> StickyAssignment:
+    def _assign_partitions(self, scenario, partitions_per_topic, subscriptions, buffers) -> AssignorResult:
         from .sticky_constrained import ConstrainedAssignmentBuilder
         from .sticky_general import GeneralAssignmentBuilder
 
         rack_info = RackInfo(partitions_per_topic, scenario.partition_racks, list(subscriptions.items()),
-                             scenario.prefer_rack_aware_logic)
+                             self.replay.prefer_rack_aware_logic)
         owned: Dict[str, List[TopicPartition]] = {}
         multiple: Set[TopicPartition] = set()
         equal = self._all_subscriptions_equal(partitions_per_topic, subscriptions, buffers, owned, multiple)
@@ -244,8 +218,9 @@ class AbstractStickyAssignor:
             movements = builder.movements.snapshot()
             path = "general"
         ordered = {m: assignment.get(m, []) for m in scenario.members}
-        result = StickyAssignment(
+        result = AssignorResult(
             assignment=ordered,
+            rack_aware=rack_info.use_rack_aware,
             partitions_transferring_ownership=(None if self.partitions_transferring_ownership is None
                                                else dict(self.partitions_transferring_ownership)),
             path=path,

@@ -11,32 +11,17 @@ into the leader's ``HashMap`` in the order given, so list orders are exactly Kaf
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Union
 
-from ..errors import InputError, check_size, require
-from .model import (ASSIGNORS, ConsumerScenario, Subscription, TopicPartition, parse_tp,
-                    validate_assignment_inputs)
+from ..errors import check_size, require
+from .assignor import assignor_for, assignor_name
+from .model import ConsumerScenario, Subscription, TopicPartition, parse_tp, validate_assignment_inputs
+from .sticky_userdata import auto_user_data
 
 MemberSpec = Union[Subscription, Mapping]
 
 _MEMBER_KEYS = ("topics", "owned", "generation", "instance_id", "rack")
-
-#: common spellings accepted for the assignor name (Kafka's own names are the ``ASSIGNORS``)
-ALIASES = {
-    "round-robin": "roundrobin", "round_robin": "roundrobin", "cooperative_sticky": "cooperative-sticky",
-    "cooperativesticky": "cooperative-sticky", "rangeassignor": "range", "roundrobinassignor": "roundrobin",
-    "stickyassignor": "sticky", "cooperativestickyassignor": "cooperative-sticky",
-}
-
-
-def assignor_name(name) -> str:
-    """Kafka's ``partition.assignment.strategy`` name for ``name`` (case-insensitive, class names accepted)."""
-    require(isinstance(name, str), "assignor", f"must be a string, got {name!r}")
-    key = name.strip().lower().rsplit(".", 1)[-1]
-    key = ALIASES.get(key, key)
-    require(key in ASSIGNORS, "assignor", f"must be one of {', '.join(ASSIGNORS)}, got {name!r}")
-    return key
-
 
 def _owned(value, where: str) -> List[TopicPartition]:
     require(isinstance(value, (list, tuple)), where, "must be a list of (topic, partition) or 'topic-partition'")
@@ -131,33 +116,11 @@ def build_scenario(assignor: str, partitions: Mapping[str, int], members: Mappin
             require(all(isinstance(r, str) for r in rack_set), f"{where}[{p}]", "rack names must be strings")
             converted.append(rack_set)
         racks[topic] = converted
-    return ConsumerScenario(assignor=name, partitions=dict(partitions), members=subs, partition_racks=racks,
-                            user_data_specs={m: "auto" for m in subs}, topic_order=list(partitions))
-
-
-def assignor_for(name: str):
-    """A fresh instance of the assignor class for Kafka's strategy ``name``."""
-    name = assignor_name(name)
-    if name == "range":
-        from .range import RangeAssignor
-
-        return RangeAssignor()
-    if name == "roundrobin":
-        from .roundrobin import RoundRobinAssignor
-
-        return RoundRobinAssignor()
-    try:
-        if name == "sticky":
-            from .sticky import StickyAssignor
-
-            return StickyAssignor()
-        from .cooperative_sticky import CooperativeStickyAssignor
-
-        return CooperativeStickyAssignor()
-    except ImportError as exc:
-        if exc.name and exc.name.startswith("rebalance.consumer."):
-            raise InputError("assignor", f"assignor {name!r} is not implemented yet") from None
-        raise
+    # each member sends the user data its own assignor would (``subscriptionUserData``), unless given
+    for member_id, sub in subs.items():
+        if sub.user_data is None:  # a copy: a Subscription given by the caller is never changed
+            subs[member_id] = replace(sub, user_data=auto_user_data(name, sub.owned_partitions, sub.generation_id))
+    return ConsumerScenario(assignor=name, partitions=dict(partitions), members=subs, partition_racks=racks)
 
 
 def run_assignor(scenario: ConsumerScenario):

@@ -28,7 +28,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 from ..errors import InputError, KafkaError, require
 from ..vectors import check_input_size
 from .api import assignor_name, build_scenario, require_members, run_assignor
-from .model import ConsumerScenario, TopicPartition, parse_consumer_input, tp_str
+from .model import AssignorResult, ConsumerScenario, TopicPartition, parse_consumer_input, tp_str
 from .range import tp_sort_key
 
 
@@ -159,18 +159,18 @@ def format_table(scenario: ConsumerScenario, assignment: Mapping[str, Sequence[T
     return "\n".join(lines)
 
 
-def to_json(scenario: ConsumerScenario, result) -> dict:
+def to_json(scenario: ConsumerScenario, result: AssignorResult) -> dict:
     """The assignment in the vectors' string form, plus what the sticky assignors report."""
     assignment = result.assignment
     out = {"assignor": scenario.assignor,
            "assignment": {m: [tp_str(tp) for tp in assignment.get(m, [])] for m in scenario.members}}
-    for attr, key in (("partitions_transferring_ownership", "partitionsTransferringOwnership"),
-                      ("path", "stickyPath"), ("max_generation", "maxGeneration")):
-        value = getattr(result, attr, None)
-        if value is not None:
-            if isinstance(value, dict):
-                value = {tp_str(k) if isinstance(k, tuple) else k: v for k, v in value.items()}
-            out[key] = value
+    if result.partitions_transferring_ownership is not None:
+        out["partitionsTransferringOwnership"] = {tp_str(tp): m for tp, m in
+                                                  result.partitions_transferring_ownership.items()}
+    if result.path is not None:
+        out["stickyPath"] = result.path
+    if result.max_generation is not None:
+        out["maxGeneration"] = result.max_generation
     return out
 
 
@@ -186,11 +186,11 @@ def assign_command(args) -> int:
     except KafkaError as exc:
         print(f"error: Kafka's {scenario.assignor} assignor throws {exc.type}: {exc.message}", file=sys.stderr)
         return 1
-    if getattr(args, "json", False):
+    if args.json:
         print(json.dumps(to_json(scenario, result), indent=2, ensure_ascii=False))
     else:
         print(format_table(scenario, result.assignment))
-        withheld = getattr(result, "withheld", None)
+        withheld = result.withheld
         if withheld:
             moves = ", ".join(f"{tp_str(tp)} -> {m}" for tp, m in sorted(withheld.items(), key=lambda i: tp_sort_key(i[0])))
             print(f"revoked now, assigned in the follow-up rebalance: {moves}")

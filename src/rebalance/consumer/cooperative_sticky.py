@@ -13,11 +13,12 @@ or else from the ``COOPERATIVE_STICKY_ASSIGNOR_USER_DATA_V0`` user data.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Sequence, Set
 
-from .abstract_sticky import AbstractStickyAssignor, StickyAssignment
-from .model import ConsumerScenario, Subscription, TopicPartition
-from .sticky_userdata import ByteBuffer, MemberData, decode_cooperative
+from .abstract_sticky import AbstractStickyAssignor
+from .base import COOPERATIVE, EAGER
+from .model import AssignorResult, Subscription, TopicPartition
+from .sticky_userdata import DEFAULT_GENERATION, ByteBuffer, MemberData, decode_cooperative, encode_cooperative_v0
 
 __all__ = ["CooperativeStickyAssignor", "compute_partitions_transferring_ownership"]
 
@@ -49,6 +50,21 @@ class CooperativeStickyAssignor(AbstractStickyAssignor):
     """
 
     name = "cooperative-sticky"
+    #: ``supportedProtocols()``: ``[COOPERATIVE, EAGER]``
+    supported_protocols = (EAGER, COOPERATIVE)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        #: ``generation``, kept by ``onAssignment``
+        self.generation = DEFAULT_GENERATION
+
+    def on_assignment(self, partitions: Sequence[TopicPartition], generation: int) -> None:
+        """``onAssignment``: keep the generation (the owned partitions travel in the protocol itself)."""
+        self.generation = generation
+
+    def subscription_user_data(self, topics: Sequence[str] = ()) -> Optional[bytes]:
+        """``subscriptionUserData``: ``COOPERATIVE_STICKY_ASSIGNOR_USER_DATA_V0``, the generation (-1 before any)."""
+        return encode_cooperative_v0(self.generation)
 
     def member_data(self, subscription: Subscription, buffer: Optional[ByteBuffer]) -> MemberData:
         """``CooperativeStickyAssignor.memberData``: protocol fields when the generation is there (v2+),
@@ -57,7 +73,7 @@ class CooperativeStickyAssignor(AbstractStickyAssignor):
             return MemberData(list(subscription.owned_partitions), subscription.generation_id)
         return MemberData(list(subscription.owned_partitions), decode_cooperative(buffer))
 
-    def _finish(self, result: StickyAssignment, subscriptions: Dict[str, Subscription]) -> StickyAssignment:
+    def _finish(self, result: AssignorResult, subscriptions: Dict[str, Subscription]) -> AssignorResult:
         result.full_assignment = {m: list(tps) for m, tps in result.assignment.items()}
         if result.partitions_transferring_ownership is None:
             owned = {m: list(sub.owned_partitions) for m, sub in subscriptions.items()}
@@ -70,32 +86,3 @@ class CooperativeStickyAssignor(AbstractStickyAssignor):
                 mine.remove(tp)
         result.withheld = dict(transferring)
         return result
-
-
-def rebalance_until_stable(scenario: ConsumerScenario, max_rounds: int = 10,
-                           assignor: Optional["CooperativeStickyAssignor"] = None) -> List[StickyAssignment]:
-    """Replay the cooperative protocol's follow-up rebalances (KIP-429): after each round every member owns
-    exactly what it was given, its generation is the new one, and members that had a partition revoked
-    rejoin at once; stop when a round withholds nothing (or after ``max_rounds``).
-
-    One assignor instance serves all rounds, as the group leader's does.  Returns one result per round.
-    """
-    from dataclasses import replace
-
-    assignor = assignor or CooperativeStickyAssignor()
-    rounds: List[StickyAssignment] = []
-    generation = max([s.generation_id for s in scenario.members.values() if s.generation_id is not None],
-                     default=0)
-    current = scenario
-    for _ in range(max_rounds):
-        result = assignor.assign(current)
-        rounds.append(result)
-        if not result.withheld:
-            break
-        generation += 1
-        members = {m: replace(sub, owned_partitions=list(result.assignment.get(m, [])), generation_id=generation,
-                              user_data=None, user_data_position=0)
-                   for m, sub in current.members.items()}
-        current = replace(current, members=members, initial_max_generation=None,
-                          user_data_specs={m: "auto" for m in members})
-    return rounds

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import itemgetter
-from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..errors import InputError, parse_dashed_id, require
 
@@ -59,8 +59,6 @@ class Subscription:
     group_instance_id: Optional[str] = None
     rack_id: Optional[str] = None
     user_data: Optional[bytes] = None
-    #: ByteBuffer position for replaying Kafka unit tests that re-used a consumed buffer (vectors only).
-    user_data_position: int = 0
 
 
 @dataclass
@@ -76,24 +74,39 @@ class ConsumerScenario:
     partitions: Dict[str, int]
     members: Dict[str, Subscription]
     partition_racks: Dict[str, List[FrozenSet[str]]] = field(default_factory=dict)
-    #: "cluster": the public assign(Cluster, GroupSubscription) path (drops topics with 0 partitions or no
-    #: metadata); "assignPartitions": the direct call the unit tests make.
-    entry: str = "cluster"
-    prefer_rack_aware_logic: bool = False
-    subscription_map_type: str = "java.util.HashMap"
-    initial_max_generation: Optional[int] = None
-    #: raw user data spec per member as given in the input ("auto", None, {"stickyV1": ...}, ...)
-    user_data_specs: Dict[str, object] = field(default_factory=dict)
-    #: the topics exactly as given (a count or replica lists), for adapters that need them
-    topic_order: List[str] = field(default_factory=list)
 
 
-ASSIGNORS = ("range", "roundrobin", "sticky", "cooperative-sticky")
+@dataclass
+class AssignorResult:
+    """What every consumer assignor returns (``ConsumerPartitionAssignor.GroupAssignment`` plus what the book
+    shows of the computation).
 
-#: Map classes Kafka's callers use for the subscriptions: the leader's HashMap (iteration by hash), and the
-#: unit tests' LinkedHashMap (``Utils.mkMap``) and ``Collections.singletonMap`` (both: input order).
-SUBSCRIPTION_MAP_TYPES = ("java.util.HashMap", "java.util.LinkedHashMap", "java.util.Collections$SingletonMap")
+    ``assignment`` maps every member id (in input order) to its list of ``(topic, partition)`` in the order
+    Kafka's ``List<TopicPartition>`` has.  ``counters`` holds counted operations (for the book's scaling
+    tables; never timings); ``rack_aware`` says whether the KIP-881 rack pass ran.
 
+    The sticky assignors also fill: ``path`` (``"constrained"`` or ``"general"``), ``max_generation`` (the
+    assignor's ``maxGeneration`` after the call), ``partitions_transferring_ownership`` (partition -> new
+    owner, filled by the constrained path; ``None`` after the general path), ``owned`` (each member's owned
+    partitions after double claims were settled), ``partitions_with_multiple_previous_owners``,
+    ``movements`` (the general path's partition movements, partition -> (from, to)) and ``trace`` (the
+    builder's steps, when the assignor was made with ``trace=True``).  ``CooperativeStickyAssignor`` also
+    fills ``full_assignment`` (the plan before partitions transferring ownership were left out) and
+    ``withheld`` (those partitions -> the member that gets them in the follow-up rebalance).
+    """
+
+    assignment: Dict[str, List[TopicPartition]]
+    counters: Dict[str, int] = field(default_factory=dict)
+    rack_aware: bool = False
+    path: Optional[str] = None
+    max_generation: Optional[int] = None
+    partitions_transferring_ownership: Optional[Dict[TopicPartition, str]] = None
+    owned: Dict[str, List[TopicPartition]] = field(default_factory=dict)
+    partitions_with_multiple_previous_owners: Set[TopicPartition] = field(default_factory=set)
+    movements: Dict[TopicPartition, Tuple[str, str]] = field(default_factory=dict)
+    full_assignment: Optional[Dict[str, List[TopicPartition]]] = None
+    withheld: Dict[TopicPartition, str] = field(default_factory=dict)
+    trace: Optional[List[dict]] = None
 
 def _int(value, field_name: str, minimum: Optional[int] = None) -> int:
     require(isinstance(value, int) and not isinstance(value, bool), field_name,
@@ -104,10 +117,15 @@ def _int(value, field_name: str, minimum: Optional[int] = None) -> int:
 
 
 def parse_consumer_input(data: Mapping) -> ConsumerScenario:
-    """Validate and convert a ``kind: consumer`` scenario.  Raises :class:`InputError` naming the field."""
+    """Validate and convert a ``kind: consumer`` scenario.  Raises :class:`InputError` naming the field.
+    The harness switches of the same input (``entry``, ``userData``, ...) are read by
+    :func:`rebalance.consumer.replay.parse_replay_options`."""
+    from .assignor import assignor_name
+
     require(isinstance(data, Mapping), "input", "must be a JSON object")
     assignor = data.get("assignor")
-    require(assignor in ASSIGNORS, "assignor", f"must be one of {', '.join(ASSIGNORS)}, got {assignor!r}")
+    require(isinstance(assignor, str), "assignor", f"must be a string, got {assignor!r}")
+    assignor = assignor_name(assignor)
 
     brokers: Dict[int, Optional[str]] = {}
     raw_brokers = data.get("brokers", [])
@@ -147,7 +165,6 @@ def parse_consumer_input(data: Mapping) -> ConsumerScenario:
     raw_members = data.get("members")
     require(isinstance(raw_members, list), "members", "must be a list of member objects")
     members: Dict[str, Subscription] = {}
-    user_data_specs: Dict[str, object] = {}
     for i, member in enumerate(raw_members):
         where = f"members[{i}]"
         require(isinstance(member, Mapping), where, "must be an object")
@@ -167,7 +184,6 @@ def parse_consumer_input(data: Mapping) -> ConsumerScenario:
         instance = member.get("groupInstanceId")
         require(instance is None or isinstance(instance, str), f"{where}.groupInstanceId",
                 "must be a string or null")
-        user_data_specs[member_id] = member.get("userData", "auto")
         members[member_id] = Subscription(
             topics=list(topics),
             owned_partitions=owned,
@@ -176,28 +192,8 @@ def parse_consumer_input(data: Mapping) -> ConsumerScenario:
             rack_id=rack,
         )
 
-    entry = data.get("entry", "cluster")
-    require(entry in ("cluster", "assignPartitions"), "entry", "must be 'cluster' or 'assignPartitions'")
-    map_type = data.get("subscriptionMapType", "java.util.HashMap")
-    require(map_type in SUBSCRIPTION_MAP_TYPES, "subscriptionMapType",
-            f"must be one of {', '.join(SUBSCRIPTION_MAP_TYPES)}, got {map_type!r}")
-    if map_type == "java.util.Collections$SingletonMap":
-        require(len(members) == 1, "subscriptionMapType", "a SingletonMap holds exactly one member")
-    initial = data.get("initialMaxGeneration")
-    if initial is not None:
-        _int(initial, "initialMaxGeneration")
-    return ConsumerScenario(
-        assignor=assignor,
-        partitions=partitions,
-        members=members,
-        partition_racks=partition_racks,
-        entry=entry,
-        prefer_rack_aware_logic=bool(data.get("preferRackAwareLogic", False)),
-        subscription_map_type=map_type,
-        initial_max_generation=initial,
-        user_data_specs=user_data_specs,
-        topic_order=list(raw_topics),
-    )
+    return ConsumerScenario(assignor=assignor, partitions=partitions, members=members,
+                            partition_racks=partition_racks)
 
 
 def validate_assignment_inputs(partitions: Mapping[str, int], members: Mapping[str, Subscription]) -> None:

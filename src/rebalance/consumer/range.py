@@ -8,7 +8,10 @@ contiguous range of partitions: ``P // N`` each, and one more to the first ``P %
 starts again with the *same* first member, the "+1" partitions of all topics pile up on the same members.
 
 With KIP-881 (3.5.0) the assignor first tries to give each member partitions that have a replica on the
-member's rack, keeping the same per-topic counts; topics with the same partition count and the same
+member's rack.  Each topic stays balanced (every member gets ``P // N`` or ``P // N + 1`` of it), but the
+per-topic counts are not those of the plain rule: ``TopicAssignmentState.maxAssignable`` lets the rack pass
+give a topic's "+1" partitions to whichever members' racks match first, so a later member can take one
+before the first member is reached.  Topics with the same partition count and the same
 subscribers ("co-partitioned") are matched partition by partition so that partition *p* of all of them
 goes to one member.  The rack step only runs when :func:`use_rack_aware_assignment` holds.
 
@@ -19,27 +22,17 @@ is sorted with ``TopicPartitionComparator``.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
 from itertools import islice, repeat
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..java import hashmap_order, java_string_key
-from .model import ConsumerScenario, Subscription, TopicPartition
+from .base import BuiltinAssignor
+from .model import AssignorResult, ConsumerScenario, Subscription, TopicPartition
+from .replay import LEADER, ReplayOptions
 
 RANGE_ASSIGNOR_NAME = "range"
 
 _NO_RACKS: FrozenSet[str] = frozenset()
-
-
-@dataclass
-class AssignorResult:
-    """What a client-side assignor returns: ``assignment`` maps every member id (in input order) to its
-    list of ``(topic, partition)`` in the order Kafka's ``List<TopicPartition>`` has.  ``counters`` holds
-    counted operations (for the book's scaling tables; never timings)."""
-
-    assignment: Dict[str, List[TopicPartition]]
-    counters: Dict[str, int] = field(default_factory=dict)
-    rack_aware: bool = False
 
 
 def tp_sort_key(tp: TopicPartition):
@@ -59,25 +52,27 @@ def member_sort_key(member_id: str, subscription: Subscription):
     return 1, java_string_key(member_id)
 
 
-def subscription_order(scenario: ConsumerScenario) -> List[str]:
+def subscription_order(scenario: ConsumerScenario, replay: ReplayOptions = LEADER) -> List[str]:
     """Iteration order of the leader's subscriptions map: a ``java.util.HashMap`` filled in member order
     (``ConsumerCoordinator.onLeaderElected``), or the input order for the unit tests' ``LinkedHashMap`` and
     ``Collections.singletonMap``."""
     members = list(scenario.members)
-    if scenario.subscription_map_type == "java.util.HashMap":
+    if replay.subscription_map_type == "java.util.HashMap":
         return hashmap_order(members)
     return members  # LinkedHashMap / SingletonMap: insertion order
 
 
-def sorted_members(scenario: ConsumerScenario, order: Optional[Sequence[str]] = None) -> List[str]:
+def sorted_members(scenario: ConsumerScenario, order: Optional[Sequence[str]] = None,
+                   replay: ReplayOptions = LEADER) -> List[str]:
     """Member ids sorted by ``MemberInfo`` order; ties (two members with the same instance id) keep the
     subscriptions map order, as Java's stable ``List.sort`` does."""
-    order = subscription_order(scenario) if order is None else order
+    order = subscription_order(scenario, replay) if order is None else order
     members = scenario.members
     return sorted(order, key=lambda m: member_sort_key(m, members[m]))
 
 
-def partitions_per_topic(scenario: ConsumerScenario, order: Optional[Sequence[str]] = None) -> List[str]:
+def partitions_per_topic(scenario: ConsumerScenario, order: Optional[Sequence[str]] = None,
+                         replay: ReplayOptions = LEADER) -> List[str]:
     """The topics of Kafka's ``partitionsPerTopic`` map, in its iteration order.
 
     * entry ``"cluster"`` (``AbstractPartitionAssignor.assign(Cluster, GroupSubscription)``): the
@@ -85,9 +80,9 @@ def partitions_per_topic(scenario: ConsumerScenario, order: Optional[Sequence[st
       metadata and at least one partition is put into a ``HashMap`` in that set's order;
     * entry ``"assignPartitions"`` (the unit tests' direct call): a ``HashMap`` of the input topics.
     """
-    if scenario.entry == "assignPartitions":
-        return hashmap_order(list(scenario.topic_order or scenario.partitions))
-    order = subscription_order(scenario) if order is None else order
+    if replay.entry == "assignPartitions":
+        return hashmap_order(list(replay.topic_order or scenario.partitions))
+    order = subscription_order(scenario, replay) if order is None else order
     subscribed: List[str] = []
     for member in order:
         subscribed.extend(scenario.members[member].topics)
@@ -204,7 +199,7 @@ class _TopicState:
             self.unassigned.pop(p, None)
 
 
-class RangeAssignor:
+class RangeAssignor(BuiltinAssignor):
     """Kafka's ``RangeAssignor`` (3.5+ incl. KIP-881 rack matching, as in 3.8/3.9).
 
     ``assign(scenario)`` returns an :class:`AssignorResult` whose lists follow Kafka's order.
@@ -213,14 +208,16 @@ class RangeAssignor:
     name = RANGE_ASSIGNOR_NAME
 
     def assign(self, scenario: ConsumerScenario) -> AssignorResult:
-        order = subscription_order(scenario)
+        replay = self.replay
+        order = subscription_order(scenario, replay)
         racks = consumer_racks(scenario)
 
         # consumersPerTopic, then Collections.sort(members) per topic: iterating all members once in
         # sorted order and appending gives each topic's sorted subscriber list directly.
         members = scenario.members
-        subscribers = topic_subscribers(sorted_members(scenario, order), {m: s.topics for m, s in members.items()})
-        topics = [t for t in partitions_per_topic(scenario, order) if scenario.partitions.get(t, 0) > 0]
+        subscribers = topic_subscribers(sorted_members(scenario, order, replay),
+                                        {m: s.topics for m, s in members.items()})
+        topics = [t for t in partitions_per_topic(scenario, order, replay) if scenario.partitions.get(t, 0) > 0]
         assignment: Dict[str, List[TopicPartition]] = {m: [] for m in members}
 
         if not racks:
@@ -244,10 +241,10 @@ class RangeAssignor:
                     start = end
             counters = {"topics": len(topics), "partitions": sum(scenario.partitions[t] for t in topics),
                         "member_topic_pairs": pairs}
-            return AssignorResult(assignment, counters, False)
+            return AssignorResult(assignment, counters, rack_aware=False)
 
         states = [_TopicState(topic, scenario.partitions[topic], subscribers.get(topic, []), racks,
-                              partition_racks_of(scenario, topic), scenario.prefer_rack_aware_logic)
+                              partition_racks_of(scenario, topic), replay.prefer_rack_aware_logic)
                   for topic in topics]
         rack_aware = any(s.needs_rack_aware for s in states)
         if rack_aware:
@@ -259,7 +256,7 @@ class RangeAssignor:
                 tps.sort(key=tp_sort_key)
         counters = {"topics": len(states), "partitions": sum(s.count for s in states),
                     "member_topic_pairs": sum(len(s.consumers) for s in states)}
-        return AssignorResult(assignment, counters, rack_aware)
+        return AssignorResult(assignment, counters, rack_aware=rack_aware)
 
     # -- the plain range step (also the second pass after rack matching) ---------------------------
     @staticmethod

@@ -18,20 +18,21 @@ from bisect import bisect_left
 from typing import Dict, List
 
 from ..errors import KafkaError
-from .model import ConsumerScenario, TopicPartition
-from .range import AssignorResult, java_string_key, sorted_members, subscription_order, topic_subscribers
+from .base import BuiltinAssignor
+from .model import AssignorResult, ConsumerScenario, TopicPartition
+from .range import java_string_key, sorted_members, subscription_order, topic_subscribers
 
 ROUNDROBIN_ASSIGNOR_NAME = "roundrobin"
 
 
-class RoundRobinAssignor:
+class RoundRobinAssignor(BuiltinAssignor):
     """Kafka's ``RoundRobinAssignor``.  ``assign(scenario)`` returns an
-    :class:`~rebalance.consumer.range.AssignorResult` whose lists follow Kafka's order."""
+    :class:`~rebalance.consumer.model.AssignorResult` whose lists follow Kafka's order."""
 
     name = ROUNDROBIN_ASSIGNOR_NAME
 
     def assign(self, scenario: ConsumerScenario) -> AssignorResult:
-        ring = sorted_members(scenario, subscription_order(scenario))
+        ring = sorted_members(scenario, subscription_order(scenario, self.replay), self.replay)
         if not ring:
             raise KafkaError("IllegalArgumentException", "CircularIterator can only be used on non-empty lists")
         assignment: Dict[str, List[TopicPartition]] = {m: [] for m in scenario.members}
@@ -67,4 +68,4 @@ class RoundRobinAssignor:
             cursor = (last + 1) % size
             dealt += count
         counters = {"partitions": dealt, "members": size, "skipped_peeks": skipped}
-        return AssignorResult(assignment, counters, False)
+        return AssignorResult(assignment, counters, rack_aware=False)

@@ -7,21 +7,44 @@ or V0 from clients older than 2.3.  The protocol's ``ownedPartitions`` field is 
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional, Sequence
 
-from .abstract_sticky import AbstractStickyAssignor, StickyAssignment
-from .model import ConsumerScenario, Subscription
-from .sticky_userdata import ByteBuffer, MemberData, decode_sticky
+from .abstract_sticky import AbstractStickyAssignor
+from .model import Subscription, TopicPartition
+from .sticky_userdata import DEFAULT_GENERATION, ByteBuffer, MemberData, decode_sticky, encode_sticky_v1
 
-__all__ = ["StickyAssignor", "StickyAssignment"]
+__all__ = ["StickyAssignor"]
 
 
 class StickyAssignor(AbstractStickyAssignor):
-    """Kafka's ``StickyAssignor`` (name ``"sticky"``).  ``assign(scenario)`` returns a
-    :class:`~rebalance.consumer.abstract_sticky.StickyAssignment`; ``max_generation`` carries over between
-    calls on the same instance, as in Kafka."""
+    """Kafka's ``StickyAssignor`` (name ``"sticky"``).  ``assign(scenario)`` returns an
+    :class:`~rebalance.consumer.model.AssignorResult`; ``max_generation`` carries over between calls on the
+    same instance, as in Kafka.
+
+    As a member's assignor it keeps what ``onAssignment`` gave it (``memberAssignment`` and ``generation``,
+    StickyAssignor.java lines 195-210 at 3.8.0) and sends them as ``STICKY_ASSIGNOR_USER_DATA_V1`` in its next
+    JoinGroup -- the only way an eager member, which revoked everything, tells the leader what it owned.
+    """
 
     name = "sticky"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        #: ``memberAssignment``: None until the first ``onAssignment``
+        self.member_assignment: Optional[List[TopicPartition]] = None
+        #: ``generation``
+        self.generation = DEFAULT_GENERATION
+
+    def on_assignment(self, partitions: Sequence[TopicPartition], generation: int) -> None:
+        """``onAssignment``: keep the partitions and the generation (a reset generation does not clear them)."""
+        self.member_assignment = [tuple(tp) for tp in partitions]
+        self.generation = generation
+
+    def subscription_user_data(self, topics: Sequence[str] = ()) -> Optional[bytes]:
+        """``subscriptionUserData``: nothing before the first assignment, then V1 (kept partitions, generation)."""
+        if self.member_assignment is None:
+            return None
+        return encode_sticky_v1(self.member_assignment, self.generation)
 
     def member_data(self, subscription: Subscription, buffer: Optional[ByteBuffer]) -> MemberData:
         """``StickyAssignor.memberData``: always from user data (consumes the buffer)."""

@@ -26,6 +26,7 @@ iteration order is emulated (:class:`JavaHashSet`).
 from __future__ import annotations
 
 import bisect
+import functools
 from itertools import groupby, repeat
 from operator import itemgetter
 from typing import Dict, List, Optional, Set, Tuple
@@ -36,15 +37,14 @@ from .abstract_sticky import DEFAULT_GENERATION, balance_score, partitions_left
 from .model import TopicPartition
 from .range import topic_subscribers
 
-_topic_hash_cache: Dict[str, int] = {}
+#: ``String.hashCode`` of topic names, memoised with a bound (a long-lived process sees many topics)
+_topic_hash = functools.lru_cache(maxsize=1 << 16)(string_hash)
 _TOPIC = itemgetter(0)
 
 
 def _tp_hash(tp: TopicPartition) -> int:
-    h = _topic_hash_cache.get(tp[0])
-    if h is None:
-        h = _topic_hash_cache[tp[0]] = string_hash(tp[0])
-    return spread(to_int32(31 * (31 + tp[1]) + h))
+    """The spread ``TopicPartition.hashCode`` a ``HashSet<TopicPartition>`` buckets by."""
+    return spread(to_int32(31 * (31 + tp[1]) + _topic_hash(tp[0])))
 
 
 class JavaHashSet:

@@ -28,7 +28,7 @@ from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..errors import InputError, require
-from ..java import hashmap_order
+from ..java import INT_MAX, INT_MIN, hashmap_order
 from .model import TopicPartition, parse_tps
 
 DEFAULT_GENERATION = -1
@@ -36,7 +36,6 @@ DEFAULT_GENERATION = -1
 _TOPIC = itemgetter(0)
 _INT = struct.Struct(">i")
 _SHORT = struct.Struct(">h")
-_INT_MIN, _INT_MAX = -(1 << 31), (1 << 31) - 1
 _PARTITION = itemgetter(1)
 
 
@@ -195,8 +194,8 @@ def sticky_v1_buffer(partitions: Sequence[TopicPartition], generation: int) -> B
     when every value fits the schema (topic names up to 32,767 UTF-8 bytes, Java ints); otherwise encoded
     at once, raising where the encoder raises."""
     numbers = list(map(_PARTITION, partitions))
-    if (type(generation) is int and _INT_MIN <= generation <= _INT_MAX and set(map(type, numbers)) <= {int}
-            and (not numbers or (_INT_MIN <= min(numbers) and max(numbers) <= _INT_MAX))
+    if (type(generation) is int and INT_MIN <= generation <= INT_MAX and set(map(type, numbers)) <= {int}
+            and (not numbers or (INT_MIN <= min(numbers) and max(numbers) <= INT_MAX))
             and set(map(type, map(_TOPIC, partitions))) <= {str}):
         topics = tuple(dict.fromkeys(map(_TOPIC, partitions)))
         lengths = _topic_map(topics)[2]
@@ -303,6 +302,13 @@ def decode_cooperative(buffer: Optional[ByteBuffer]) -> Optional[int]:
 
 # ---------------------------------------------------------------------------------------------
 # the vectors' "userData" field
+
+
+def auto_user_data(assignor: str, owned: Sequence[TopicPartition], generation_id: Optional[int]) -> Optional[bytes]:
+    """The user data a real client of ``assignor`` sends in JoinGroup for what it owns (``subscriptionUserData``,
+    Kafka 3.8/3.9): StickyAssignor V1 of its owned partitions and generation once it has either,
+    CooperativeStickyAssignor its generation (-1 before any), nothing for Range and RoundRobin."""
+    return user_data_from_spec("auto", assignor, owned, generation_id)[0]
 
 
 def user_data_from_spec(spec, assignor: str, owned: Sequence[TopicPartition], generation_id: Optional[int],

@@ -8,8 +8,8 @@ returns the vectors' output schema::
      # sticky / cooperative-sticky only:
      "stickyPath", "partitionsTransferringOwnership", "maxGeneration"}
 
-Range and RoundRobin are computed here; the sticky kinds are delegated to
-``rebalance.consumer.sticky_vectors.run_scenario``.
+Every assignor runs through :func:`rebalance.consumer.assignor.assignor_for`, with the harness switches of
+the line as its :class:`~rebalance.consumer.replay.ReplayOptions`.
 
 ``compare(expected, actual)`` decides pass/fail on ``sortedAssignment`` (membership) and, for the sticky
 kinds, ``stickyPath``, ``partitionsTransferringOwnership`` and ``maxGeneration``.  Exact list order in
@@ -20,11 +20,12 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Dict, List, Mapping, Optional, Sequence
 
-from ..errors import InputError
-from .model import ConsumerScenario, TopicPartition, parse_consumer_input
+from .assignor import assignor_for
+from .model import AssignorResult, ConsumerScenario, TopicPartition, parse_consumer_input, tp_str
+from ..errors import require
+from .replay import ENTRIES, SUBSCRIPTION_MAP_TYPES, ReplayOptions
 from ..java import java_string_key, same_order_as_python
 
-STICKY_KINDS = ("sticky", "cooperative-sticky")
 STICKY_FIELDS = ("stickyPath", "partitionsTransferringOwnership", "maxGeneration")
 
 
@@ -97,28 +98,52 @@ def assignment_output(assignment: Mapping[str, Sequence[TopicPartition]],
     return {"assignment": plain, "sortedAssignment": ordered}
 
 
-def run_scenario(scenario: ConsumerScenario) -> dict:
-    """Output dict for an already parsed scenario."""
-    if scenario.assignor in STICKY_KINDS:
-        from .sticky_vectors import run_scenario as run_sticky  # sticky_vectors imports this module
-
-        return run_sticky(scenario)
-    if scenario.assignor == "range":
-        from .range import RangeAssignor
-
-        result = RangeAssignor().assign(scenario)
-    elif scenario.assignor == "roundrobin":
-        from .roundrobin import RoundRobinAssignor
-
-        result = RoundRobinAssignor().assign(scenario)
-    else:  # parse_consumer_input already refused it
-        raise InputError("assignor", f"unknown assignor {scenario.assignor!r}")
-    return assignment_output(result.assignment, list(scenario.members))
-
-
 def run(data: Mapping) -> dict:
-    """Adapter entry point: one ``kind: consumer`` input object -> its output object."""
-    return run_scenario(parse_consumer_input(data))
+    """Adapter entry point: one ``kind: consumer`` input object -> its output object.  The scenario goes
+    through the same validation as every other input (:func:`~rebalance.consumer.model.parse_consumer_input`);
+    the harness switches become the assignor's :class:`~rebalance.consumer.replay.ReplayOptions`."""
+    scenario = parse_consumer_input(data)
+    assignor = assignor_for(scenario.assignor, replay=parse_replay_options(data))
+    return result_output(scenario, assignor.assign(scenario))
+
+
+def parse_replay_options(data: Mapping) -> ReplayOptions:
+    """The harness switches of a ``kind: consumer`` vectors input (``entry``, ``subscriptionMapType``,
+    ``preferRackAwareLogic``, ``initialMaxGeneration``, each member's ``userData``), naming any bad field.
+    Call it after :func:`rebalance.consumer.model.parse_consumer_input` has validated the rest.  Only this
+    adapter (and the book's views of the vectors' cases) builds replay options."""
+    entry = data.get("entry", "cluster")
+    require(entry in ENTRIES, "entry", f"must be one of {', '.join(ENTRIES)}, got {entry!r}")
+    map_type = data.get("subscriptionMapType", "java.util.HashMap")
+    require(map_type in SUBSCRIPTION_MAP_TYPES, "subscriptionMapType",
+            f"must be one of {', '.join(SUBSCRIPTION_MAP_TYPES)}, got {map_type!r}")
+    members = data.get("members") or []
+    if map_type == "java.util.Collections$SingletonMap":
+        require(len(members) == 1, "subscriptionMapType", "a SingletonMap holds exactly one member")
+    initial = data.get("initialMaxGeneration")
+    require(initial is None or (isinstance(initial, int) and not isinstance(initial, bool)),
+            "initialMaxGeneration", f"must be a whole number, got {initial!r}")
+    return ReplayOptions(
+        entry=entry,
+        subscription_map_type=map_type,
+        prefer_rack_aware_logic=bool(data.get("preferRackAwareLogic", False)),
+        initial_max_generation=initial,
+        user_data_specs={m["memberId"]: m.get("userData", "auto") for m in members},
+        topic_order=list(data.get("topics") or {}),
+    )
+
+
+def result_output(scenario: ConsumerScenario, result: AssignorResult) -> dict:
+    """The vectors' output for one result: the assignment lists, and for the sticky assignors (whose result
+    has a ``path``) the path, ``partitionsTransferringOwnership`` and ``maxGeneration``."""
+    out = assignment_output(result.assignment, list(scenario.members))
+    if result.path is not None:
+        transferring = result.partitions_transferring_ownership
+        out["stickyPath"] = result.path
+        out["partitionsTransferringOwnership"] = (None if transferring is None
+                                                  else {tp_str(tp): m for tp, m in transferring.items()})
+        out["maxGeneration"] = result.max_generation
+    return out
 
 
 def _sorted_lists(assignment) -> Dict[str, List[str]]:

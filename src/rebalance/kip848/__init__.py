@@ -1,15 +1,22 @@
 """KIP-848, the next-generation consumer group protocol (``group.protocol=consumer``), Kafka 3.8/3.9.
 
+* :class:`ConsumerGroupPartitionAssignor` -- the server-side assignor interface; :data:`ASSIGNORS` its registry
+  (``uniform``, ``range``), :class:`ReplayOptions` the switches only the vectors adapter passes;
 * :func:`assign_group` -- the group coordinator's server-side assignors: ``UniformAssignor`` (homogeneous and
   heterogeneous builders) and ``RangeAssignor``, with Java's iteration orders reproduced exactly;
 * :func:`simulate` -- heartbeat-driven reconciliation (epochs, target assignment, revocation before
   release) on the shared virtual clock, for the join / leave / crash / rolling-restart scenarios;
 * :func:`compare_protocols` -- the same scenarios under classic eager, classic cooperative and KIP-848.
 """
+from .assignor import (ASSIGNORS, ConsumerGroupPartitionAssignor, RangeAssignor, ReplayOptions,
+                       SubscribedTopicDescriber, UniformAssignor, assignor_for)
 from .compare import compare_protocols, phase_sweep
 from .group import GroupResult, TopicCatalog, assign_group
 from .reconciliation import KIP848Config, KIP848Simulation, SimulationResult, simulate
 from .uuid import Uuid, topic_id_for_name
 
-__all__ = ["assign_group", "GroupResult", "TopicCatalog", "simulate", "KIP848Config", "KIP848Simulation",
-           "SimulationResult", "compare_protocols", "phase_sweep", "Uuid", "topic_id_for_name"]
+__all__ = [
+    "ASSIGNORS", "ConsumerGroupPartitionAssignor", "GroupResult", "KIP848Config", "KIP848Simulation", "RangeAssignor",
+    "ReplayOptions", "SimulationResult", "SubscribedTopicDescriber", "TopicCatalog", "UniformAssignor", "Uuid",
+    "assign_group", "assignor_for", "compare_protocols", "phase_sweep", "simulate", "topic_id_for_name",
+]

@@ -11,9 +11,10 @@ The figures depend on where in the heartbeat cycle the event falls; :func:`phase
 """
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import InputError
+from .assignor import ASSIGNORS
 from .group import assign_group, moved_partitions
 from .reconciliation import KIP848Config, simulate
 
@@ -101,7 +102,8 @@ def compare_protocols(scenario: str = "join", members: int = 3, topics: Optional
     return rows
 
 
-def phase_sweep(scenario: str = "join", offsets_ms: Sequence[int] = range(0, 5000, 500), **kwargs) -> List[Dict]:
+def phase_sweep(scenario: str = "join", offsets_ms: Sequence[int] = range(0, 5000, 500), **kwargs: object
+                ) -> List[Dict]:
     """:func:`compare_protocols` for events that happen ``offset`` ms after 60 s: how much the figures
     depend on the heartbeat phase."""
     rows = []
@@ -111,7 +113,8 @@ def phase_sweep(scenario: str = "join", offsets_ms: Sequence[int] = range(0, 500
     return rows
 
 
-def scale_group(members: int, topics: int, partitions: int, heterogeneous: bool, seed: int = 7):
+def scale_group(members: int, topics: int, partitions: int, heterogeneous: bool, seed: int = 7
+                ) -> Tuple[Dict[str, int], List[dict]]:
     """A generated group: ``topics`` topics of ``partitions`` partitions; every member subscribes to all of
     them (homogeneous) or to a random half (heterogeneous, ``random.Random(seed)``).  Returns
     ``(topics, members)`` in :func:`assign_group`'s input form."""
@@ -135,7 +138,7 @@ def join_at_scale(members: int = 100, topics: int = 20, partitions: int = 50, se
     rows = []
     for heterogeneous in (False, True):
         topic_map, group = scale_group(members, topics, partitions, heterogeneous, seed)
-        for assignor in ("uniform", "range"):
+        for assignor in ASSIGNORS:
             first = assign_group(assignor, topic_map, group)
             joined = group + [{"id": "member-new", "subscriptions": group[0]["subscriptions"]}]
             second = assign_group(assignor, topic_map, joined, previous=first)

@@ -10,18 +10,14 @@ collections are kept, because the homogeneous builder's choices depend on them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional, Sequence, Union
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..errors import InputError, KafkaError, check_size
+from .assignor import ASSIGNORS, COORDINATOR, MAP_KINDS, ReplayOptions, assignor_for
 from .jcollections import HashJSet, JMap, LinkedJSet, new_map, new_set
-from .range import assign_range
-from .spec import (HETEROGENEOUS, HOMOGENEOUS, GroupAssignment, GroupSpec, MemberSpec, TopicDescriber,
-                   inverted_assignment, subscription_type as compute_subscription_type)
-from .uniform import assign_uniform
+from .spec import GroupAssignment, GroupSpec, MemberSpec, TopicDescriber, inverted_assignment
+from .spec import subscription_type as compute_subscription_type
 from .uuid import Uuid, topic_id_for_name, uuid_hash
-
-ASSIGNORS = {"uniform": assign_uniform, "range": assign_range}
-MAP_KINDS = ("hash", "tree", "linked")
 
 
 @dataclass
@@ -43,7 +39,8 @@ class TopicCatalog:
             self.put(t)
 
     @classmethod
-    def parse(cls, value, field: str = "topics") -> "TopicCatalog":
+    def parse(cls, value: object, field: str = "topics") -> "TopicCatalog":
+        """A catalog from ``{name: partitions}`` or ``[{name, id?, partitions}]`` (see :func:`parse_topics`)."""
         catalog = cls()
         for topic in parse_topics(value, field):
             catalog.put(topic)
@@ -84,7 +81,7 @@ class TopicCatalog:
         return TopicDescriber({t.id: t.partitions for t in self._by_name.values()})
 
 
-def parse_topics(value, field: str = "topics") -> List[Topic]:
+def parse_topics(value: object, field: str = "topics") -> List[Topic]:
     """``[{"name", "id"?, "partitions"}]`` or ``{"name": partitions}``."""
     if isinstance(value, Mapping):
         value = [{"name": k, "partitions": v} for k, v in value.items()]
@@ -127,7 +124,7 @@ class GroupResult:
         return self.assignment.members.get(member_id)
 
 
-def build_member_assignment(value, catalog: TopicCatalog, kind: str, field: str) -> JMap:
+def build_member_assignment(value: object, catalog: TopicCatalog, kind: str, field: str) -> JMap:
     """A member's current assignment as the coordinator holds it: a ``Map<Uuid, Set<Integer>>`` of
     ``kind`` (``"hash"``: ``HashMap`` of ``new HashSet<>(partitions)``; ``"linked"``: insertion order),
     wrapped unmodifiable like ``Assignment``.  ``value`` is ``{topic: [partitions]}`` or a previous
@@ -170,7 +167,8 @@ MEMBER_KEYS = ("id", "subscriptions", "assignment", "instance_id", "rack")
 MEMBER_ALIASES = {"memberId": "id", "topics": "subscriptions"}
 
 
-def parse_member(value, field: str) -> MemberInput:
+def parse_member(value: object, field: str) -> MemberInput:
+    """One member of the input, validated (unknown keys refused, ``memberId``/``topics`` accepted)."""
     if isinstance(value, MemberInput):
         return value
     if not isinstance(value, Mapping):
@@ -196,16 +194,14 @@ def parse_member(value, field: str) -> MemberInput:
 
 
 def build_group_spec(members: Sequence[MemberInput], catalog: TopicCatalog, *, members_map: str = "hash",
-                     assignment_map: str = "hash", subscription_set: str = "hash",
-                     subscription_type: Optional[str] = None, inverted=None,
-                     field: str = "members") -> GroupSpec:
-    """``GroupSpecImpl`` as ``TargetAssignmentBuilder`` builds it (member map filled in input order)."""
+                     replay: Optional[ReplayOptions] = None, field: str = "members",
+                     inverted_field: str = "inverted_assignment") -> GroupSpec:
+    """``GroupSpecImpl`` as ``TargetAssignmentBuilder`` builds it (Kafka 3.8/3.9; member map filled in input
+    order, a ``HashMap`` unless ``members_map`` says ``"tree"``/``"linked"``).  ``replay`` (vectors only)
+    overrides the harness's collection kinds, the subscription type and the inverted assignment."""
     if members_map not in MAP_KINDS:
         raise InputError("members_map", f"must be one of {', '.join(MAP_KINDS)}, got {members_map!r}")
-    if assignment_map not in ("hash", "linked"):
-        raise InputError("assignment_map", f"must be 'hash' or 'linked', got {assignment_map!r}")
-    if subscription_set not in ("hash", "linked"):
-        raise InputError("subscription_set", f"must be 'hash' or 'linked', got {subscription_set!r}")
+    replay = (replay or COORDINATOR).check()
     spec_map = new_map(members_map)
     seen = set()
     specs = []
@@ -215,25 +211,28 @@ def build_group_spec(members: Sequence[MemberInput], catalog: TopicCatalog, *, m
             raise InputError(f"{f}.id", f"duplicate member id {m.member_id!r}")
         seen.add(m.member_id)
         subs = [catalog.resolve(s, f"{f}.subscriptions[{j}]") for j, s in enumerate(m.subscriptions)]
-        subscribed = (HashJSet.copy_of(subs, uuid_hash) if subscription_set == "hash" else LinkedJSet(subs))
+        subscribed = (HashJSet.copy_of(subs, uuid_hash) if replay.subscription_set == "hash" else LinkedJSet(subs))
         assignment = m.assignment
         if isinstance(assignment, str):
             raise InputError(f"{f}.assignment", f"unexpected {assignment!r} (only a step may carry)")
         spec = MemberSpec(m.member_id, subscribed,
-                          build_member_assignment(assignment, catalog, assignment_map, f"{f}.assignment"),
+                          build_member_assignment(assignment, catalog, replay.assignment_map, f"{f}.assignment"),
                           m.instance_id, m.rack)
         specs.append(spec)
         spec_map.put(m.member_id, spec)
+    subscription_type = replay.subscription_type
     if subscription_type is None:
         subscription_type = compute_subscription_type(m.subscriptions for m in members)
-    elif subscription_type not in (HOMOGENEOUS, HETEROGENEOUS):
-        raise InputError("subscription_type", f"must be HOMOGENEOUS or HETEROGENEOUS, got {subscription_type!r}")
-    if inverted is None:
+    if replay.inverted_assignment is None:
         inverted = inverted_assignment(specs)
+    else:
+        inverted = parse_inverted(replay.inverted_assignment, catalog, inverted_field)
     return GroupSpec(spec_map, subscription_type, inverted)
 
 
-def parse_inverted(value, catalog: TopicCatalog, field: str = "inverted_assignment") -> Dict[Uuid, Dict[int, str]]:
+def parse_inverted(value: object, catalog: TopicCatalog, field: str = "inverted_assignment"
+                   ) -> Dict[Uuid, Dict[int, str]]:
+    """A hand-written inverted assignment ``{topic: {partition: member}}`` (the vectors' override)."""
     if not isinstance(value, Mapping):
         raise InputError(field, "must be an object {topic: {partition: member}}")
     out: Dict[Uuid, Dict[int, str]] = {}
@@ -260,33 +259,60 @@ def check_group_size(catalog: TopicCatalog, members: int, field: str = "topics")
                f"{total:,} partitions x {max(1, members):,} members")
 
 
-def assign_group(assignor: str, topics, members: Sequence, *, members_map: str = "hash",
-                 assignment_map: str = "hash", subscription_set: str = "hash",
-                 subscription_type: Optional[str] = None, previous: Optional[GroupResult] = None) -> GroupResult:
-    """Compute a KIP-848 target assignment.
-
-    ``topics``: ``{name: partitions}`` or ``[{name, id?, partitions}]`` (or a :class:`TopicCatalog`);
-    ``members``: ``[{id, subscriptions, assignment?, instance_id?}]``.  A member whose ``assignment`` is
-    omitted or ``"carry"`` starts from its assignment in ``previous`` (empty without one).
-    Raises :class:`~rebalance.errors.KafkaError` where Kafka's assignor throws.
-    """
-    if assignor not in ASSIGNORS:
-        raise InputError("assignor", f"must be one of {', '.join(ASSIGNORS)}, got {assignor!r}")
-    catalog = topics if isinstance(topics, TopicCatalog) else TopicCatalog.parse(topics)
+def parse_members(members: object, previous: Optional[GroupResult] = None, field: str = "members"
+                  ) -> List[MemberInput]:
+    """Validate a member list (``[{id, subscriptions, assignment?, instance_id?, rack?}]``); a member whose
+    ``assignment`` is omitted or ``"carry"`` starts from its assignment in ``previous`` (empty without one)."""
     if not isinstance(members, (list, tuple)):
-        raise InputError("members", "must be a list of members")
+        raise InputError(field, "must be a list of members")
     parsed = []
     for i, m in enumerate(members):
-        mi = parse_member(m, f"members[{i}]")
+        mi = parse_member(m, f"{field}[{i}]")
         if mi.assignment is None or mi.assignment == "carry":
             carried = previous.member_assignment(mi.member_id) if previous is not None else None
             mi = MemberInput(mi.member_id, mi.subscriptions, carried, mi.instance_id, mi.rack)
         parsed.append(mi)
-    check_group_size(catalog, len(parsed))
-    spec = build_group_spec(parsed, catalog, members_map=members_map, assignment_map=assignment_map,
-                            subscription_set=subscription_set, subscription_type=subscription_type)
-    result = ASSIGNORS[assignor](spec, catalog.describer())
-    return GroupResult(assignor, spec.subscription_type, result.builder, result, catalog)
+    return parsed
+
+
+def prepare_group(catalog: TopicCatalog, members: object, *, previous: Optional[GroupResult] = None,
+                  members_map: str = "hash", replay: Optional[ReplayOptions] = None, prefix: str = ""
+                  ) -> Tuple[List[MemberInput], GroupSpec]:
+    """The one validation path of every input shape (:func:`assign_group` and the ``group`` vectors): the
+    members parsed, the size checked, the ``GroupSpec`` built.  ``prefix`` (``"steps[2]."``) is put in front
+    of every field an error names."""
+    parsed = parse_members(members, previous, f"{prefix}members")
+    check_group_size(catalog, len(parsed), f"{prefix}topics")
+    spec = build_group_spec(parsed, catalog, members_map=members_map, replay=replay, field=f"{prefix}members",
+                            inverted_field=f"{prefix}inverted_assignment")
+    return parsed, spec
+
+
+def run_assignor(assignor: str, spec: GroupSpec, catalog: TopicCatalog) -> GroupResult:
+    """``assignor.assign(spec, describer)`` by registry name, as the one result type :class:`GroupResult`.
+    Raises :class:`~rebalance.errors.KafkaError` where Kafka's assignor throws."""
+    impl = assignor_for(assignor)
+    result = impl.assign(spec, catalog.describer())
+    return GroupResult(impl.name(), spec.subscription_type, result.builder, result, catalog)
+
+
+def assign_group(assignor: str, topics: object, members: Sequence, *, members_map: str = "hash",
+                 previous: Optional[GroupResult] = None, replay: Optional[ReplayOptions] = None) -> GroupResult:
+    """Compute a KIP-848 target assignment (``TargetAssignmentBuilder.build`` then
+    ``ConsumerGroupPartitionAssignor.assign``, Kafka 3.8/3.9).
+
+    ``assignor``: a name in :data:`~rebalance.kip848.assignor.ASSIGNORS`; ``topics``: ``{name: partitions}``
+    or ``[{name, id?, partitions}]`` (or a :class:`TopicCatalog`); ``members``: ``[{id, subscriptions,
+    assignment?, instance_id?}]``.  A member whose ``assignment`` is omitted or ``"carry"`` starts from its
+    assignment in ``previous`` (empty without one).  ``members_map`` is the ``Map`` the member specs are kept
+    in (``"hash"`` as the coordinator; ``"tree"``/``"linked"`` as some of Kafka's tests).  ``replay`` is for
+    the vectors adapter only (:class:`~rebalance.kip848.assignor.ReplayOptions`).
+    Raises :class:`~rebalance.errors.KafkaError` where Kafka's assignor throws.
+    """
+    assignor_for(assignor)
+    catalog = topics if isinstance(topics, TopicCatalog) else TopicCatalog.parse(topics)
+    _, spec = prepare_group(catalog, members, previous=previous, members_map=members_map, replay=replay)
+    return run_assignor(assignor, spec, catalog)
 
 
 def moved_partitions(before: Mapping[str, Mapping[str, Sequence[int]]],
@@ -305,5 +331,5 @@ def moved_partitions(before: Mapping[str, Mapping[str, Sequence[int]]],
     return rows
 
 
-__all__ = ["assign_group", "moved_partitions", "GroupResult", "Topic", "TopicCatalog", "MemberInput", "build_group_spec",
+__all__ = ["ASSIGNORS", "assign_group", "moved_partitions", "prepare_group", "parse_members", "run_assignor", "GroupResult", "Topic", "TopicCatalog", "MemberInput", "build_group_spec",
            "parse_member", "parse_topics", "parse_inverted", "KafkaError"]

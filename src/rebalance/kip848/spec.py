@@ -8,7 +8,7 @@ Mirrors ``GroupSpecImpl``, ``MemberSubscriptionAndAssignmentImpl``, ``Subscribed
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, Mapping, Optional
+from typing import Dict, Iterable, Mapping, Optional, Sequence
 
 from ..errors import KafkaError
 from .jcollections import JMap, JSet, LinkedJMap
@@ -48,7 +48,8 @@ class GroupSpec:
     subscription_type: str
     inverted_assignment: Dict[Uuid, Dict[int, str]] = field(default_factory=dict)
 
-    def member_ids(self):
+    def member_ids(self) -> Sequence[str]:
+        """``GroupSpec.memberIds()``: the member ids in the member map's iteration order."""
         return self.members.keys()
 
     def member(self, member_id: str) -> MemberSpec:
@@ -82,7 +83,8 @@ class TopicDescriber:
     def num_partitions(self, topic_id: Uuid) -> int:
         return self._partitions.get(topic_id, -1)
 
-    def racks_for_partition(self, topic_id: Uuid, partition: int):
+    def racks_for_partition(self, topic_id: Uuid, partition: int) -> frozenset:
+        """``SubscribedTopicDescriber.racksForPartition``: empty at this commit."""
         return frozenset()
 
 

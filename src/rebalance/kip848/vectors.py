@@ -14,11 +14,11 @@ from __future__ import annotations
 from typing import Dict, List, Mapping, Optional
 
 from ..errors import InputError, KafkaError
-from .group import (ASSIGNORS, GroupResult, MemberInput, TopicCatalog, build_group_spec, parse_inverted,
-                    parse_member, parse_topics)
+from .assignor import ReplayOptions, assignor_for
+from .group import GroupResult, MemberInput, TopicCatalog, parse_topics, prepare_group, run_assignor
 from .jcollections import JMap
 
-__all__ = ["run", "compare", "step_stats", "valid_and_balanced", "conformance_counts"]
+__all__ = ["run", "replay_options", "compare", "step_stats", "valid_and_balanced", "conformance_counts"]
 
 GROUP_FILES = ("group_unit.jsonl", "group_uniform.jsonl", "group_range.jsonl")
 
@@ -102,11 +102,25 @@ def _check_expect(expect: Mapping, step_out: dict, catalog: TopicCatalog, member
     return failures
 
 
+def replay_options(step: Mapping, scenario: Mapping) -> ReplayOptions:
+    """The harness switches of one step (a step's value wins over the scenario's): the
+    :class:`~rebalance.kip848.assignor.ReplayOptions` only this adapter passes."""
+    def option(name: str, default: object) -> object:
+        return step.get(name, scenario.get(name, default))
+
+    return ReplayOptions(assignment_map=option("assignment_map", "hash"),
+                         subscription_set=option("subscription_set", "hash"),
+                         subscription_type=option("subscription_type", None),
+                         inverted_assignment=option("inverted_assignment", None))
+
+
 def run(scenario: dict) -> dict:
-    """Replay one ``group`` scenario (see the module docstring)."""
+    """Replay one ``group`` scenario (see the module docstring).  Each step goes through the same
+    validation as :func:`~rebalance.kip848.group.assign_group` (:func:`~rebalance.kip848.group.prepare_group`)."""
+    if not isinstance(scenario, Mapping):
+        raise InputError("input", "must be a JSON object")
     assignor = scenario.get("assignor", "uniform")
-    if assignor not in ASSIGNORS:
-        raise InputError("assignor", f"must be one of {', '.join(ASSIGNORS)}, got {assignor!r}")
+    assignor_for(assignor)
     catalog = TopicCatalog.parse(scenario.get("topics", []), "topics")
     steps = scenario.get("steps")
     if steps is None:
@@ -137,26 +151,10 @@ def run(scenario: dict) -> dict:
             catalog.remove(name)
         if "members" in step:
             members_value = step["members"]
-        if not isinstance(members_value, list):
-            raise InputError(f"{dot}members", "must be a list of members")
-        members = []
-        for i, m in enumerate(members_value):
-            mi = parse_member(m, f"{dot}members[{i}]")
-            if mi.assignment is None or mi.assignment == "carry":
-                carried = previous.member_assignment(mi.member_id) if previous is not None else None
-                mi = MemberInput(mi.member_id, mi.subscriptions, carried, mi.instance_id, mi.rack)
-            members.append(mi)
-
-        def option(name, default):
-            return step.get(name, scenario.get(name, default))
-
-        inverted_value = option("inverted_assignment", None)
-        inverted = parse_inverted(inverted_value, catalog, f"{dot}inverted_assignment") if inverted_value is not None else None
-        spec = build_group_spec(members, catalog, members_map=option("members_map", "hash"),
-                                assignment_map=option("assignment_map", "hash"),
-                                subscription_set=option("subscription_set", "hash"),
-                                subscription_type=option("subscription_type", None), inverted=inverted,
-                                field=f"{dot}members")
+        replay = replay_options(step, scenario)
+        members, spec = prepare_group(catalog, members_value, previous=previous,
+                                      members_map=step.get("members_map", scenario.get("members_map", "hash")),
+                                      replay=replay, prefix=dot)
         materialized_members = []
         inputs_by_member = {}
         for m in members:
@@ -173,17 +171,17 @@ def run(scenario: dict) -> dict:
                     "input": {"topics": [t.to_json() for t in catalog.topics()], "members": materialized_members},
                     "subscription_type": spec.subscription_type}
         try:
-            assignment = ASSIGNORS[assignor](spec, catalog.describer())
+            result = run_assignor(assignor, spec, catalog)
         except KafkaError as exc:
             step_out["error"] = f"{exc.type}: {exc.message}"
         else:
-            previous = GroupResult(assignor, spec.subscription_type, assignment.builder, assignment, catalog)
-            by_name = previous.by_name()
-            if assignment.builder:
-                step_out["builder"] = assignment.builder
+            previous = result
+            by_name = result.by_name()
+            if result.builder:
+                step_out["builder"] = result.builder
             step_out["assignment"] = by_name
             step_out["stats"] = step_stats(inputs_by_member, by_name)
-        if inverted_value is not None:
+        if replay.inverted_assignment is not None:
             step_out["inverted_assignment_override"] = True
         expect = step.get("expect") if prefix else scenario.get("expect")
         if isinstance(expect, Mapping):
@@ -234,7 +232,7 @@ def compare(expected: dict, actual: dict) -> List[str]:
     return problems
 
 
-def conformance_counts(directory=None) -> List[dict]:
+def conformance_counts(directory: Optional[str] = None) -> List[dict]:
     """Replay the ``group`` vector files: ``[{"file", "passed", "failed"}]``.  ``directory`` defaults to
     :func:`rebalance.vectors.vectors_dir` (the repository's ``kafka-vectors`` folder)."""
     from pathlib import Path

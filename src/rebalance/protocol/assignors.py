@@ -24,20 +24,16 @@ assignment only from the user data -- ``memberAssignment`` and ``generation`` ke
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import InputError, KafkaError
 
-EAGER = "eager"
-COOPERATIVE = "cooperative"
+from ..consumer.assignor import ASSIGNORS as CONSUMER_ASSIGNORS
+from ..consumer.assignor import COOPERATIVE, EAGER, assignor_for
 
-#: ``supportedProtocols()`` of Kafka's built-in consumer assignors.
-BUILTIN_PROTOCOLS = {
-    "range": (EAGER,),
-    "roundrobin": (EAGER,),
-    "sticky": (EAGER,),
-    "cooperative-sticky": (EAGER, COOPERATIVE),
-}
+#: ``supportedProtocols()`` of Kafka's built-in consumer assignors (from the consumer registry)
+BUILTIN_PROTOCOLS = {name: tuple(cls.supported_protocols) for name, cls in CONSUMER_ASSIGNORS.items()}
 
 Assignor = Callable[[Dict[str, dict], Dict[str, int]], Dict[str, List[Tuple[str, int]]]]
 
@@ -77,32 +73,16 @@ class ClientAssignor:
     def __init__(self, name: str):
         if name not in BUILTIN_PROTOCOLS:
             raise InputError("assignor", f"unknown consumer assignor {name!r}; known: {', '.join(BUILTIN_PROTOCOLS)}")
-        from ..consumer.api import assignor_for
-
         self.name = name
         self.rebalance_protocols = BUILTIN_PROTOCOLS[name]
+        #: the consumer's own assignor object (``rebalance.consumer.assignor``), with Kafka's state
         self.kafka_assignor = assignor_for(name)
-        #: ``StickyAssignor.memberAssignment`` (None until the first onAssignment)
-        self.member_assignment: Optional[List[Tuple[str, int]]] = None
-        #: ``StickyAssignor.generation`` / ``CooperativeStickyAssignor.generation``
-        self.generation = -1
 
     def on_assignment(self, partitions: Sequence[Tuple[str, int]], generation: int) -> None:
-        if self.name == "sticky":
-            self.member_assignment = [tuple(tp) for tp in partitions]
-        if self.name in ("sticky", "cooperative-sticky"):
-            self.generation = generation
+        self.kafka_assignor.on_assignment(partitions, generation)
 
     def subscription_user_data(self) -> Optional[bytes]:
-        from ..consumer.sticky_userdata import encode_cooperative_v0, encode_sticky_v1
-
-        if self.name == "sticky":
-            if self.member_assignment is None:
-                return None
-            return encode_sticky_v1(self.member_assignment, self.generation)
-        if self.name == "cooperative-sticky":
-            return encode_cooperative_v0(self.generation)
-        return None
+        return self.kafka_assignor.subscription_user_data()
 
     def __call__(self, members: Dict[str, dict], partitions: Dict[str, int]):
         """The leader's ``assign``: ``members`` as the simulator's assignors get them, each with the
@@ -112,9 +92,8 @@ class ClientAssignor:
         plain = {m: {k: v for k, v in meta.items() if k != "user_data"} for m, meta in members.items()}
         scenario = build_scenario(self.name, partitions, plain)
         for m, meta in members.items():
-            if "user_data" in meta:
-                scenario.members[m].user_data = meta["user_data"]
-                scenario.user_data_specs[m] = None  # exactly what the member sent, not rebuilt
+            if "user_data" in meta:  # exactly what the member sent (None for nothing), not rebuilt
+                scenario.members[m] = replace(scenario.members[m], user_data=meta["user_data"])
         result = self.kafka_assignor.assign(scenario)
         return {m: list(result.assignment.get(m, [])) for m in scenario.members}
 

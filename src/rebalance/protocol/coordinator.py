@@ -15,12 +15,11 @@ from __future__ import annotations
 from typing import Dict, List, Mapping, Optional, Sequence
 
 from ..errors import KafkaError, require
-from ..java import java_abs, string_hash
+from ..java import INT_MAX, INT_MIN, java_abs, string_hash
 
 #: ``offsets.topic.num.partitions`` default (``GroupCoordinatorConfig.OFFSETS_TOPIC_PARTITIONS_DEFAULT``).
 OFFSETS_TOPIC_PARTITIONS_DEFAULT = 50
 OFFSETS_TOPIC = "__consumer_offsets"
-_INT_MAX = (1 << 31) - 1
 
 
 def check_num_partitions(num_partitions, field: str = "numPartitions") -> int:
@@ -30,7 +29,7 @@ def check_num_partitions(num_partitions, field: str = "numPartitions") -> int:
     ``ConfigDef`` with ``atLeast(1)``, i.e. Kafka throws ``ConfigException``."""
     require(isinstance(num_partitions, int) and not isinstance(num_partitions, bool), field,
             f"must be a whole number (offsets.topic.num.partitions), got {num_partitions!r}")
-    require(-(1 << 31) <= num_partitions <= _INT_MAX, field, f"{num_partitions} does not fit a Java int")
+    require(INT_MIN <= num_partitions <= INT_MAX, field, f"{num_partitions} does not fit a Java int")
     if num_partitions < 1:
         raise KafkaError("org.apache.kafka.common.config.ConfigException",
                          f"Invalid value {num_partitions} for configuration offsets.topic.num.partitions: "

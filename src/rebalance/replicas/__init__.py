@@ -1,5 +1,8 @@
 """Replica placement at topic creation, exactly as Kafka 3.8/3.9 computes it.
 
+* :mod:`.placer`      -- the ``ReplicaPlacer`` interface (``org.apache.kafka.metadata.placement.ReplicaPlacer``),
+  the :data:`PLACERS` registry and :func:`placer_for`; :class:`AdminUtilsPlacer` adapts ``AdminUtils``;
+* :mod:`.placement`   -- ``PlacementSpec``, ``ClusterDescriber``, and ``TopicAssignment`` (the one result type);
 * :mod:`.java_random` -- ``java.util.Random``, Kafka's ``MockRandom`` and ``Collections.shuffle``, bit for bit;
 * :mod:`.adminutils`  -- ``org.apache.kafka.admin.AdminUtils.assignReplicasToBrokers`` (ZooKeeper mode,
   admin tools), rack-unaware and rack-aware, with ``getRackAlternatedBrokerList`` and a trace of choices;
@@ -13,7 +16,11 @@
 from .adminutils import assign_replicas_to_brokers, rack_alternated_broker_list
 from .brokers import Broker
 from .java_random import JavaRandom, MockRandom, shuffle
-from .striped import PlacementSpec, StripedReplicaPlacer
+from .placement import (BrokerCluster, ClusterDescriber, PartitionAssignment, PlacementSpec, TopicAssignment,
+                        placement_spec)
+from .placer import PLACERS, AdminUtilsPlacer, ReplicaPlacer, placer_for
+from .striped import StripedReplicaPlacer
 
-__all__ = ["assign_replicas_to_brokers", "rack_alternated_broker_list", "Broker", "JavaRandom", "MockRandom",
-           "shuffle", "PlacementSpec", "StripedReplicaPlacer"]
+__all__ = ["AdminUtilsPlacer", "Broker", "BrokerCluster", "ClusterDescriber", "JavaRandom", "MockRandom", "PLACERS",
+           "PartitionAssignment", "PlacementSpec", "ReplicaPlacer", "StripedReplicaPlacer", "TopicAssignment",
+           "assign_replicas_to_brokers", "placement_spec", "placer_for", "rack_alternated_broker_list", "shuffle"]

@@ -18,7 +18,8 @@ and some rack holds none, or while it already holds a replica and some broker ho
 Where Kafka throws, :class:`~rebalance.errors.KafkaError` carries the Java class name (fully qualified, as
 the conformance vectors record it) and Kafka's message:
 
-* ``nPartitions <= 0`` -> ``InvalidPartitionsException``;
+* ``nPartitions == 0`` -> ``InvalidPartitionsException`` (a negative count is refused as bad input, for every
+  input shape: Kafka's callers never pass one, ``CreateTopics`` turns ``-1`` into the broker default);
 * ``replicationFactor <= 0`` or ``> number of brokers`` -> ``InvalidReplicationFactorException``;
 * some brokers with a rack and some without -> ``AdminOperationException``.
 
@@ -32,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence
 
 from ..errors import InputError, KafkaError
-from ..java import java_string_key, to_int32
+from ..java import INT_MAX, java_string_key, to_int32
 from .brokers import Broker, check_int, parse_brokers
 from .java_random import JavaRandom
 
@@ -134,8 +135,8 @@ def _rack_unaware(n_partitions: int, replication_factor: int, broker_list: List[
     start_index, next_replica_shift = _start_values(n, fixed_start_index, random, seed)
     current = max(0, start_partition_id)
     ret: Dict[int, List[int]] = {}
-    plain = n > 1 and current + n_partitions + start_index < (1 << 31) \
-        and next_replica_shift + n_partitions // n + replication_factor + 2 < (1 << 31)
+    plain = n > 1 and current + n_partitions + start_index <= INT_MAX \
+        and next_replica_shift + n_partitions // n + replication_factor + 2 <= INT_MAX
     for _ in range(n_partitions):
         if current > 0 and current % n == 0:
             next_replica_shift = to_int32(next_replica_shift + 1)
@@ -227,6 +228,9 @@ def assign_replicas_to_brokers(brokers: Iterable, n_partitions: int, replication
     replication_factor = check_int(replication_factor, "replicationFactor")
     fixed_start_index = check_int(fixed_start_index, "fixedStartIndex")
     start_partition_id = check_int(start_partition_id, "startPartitionId")
+    if n_partitions < 0:
+        # Kafka's callers never pass one (CreateTopics turns -1 into the broker default first): bad input
+        raise InputError("partitions", f"must not be negative, got {n_partitions}")
     if n_partitions <= 0:
         raise KafkaError(INVALID_PARTITIONS, "Number of partitions must be larger than 0.")
     if replication_factor <= 0:

@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from typing import Iterable, List, Mapping, Optional
 
 from ..errors import InputError
+from ..java import INT_MAX, INT_MIN
 
-INT_MIN = -(1 << 31)
-INT_MAX = (1 << 31) - 1
 SHORT_MIN = -(1 << 15)
 SHORT_MAX = (1 << 15) - 1
 
@@ -36,7 +35,7 @@ class Broker:
         return {"id": self.id, "rack": self.rack, "fenced": self.fenced}
 
 
-def check_int(value, field: str, *, minimum: Optional[int] = None, lo: int = INT_MIN, hi: int = INT_MAX,
+def check_int(value: object, field: str, *, minimum: Optional[int] = None, lo: int = INT_MIN, hi: int = INT_MAX,
               what: str = "a Java int") -> int:
     """``value`` as a Java integer of the given range, or :class:`InputError` naming ``field``."""
     if isinstance(value, bool) or not isinstance(value, int):
@@ -54,7 +53,7 @@ def _check_rack(rack, field: str) -> Optional[str]:
     raise InputError(field, f"must be a rack name (string) or null, got {rack!r}")
 
 
-def parse_brokers(brokers, field: str = "brokers", *, with_fenced: bool = False) -> List[Broker]:
+def parse_brokers(brokers: object, field: str = "brokers", *, with_fenced: bool = False) -> List[Broker]:
     """Validate and normalise a broker list, keeping its order (which ``StripedReplicaPlacer`` and the
     rack-unaware ``AdminUtils`` path depend on)."""
     if isinstance(brokers, (str, bytes, Mapping)) or not isinstance(brokers, Iterable):

@@ -18,15 +18,15 @@ from __future__ import annotations
 from collections import Counter
 from typing import Dict, Iterable, List, Optional
 
-from ..errors import InputError, require
+from ..errors import require
 from ..java import string_hash
 # one implementation of ``GroupCoordinatorService.partitionFor`` (validation and errors included) for the
 # whole package; the name ``offsets_partition_for`` is kept for this module's callers
 from ..protocol.coordinator import OFFSETS_TOPIC_PARTITIONS_DEFAULT, partition_for as offsets_partition_for
-from .adminutils import assign_replicas_to_brokers
 from .java_random import JavaRandom
 from .measures import Assignment, as_mapping
-from .striped import PlacementSpec, StripedReplicaPlacer
+from .placement import PlacementSpec
+from .placer import placer_for
 
 OFFSETS_TOPIC = "__consumer_offsets"
 OFFSETS_TOPIC_PARTITIONS = OFFSETS_TOPIC_PARTITIONS_DEFAULT
@@ -38,16 +38,10 @@ def place_offsets_topic(brokers: Iterable, placer: str = "AdminUtils", *, seed: 
                         replication_factor: int = OFFSETS_TOPIC_REPLICATION_FACTOR) -> Dict[int, List[int]]:
     """Place ``__consumer_offsets`` as the cluster would at creation, with a seeded random source:
     ``placer="AdminUtils"`` (ZooKeeper mode, random start from ``JavaRandom(seed)``) or
-    ``"StripedReplicaPlacer"`` (KRaft controller, ``java.util.Random(seed)``)."""
-    brokers = list(brokers)
-    if placer == "AdminUtils":
-        return assign_replicas_to_brokers(brokers, num_partitions, replication_factor, -1, -1,
-                                          random=JavaRandom(seed))
-    if placer == "StripedReplicaPlacer":
-        parts = StripedReplicaPlacer(JavaRandom(seed)).place(
-            PlacementSpec(0, num_partitions, replication_factor), brokers)
-        return dict(enumerate(parts))
-    raise InputError("placer", f"must be 'AdminUtils' or 'StripedReplicaPlacer', got {placer!r}")
+    ``"StripedReplicaPlacer"`` (KRaft controller, ``java.util.Random(seed)``); any name of
+    :data:`~rebalance.replicas.placer.PLACERS`."""
+    return placer_for(placer, JavaRandom(seed)).place(PlacementSpec(0, num_partitions, replication_factor),
+                                                      list(brokers)).as_mapping()
 
 
 def _offsets_mapping(assignment: Assignment):

@@ -25,7 +25,7 @@ import time
 from typing import List, MutableSequence, Optional, TypeVar
 
 from ..errors import InputError, KafkaError
-from ..java import to_int32, to_int64
+from ..java import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN, to_int32, to_int64
 
 T = TypeVar("T")
 
@@ -33,10 +33,6 @@ MULTIPLIER = 0x5DEECE66D
 ADDEND = 0xB
 MASK48 = (1 << 48) - 1
 _MASK64 = (1 << 64) - 1
-_INT_MIN = -(1 << 31)
-_INT_MAX = (1 << 31) - 1
-_LONG_MIN = -(1 << 63)
-_LONG_MAX = (1 << 63) - 1
 DOUBLE_UNIT = 1.0 / (1 << 53)
 
 #: ``MockRandom``'s LCG constants and default state.
@@ -50,7 +46,7 @@ _seed_uniquifier = 8682522807148012
 def _check_long(value, field: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise InputError(field, f"must be a whole number (a Java long), got {value!r}")
-    if not _LONG_MIN <= value <= _LONG_MAX:
+    if not LONG_MIN <= value <= LONG_MAX:
         raise InputError(field, f"{value} does not fit a Java long")
     return value
 
@@ -58,7 +54,7 @@ def _check_long(value, field: str) -> int:
 def _check_bound(bound) -> int:
     if isinstance(bound, bool) or not isinstance(bound, int):
         raise InputError("bound", f"must be a whole number (a Java int), got {bound!r}")
-    if not _INT_MIN <= bound <= _INT_MAX:
+    if not INT_MIN <= bound <= INT_MAX:
         raise InputError("bound", f"{bound} does not fit a Java int")
     if bound <= 0:
         # Random.nextInt(int): "bound must be positive" (IllegalArgumentException)
@@ -202,7 +198,7 @@ def make_random(kind: str = "java.util.Random", seed: Optional[int] = None) -> J
     raise InputError("random", f"must be 'java.util.Random' or 'MockRandom', got {kind!r}")
 
 
-def replay_ops(seed: int, ops) -> List[object]:
+def replay_ops(seed: int, ops: object) -> List[object]:
     """Run a list of operations against one ``new Random(seed)``, as the ``java_random`` vectors do:
     ``["nextInt", bound]``, ``["nextInt"]``, ``["nextLong"]``, ``["nextBoolean"]``, ``["nextDouble"]``,
     ``["shuffle", [items...]]`` (the shuffled copy is the output)."""

@@ -13,14 +13,17 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 from ..errors import InputError
 from .brokers import parse_brokers
+from .placement import TopicAssignment
 
-Assignment = Union[Mapping[int, Sequence[int]], Sequence[Sequence[int]]]
+Assignment = Union[Mapping[int, Sequence[int]], Sequence[Sequence[int]], TopicAssignment]
 
 NO_RACK = None
 
 
 def as_mapping(assignment: Assignment) -> Dict[int, List[int]]:
-    """``{partition: replicas}`` for either form of assignment."""
+    """``{partition: replicas}`` for any form of assignment (a :class:`~.placement.TopicAssignment` too)."""
+    if isinstance(assignment, TopicAssignment):
+        return assignment.as_mapping()
     if isinstance(assignment, Mapping):
         return {int(p): list(r) for p, r in assignment.items()}
     if isinstance(assignment, (list, tuple)):
@@ -33,7 +36,7 @@ def _racks(brokers) -> Dict[int, Optional[str]]:
     return {b.id: b.rack for b in parse_brokers(brokers, with_fenced=True)} if brokers is not None else {}
 
 
-def leaders_per_broker(assignment: Assignment, brokers=None) -> Dict[int, int]:
+def leaders_per_broker(assignment: Assignment, brokers: Optional[Iterable] = None) -> Dict[int, int]:
     """Number of partitions each broker leads (first replica), in ascending broker id."""
     counts = Counter(r[0] for r in as_mapping(assignment).values() if r)
     for b in _racks(brokers):
@@ -41,7 +44,7 @@ def leaders_per_broker(assignment: Assignment, brokers=None) -> Dict[int, int]:
     return dict(sorted(counts.items()))
 
 
-def replicas_per_broker(assignment: Assignment, brokers=None) -> Dict[int, int]:
+def replicas_per_broker(assignment: Assignment, brokers: Optional[Iterable] = None) -> Dict[int, int]:
     """Number of replicas (leaders and followers) each broker holds, in ascending broker id."""
     counts = Counter(b for r in as_mapping(assignment).values() for b in r)
     for b in _racks(brokers):
@@ -64,17 +67,17 @@ def _per_rack(per_broker: Mapping[int, int], racks: Mapping[int, Optional[str]])
     return out
 
 
-def leaders_per_rack(assignment: Assignment, brokers) -> Dict[Optional[str], int]:
+def leaders_per_rack(assignment: Assignment, brokers: Iterable) -> Dict[Optional[str], int]:
     """Partitions led from each rack (``None`` = brokers without a rack)."""
     return _per_rack(leaders_per_broker(assignment), _racks(brokers))
 
 
-def replicas_per_rack(assignment: Assignment, brokers) -> Dict[Optional[str], int]:
+def replicas_per_rack(assignment: Assignment, brokers: Iterable) -> Dict[Optional[str], int]:
     """Replicas held in each rack."""
     return _per_rack(replicas_per_broker(assignment), _racks(brokers))
 
 
-def racks_per_partition(assignment: Assignment, brokers) -> Dict[int, int]:
+def racks_per_partition(assignment: Assignment, brokers: Iterable) -> Dict[int, int]:
     """How many distinct racks hold a replica of each partition."""
     racks = _racks(brokers)
     return {p: len({racks[b] for b in r}) for p, r in sorted(as_mapping(assignment).items())}
@@ -103,7 +106,7 @@ class Balance:
         return dict(self.__dict__)
 
 
-def balance(assignment: Assignment, brokers) -> Balance:
+def balance(assignment: Assignment, brokers: Iterable) -> Balance:
     """Every measure at once: leader and replica skew over brokers and over racks, the fewest racks any
     partition spans, and the busiest broker's leader and replica counts."""
     lead = leaders_per_broker(assignment, brokers)

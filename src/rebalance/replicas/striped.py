@@ -32,13 +32,13 @@ factor <= 0; no unfenced broker ("All brokers are currently fenced."); more repl
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Sequence
+from typing import Dict, Iterable, List, Optional, Sequence, Union
 
 from ..errors import KafkaError
 from ..java import JavaHashOrder, java_string_key, string_hash
-from .brokers import SHORT_MAX, SHORT_MIN, Broker, check_int, parse_brokers  # noqa: F401 (Broker re-exported)
-from .java_random import JavaRandom, shuffle
+from .brokers import Broker  # noqa: F401 (re-exported)
+from .java_random import JavaRandom, make_random, shuffle
+from .placement import ClusterDescriber, PlacementSpec, TopicAssignment, placement_spec, usable_brokers
 
 INVALID_REPLICATION_FACTOR = "org.apache.kafka.common.errors.InvalidReplicationFactorException"
 
@@ -48,7 +48,7 @@ def optional_hash(rack: Optional[str]) -> int:
     return 0 if rack is None else string_hash(rack)
 
 
-def optional_string_key(rack: Optional[str]):
+def optional_string_key(rack: Optional[str]) -> tuple:
     """Sort key of ``OptionalStringComparator``: empty first, then ``String.compareTo``."""
     return (0, "") if rack is None else (1, java_string_key(rack))
 
@@ -219,51 +219,43 @@ class RackList:
             self.racks[name].shuffle(self.random)
 
 
-@dataclass(frozen=True)
-class PlacementSpec:
-    """``org.apache.kafka.metadata.placement.PlacementSpec``: which partitions to place, with how many
-    replicas (a Java ``short``).  ``start_partition`` does not influence the placement."""
-
-    start_partition: int
-    num_partitions: int
-    num_replicas: int
-
-
 class StripedReplicaPlacer:
-    """``StripedReplicaPlacer``: one instance (and one random stream) serves every ``place`` call, as in
-    the controller.
+    """``StripedReplicaPlacer`` (Kafka 3.8/3.9), a :class:`~rebalance.replicas.placer.ReplicaPlacer`: one
+    instance (and one random stream) serves every ``place`` call, as in the controller.
 
     >>> placer = StripedReplicaPlacer(seed=17, random="MockRandom")
-    >>> placer.place(PlacementSpec(0, 5, 3), [0, 3, 2, 1])     # Kafka's testSuccessfulPlacement
+    >>> placer.place(PlacementSpec(0, 5, 3), [0, 3, 2, 1]).replica_lists()     # Kafka's testSuccessfulPlacement
     [[2, 3, 0], [3, 0, 1], [0, 1, 2], [1, 2, 3], [1, 0, 2]]
     """
 
-    def __init__(self, random="java.util.Random", seed: Optional[int] = None):
-        if isinstance(random, JavaRandom):
-            self.random = random
-        else:
-            from .java_random import make_random
+    #: the registry name (:data:`rebalance.replicas.placer.PLACERS`)
+    NAME = "StripedReplicaPlacer"
 
-            self.random = make_random(random, seed)
+    def __init__(self, random: Union[JavaRandom, str] = "java.util.Random", seed: Optional[int] = None):
+        self.random = random if isinstance(random, JavaRandom) else make_random(random, seed)
 
-    def place(self, placement: PlacementSpec, brokers: Iterable) -> List[List[int]]:
+    def place(self, placement: Union[PlacementSpec, dict], cluster: Union[ClusterDescriber, Iterable]
+              ) -> TopicAssignment:
         """``ReplicaPlacer.place(placement, cluster)``: the replica list of each partition.
 
-        ``brokers`` is ``cluster.usableBrokers()`` in iteration order: :class:`~.brokers.Broker` objects,
-        ``{"id", "rack", "fenced"}`` dicts, ``(id, rack, fenced)`` tuples or bare ids."""
-        parsed = parse_brokers(brokers, with_fenced=True)
-        num_replicas = check_int(placement.num_replicas, "numReplicas", lo=SHORT_MIN, hi=SHORT_MAX,
-                                 what="a Java short")
-        num_partitions = check_int(placement.num_partitions, "numPartitions")
+        ``placement`` is a :class:`~.placement.PlacementSpec` (or its dict form); ``cluster`` a
+        :class:`~.placement.ClusterDescriber` or ``cluster.usableBrokers()`` in iteration order:
+        :class:`~.brokers.Broker` objects, ``{"id", "rack", "fenced"}`` dicts, ``(id, rack, fenced)`` tuples or
+        bare ids.  Raises :class:`~rebalance.errors.KafkaError` (``InvalidReplicationFactorException``) where
+        Kafka throws."""
+        spec = placement_spec(placement)
+        parsed = usable_brokers(cluster)
         rack_list = RackList(self.random, parsed)  # draws random numbers even if the checks below fail
-        _non_positive(num_replicas)
+        _non_positive(spec.num_replicas)
         _all_fenced(rack_list.num_unfenced_brokers)
-        _too_few(num_replicas, rack_list.num_total_brokers)
-        return [rack_list.place(num_replicas) for _ in range(num_partitions)]
+        _too_few(spec.num_replicas, rack_list.num_total_brokers)
+        return TopicAssignment.of((rack_list.place(spec.num_replicas) for _ in range(spec.num_partitions)),
+                                  spec.start_partition)
 
 
 def place(brokers: Sequence, num_partitions: int, replication_factor: int, *, seed: Optional[int] = None,
-          random="java.util.Random") -> List[List[int]]:
-    """One placement with a fresh placer: ``StripedReplicaPlacer(new Random(seed)).place(...)``."""
+          random: Union[JavaRandom, str] = "java.util.Random") -> List[List[int]]:
+    """One placement with a fresh placer: ``StripedReplicaPlacer(new Random(seed)).place(...)``, as replica
+    lists in partition order."""
     return StripedReplicaPlacer(random, seed).place(PlacementSpec(0, num_partitions, replication_factor),
-                                                    brokers)
+                                                    brokers).replica_lists()

@@ -11,18 +11,22 @@
 * ``java_random``: ``{"seed", "ops": [["nextInt", bound] | ["shuffle", [...]]]}`` -> ``{"outputs": [...]}``.
 
 Bad input raises :class:`~rebalance.errors.InputError` naming the field (e.g. ``placements[1].numReplicas``);
-a negative partition count in the JSON input is treated as bad input too (Kafka's callers never pass one:
-``CreateTopics`` turns ``-1`` into the broker default before placing replicas).
+a negative partition count is bad input here as in a direct call (Kafka's callers never pass one:
+``CreateTopics`` turns ``-1`` into the broker default before placing replicas).  Each kind converts its JSON
+and calls the same validated entry point as the Python API (``assign_replicas_to_brokers``,
+:func:`~rebalance.replicas.placement.placement_spec` and a placer from :func:`~rebalance.replicas.placer.placer_for`).
 """
 from __future__ import annotations
 
-from typing import List
+from typing import List, Optional
 
 from ..errors import InputError, KafkaError, require
+from ..java import LONG_MAX, LONG_MIN
 from .adminutils import assign_replicas_to_brokers, rack_alternated_broker_list
-from .brokers import SHORT_MAX, SHORT_MIN, check_int, parse_brokers
+from .brokers import check_int, parse_brokers
 from .java_random import make_random, replay_ops
-from .striped import PlacementSpec, StripedReplicaPlacer
+from .placement import BrokerCluster, PlacementSpec, placement_spec
+from .placer import placer_for
 
 
 #: How many of Kafka's recorded cases the conformance vectors hold for each kind of this adapter (the
@@ -36,6 +40,7 @@ VECTOR_FILES = {
 VECTOR_CASES = {"adminutils": 82, "striped": 70, "java_random": 40}
 
 def run(scenario: dict) -> dict:
+    """Replay one ``adminutils``, ``striped`` or ``java_random`` scenario (see the module docstring)."""
     require(isinstance(scenario, dict), "input", "must be a JSON object")
     kind = scenario.get("kind")
     if kind == "adminutils":
@@ -47,23 +52,25 @@ def run(scenario: dict) -> dict:
     raise InputError("kind", f"the replicas adapter handles adminutils, striped and java_random, not {kind!r}")
 
 
-def _required(scenario: dict, key: str):
+def _required(scenario: dict, key: str, prefix: str = "") -> object:
     if key not in scenario:
-        raise InputError(key, "missing")
+        raise InputError(f"{prefix}{key}", "missing")
     return scenario[key]
 
 
-def run_adminutils(scenario: dict) -> dict:
-    brokers = parse_brokers(_required(scenario, "brokers"), "brokers")
-    partitions = check_int(_required(scenario, "partitions"), "partitions")
-    require(partitions >= 0, "partitions", f"must not be negative, got {partitions}")
-    rf = check_int(_required(scenario, "replicationFactor"), "replicationFactor")
-    fixed = check_int(scenario.get("fixedStartIndex", -1), "fixedStartIndex")
-    start = check_int(scenario.get("startPartitionId", -1), "startPartitionId")
+def _seed(scenario: dict) -> Optional[int]:
     seed = scenario.get("seed")
-    if seed is not None:
-        seed = check_int(seed, "seed", lo=-(1 << 63), hi=(1 << 63) - 1, what="a Java long")
-    assignment = assign_replicas_to_brokers(brokers, partitions, rf, fixed, start, seed=seed)
+    return None if seed is None else check_int(seed, "seed", lo=LONG_MIN, hi=LONG_MAX, what="a Java long")
+
+
+def run_adminutils(scenario: dict) -> dict:
+    """``AdminUtils.assignReplicasToBrokers`` with the scenario's arguments, which it validates itself
+    (the same checks and field names as a direct call)."""
+    brokers = parse_brokers(_required(scenario, "brokers"), "brokers")
+    assignment = assign_replicas_to_brokers(brokers, _required(scenario, "partitions"),
+                                            _required(scenario, "replicationFactor"),
+                                            scenario.get("fixedStartIndex", -1), scenario.get("startPartitionId", -1),
+                                            seed=_seed(scenario))
     out = {"assignment": {str(p): replicas for p, replicas in sorted(assignment.items())}}
     if all(b.rack is not None for b in brokers):
         out["rackAlternatedBrokerList"] = rack_alternated_broker_list({b.id: b.rack for b in brokers})
@@ -71,41 +78,30 @@ def run_adminutils(scenario: dict) -> dict:
 
 
 def run_striped(scenario: dict) -> dict:
+    """One ``StripedReplicaPlacer`` from the registry and one random stream for all placements; each
+    placement is validated by :func:`~rebalance.replicas.placement.placement_spec`, as a direct call's."""
     kind = scenario.get("random", "java.util.Random")
-    seed = scenario.get("seed")
-    if seed is not None:
-        seed = check_int(seed, "seed", lo=-(1 << 63), hi=(1 << 63) - 1, what="a Java long")
-    elif kind == "java.util.Random":
+    seed = _seed(scenario)
+    if seed is None and kind == "java.util.Random":
         raise InputError("seed", "a java.util.Random scenario needs a seed to be reproducible")
-    placer = StripedReplicaPlacer(make_random(kind, seed))
-    brokers = parse_brokers(_required(scenario, "brokers"), "brokers", with_fenced=True)
+    placer = placer_for("StripedReplicaPlacer", make_random(kind, seed))
+    cluster = BrokerCluster(_required(scenario, "brokers"), "brokers")
     placements = _required(scenario, "placements")
     require(isinstance(placements, list), "placements", "must be a list of placement specs")
     specs: List[PlacementSpec] = []
     for i, p in enumerate(placements):
-        where = f"placements[{i}]"
-        require(isinstance(p, dict), where, f"must be an object, got {p!r}")
-        start = check_int(p.get("startPartition", 0), f"{where}.startPartition")
-        num = check_int(_required_in(p, "numPartitions", where), f"{where}.numPartitions")
-        require(num >= 0, f"{where}.numPartitions", f"must not be negative, got {num}")
-        rf = check_int(_required_in(p, "numReplicas", where), f"{where}.numReplicas", lo=SHORT_MIN, hi=SHORT_MAX,
-                       what="a Java short")
-        specs.append(PlacementSpec(start, num, rf))
+        require(isinstance(p, dict), f"placements[{i}]", f"must be an object, got {p!r}")
+        specs.append(placement_spec(p, f"placements[{i}]."))
     results = []
     for spec in specs:
         try:
-            results.append({"partitions": placer.place(spec, brokers)})
+            results.append({"partitions": placer.place(spec, cluster).replica_lists()})
         except KafkaError as exc:
             results.append({"error": exc.to_json()})
     return {"placements": results}
 
 
-def _required_in(obj: dict, key: str, where: str):
-    if key not in obj:
-        raise InputError(f"{where}.{key}", "missing")
-    return obj[key]
-
-
 def run_java_random(scenario: dict) -> dict:
-    seed = check_int(_required(scenario, "seed"), "seed", lo=-(1 << 63), hi=(1 << 63) - 1, what="a Java long")
+    """``java.util.Random(seed)`` driven through the scenario's ``ops``."""
+    seed = check_int(_required(scenario, "seed"), "seed", lo=LONG_MIN, hi=LONG_MAX, what="a Java long")
     return {"outputs": replay_ops(seed, _required(scenario, "ops"))}

@@ -5,9 +5,10 @@ draws them.
 """
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch, Patch
 
 from ..connect.cluster import RoundResult
@@ -25,7 +26,7 @@ def _chip(ax, x, y, text, face, edge=None, hatch=None):
             color="white" if face in (STOPPED, STARTED) else "black")
 
 
-def rounds_figure(panels: Mapping[str, Sequence[RoundResult]], pretty=str):
+def rounds_figure(panels: Mapping[str, Sequence[RoundResult]], pretty: Callable[[object], str] = str) -> Figure:
     """One panel per (assignor, round): each worker's row of chips -- kept (grey), stopped (red,
     struck through) and started (green) connectors and tasks."""
     apply()
@@ -60,7 +61,7 @@ def rounds_figure(panels: Mapping[str, Sequence[RoundResult]], pretty=str):
     return fig
 
 
-def dealing_figure(kafka: Mapping[str, tuple], naive: Mapping[str, tuple], title: str = ""):
+def dealing_figure(kafka: Mapping[str, tuple], naive: Mapping[str, tuple], title: str = "") -> Figure:
     """Connectors and tasks per worker: Kafka's two-pass dealing vs the interleaved counterfactual."""
     apply()
     fig, axes = plt.subplots(1, 2, figsize=(8.0, 3.0), sharey=True)
@@ -82,7 +83,7 @@ def dealing_figure(kafka: Mapping[str, tuple], naive: Mapping[str, tuple], title
     return fig
 
 
-def revocation_figure(rows: Sequence[Mapping], title: str = ""):
+def revocation_figure(rows: Sequence[Mapping], title: str = "") -> Figure:
     """Stacked bars per worker: what it keeps and what a load-balancing revocation takes away, with
     the floor and ceil of the fair share."""
     apply()
@@ -109,7 +110,7 @@ def revocation_figure(rows: Sequence[Mapping], title: str = ""):
     return fig
 
 
-def delay_timeline_figure(rounds: Sequence[RoundResult], worker: str, title: str = ""):
+def delay_timeline_figure(rounds: Sequence[RoundResult], worker: str, title: str = "") -> Figure:
     """Timeline of a departure: the scheduled-rebalance countdown (``delay`` sent after each round) and
     how many tasks ``worker`` runs, against seconds since the first round."""
     apply()
@@ -139,7 +140,7 @@ def delay_timeline_figure(rounds: Sequence[RoundResult], worker: str, title: str
     return fig
 
 
-def experiment_figure(runs: Mapping[str, Mapping[str, PhaseCounts]], title: str = ""):
+def experiment_figure(runs: Mapping[str, Mapping[str, PhaseCounts]], title: str = "") -> Figure:
     """Task stops per rebalance round, start phase then stop phase, eager vs incremental; totals in
     the legend."""
     apply()

@@ -16,7 +16,9 @@ def ownership_intervals(result, end_ms: Optional[int] = None) -> Dict[str, List[
     end_ms = end_ms if end_ms is not None else (result.stable_ms or max((e[0] for e in result.ownership), default=0))
     open_: Dict[Tuple[str, str], int] = {}
     out: Dict[str, List[Tuple[str, int, int]]] = {}
-    for time, member, kind, (topic, p) in sorted(result.ownership, key=lambda e: (e[0], e[2] == "add")):
+    # a stable sort on time only: events of the same millisecond keep the order they happened in (an "add"
+    # then a "remove" of the same partition, e.g. a member that shuts down right after reconciling)
+    for time, member, kind, (topic, p) in sorted(result.ownership, key=lambda e: e[0]):
         key = (f"{topic}-{p}", member.split("~")[0])
         if kind == "add":
             open_[key] = time

@@ -1,9 +1,10 @@
 """Figures of the replica-placement chapter: broker x partition grids and per-broker load bars."""
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Iterable, Mapping
 
 import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from ..replicas.brokers import parse_brokers
@@ -15,7 +16,8 @@ def _rack_label(rack) -> str:
     return "no rack" if rack is None else str(rack)
 
 
-def placement_grid_figure(assignment: Assignment, brokers, title: str = "", *, max_partitions: int = 60):
+def placement_grid_figure(assignment: Assignment, brokers: Iterable, title: str = "", *,
+                          max_partitions: int = 60) -> Figure:
     """Brokers (rows, grouped by rack) x partitions (columns).  A filled cell holds a replica; the leader
     is dark with an ``L``, followers are light with their position (2 = second replica, ...)."""
     apply()
@@ -56,8 +58,8 @@ def placement_grid_figure(assignment: Assignment, brokers, title: str = "", *, m
     return fig
 
 
-def load_bars_figure(assignments: Mapping[str, Assignment], brokers, title: str = "",
-                     what: str = "replicas"):
+def load_bars_figure(assignments: Mapping[str, Assignment], brokers: Iterable, title: str = "",
+                     what: str = "replicas") -> Figure:
     """Grouped bars: replicas (or leaders) per broker for several placements of the same cluster."""
     apply()
     parsed = parse_brokers(brokers, with_fenced=True)

@@ -5,11 +5,15 @@ book's website cannot run widgets.  All numbers come from :mod:`rebalance.connec
 """
 from __future__ import annotations
 
-from typing import List, Sequence
+from typing import TYPE_CHECKING, List, Sequence
 
 import pandas as pd
 
+if TYPE_CHECKING:
+    from ipywidgets import Widget
+
 from ..connect.arithmetic import legacy_revocation_plan, revocation_plan
+from ..connect.assignor import ASSIGNOR_NAMES
 from ..connect.experiment import start_stop
 
 #: the default allocation of the revocation widget: ten workers running 90 tasks each, and a new one
@@ -48,7 +52,7 @@ def revocation_table(counts: Sequence[tuple] = DEFAULT_COUNTS, total: int = None
     } for a, b in zip(now, old)])
 
 
-def revocation_widget(counts: Sequence[tuple] = DEFAULT_COUNTS):
+def revocation_widget(counts: Sequence[tuple] = DEFAULT_COUNTS) -> "Widget":
     """Edit the running counts (``worker=count`` in the leader's member order) and see the revocation."""
     import ipywidgets as w
 
@@ -74,7 +78,7 @@ def experiment_table(n_workers: int = 10, n_connectors: int = 90, tasks_per_conn
                      rebalances_per_addition: int = 1) -> pd.DataFrame:
     """Start-then-stop experiment for both assignors: rebalances and stops per phase."""
     rows = []
-    for assignor in ("eager", "incremental"):
+    for assignor in ASSIGNOR_NAMES:
         run = start_stop(assignor, rebalances_per_addition, n_workers, n_connectors, tasks_per_connector)
         for phase in ("start", "stop"):
             c = run[phase]
@@ -84,7 +88,7 @@ def experiment_table(n_workers: int = 10, n_connectors: int = 90, tasks_per_conn
     return pd.DataFrame(rows)
 
 
-def experiment_widget():
+def experiment_widget() -> "Widget":
     """Sliders for workers, connectors and tasks per connector; the experiment's counts."""
     import ipywidgets as w
 

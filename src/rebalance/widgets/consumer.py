@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from ..consumer import assign
-from ..consumer.model import ASSIGNORS
+from ..consumer.assignor import ASSIGNORS
 from ..errors import InputError, require
 from ..viz.assignment import (assignment_table, heatmap_figure, moved_partitions, moves_figure, moves_table,
                               partition_grid_figure)
@@ -150,24 +150,17 @@ def membership_rounds(assignor: str, partitions: Mapping[str, int], members: Map
     assignors (Range, RoundRobin, Sticky) finish in one rebalance.  ``cooperative-sticky`` withholds the
     partitions that change owner (KIP-429: they are only revoked); the members that lost them rejoin at
     once, and the follow-up rebalance hands them out -- so it usually takes two rounds."""
-    from ..consumer.api import build_scenario, run_assignor
+    from ..consumer.api import build_scenario
+    from ..consumer.rounds import rebalance_rounds
 
     members = _members_arg(members)
     before = assign(assignor, partitions, members)
     current: Dict[str, dict] = {m: spec for m, spec in members.items() if m not in left}
     current.update(_members_arg(joined or {}))
-    owned = {m: list(before.get(m, [])) for m in current}
-    rounds: List[Dict[str, list]] = []
-    for _ in range(max_rounds):
-        generation += 1
-        specs = {m: dict(spec, owned=owned[m], generation=generation - 1) if owned[m] or m in before
-                 else dict(spec) for m, spec in current.items()}
-        result = run_assignor(build_scenario(assignor, partitions, specs))
-        after = {m: list(result.assignment.get(m, [])) for m in current}
-        rounds.append(after)
-        if not getattr(result, "withheld", None):
-            break
-        owned = after
+    specs = {m: dict(spec, owned=list(before.get(m, [])), generation=generation) if m in before else dict(spec)
+             for m, spec in current.items()}
+    results = rebalance_rounds(build_scenario(assignor, partitions, specs), max_rounds=max_rounds)
+    rounds: List[Dict[str, list]] = [{m: list(r.assignment.get(m, [])) for m in current} for r in results]
     return before, rounds
 
 

@@ -6,19 +6,21 @@ Everything here calls the package's placers (``AdminUtils.assignReplicasToBroker
 from __future__ import annotations
 
 import io
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Optional, Sequence
 
 import pandas as pd
+
+if TYPE_CHECKING:
+    from ipywidgets import Widget
 
 from ..errors import InputError, KafkaError
 from ..replicas.adminutils import PartitionTrace, add_partitions, assign_replicas_to_brokers
 from ..replicas.brokers import Broker, parse_brokers
 from ..replicas.coordinators import coordinator_load, coordinators
 from ..replicas.java_random import JavaRandom
-from ..replicas.measures import as_mapping, balance, leaders_per_broker, replicas_per_broker
-from ..replicas.striped import PlacementSpec, StripedReplicaPlacer
-
-PLACERS = ("AdminUtils", "StripedReplicaPlacer")
+from ..replicas.measures import Assignment, as_mapping, balance, leaders_per_broker, replicas_per_broker
+from ..replicas.placement import PlacementSpec
+from ..replicas.placer import PLACERS, placer_for
 
 
 def _rack(r) -> str:
@@ -45,17 +47,11 @@ def cluster_from_rack_sizes(rack_sizes: Sequence[int]) -> List[Broker]:
 
 def place(brokers: Iterable, partitions: int, replication_factor: int, placer: str = "AdminUtils", *,
           seed: int = 0, fixed_start_index: int = 0) -> Dict[int, List[int]]:
-    """``{partition: replicas}`` from either placer (AdminUtils with ``fixed_start_index``; a negative one
-    draws the start from ``JavaRandom(seed)``; StripedReplicaPlacer with ``java.util.Random(seed)``)."""
-    brokers = list(brokers)
-    if placer == "AdminUtils":
-        return assign_replicas_to_brokers(brokers, partitions, replication_factor, fixed_start_index, -1,
-                                          random=JavaRandom(seed))
-    if placer == "StripedReplicaPlacer":
-        parts = StripedReplicaPlacer(JavaRandom(seed)).place(PlacementSpec(0, partitions, replication_factor),
-                                                            brokers)
-        return dict(enumerate(parts))
-    raise InputError("placer", f"must be one of {PLACERS}, got {placer!r}")
+    """``{partition: replicas}`` from a placer of :data:`~rebalance.replicas.placer.PLACERS` (AdminUtils with
+    ``fixed_start_index``; a negative one draws the start from ``JavaRandom(seed)``; StripedReplicaPlacer with
+    ``java.util.Random(seed)``)."""
+    return placer_for(placer, JavaRandom(seed), fixed_start_index=fixed_start_index).place(
+        PlacementSpec(0, partitions, replication_factor), list(brokers)).as_mapping()
 
 
 def rack_table(brokers: Iterable) -> pd.DataFrame:
@@ -69,7 +65,7 @@ def rack_table(brokers: Iterable) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def placement_table(assignment, brokers) -> pd.DataFrame:
+def placement_table(assignment: Assignment, brokers: Iterable) -> pd.DataFrame:
     """One row per partition: leader, replica list (leader first) and the racks it spans."""
     parsed = parse_brokers(brokers, with_fenced=True)
     rack_of = {b.id: b.rack for b in parsed}
@@ -81,7 +77,7 @@ def placement_table(assignment, brokers) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("partition")
 
 
-def broker_table(assignment, brokers) -> pd.DataFrame:
+def broker_table(assignment: Assignment, brokers: Iterable) -> pd.DataFrame:
     """One row per broker: its rack, how many partitions it leads and how many replicas it holds."""
     parsed = parse_brokers(brokers, with_fenced=True)
     lead = leaders_per_broker(assignment, parsed)
@@ -104,7 +100,7 @@ def trace_table(trace: Sequence[PartitionTrace], partition: int) -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
-def add_partitions_table(brokers, replication_factor: int, cases: Iterable[tuple]) -> pd.DataFrame:
+def add_partitions_table(brokers: Iterable, replication_factor: int, cases: Iterable[tuple]) -> pd.DataFrame:
     """Created at once or grown later: for each ``(partitions, start)`` case (``start`` a fixed start index,
     or ``("random", seed)`` for Kafka's random start from ``JavaRandom(seed)``), the replicas of partition
     ``partitions`` when the topic is created with ``partitions + 1`` partitions, and when it is created with
@@ -141,7 +137,8 @@ def add_partitions_table(brokers, replication_factor: int, cases: Iterable[tuple
     return pd.DataFrame(rows).set_index("topic created with")
 
 
-def balance_row(name: str, assignment, brokers) -> dict:
+def balance_row(name: str, assignment: Assignment, brokers: Iterable) -> dict:
+    """One placement's balance measures as a table row named ``name``."""
     b = balance(assignment, brokers)
     reps = replicas_per_broker(assignment, brokers)
     return {"placement": name, "replicas/broker min": min(reps.values()), "replicas/broker max": max(reps.values()),
@@ -164,7 +161,7 @@ def uneven_racks_table(layouts: Sequence[Sequence[int]], partitions: int = 60, r
     return pd.DataFrame(rows).set_index(["racks (brokers each)", "placement"])
 
 
-def compare_placers_table(brokers, partitions: int, replication_factor: int, seed: int = 0) -> pd.DataFrame:
+def compare_placers_table(brokers: Iterable, partitions: int, replication_factor: int, seed: int = 0) -> pd.DataFrame:
     """Balance of AdminUtils (start index 0) and StripedReplicaPlacer (``Random(seed)``) on one cluster."""
     brokers = list(brokers)
     rows = [balance_row(p, place(brokers, partitions, replication_factor, p, seed=seed), brokers)
@@ -172,7 +169,7 @@ def compare_placers_table(brokers, partitions: int, replication_factor: int, see
     return pd.DataFrame(rows).set_index("placement")
 
 
-def coordinator_rows(group_ids: Iterable[str], assignment) -> pd.DataFrame:
+def coordinator_rows(group_ids: Iterable[str], assignment: Assignment) -> pd.DataFrame:
     """Which broker coordinates each group: hash, offsets partition, replicas, leader."""
     rows = coordinators(group_ids, assignment)
     for r in rows:
@@ -180,7 +177,8 @@ def coordinator_rows(group_ids: Iterable[str], assignment) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("groupId")
 
 
-def coordinator_load_table(group_ids: Sequence[str], assignments: Mapping[str, dict], brokers) -> pd.DataFrame:
+def coordinator_load_table(group_ids: Sequence[str], assignments: Mapping[str, dict], brokers: Iterable
+                           ) -> pd.DataFrame:
     """Groups coordinated per broker, one column per placement of ``__consumer_offsets``."""
     ids = sorted(b.id for b in parse_brokers(brokers, with_fenced=True))
     data = {name: coordinator_load(group_ids, a, ids) for name, a in assignments.items()}
@@ -190,7 +188,7 @@ def coordinator_load_table(group_ids: Sequence[str], assignments: Mapping[str, d
 
 
 def placement_widget(brokers: int = 6, racks: int = 3, partitions: int = 6, replication_factor: int = 3,
-                     placer: str = "AdminUtils", seed: int = 0):
+                     placer: str = "AdminUtils", seed: int = 0) -> "Widget":
     """Choose brokers, racks, partitions, replication factor and placer; see the broker x partition grid
     (leaders marked) and the per-broker counts.  Brokers sit round-robin in ``rack1..rackN``."""
     import ipywidgets as w
@@ -227,7 +225,7 @@ def placement_widget(brokers: int = 6, racks: int = 3, partitions: int = 6, repl
     return w.VBox([w.HBox([nb, nr]), w.HBox([np_, rf]), pl, image, table])
 
 
-def seed_sweep_table(brokers, partitions: int, replication_factor: int, seeds: Iterable[int]) -> pd.DataFrame:
+def seed_sweep_table(brokers: Iterable, partitions: int, replication_factor: int, seeds: Iterable[int]) -> pd.DataFrame:
     """Leader and replica skew over many random seeds: AdminUtils with a random start
     (``fixedStartIndex = -1``, ``JavaRandom(seed)``) against StripedReplicaPlacer (``Random(seed)``)."""
     brokers = list(brokers)
@@ -246,7 +244,7 @@ def seed_sweep_table(brokers, partitions: int, replication_factor: int, seeds: I
     return pd.DataFrame(rows).set_index("placement")
 
 
-def leader_pattern_table(brokers, partitions: int, replication_factor: int, seeds: Iterable[int],
+def leader_pattern_table(brokers: Iterable, partitions: int, replication_factor: int, seeds: Iterable[int],
                          placer: str = "StripedReplicaPlacer") -> pd.DataFrame:
     """How often each leader-count pattern (leaders per broker, sorted) occurs over random seeds."""
     from collections import Counter

@@ -7,7 +7,7 @@ Everything is computed by :class:`rebalance.consumer.sticky.StickyAssignor`,
 """
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Mapping, Optional, Sequence, Tuple
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -16,14 +16,16 @@ from ..consumer import assign
 from ..consumer.abstract_sticky import balance_score
 from ..consumer.api import build_scenario
 from ..consumer.model import parse_consumer_input
-from ..consumer.cooperative_sticky import rebalance_until_stable
+from ..consumer.vectors import parse_replay_options
+from ..consumer.rounds import rebalance_rounds
 from ..consumer.sticky import StickyAssignor
 from ..viz.assignment import moved_partitions, moves_figure, moves_table
 from ..viz.sticky import paused_figure, rounds_figure
 
-#: the seed article's example 3: three topics with 4/3/2 partitions and three differently subscribed members
-SEED_TOPICS = {"t0": 4, "t1": 3, "t2": 2}
-SEED_MEMBERS = {"consumer0": ["t0", "t1", "t2"], "consumer1": ["t0", "t1"], "consumer2": ["t2"]}
+#: a group with uneven subscriptions: three topics with 4/3/2 partitions, ``consumer0`` reading all three,
+#: ``consumer1`` two and ``consumer2`` one (example 3 of the consumer-assignors article, Kafka 2.0.1)
+UNEVEN_TOPICS = {"t0": 4, "t1": 3, "t2": 2}
+UNEVEN_MEMBERS = {"consumer0": ["t0", "t1", "t2"], "consumer1": ["t0", "t1"], "consumer2": ["t2"]}
 
 
 def _members(members: Mapping) -> Dict[str, dict]:
@@ -43,9 +45,9 @@ def rejoin(members: Mapping, assignment: Mapping, generation: int, *, left: Sequ
 def sticky_walk(partitions: Mapping[str, int] = None, members: Mapping = None, joined: Optional[Mapping] = None,
                 left: Sequence[str] = ()):
     """First assignment of ``members`` with StickyAssignor, then the rebalance after ``joined`` join /
-    ``left`` leave, traced.  Returns ``(first, second)`` results (defaults: the seed's consumer3 joining)."""
-    partitions = dict(SEED_TOPICS if partitions is None else partitions)
-    members = _members(SEED_MEMBERS if members is None else members)
+    ``left`` leave, traced.  Returns ``(first, second)`` results (defaults: the uneven group, then ``consumer3`` joins reading ``t0``)."""
+    partitions = dict(UNEVEN_TOPICS if partitions is None else partitions)
+    members = _members(UNEVEN_MEMBERS if members is None else members)
     if joined is None and not left:
         joined = {"consumer3": ["t0"]}
     first = StickyAssignor().assign(build_scenario("sticky", partitions, members))
@@ -64,7 +66,7 @@ def stickiness_table(partitions: Mapping[str, int], members: Mapping, *, joined:
         before = assign(name, partitions, members)
         second = rejoin(members, before, 1, left=left, joined=joined)
         if name == "cooperative-sticky":
-            rounds = rebalance_until_stable(build_scenario(name, partitions, second))
+            rounds = rebalance_rounds(build_scenario(name, partitions, second))
             after = rounds[-1].assignment
         else:
             after = assign(name, partitions, second)
@@ -129,11 +131,11 @@ def double_claim_table(generations: Sequence[Tuple[int, int]] = ((3, 5), (5, 3),
     rows = []
     for gen_a, gen_b in generations:
         # the vectors' input schema, because the friendly API refuses same-generation double claims
-        scenario = parse_consumer_input({
-            "kind": "consumer", "assignor": "sticky", "topics": {"t": 2},
-            "members": [{"memberId": "A", "topics": ["t"], "ownedPartitions": ["t-0"], "generationId": gen_a},
-                        {"memberId": "B", "topics": ["t"], "ownedPartitions": ["t-0"], "generationId": gen_b}]})
-        result = StickyAssignor().assign(scenario)
+        data = {"kind": "consumer", "assignor": "sticky", "topics": {"t": 2},
+                "members": [{"memberId": "A", "topics": ["t"], "ownedPartitions": ["t-0"], "generationId": gen_a},
+                            {"memberId": "B", "topics": ["t"], "ownedPartitions": ["t-0"], "generationId": gen_b}]}
+        scenario = parse_consumer_input(data)
+        result = StickyAssignor(replay=parse_replay_options(data)).assign(scenario)
         holder = next(m for m, tps in result.assignment.items() if ("t", 0) in tps)
         claimants = [m for m, tps in result.owned.items() if ("t", 0) in tps]
         rows.append({"generation A": gen_a, "generation B": gen_b,
@@ -164,7 +166,7 @@ def cooperative_rounds(partitions: Mapping[str, int], members: Mapping, joined: 
     members = _members(members)
     start = assign("cooperative-sticky", partitions, members)
     scenario = build_scenario("cooperative-sticky", partitions, rejoin(members, start, 1, left=left, joined=joined))
-    return start, rebalance_until_stable(scenario)
+    return start, rebalance_rounds(scenario)
 
 
 def eager_vs_cooperative_table(partitions: Mapping[str, int], members: Mapping, *, joined: Optional[Mapping] = None,
@@ -178,7 +180,7 @@ def eager_vs_cooperative_table(partitions: Mapping[str, int], members: Mapping, 
     after = assign("sticky", partitions, second)
     eager_revoked = sum(len(before[m]) for m in members if m not in left)
     c_before = assign("cooperative-sticky", partitions, members)
-    rounds = rebalance_until_stable(build_scenario("cooperative-sticky", partitions,
+    rounds = rebalance_rounds(build_scenario("cooperative-sticky", partitions,
                                                    rejoin(members, c_before, 1, left=left, joined=joined)))
     coop_revoked = sum(len(r.withheld) for r in rounds)
     return pd.DataFrame([
@@ -224,6 +226,6 @@ def cooperative_widget(members: int = 3, partitions: int = 6, joiners: int = 1):
     return w.VBox([w.HBox([m, p, j]), image, html])
 
 
-__all__ = ["SEED_TOPICS", "SEED_MEMBERS", "rejoin", "sticky_walk", "stickiness_table", "stickiness_view",
+__all__ = ["UNEVEN_TOPICS", "UNEVEN_MEMBERS", "rejoin", "sticky_walk", "stickiness_table", "stickiness_view",
            "stickiness_widget", "double_claim_table", "cooperative_rounds_table", "cooperative_rounds",
            "eager_vs_cooperative_table", "cooperative_view", "cooperative_widget", "paused_figure", "moves_table"]

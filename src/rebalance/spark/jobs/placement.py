@@ -19,19 +19,23 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import asdict, dataclass
-from typing import Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Iterable, Iterator, List, Optional, Tuple
 
 import pandas as pd
 
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
 from ...errors import require
-from ...replicas.adminutils import assign_replicas_to_brokers
 from ...replicas.java_random import JavaRandom
 from ...replicas.measures import balance
-from ...replicas.striped import PlacementSpec, StripedReplicaPlacer
+from ...replicas.placement import PlacementSpec
+from ...replicas.placer import PLACERS as PLACER_REGISTRY, placer_for
 from ..generators import PlacementCluster, PlacementParams, check_params, placement_cluster
 from .common import JobResult, ship_package, check_scale, check_seed, stage_rows, write_outputs
 
-PLACERS = ("AdminUtils", "StripedReplicaPlacer")
+#: the placers the audit compares: every one of the registry (:data:`rebalance.replicas.placer.PLACERS`)
+PLACERS: Tuple[str, ...] = tuple(PLACER_REGISTRY)
 
 ROW_SCHEMA = ("cluster long, placer string, brokers int, racks int, uneven boolean, topics int, partitions long, "
               "replicas long, leader_skew int, replica_skew int, leader_max_vs_even double, "
@@ -73,19 +77,14 @@ class PlacementAuditParams:
 
 
 def place_cluster(cluster: PlacementCluster, placer: str) -> List[dict]:
-    """Every topic of ``cluster`` placed in creation order by ``placer``: one assignment
+    """Every topic of ``cluster`` placed in creation order by ``placer`` (a name of
+    :data:`~rebalance.replicas.placer.PLACERS`; one placer and one ``JavaRandom(cluster.seed)`` for all the
+    cluster's topics, as Kafka's static ``RAND`` and the controller's placer): one assignment
     (``{partition: [replicas, leader first]}``) per topic."""
-    random = JavaRandom(cluster.seed)
-    out = []
-    if placer == "AdminUtils":
-        for partitions, rf in cluster.topics:
-            out.append(assign_replicas_to_brokers(cluster.brokers, partitions, rf, -1, -1, random=random))
-    else:
-        striped = StripedReplicaPlacer(random)
-        brokers = [{"id": b["id"], "rack": b["rack"], "fenced": False} for b in cluster.brokers]
-        for partitions, rf in cluster.topics:
-            out.append(dict(enumerate(striped.place(PlacementSpec(0, partitions, rf), brokers))))
-    return out
+    instance = placer_for(placer, JavaRandom(cluster.seed))
+    brokers = [{"id": b["id"], "rack": b["rack"]} for b in cluster.brokers]
+    return [instance.place(PlacementSpec(0, partitions, rf), brokers).as_mapping()
+            for partitions, rf in cluster.topics]
 
 
 def audit_cluster(cluster: PlacementCluster, placer: str) -> dict:
@@ -141,7 +140,9 @@ def clusters_for(scale: int, topics_per_cluster: int) -> List[Tuple[int, int]]:
     return out
 
 
-def audit_range(seed: int, scale: int, cluster_indexes, params: PlacementAuditParams) -> pd.DataFrame:
+def audit_range(seed: int, scale: int, cluster_indexes: Iterable[int], params: PlacementAuditParams
+                ) -> pd.DataFrame:
+    """The audit rows of the clusters ``cluster_indexes``, every placer of ``params.placers`` each."""
     cp = params.cluster_params()
     plan = dict(clusters_for(scale, params.topics_per_cluster))
     rows = []
@@ -152,7 +153,7 @@ def audit_range(seed: int, scale: int, cluster_indexes, params: PlacementAuditPa
     return pd.DataFrame(rows, columns=ROW_COLUMNS)
 
 
-def rows_df(spark, scale: int, seed: int = 0, params=None):
+def rows_df(spark: "SparkSession", scale: int, seed: int = 0, params: object = None) -> "DataFrame":
     """Per-(cluster, placer) audit rows as a Spark DataFrame, for ``scale`` topic creations in all."""
     params = check_params(params, PlacementAuditParams).check()
     scale, seed = check_scale(scale), check_seed(seed)
@@ -204,7 +205,8 @@ def broker_table(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(recs)
 
 
-def run(spark, scale: int, seed: int = 0, out: Optional[str] = None, params=None) -> JobResult:
+def run(spark: "SparkSession", scale: int, seed: int = 0, out: Optional[str] = None, params: object = None
+        ) -> JobResult:
     """Audit ``scale`` topic creations; cluster rows, per-broker table and summary returned (and written)."""
     params = check_params(params, PlacementAuditParams).check()
     df = rows_df(spark, scale, seed, params)

@@ -24,17 +24,21 @@ leaves?".
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import pandas as pd
 
+from ...consumer import ASSIGNORS as CONSUMER_ASSIGNORS
 from ...consumer import assign as consumer_assign
-from ...consumer.abstract_sticky import balance_score as sticky_balance_score
+from ...consumer.abstract_sticky import balance_score
+from ...consumer.api import build_scenario
+from ...consumer.rounds import rebalance_rounds
 from ...errors import require
 from ..generators import GroupScenario, SweepParams, check_params, sweep_scenario
 from .common import JobResult, ship_package, check_scale, check_seed, stage_rows, write_outputs
 
-ASSIGNORS: Tuple[str, ...] = ("range", "roundrobin", "sticky", "cooperative-sticky")
+#: every built-in consumer assignor, from the consumer registry
+ASSIGNORS: Tuple[str, ...] = tuple(CONSUMER_ASSIGNORS)
 #: at most this many rebalances after the churn.  Cooperative-sticky usually needs 2, but with racks Kafka 3.9
 #: itself can need more or never settle (see tests/consumer/test_cooperative_cycle.py); such groups are
 #: reported as incomplete.
@@ -69,30 +73,30 @@ def _owners(assignment: Dict[str, list]) -> Dict[tuple, str]:
 
 
 def churn_steps(scenario: GroupScenario, assignor: str, first: Dict[str, list],
-                assign: Optional[Callable] = None, max_rounds: int = MAX_ROUNDS) -> List[dict]:
+                max_rounds: int = MAX_ROUNDS) -> List[dict]:
     """The rebalances after ``scenario.leaver`` leaves a group that holds ``first``: the survivors rejoin
-    owning what they had (generation 1, 2, ...) until every partition they subscribe to is assigned, or
-    ``max_rounds`` rebalances.  One dict per rebalance: ``round``, ``assignment``, ``assigned``,
-    ``expected``, and the partitions each member ``revoked``/``gained`` compared with what it owned."""
-    assign = assign or consumer_assign
-    racks = scenario.partition_racks or None
-    survivors_specs = {m: spec for m, spec in scenario.members.items() if m != scenario.leaver}
-    still_wanted = {t for spec in survivors_specs.values() for t in spec["topics"]}
+    owning what they had (generation 1, then 2, ...; :func:`rebalance.consumer.rounds.rebalance_rounds`) until
+    every partition they subscribe to is assigned, or ``max_rounds`` rebalances.  One dict per rebalance:
+    ``round``, ``assignment``, ``assigned``, ``expected``, and the partitions each member ``revoked``/``gained``
+    compared with what it owned."""
+    survivors = {m: {**spec, "owned": list(first[m]), "generation": 1}
+                 for m, spec in scenario.members.items() if m != scenario.leaver}
+    still_wanted = {t for spec in survivors.values() for t in spec["topics"]}
     expected = sum(scenario.partitions[t] for t in still_wanted)
-    current = {m: list(tps) for m, tps in first.items() if m != scenario.leaver}
+    results = rebalance_rounds(build_scenario(assignor, scenario.partitions, survivors,
+                                              partition_racks=scenario.partition_racks or None),
+                               max_rounds=max_rounds)
+    current = {m: spec["owned"] for m, spec in survivors.items()}
     steps: List[dict] = []
-    while True:
-        survivors = {m: {**spec, "owned": current[m], "generation": len(steps) + 1}
-                     for m, spec in survivors_specs.items()}
-        nxt = assign(assignor, scenario.partitions, survivors, partition_racks=racks)
+    for number, result in enumerate(results, 1):
+        nxt = {m: list(result.assignment.get(m, [])) for m in survivors}
         steps.append({
-            "round": len(steps) + 1, "assignment": nxt, "assigned": sum(_loads(nxt)), "expected": expected,
+            "round": number, "assignment": nxt, "assigned": sum(_loads(nxt)), "expected": expected,
             "revoked": {m: sorted(set(current[m]) - set(nxt[m])) for m in nxt if set(current[m]) - set(nxt[m])},
             "gained": {m: sorted(set(nxt[m]) - set(current[m])) for m in nxt if set(nxt[m]) - set(current[m])},
         })
         current = nxt
-        if steps[-1]["assigned"] >= expected or len(steps) >= max_rounds:
-            return steps
+    return steps
 
 
 def churn_table(seed: int, index: int, assignor: str, params=None, max_rounds: int = MAX_ROUNDS) -> pd.DataFrame:
@@ -100,8 +104,7 @@ def churn_table(seed: int, index: int, assignor: str, params=None, max_rounds: i
     partitions assigned out of those wanted, and what each member gave up and received."""
     params = check_params(params, SweepParams).check()
     sc = sweep_scenario(check_seed(seed), index, params)
-    assign = consumer_assign
-    first = assign(assignor, sc.partitions, sc.members, partition_racks=sc.partition_racks or None)
+    first = consumer_assign(assignor, sc.partitions, sc.members, partition_racks=sc.partition_racks or None)
     short = {m: m.rsplit("-", 1)[0] for m in sc.members}
 
     def fmt(changes: Dict[str, list]) -> str:
@@ -109,20 +112,17 @@ def churn_table(seed: int, index: int, assignor: str, params=None, max_rounds: i
 
     return pd.DataFrame([{"rebalance": st["round"], "assigned": f"{st['assigned']}/{st['expected']}",
                           "revoked": fmt(st["revoked"]), "gained": fmt(st["gained"])}
-                         for st in churn_steps(sc, assignor, first, assign, max_rounds)])
+                         for st in churn_steps(sc, assignor, first, max_rounds)])
 
 
-def evaluate_scenario(scenario: GroupScenario, assignors: Sequence[str] = ASSIGNORS,
-                      assign: Optional[Callable] = None, balance_score: Optional[Callable] = None) -> List[dict]:
+def evaluate_scenario(scenario: GroupScenario, assignors: Sequence[str] = ASSIGNORS) -> List[dict]:
     """The sweep's rows for one scenario (one row per assignor).  Runs on an executor; the plain-Python
     benchmark baseline (:mod:`rebalance.spark.local`) calls it too."""
-    assign = assign or consumer_assign
-    balance_score = balance_score or sticky_balance_score
     racks = scenario.partition_racks or None
     rows = []
     for assignor in assignors:
         members = scenario.members
-        first = assign(assignor, scenario.partitions, members, partition_racks=racks)
+        first = consumer_assign(assignor, scenario.partitions, members, partition_racks=racks)
         loads = _loads(first)
         complete = _complete(scenario, members, first)
         rack_local = 0
@@ -134,7 +134,7 @@ def evaluate_scenario(scenario: GroupScenario, assignors: Sequence[str] = ASSIGN
         # churn: the leaver is gone, the others rejoin owning what they had (generation 1, 2, ...)
         before = _owners(first)
         survivors_specs = {m: spec for m, spec in members.items() if m != scenario.leaver}
-        steps = churn_steps(scenario, assignor, first, assign)
+        steps = churn_steps(scenario, assignor, first)
         current, expected = steps[-1]["assignment"], steps[-1]["expected"]
         assigned, rounds = steps[-1]["assigned"], len(steps)
         unowned_between = sum(st["expected"] - st["assigned"] for st in steps[:-1])
@@ -175,10 +175,9 @@ def rows_frame(rows: Iterable[dict]) -> pd.DataFrame:
 
 def evaluate_range(seed: int, indexes: Iterable[int], params: SweepParams,
                    assignors: Sequence[str] = ASSIGNORS) -> pd.DataFrame:
-    assign, score = consumer_assign, sticky_balance_score
     rows: List[dict] = []
     for i in indexes:
-        rows.extend(evaluate_scenario(sweep_scenario(seed, int(i), params), assignors, assign, score))
+        rows.extend(evaluate_scenario(sweep_scenario(seed, int(i), params), assignors))
     return rows_frame(rows)
 
 

@@ -1,1 +1,0 @@
-"""Figures for the chapters (matplotlib), one module per area."""

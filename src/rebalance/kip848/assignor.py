@@ -1,0 +1,134 @@
+"""The interface of KIP-848's server-side assignors and the registry of the ones the package ports.
+
+Mirrors ``org.apache.kafka.coordinator.group.api.assignor.ConsumerGroupPartitionAssignor`` (which extends
+``PartitionAssignor``: ``String name()`` and ``GroupAssignment assign(GroupSpec, SubscribedTopicDescriber)``),
+``group-coordinator/group-coordinator-api`` at commit 1eb7644 (Kafka 3.8/3.9).  The coordinator picks the
+assignor named by the member's ``group.remote.assignor`` among those configured in
+``group.consumer.assignors`` (default ``uniform, range``: ``GroupCoordinatorConfig.CONSUMER_GROUP_ASSIGNORS_DEFAULT``,
+line 123); :data:`ASSIGNORS` is
+that list, and every caller (:func:`rebalance.kip848.group.assign_group`, the ``group`` vectors adapter,
+:mod:`rebalance.kip848.compare`) looks an assignor up with :func:`assignor_for`.
+
+:class:`ReplayOptions` holds the switches that exist only to replay Kafka's recorded unit-test harness
+(which ``Map``/``Set`` implementation it filled, a forced subscription type, a hand-written inverted
+assignment); only the vectors adapter passes them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Dict, Mapping, Optional, Protocol, Tuple, runtime_checkable
+
+from ..errors import InputError
+from .range import assign_range
+from .spec import HETEROGENEOUS, HOMOGENEOUS, GroupAssignment, GroupSpec, TopicDescriber
+from .uniform import assign_uniform
+from .uuid import Uuid
+
+
+@runtime_checkable
+class SubscribedTopicDescriber(Protocol):
+    """``org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber`` (Kafka 3.8/3.9):
+    partition counts (``-1`` for an unknown topic) and partition racks by topic id."""
+
+    def num_partitions(self, topic_id: Uuid) -> int: ...
+
+    def racks_for_partition(self, topic_id: Uuid, partition: int) -> frozenset: ...
+
+
+@runtime_checkable
+class ConsumerGroupPartitionAssignor(Protocol):
+    """``ConsumerGroupPartitionAssignor`` / ``PartitionAssignor`` (Kafka 3.8/3.9, commit 1eb7644):
+    ``name()`` and ``assign(groupSpec, subscribedTopicDescriber)``.  Raises
+    :class:`~rebalance.kip848.spec.PartitionAssignorException` where Kafka's assignor throws."""
+
+    def name(self) -> str: ...
+
+    def assign(self, group_spec: GroupSpec, subscribed_topic_describer: SubscribedTopicDescriber
+               ) -> GroupAssignment: ...
+
+
+class _ServerSideAssignor:
+    """What the ported assignors share: ``name()`` returns ``NAME``; ``assign`` runs ``BUILD``."""
+
+    NAME = ""
+    BUILD: Callable[[GroupSpec, SubscribedTopicDescriber], GroupAssignment]
+
+    def name(self) -> str:
+        """``PartitionAssignor.name()``: the ``group.remote.assignor`` value that selects this assignor."""
+        return self.NAME
+
+    def assign(self, group_spec: GroupSpec, subscribed_topic_describer: SubscribedTopicDescriber
+               ) -> GroupAssignment:
+        """``PartitionAssignor.assign(groupSpec, subscribedTopicDescriber)``."""
+        return type(self).BUILD(group_spec, subscribed_topic_describer)
+
+
+class UniformAssignor(_ServerSideAssignor):
+    """``org.apache.kafka.coordinator.group.assignor.UniformAssignor`` (Kafka 3.8/3.9): the default
+    ``group.remote.assignor``, ``"uniform"``; the homogeneous or the heterogeneous builder, see
+    :mod:`rebalance.kip848.uniform`."""
+
+    NAME = "uniform"
+    BUILD = staticmethod(assign_uniform)
+
+
+class RangeAssignor(_ServerSideAssignor):
+    """``org.apache.kafka.coordinator.group.assignor.RangeAssignor`` (Kafka 3.8/3.9), the server-side
+    range assignor, ``"range"``: contiguous ranges per topic over the sorted subscribers, see
+    :mod:`rebalance.kip848.range`."""
+
+    NAME = "range"
+    BUILD = staticmethod(assign_range)
+
+
+#: ``group.consumer.assignors`` default (``GroupCoordinatorConfig``, Kafka 3.8/3.9): name -> assignor.
+#: The assignors are stateless, so one instance each serves every group.
+ASSIGNORS: Dict[str, ConsumerGroupPartitionAssignor] = {a.name(): a for a in (UniformAssignor(), RangeAssignor())}
+
+
+def assignor_for(name: object, field: str = "assignor") -> ConsumerGroupPartitionAssignor:
+    """The registered assignor called ``name`` (``group.remote.assignor``), or ``InputError(field)``."""
+    assignor = ASSIGNORS.get(name) if isinstance(name, str) else None
+    if assignor is None:
+        raise InputError(field, f"must be one of {', '.join(ASSIGNORS)}, got {name!r}")
+    return assignor
+
+
+#: the ``Map`` implementations a group spec's member map may be filled into
+MAP_KINDS: Tuple[str, ...] = ("hash", "tree", "linked")
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    """Switches of Kafka's recorded test harness, passed only by the ``group`` vectors adapter.
+
+    ``assignment_map``: each member's current assignment as a ``HashMap`` of ``HashSet`` (``"hash"``, as the
+    coordinator builds it) or in insertion order (``"linked"``, as some unit tests build it);
+    ``subscription_set``: the member's subscribed topic ids as a ``HashSet`` or a ``LinkedHashSet``;
+    ``subscription_type``: force ``HOMOGENEOUS``/``HETEROGENEOUS`` instead of computing it
+    (``ModernGroup.subscriptionType``); ``inverted_assignment``: ``{topic: {partition: member}}`` in place of
+    the one derived from the members' assignments.
+    """
+
+    assignment_map: str = "hash"
+    subscription_set: str = "hash"
+    subscription_type: Optional[str] = None
+    inverted_assignment: Optional[Mapping] = None
+
+    def check(self) -> "ReplayOptions":
+        """Raise ``InputError`` naming the first bad switch; return ``self``."""
+        if self.assignment_map not in ("hash", "linked"):
+            raise InputError("assignment_map", f"must be 'hash' or 'linked', got {self.assignment_map!r}")
+        if self.subscription_set not in ("hash", "linked"):
+            raise InputError("subscription_set", f"must be 'hash' or 'linked', got {self.subscription_set!r}")
+        if self.subscription_type is not None and self.subscription_type not in (HOMOGENEOUS, HETEROGENEOUS):
+            raise InputError("subscription_type",
+                             f"must be HOMOGENEOUS or HETEROGENEOUS, got {self.subscription_type!r}")
+        return self
+
+
+#: the defaults: what the group coordinator itself builds
+COORDINATOR = ReplayOptions()
+
+__all__ = ["ASSIGNORS", "COORDINATOR", "ConsumerGroupPartitionAssignor", "MAP_KINDS", "RangeAssignor",
+           "ReplayOptions", "SubscribedTopicDescriber", "UniformAssignor", "assignor_for", "TopicDescriber"]
