@@ -79,7 +79,7 @@ def java_string_key(text: str) -> bytes:
 
 
 def same_order_as_python(texts: Iterable[str]) -> bool:
-    """True when Python's own ``str`` ordering sorts ``texts`` exactly as ``String.compareTo`` does: no text
+    """True when Python's own ``str`` ordering sorts ``texts`` exactly as ``java.lang.String.compareTo`` does: no text
     has a character outside the Basic Multilingual Plane (only surrogate pairs make UTF-16 order differ from
     code-point order).  Lets a hot sort compare the strings themselves instead of :func:`java_string_key`."""
     return all(text.isascii() or max(text) <= "\uffff" for text in texts)

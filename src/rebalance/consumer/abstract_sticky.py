@@ -281,8 +281,8 @@ class AbstractStickyAssignor(BuiltinAssignor):
 
 def partitions_left(everything: List[TopicPartition],
                     assigned: List[TopicPartition]) -> Optional[List[TopicPartition]]:
-    """What ``getUnassignedPartitions``' two-pointer walk over ``everything`` (all partitions, in the
-    builder's order) and the ``assigned`` ones (sorted the same way) leaves, computed as a set difference --
+    """What the two-pointer walk of ``getUnassignedPartitions`` (``AbstractStickyAssignor``'s constrained and
+    general builders, Kafka 3.8/3.9) over ``everything`` (all partitions, in the builder's order) and the ``assigned`` ones (sorted the same way) leaves, computed as a set difference --
     or ``None`` when the walk is not a plain difference: ``assigned`` holds a partition twice or one that is
     not in ``everything`` (the walk then stops matching and every later partition counts as unassigned,
     which only the walk itself reproduces)."""

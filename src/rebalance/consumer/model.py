@@ -33,7 +33,8 @@ def parse_tp(text, field_name: str) -> TopicPartition:
 
 
 def parse_tps(texts: Sequence, field_name: str) -> List[TopicPartition]:
-    """:func:`parse_tp` over a list (``field_name[j]`` names a bad element).  A million owned partitions are
+    """:func:`parse_tp` (``TopicPartition.toString`` read back) over a list (``field_name[j]`` names a bad
+    element).  A million owned partitions are
     split in one pass; only a list with a bad element is re-read element by element to name it."""
     result = None
     try:

@@ -93,7 +93,7 @@ def partitions_per_topic(scenario: ConsumerScenario, order: Optional[Sequence[st
 
 def topic_subscribers(ordered: Sequence[str], topic_lists: Mapping[str, Sequence[str]],
                       values: Optional[Sequence] = None, repeats: bool = False) -> Dict[str, list]:
-    """``consumersPerTopic``: each topic's subscribers in the order of ``ordered`` (``topic_lists[m]`` is
+    """``AbstractPartitionAssignor.consumersPerTopic`` (Kafka 3.8/3.9): each topic's subscribers in the order of ``ordered`` (``topic_lists[m]`` is
     member m's topics), or their entries in ``values`` (parallel to ``ordered``).  A member that lists a
     topic twice counts once, or once per listing with ``repeats``.  Members with the same topic list share
     the work: Kafka's large groups have thousands of members and one or two distinct subscriptions."""

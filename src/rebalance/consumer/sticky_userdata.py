@@ -190,7 +190,8 @@ class _StickyV1Buffer(ByteBuffer):
 
 
 def sticky_v1_buffer(partitions: Sequence[TopicPartition], generation: int) -> ByteBuffer:
-    """``ByteBuffer(encode_sticky_v1(partitions, generation))``, with the bytes produced only on demand
+    """``ByteBuffer(encode_sticky_v1(partitions, generation))`` (``StickyAssignor.serializeTopicPartitionAssignment``,
+    Kafka 3.8/3.9), with the bytes produced only on demand
     when every value fits the schema (topic names up to 32,767 UTF-8 bytes, Java ints); otherwise encoded
     at once, raising where the encoder raises."""
     numbers = list(map(_PARTITION, partitions))
