@@ -13,6 +13,7 @@ or else from the ``COOPERATIVE_STICKY_ASSIGNOR_USER_DATA_V0`` user data.
 """
 from __future__ import annotations
 
+from itertools import filterfalse
 from typing import Dict, List, Optional, Sequence, Set
 
 from .abstract_sticky import AbstractStickyAssignor
@@ -29,17 +30,11 @@ def compute_partitions_transferring_ownership(owned: Dict[str, List[TopicPartiti
     member that some member owned and is now losing, mapped to the new owner."""
     added: Dict[TopicPartition, str] = {}
     revoked: Set[TopicPartition] = set()
-    for member, assigned in assignment.items():
+    for member, assigned in assignment.items():  # set operations: a million partitions at Kafka's scale
         mine = owned.get(member, [])
-        mine_set = set(mine)
-        for tp in assigned:
-            if tp not in mine_set:
-                added[tp] = member
-        assigned_set = set(assigned)
-        for tp in mine:
-            if tp not in assigned_set:
-                revoked.add(tp)
-    return {tp: m for tp, m in added.items() if tp in revoked}
+        added.update(dict.fromkeys(filterfalse(set(mine).__contains__, assigned), member))
+        revoked.update(filterfalse(set(assigned).__contains__, mine))
+    return {tp: added[tp] for tp in filter(revoked.__contains__, added)}
 
 
 class CooperativeStickyAssignor(AbstractStickyAssignor):
