@@ -28,13 +28,19 @@ def compute_partitions_transferring_ownership(owned: Dict[str, List[TopicPartiti
                                               assignment: Dict[str, List[TopicPartition]]) -> Dict[TopicPartition, str]:
     """``CooperativeStickyAssignor.computePartitionsTransferringOwnership``: partitions newly assigned to a
     member that some member owned and is now losing, mapped to the new owner."""
-    added: Dict[TopicPartition, str] = {}
+    # by set operations (a million partitions at Kafka's scale), revoked first: only the added partitions
+    # that are also revoked are kept, in the order they were first added, each with its last new owner
     revoked: Set[TopicPartition] = set()
-    for member, assigned in assignment.items():  # set operations: a million partitions at Kafka's scale
+    for member, assigned in assignment.items():
         mine = owned.get(member, [])
-        added.update(dict.fromkeys(filterfalse(set(mine).__contains__, assigned), member))
-        revoked.update(filterfalse(set(assigned).__contains__, mine))
-    return {tp: added[tp] for tp in filter(revoked.__contains__, added)}
+        if mine:
+            revoked.update(filterfalse(set(assigned).__contains__, mine))
+    transferring: Dict[TopicPartition, str] = {}
+    if revoked:
+        for member, assigned in assignment.items():
+            added = filterfalse(set(owned.get(member, [])).__contains__, assigned)
+            transferring.update(dict.fromkeys(filter(revoked.__contains__, added), member))
+    return transferring
 
 
 class CooperativeStickyAssignor(AbstractStickyAssignor):
