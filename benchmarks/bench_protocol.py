@@ -17,7 +17,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from rebalance.protocol.simulation import ProtocolConfig, random_schedule, rolling_restart
+from rebalance.protocol.config import ProtocolConfig
+from rebalance.protocol.scenarios import random_schedule, rolling_restart
 
 VARIANTS = {
     "eager": dict(protocol="eager", assignor="range"),
@@ -39,10 +40,10 @@ def rolling(args) -> None:
                               **VARIANTS[name])
         m = sim.metrics(sim.measure_from)
         wall = time.perf_counter() - t0
-        stable = m["time_to_stable_ms"] / 1000 if m["time_to_stable_ms"] is not None else float("nan")
-        print(f"{name:<12} {wall:>7.1f} {m['rebalances']:>6} {m['generations']:>5} "
-              f"{m['unowned_partition_seconds']:>12.0f} {m['partitions_stopped']:>8} {m['partitions_moved']:>7} "
-              f"{stable:>15.1f} {sum(m['messages'].values()):>9} {m['settled']}")
+        stable = m.time_to_stable_ms / 1000 if m.time_to_stable_ms is not None else float("nan")
+        print(f"{name:<12} {wall:>7.1f} {m.rebalances:>6} {m.group_epoch:>5} "
+              f"{m.unowned_partition_seconds:>12.0f} {m.partitions_stopped:>8} {m.partitions_moved:>7} "
+              f"{stable:>15.1f} {sum(m.messages.values()):>9} {m.settled}")
 
 
 def schedules(n: int) -> None:

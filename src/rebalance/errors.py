@@ -9,6 +9,8 @@ outputs, and the package reproduces them instead of repairing the input.
 """
 from __future__ import annotations
 
+from typing import Optional
+
 
 class RebalanceError(Exception):
     """Base class of the package's own errors."""
@@ -57,7 +59,7 @@ def require(condition: bool, field: str, message: str) -> None:
         raise InputError(field, message)
 
 
-def parse_dashed_id(text, field: str, name: str, number: str):
+def parse_dashed_id(text: object, field: str, name: str, number: str) -> tuple[str, int]:
     """Read Kafka's ``"<name>-<number>"`` form (``TopicPartition``, ``ConnectorTaskId``), split at the last
     ``-`` as Kafka's own ``toString`` output must be, and name ``field`` if the text is malformed."""
     require(isinstance(text, str), field, f"must be a '{name}-{number}' string, got {text!r}")
@@ -80,7 +82,7 @@ def parse_dashed_id(text, field: str, name: str, number: str):
 MAX_INPUT_CELLS = 2_000_000
 
 
-def check_size(field: str, cells: int, what: str, limit: int = None) -> None:
+def check_size(field: str, cells: int, what: str, limit: Optional[int] = None) -> None:
     """Raise ``InputError(field, ...)`` when an input of ``cells`` cells (described by ``what``, e.g.
     ``"2147483647 partitions x 3 members"``) exceeds :data:`MAX_INPUT_CELLS` (or ``limit``)."""
     limit = MAX_INPUT_CELLS if limit is None else limit

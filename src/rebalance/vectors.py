@@ -19,6 +19,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from .errors import InputError, KafkaError, check_size
@@ -35,7 +36,7 @@ ADAPTERS: Dict[str, str] = {
 }
 
 
-def adapter_for(kind) -> object:
+def adapter_for(kind: object) -> ModuleType:
     if not isinstance(kind, str):
         raise InputError("kind", f"must be a string naming the scenario kind, got {kind!r}")
     module_name = ADAPTERS.get(kind)
@@ -175,7 +176,7 @@ def check_input_size(scenario: dict) -> None:
         estimator(scenario)
 
 
-def run_input(scenario) -> dict:
+def run_input(scenario: object) -> dict:
     """Compute the output of one scenario (an ``input`` object).  Kafka's exceptions become
     ``{"error": {...}}`` exactly as in the vectors; :class:`InputError` propagates, including for an
     input over the size limit (:func:`check_input_size`)."""
@@ -206,7 +207,7 @@ def compare_output(kind: str, expected: dict, actual: dict) -> List[str]:
     return [] if expected == actual else [diff_summary(expected, actual)]
 
 
-def diff_summary(expected, actual, path: str = "output", limit: int = 5) -> str:
+def diff_summary(expected: object, actual: object, path: str = "output", limit: int = 5) -> str:
     """A short description of the first differences between two JSON values."""
     found: List[str] = []
 
@@ -276,7 +277,7 @@ def _parse(path: str, number: int, text: str) -> Iterator[Line]:
         yield Line(path, number, error=InputError("line", f"not valid JSON ({exc.msg} at column {exc.colno})"))
 
 
-def line_id(value, fallback: str):
+def line_id(value: object, fallback: str) -> object:
     if isinstance(value, dict):
         if "id" in value:
             return value["id"]

@@ -3,7 +3,7 @@ the exercise asks about one member giving up a partition, and the at-scale figur
 from rebalance.kip848 import KIP848Config, assign_group
 from rebalance.kip848.compare import join_at_scale, scale_group
 from rebalance.kip848.group import moved_partitions
-from rebalance.kip848.reconciliation import BROKER_BOUNDS_MS
+from rebalance.kip848.config import BROKER_BOUNDS_MS
 
 
 def _moves(held, kind):

@@ -3,8 +3,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from rebalance.errors import InputError
+from rebalance.kip848.config import KIP848Config
 from rebalance.kip848.reconciliation import (STABLE, UNRELEASED_PARTITIONS, UNREVOKED_PARTITIONS, ConsumerGroupMember,
-                                             KIP848Config, KIP848Simulation, current_assignment_build, simulate)
+                                             current_assignment_build)
+from rebalance.kip848.scenarios import simulate
+from rebalance.kip848.simulation import KIP848Simulation
 
 
 def _free(*taken):
@@ -60,7 +63,7 @@ def test_revoked_partitions_already_dropped_skip_the_unrevoked_state():
 
 
 def test_third_member_c3_gets_p2_only_after_c1_released_it():
-    sim = KIP848Simulation({"t": 3}, KIP848Config(latency_ms=1, revocation_ms=50, assignment_ms=0))
+    sim = KIP848Simulation({"t": 3}, KIP848Config(network_ms=1, revoke_ms=50, assignment_ms=0))
     sim.start_member("c1", ["t"])
     sim.run_until_stable()
     sim.start_member("c2", ["t"])
@@ -71,11 +74,11 @@ def test_third_member_c3_gets_p2_only_after_c1_released_it():
     sim.run_until_stable()
     assert {c: sorted(x.owned) for c, x in sim.clients.items()} == {
         "c1": [("t", 0)], "c2": [("t", 2)], "c3": [("t", 1)]}
-    released = [t for t, m, kind, tp in sim.ownership if t >= t_join and m == "c1" and kind == "remove"]
-    acquired = [t for t, m, kind, tp in sim.ownership if t >= t_join and m == "c3" and kind == "add"]
+    released = [t for t, m, kind, tp in sim.ownership.changes() if t >= t_join and m == "c1" and kind == "remove"]
+    acquired = [t for t, m, kind, tp in sim.ownership.changes() if t >= t_join and m == "c3" and kind == "add"]
     assert released and acquired and acquired[0] > released[0]
     # c1 and c2 kept consuming: only p2 was ever stopped
-    assert [tp for t, m, kind, tp in sim.ownership if t >= t_join and kind == "remove"] == [("t", 1)]
+    assert [tp for t, m, kind, tp in sim.ownership.changes() if t >= t_join and kind == "remove"] == [("t", 1)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -83,12 +86,12 @@ def test_third_member_c3_gets_p2_only_after_c1_released_it():
 
 
 def _check_invariants(result):
-    # the ledger is in the order the events happened (virtual time never goes back); it must not be
-    # re-sorted with a tie-break, which would put a same-millisecond "remove" before the "add" it follows
-    times = [e[0] for e in result.ownership]
+    # the ledger's changes are in the order the events happened (virtual time never goes back); they must
+    # not be re-sorted with a tie-break, which would put a same-millisecond "remove" before the "add" it follows
+    times = [e[0] for e in result.ownership.changes()]
     assert times == sorted(times), "the ownership ledger is not in time order"
     owners = {}
-    for time, member, kind, tp in result.ownership:
+    for time, member, kind, tp in result.ownership.changes():
         holders = owners.setdefault(tp, set())
         if kind == "add":
             assert not holders, f"{tp} owned by {holders} and {member} at {time} ms"
@@ -102,7 +105,7 @@ def _check_invariants(result):
             epochs[member] = epoch
     group = [e for _, e in result.group_epochs]
     assert group == sorted(group) and len(set(group)) == len(group)
-    assert not [e for e in result.trace if e.event == "error"]
+    assert not [e for e in result.trace if e.kind == "error"]
 
 
 def _all_owned_once(result, partitions):
@@ -114,7 +117,7 @@ def _all_owned_once(result, partitions):
                                               ("rolling_restart", False), ("rolling_restart", True)])
 def test_scenarios_reach_a_stable_group(scenario, static):
     r = simulate(scenario, 3, {"orders": 12}, static=static)
-    assert r.stable_ms is not None and r.time_to_stable_ms > 0
+    assert r.metrics.stable_ms is not None and r.metrics.time_to_stable_ms > 0
     _check_invariants(r)
     _all_owned_once(r, [f"orders-{p}" for p in range(12)])
 
@@ -122,23 +125,23 @@ def test_scenarios_reach_a_stable_group(scenario, static):
 def test_join_metrics():
     r = simulate("join", 3, {"orders": 12})
     # 12 partitions over 4 members: 3 move to the newcomer, nobody else is disturbed
-    assert r.partitions_moved == 3 and r.revocations == 3
+    assert r.metrics.partitions_moved == 3 and r.metrics.revocations == 3
     # the newcomer picks them up on its next regular heartbeat, one interval after joining
-    assert 5000 <= r.time_to_stable_ms < 5100
-    assert 3 * 2.0 < r.unowned_partition_seconds < 3 * 5.1
+    assert 5000 <= r.metrics.time_to_stable_ms < 5100
+    assert 3 * 2.0 < r.metrics.unowned_partition_seconds < 3 * 5.1
 
 
 def test_crash_waits_for_the_session_timeout():
     r = simulate("crash", 3, {"orders": 12})
-    assert r.time_to_stable_ms >= 45000 - 5000
-    assert r.unowned_partition_seconds >= 4 * 40
+    assert r.metrics.time_to_stable_ms >= 45000 - 5000
+    assert r.metrics.unowned_partition_seconds >= 4 * 40
 
 
 def test_static_rolling_restart_moves_nothing():
     r = simulate("rolling_restart", 3, {"orders": 12}, static=True)
-    assert r.partitions_moved == 0 and r.group_epoch == 3  # only the three initial joins bumped it
+    assert r.metrics.partitions_moved == 0 and r.metrics.group_epoch == 3  # only the three initial joins bumped it
     dynamic = simulate("rolling_restart", 3, {"orders": 12})
-    assert dynamic.partitions_moved > 0 and dynamic.group_epoch > 3
+    assert dynamic.metrics.partitions_moved > 0 and dynamic.metrics.group_epoch > 3
 
 
 def test_bad_scenario_input_names_the_field():
@@ -160,10 +163,10 @@ def test_bad_scenario_input_names_the_field():
 def test_random_runs_keep_the_invariants(scenario, members, topics, static, assignor, revoke, phase):
     if scenario in ("leave", "crash") and members == 1:
         members = 2
-    config = KIP848Config(revocation_ms=revoke, assignor=assignor)
+    config = KIP848Config(revoke_ms=revoke, assignor=assignor)
     r = simulate(scenario, members, topics, static=static, config=config,
                  start_ms=None if phase == 0 else 60_000 + phase)
-    assert r.stable_ms is not None
+    assert r.metrics.stable_ms is not None
     _check_invariants(r)
     _all_owned_once(r, [f"{t}-{p}" for t, n in topics.items() for p in range(n)])
 
@@ -173,12 +176,12 @@ def test_member_shutting_down_right_after_reconciling_releases_before_the_next_o
     consumer-3 at 20 s) on its 25 s heartbeat and, stable, is shut down by the rolling restart in the same
     millisecond.  The ledger holds its "add" then its "remove" at 25051 ms; a-1 reaches consumer-3 only
     after consumer-2's leave freed it (ConsumerGroup.removeMember) and consumer-3 revoked a-2 first."""
-    r = simulate("rolling_restart", 4, {"a": 3}, config=KIP848Config(revocation_ms=0, assignor="range"))
-    a1 = [(t, m, kind) for t, m, kind, tp in r.ownership if tp == ("a", 1) and 25_000 <= t <= 25_100]
+    r = simulate("rolling_restart", 4, {"a": 3}, config=KIP848Config(revoke_ms=0, assignor="range"))
+    a1 = [(t, m, kind) for t, m, kind, tp in r.ownership.changes() if tp == ("a", 1) and 25_000 <= t <= 25_100]
     assert a1 == [(25051, "consumer-2", "add"), (25051, "consumer-2", "remove"), (25070, "consumer-3", "add")]
-    removed = [e.time_ms for e in r.trace if e.actor == "consumer-2" and e.event == "removed"]
+    removed = [e.time_ms for e in r.trace if e.actor == "consumer-2" and e.kind == "removed"]
     handed = [e.time_ms for e in r.trace if e.time_ms >= 25_000 and e.actor == "consumer-3"
-              and e.event == "member-epoch" and "a-1" in e.detail["assigned"]]
+              and e.kind == "member-epoch" and "a-1" in e.fields["assigned"]]
     assert removed and handed and removed[0] < handed[0]
     _check_invariants(r)
 

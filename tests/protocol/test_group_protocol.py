@@ -3,7 +3,10 @@ import pytest
 
 from rebalance.errors import InputError, KafkaError
 from rebalance.protocol.assignors import rebalance_protocol_for, validate_cooperative_assignment, consumer_assignor
-from rebalance.protocol.simulation import GroupSimulation, OwnershipLedger, ProtocolConfig, rolling_restart
+from rebalance.protocol.config import ProtocolConfig
+from rebalance.protocol.ledger import OwnershipLedger
+from rebalance.protocol.scenarios import rolling_restart
+from rebalance.protocol.simulation import GroupSimulation
 
 from .standin import cooperative_standin, range_standin
 
@@ -64,12 +67,12 @@ def test_static_member_bounce_within_session_timeout_keeps_assignment_without_re
                           settle_ms=30_000, config=ProtocolConfig(initial_rebalance_delay_ms=0),
                           assignors=STANDINS)
     m = sim.metrics(sim.measure_from)
-    assert m["rebalances"] == 0 and m["generations"] == 1
-    assert m["partitions_moved"] == 0 and m["partitions_restarted"] == m["partitions_stopped"] == 6
+    assert m.rebalances == 0 and m.group_epoch == 1
+    assert m.partitions_moved == 0 and m.partitions_restarted == m.partitions_stopped == 6
     replaced = [e.fields for e in sim.events if e.fields.get("what") == "replaceStaticMember"]
     assert [r["instance"] for r in replaced] == ["instance-c1", "instance-c2", "instance-c3"]
     # each member was away 5 s (plus a few ms of network): 2 partitions x ~5 s each
-    assert 6 * 5.0 <= m["unowned_partition_seconds"] < 6 * 5.1
+    assert 6 * 5.0 <= m.unowned_partition_seconds < 6 * 5.1
 
 
 def test_dynamic_rolling_restart_rebalances_twice_per_member():
@@ -77,8 +80,8 @@ def test_dynamic_rolling_restart_rebalances_twice_per_member():
                           settle_ms=30_000, config=ProtocolConfig(initial_rebalance_delay_ms=0),
                           assignors=STANDINS)
     m = sim.metrics(sim.measure_from)
-    assert m["rebalances"] == 6  # LeaveGroup, then the new member's JoinGroup
-    assert m["settled"]
+    assert m.rebalances == 6  # LeaveGroup, then the new member's JoinGroup
+    assert m.settled
 
 
 def test_static_member_away_longer_than_session_timeout_triggers_rebalance():
@@ -138,7 +141,7 @@ def test_slow_member_past_rebalance_timeout_is_removed_and_rejoins():
     assert leaves[0].startswith("  10500 c2 -> coordinator: LeaveGroup(memberId=c2-2")
     # the coordinator reassigned c2's partitions while c2 was still in its batch: Kafka's zombie window,
     # counted apart from double assignment (see test_overlaps.py)
-    assert sim.metrics()["double_ownership"] == 0 and sim.metrics()["zombie_overlap"] == 2
+    assert sim.metrics().double_ownership == 0 and sim.metrics().zombie_overlap == 2
     assert sim.is_settled() and sorted(sim.assignment()) == ["c1", "c2", "c3"]
 
 
@@ -153,7 +156,7 @@ def test_coordinator_failover_resumes_from_last_group_record():
     assert sim.coordinator.broker == (old + 1) % 3
     # members kept their partitions the whole time; the group came back Stable in generation 5
     m = sim.metrics()
-    assert m["rebalances"] == 0 and m["generations"] == 5 and m["partitions_stopped"] == 0
+    assert m.rebalances == 0 and m.group_epoch == 5 and m.partitions_stopped == 0
     assert any(msg.fields.get("error") == "NOT_COORDINATOR" for msg in sim.messages)
     assert sim.is_settled()
 
@@ -166,7 +169,7 @@ def test_failover_during_rebalance_finishes_the_rebalance():
     sim.coordinator_failover(1500, 2000)
     sim.run(40_000)
     assert sim.is_settled() and len(sim.assignment()) == 3
-    assert sim.metrics()["double_ownership"] == 0
+    assert sim.metrics().double_ownership == 0
 
 
 def test_runs_are_deterministic():

@@ -23,7 +23,8 @@ In both families no overlap of any kind is allowed: none of these faults makes a
 import os
 import random
 
-from rebalance.protocol.simulation import ProtocolConfig, random_schedule, rolling_restart
+from rebalance.protocol.config import ProtocolConfig
+from rebalance.protocol.scenarios import random_schedule, rolling_restart
 
 N_SCHEDULES = int(os.environ.get("REBALANCE_PROTOCOL_SCHEDULES", "1000"))
 

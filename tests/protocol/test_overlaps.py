@@ -17,7 +17,10 @@ heartbeat.  The ledger counts it as ``zombie_overlap``, never as ``double_owners
 """
 import pytest
 
-from rebalance.protocol.simulation import GroupSimulation, OwnershipLedger, ProtocolConfig, rolling_restart
+from rebalance.protocol.config import ProtocolConfig
+from rebalance.protocol.ledger import OwnershipLedger
+from rebalance.protocol.scenarios import rolling_restart
+from rebalance.protocol.simulation import GroupSimulation
 
 from .standin import cooperative_standin, range_standin
 
@@ -77,8 +80,8 @@ def test_montecarlo_runs_with_two_owners_are_fixed(run):
                           config=cfg)
     m = sim.metrics(measure_from=START_MS)
     assert closes_then_acquires(sim) == []
-    assert sim.ownership.violations == [] and m["double_ownership"] == 0 and m["zombie_overlap"] == 0
-    assert m["settled"]
+    assert sim.ownership.violations == [] and m.double_ownership == 0 and m.zombie_overlap == 0
+    assert m.settled
 
 
 def test_run_1466_closing_member_does_not_rejoin_after_its_eager_revocation():
@@ -160,7 +163,7 @@ def test_poll_timeout_zombie_is_classified_apart():
     assert sim.ownership.zombie_overlaps == [(10_504, ("t", 2), ("c2", "c3")), (10_504, ("t", 3), ("c2", "c3"))]
     assert sim.ownership.double_assignments == []
     m = sim.metrics()
-    assert m["zombie_overlap"] == 2 and m["double_ownership"] == 0 and m["settled"]
+    assert m.zombie_overlap == 2 and m.double_ownership == 0 and m.settled
     c2_old = [iv for iv in sim.ownership.intervals if iv.member == "c2" and iv.start_ms == 0]
     assert {(iv.end_ms, iv.end_reason) for iv in c2_old} == {(15_500, "lost")}
 
@@ -173,7 +176,7 @@ def test_fenced_static_duplicate_is_a_zombie_overlap():
     sim.start_duplicate("c2", 4500, "c2-copy")
     sim.run(20_000)
     m = sim.metrics()
-    assert m["zombie_overlap"] == 1 and m["double_ownership"] == 0
+    assert m.zombie_overlap == 1 and m.double_ownership == 0
     assert sim.ownership.zombie_overlaps == sim.ownership.violations
 
 

@@ -10,7 +10,8 @@ from hypothesis import given, settings, strategies as st
 
 from rebalance import consumer
 from rebalance.consumer.sticky_userdata import ByteBuffer, decode_sticky
-from rebalance.protocol.simulation import GroupSimulation, ProtocolConfig
+from rebalance.protocol.config import ProtocolConfig
+from rebalance.protocol.simulation import GroupSimulation
 
 CONFIG = ProtocolConfig(initial_rebalance_delay_ms=0, session_timeout_ms=6_000, heartbeat_interval_ms=1_000,
                         rebalance_timeout_ms=20_000)

@@ -7,7 +7,8 @@ The Eager-vs-Incremental-Cooperative article's case (``article-eager-vs-incremen
 leader and a new generation with a new leader finishes the rebalance; a stale leader coming back with the
 old generation cannot install its assignment.
 """
-from rebalance.protocol.simulation import GroupSimulation, ProtocolConfig
+from rebalance.protocol.config import ProtocolConfig
+from rebalance.protocol.simulation import GroupSimulation
 from rebalance.widgets import protocol as widgets
 
 P1, P2, P3 = ("t", 0), ("t", 1), ("t", 2)
@@ -62,9 +63,9 @@ def test_third_member_joins_cooperative_two_rounds():
     assert sim.assignment() == {"c1": [P1], "c2": [P3], "c3": [P2]}
     m = sim.metrics()
     # only p2 ever stopped; p1 and p3 were processed throughout
-    assert (m["rebalances"], m["generations"], m["partitions_stopped"], m["partitions_moved"]) == (2, 3, 1, 1)
-    assert m["unowned_partition_seconds"] == (7010 - 4006) / 1000
-    assert m["double_ownership"] == 0 and m["settled"]
+    assert (m.rebalances, m.group_epoch, m.partitions_stopped, m.partitions_moved) == (2, 3, 1, 1)
+    assert m.unowned_partition_seconds == (7010 - 4006) / 1000
+    assert m.double_ownership == 0 and m.settled
 
 
 def test_third_member_joins_eager_stop_the_world():
@@ -94,9 +95,9 @@ def test_third_member_joins_eager_stop_the_world():
         "   4006 c1 assigned partitions=t-0 generation=2",
     ]
     m = sim.metrics()
-    assert (m["rebalances"], m["generations"], m["partitions_stopped"], m["partitions_restarted"]) == (1, 2, 3, 3)
+    assert (m.rebalances, m.group_epoch, m.partitions_stopped, m.partitions_restarted) == (1, 2, 3, 3)
     # p3 stopped at 2002, p1 and p2 at 4002; all three restart at 4006
-    assert m["unowned_partition_seconds"] == (4006 - 2002 + 2 * (4006 - 4002)) / 1000
+    assert m.unowned_partition_seconds == (4006 - 2002 + 2 * (4006 - 4002)) / 1000
 
 
 def leader_lost(partition_ms=None):
@@ -155,7 +156,7 @@ def test_leader_lost_stale_leader_is_fenced_by_generation():
     assert gens == [2, 3, 4]  # the generation-2 assignment never reached anyone
     assert sim.coordinator.generation == 4
     assert sim.assignment() == {"c1": [P1], "c2": [P2], "c3": [P3]}
-    assert sim.metrics()["double_ownership"] == 0
+    assert sim.metrics().double_ownership == 0
 
 
 def test_widget_examples_are_the_walkthroughs():

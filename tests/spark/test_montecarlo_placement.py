@@ -4,7 +4,9 @@ from collections import Counter
 import pandas as pd
 import pytest
 
-from rebalance.protocol.simulation import GroupSimulation, ProtocolConfig, rolling_restart
+from rebalance.protocol.config import ProtocolConfig
+from rebalance.protocol.scenarios import rolling_restart
+from rebalance.protocol.simulation import GroupSimulation
 from rebalance.replicas.adminutils import assign_replicas_to_brokers
 from rebalance.replicas.java_random import JavaRandom
 from rebalance.replicas.striped import PlacementSpec, StripedReplicaPlacer
@@ -47,10 +49,10 @@ def test_montecarlo_rows_match_direct_simulations(mc):
                 sim.run(end)
             m = sim.metrics(measure_from=start)
             row = rows[(rows.simulation == index) & (rows["mode"] == mode)].iloc[0]
-            assert row.time_to_stable_ms == m["time_to_stable_ms"]
-            assert row.unowned_partition_seconds == m["unowned_partition_seconds"]
-            assert (row.rebalances, row.partitions_moved) == (m["rebalances"], m["partitions_moved"])
-            assert (row.double_ownership, row.zombie_overlap) == (m["double_ownership"], m["zombie_overlap"])
+            assert row.time_to_stable_ms == m.time_to_stable_ms
+            assert row.unowned_partition_seconds == m.unowned_partition_seconds
+            assert (row.rebalances, row.partitions_moved) == (m.rebalances, m.partitions_moved)
+            assert (row.double_ownership, row.zombie_overlap) == (m.double_ownership, m.zombie_overlap)
 
 
 def test_montecarlo_summary_is_consistent_with_rows(mc):

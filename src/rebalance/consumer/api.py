@@ -11,12 +11,13 @@ into the leader's ``HashMap`` in the order given, so list orders are exactly Kaf
 """
 from __future__ import annotations
 
+from collections.abc import Sized
 from dataclasses import replace
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Union
 
 from ..errors import check_size, require
 from .assignor import assignor_for, assignor_name
-from .model import ConsumerScenario, Subscription, TopicPartition, parse_tp, validate_assignment_inputs
+from .model import AssignorResult, ConsumerScenario, Subscription, TopicPartition, parse_tp, validate_assignment_inputs
 from .sticky_userdata import auto_user_data
 
 MemberSpec = Union[Subscription, Mapping]
@@ -67,7 +68,7 @@ def to_subscription(member_id: str, spec: MemberSpec) -> Subscription:
                         group_instance_id=instance, rack_id=rack)
 
 
-def require_members(members) -> None:
+def require_members(members: Sized) -> None:
     """One rule for an empty group, the same for every assignor: at least one member.
 
     Kafka never runs a client-side assignor without members: the leader runs it in
@@ -123,7 +124,7 @@ def build_scenario(assignor: str, partitions: Mapping[str, int], members: Mappin
     return ConsumerScenario(assignor=name, partitions=dict(partitions), members=subs, partition_racks=racks)
 
 
-def run_assignor(scenario: ConsumerScenario):
+def run_assignor(scenario: ConsumerScenario) -> AssignorResult:
     """Run the scenario's assignor and return its result object (``.assignment`` and more)."""
     return assignor_for(scenario.assignor).assign(scenario)
 

@@ -21,6 +21,7 @@ that disagrees with the file's field wins, as a command-line option overrides a 
 """
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
@@ -36,7 +37,7 @@ from .range import tp_sort_key
 DEFAULT_ASSIGNOR = "range"
 
 
-def choose_assignor(data, flag: Optional[str]) -> Tuple[str, Optional[str]]:
+def choose_assignor(data: object, flag: Optional[str]) -> Tuple[str, Optional[str]]:
     """The assignor to run and, when ``flag`` overrides a different ``"assignor"`` in the file, a note
     saying so.  ``data`` is the parsed file (either shape, or a whole vectors line)."""
     inner = data.get("input") if isinstance(data, dict) and isinstance(data.get("input"), dict) else data
@@ -52,7 +53,7 @@ def choose_assignor(data, flag: Optional[str]) -> Tuple[str, Optional[str]]:
     return chosen, note
 
 
-def assignor_name_field(name, field: str) -> str:
+def assignor_name_field(name: object, field: str) -> str:
     """:func:`assignor_name`, with the error naming ``field`` (``assignor`` in the file, ``--assignor``)."""
     try:
         return assignor_name(name)
@@ -60,7 +61,7 @@ def assignor_name_field(name, field: str) -> str:
         raise InputError(field, exc.message) from None
 
 
-def read_json(path: str):
+def read_json(path: str) -> object:
     """The parsed JSON of a scenario file; every problem is an :class:`InputError` naming ``scenario``."""
     try:
         with open(path, encoding="utf-8") as stream:
@@ -83,7 +84,7 @@ def load_scenario(path: str, assignor: Optional[str] = None) -> ConsumerScenario
     return scenario_from_json(data, name)
 
 
-def scenario_from_json(data, assignor: str) -> ConsumerScenario:
+def scenario_from_json(data: object, assignor: str) -> ConsumerScenario:
     """Build a :class:`ConsumerScenario` from parsed JSON in either accepted shape."""
     name = assignor_name(assignor)
     require(isinstance(data, dict), "scenario", "must be a JSON object with 'topics' and 'members'")
@@ -174,7 +175,7 @@ def to_json(scenario: ConsumerScenario, result: AssignorResult) -> dict:
     return out
 
 
-def assign_command(args) -> int:
+def assign_command(args: argparse.Namespace) -> int:
     """Entry point used by ``rebalance.__main__`` (``args.scenario``, ``args.assignor``, ``args.json``)."""
     data = read_json(args.scenario)
     name, note = choose_assignor(data, args.assignor)

@@ -5,14 +5,19 @@
 * :func:`assign_group` -- the group coordinator's server-side assignors: ``UniformAssignor`` (homogeneous and
   heterogeneous builders) and ``RangeAssignor``, with Java's iteration orders reproduced exactly;
 * :func:`simulate` -- heartbeat-driven reconciliation (epochs, target assignment, revocation before
-  release) on the shared virtual clock, for the join / leave / crash / rolling-restart scenarios;
+  release) on the shared virtual clock, for the join / leave / crash / rolling-restart scenarios
+  (:mod:`.config` timings, :mod:`.coordinator` ``GroupMetadataManager``, :mod:`.reconciliation`
+  ``CurrentAssignmentBuilder``, :mod:`.simulation` the consumers' heartbeat loop, :mod:`.scenarios`), with
+  the ownership ledger and ``RebalanceMetrics`` of :mod:`rebalance.protocol.ledger`;
 * :func:`compare_protocols` -- the same scenarios under classic eager, classic cooperative and KIP-848.
 """
 from .assignor import (ASSIGNORS, ConsumerGroupPartitionAssignor, RangeAssignor, ReplayOptions,
                        SubscribedTopicDescriber, UniformAssignor, assignor_for)
 from .compare import compare_protocols, phase_sweep
+from .config import KIP848Config
 from .group import GroupResult, TopicCatalog, assign_group
-from .reconciliation import KIP848Config, KIP848Simulation, SimulationResult, simulate
+from .scenarios import simulate
+from .simulation import KIP848Simulation, SimulationResult
 from .uuid import Uuid, topic_id_for_name
 
 __all__ = [

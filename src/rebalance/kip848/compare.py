@@ -1,7 +1,8 @@
 """Classic eager, classic cooperative and KIP-848 side by side, on the same scenarios.
 
 The classic protocol runs in :class:`rebalance.protocol.simulation.GroupSimulation` (JoinGroup/SyncGroup
-with a barrier); KIP-848 in :func:`rebalance.kip848.reconciliation.simulate`.  Both share the virtual clock
+with a barrier); KIP-848 in :func:`rebalance.kip848.scenarios.simulate`.  Both report the same
+:class:`~rebalance.protocol.ledger.RebalanceMetrics`, computed by the same ownership ledger.  Both share the virtual clock
 design and the same assumptions where they overlap: one-way network latency, time spent revoking
 (commit + ``onPartitionsRevoked``), the restart time of a bounced process, the same schedule of events.
 Heartbeat intervals are each protocol's default (``heartbeat.interval.ms`` = 3 s for the classic consumer,
@@ -14,9 +15,11 @@ from __future__ import annotations
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import InputError
+from ..protocol.ledger import RebalanceMetrics
 from .assignor import ASSIGNORS
 from .group import assign_group, moved_partitions
-from .reconciliation import KIP848Config, simulate
+from .config import KIP848Config
+from .scenarios import simulate
 
 __all__ = ["compare_protocols", "phase_sweep", "join_at_scale", "scale_group", "PROTOCOLS"]
 
@@ -31,11 +34,12 @@ SCENARIO_NAMES = ("join", "leave", "crash", "rolling_restart")
 
 
 def _classic(scenario: str, protocol: str, assignor: str, members: int, topics: Mapping[str, int], *,
-             static: bool, start_ms: int, gap_ms: int, restart_ms: int, revoke_ms: int, latency_ms: int,
-             horizon_ms: int) -> dict:
-    from ..protocol.simulation import GroupSimulation, ProtocolConfig
+             static: bool, start_ms: int, gap_ms: int, restart_ms: int, revoke_ms: int, network_ms: int,
+             horizon_ms: int) -> RebalanceMetrics:
+    from ..protocol.config import ProtocolConfig
+    from ..protocol.simulation import GroupSimulation
 
-    sim = GroupSimulation(dict(topics), ProtocolConfig(network_ms=latency_ms, revoke_ms=revoke_ms),
+    sim = GroupSimulation(dict(topics), ProtocolConfig(network_ms=network_ms, revoke_ms=revoke_ms),
                           record_heartbeats=False)
     names = [f"consumer-{i + 1}" for i in range(members)]
     for name in names:
@@ -57,30 +61,21 @@ def _classic(scenario: str, protocol: str, assignor: str, members: int, topics: 
             sim.bounce(name, start_ms + i * gap_ms, restart_ms)
         end = start_ms + (members - 1) * gap_ms + restart_ms
     sim.run(end + horizon_ms)
-    m = sim.metrics(start_ms, sim.metrics(start_ms)["stable_at_ms"] or sim.clock.now_ms)
-    return {"time_to_stable_ms": m["time_to_stable_ms"],
-            "unowned_partition_seconds": round(m["unowned_partition_seconds"], 3),
-            "partitions_moved": m["partitions_moved"], "partitions_stopped": m["partitions_stopped"],
-            "rebalances_or_epoch_bumps": m["rebalances"]}
+    return sim.metrics(start_ms, sim.metrics(start_ms).stable_ms or sim.clock.now_ms)
 
 
 def _kip848(scenario: str, members: int, topics: Mapping[str, int], *, static: bool, start_ms: int, gap_ms: int,
-            restart_ms: int, revoke_ms: int, latency_ms: int, assignor: str = "uniform",
-            heartbeat_interval_ms: int = 5000) -> dict:
-    config = KIP848Config(latency_ms=latency_ms, revocation_ms=revoke_ms, assignment_ms=0, restart_ms=restart_ms,
+            restart_ms: int, revoke_ms: int, network_ms: int, assignor: str = "uniform",
+            heartbeat_interval_ms: int = 5000) -> RebalanceMetrics:
+    config = KIP848Config(network_ms=network_ms, revoke_ms=revoke_ms, assignment_ms=0, restart_ms=restart_ms,
                           assignor=assignor, heartbeat_interval_ms=heartbeat_interval_ms)
-    r = simulate(scenario, members, dict(topics), static=static, config=config, start_ms=start_ms,
-                 gap_ms=gap_ms if scenario == "rolling_restart" else None)
-    bumps = sum(1 for t, _ in r.group_epochs if t >= start_ms)
-    return {"time_to_stable_ms": r.time_to_stable_ms,
-            "unowned_partition_seconds": round(r.unowned_partition_seconds, 3),
-            "partitions_moved": r.partitions_moved, "partitions_stopped": r.partitions_stopped,
-            "rebalances_or_epoch_bumps": bumps}
+    return simulate(scenario, members, dict(topics), static=static, config=config, start_ms=start_ms,
+                    gap_ms=gap_ms if scenario == "rolling_restart" else None).metrics
 
 
 def compare_protocols(scenario: str = "join", members: int = 3, topics: Optional[Mapping[str, int]] = None, *,
                       static: bool = False, start_ms: int = 61_500, gap_ms: int = 30_000, restart_ms: int = 5_000,
-                      revoke_ms: int = 100, latency_ms: int = 1, horizon_ms: int = 240_000,
+                      revoke_ms: int = 100, network_ms: int = 1, horizon_ms: int = 240_000,
                       kip848_heartbeat_ms: int = 5000, protocols: Sequence = PROTOCOLS) -> List[Dict]:
     """One row per protocol: time to stable, unowned partition-seconds, partitions moved and stopped,
     and the number of rebalances (classic) or group-epoch bumps (KIP-848) after ``start_ms``.
@@ -92,13 +87,17 @@ def compare_protocols(scenario: str = "join", members: int = 3, topics: Optional
     rows = []
     for label, protocol, assignor in protocols:
         common = dict(static=static, start_ms=start_ms, gap_ms=gap_ms, restart_ms=restart_ms,
-                      revoke_ms=revoke_ms, latency_ms=latency_ms)
+                      revoke_ms=revoke_ms, network_ms=network_ms)
         if protocol is None:
-            figures = _kip848(scenario, members, topics, assignor=assignor,
-                              heartbeat_interval_ms=kip848_heartbeat_ms, **common)
+            m = _kip848(scenario, members, topics, assignor=assignor, heartbeat_interval_ms=kip848_heartbeat_ms,
+                        **common)
         else:
-            figures = _classic(scenario, protocol, assignor, members, topics, horizon_ms=horizon_ms, **common)
-        rows.append({"scenario": scenario + ("-static" if static else ""), "protocol": label, **figures})
+            m = _classic(scenario, protocol, assignor, members, topics, horizon_ms=horizon_ms, **common)
+        rows.append({"scenario": scenario + ("-static" if static else ""), "protocol": label,
+                     "time_to_stable_ms": m.time_to_stable_ms,
+                     "unowned_partition_seconds": round(m.unowned_partition_seconds, 3),
+                     "partitions_moved": m.partitions_moved, "partitions_stopped": m.partitions_stopped,
+                     "rebalances_or_epoch_bumps": m.rebalances})
     return rows
 
 

@@ -16,7 +16,8 @@ Nothing here re-implements the JDK hash rules; they come from :mod:`rebalance.ja
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, Iterable, Iterator, List, Optional
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from typing import Dict, List, Optional
 
 from ..java import JavaHashOrder, hash_set_copy_capacity, java_string_key
 
@@ -30,22 +31,22 @@ __all__ = [
 class JSet:
     """A Java ``Set`` whose iteration order is modelled."""
 
-    def add(self, item) -> None:
+    def add(self, item: Hashable) -> None:
         raise NotImplementedError
 
-    def remove(self, item) -> None:
+    def remove(self, item: Hashable) -> None:
         raise NotImplementedError
 
-    def __contains__(self, item) -> bool:
+    def __contains__(self, item: object) -> bool:
         raise NotImplementedError
 
     def __len__(self) -> int:
         raise NotImplementedError
 
-    def __iter__(self) -> Iterator:
+    def __iter__(self) -> Iterator[Hashable]:
         raise NotImplementedError
 
-    def to_list(self) -> List:
+    def to_list(self) -> List[Hashable]:
         return list(iter(self))
 
 
@@ -54,35 +55,35 @@ class HashJSet(JSet):
 
     __slots__ = ("_order", "_cache")
 
-    def __init__(self, hash_fn: Optional[Callable] = None, capacity: int = 16, items: Iterable = ()):
+    def __init__(self, hash_fn: Optional[Callable[[Hashable], int]] = None, capacity: int = 16, items: Iterable[Hashable] = ()):
         self._order = JavaHashOrder(hash_fn, capacity)
         self._cache = None
         for item in items:
             self.add(item)
 
     @classmethod
-    def copy_of(cls, items, hash_fn: Optional[Callable] = None) -> "HashJSet":
+    def copy_of(cls, items: Iterable[Hashable], hash_fn: Optional[Callable[[Hashable], int]] = None) -> "HashJSet":
         """``new HashSet<>(collection)``: table for ``max(n/.75 + 1, 16)`` keys, filled in ``items`` order."""
         items = list(items)
         return cls(hash_fn, hash_set_copy_capacity(len(items)), items)
 
-    def add(self, item) -> None:
+    def add(self, item: Hashable) -> None:
         if item not in self._order:
             self._order.put(item)
             self._cache = None
 
-    def remove(self, item) -> None:
+    def remove(self, item: Hashable) -> None:
         if item in self._order:
             self._order.remove(item)
             self._cache = None
 
-    def __contains__(self, item) -> bool:
+    def __contains__(self, item: object) -> bool:
         return item in self._order
 
     def __len__(self) -> int:
         return len(self._order)
 
-    def __iter__(self) -> Iterator:
+    def __iter__(self) -> Iterator[Hashable]:
         if self._cache is None:
             self._cache = self._order.keys()
         return iter(self._cache)
@@ -93,22 +94,22 @@ class LinkedJSet(JSet):
 
     __slots__ = ("_items",)
 
-    def __init__(self, items: Iterable = ()):
+    def __init__(self, items: Iterable[Hashable] = ()):
         self._items: Dict = dict.fromkeys(items)
 
-    def add(self, item) -> None:
+    def add(self, item: Hashable) -> None:
         self._items.setdefault(item, None)
 
-    def remove(self, item) -> None:
+    def remove(self, item: Hashable) -> None:
         self._items.pop(item, None)
 
-    def __contains__(self, item) -> bool:
+    def __contains__(self, item: object) -> bool:
         return item in self._items
 
     def __len__(self) -> int:
         return len(self._items)
 
-    def __iter__(self) -> Iterator:
+    def __iter__(self) -> Iterator[Hashable]:
         return iter(list(self._items))
 
 
@@ -120,13 +121,13 @@ class RangeSet(JSet):
     def __init__(self, start: int, end: int):
         self.start, self.end = start, end
 
-    def __contains__(self, item) -> bool:
+    def __contains__(self, item: object) -> bool:
         return isinstance(item, int) and self.start <= item < self.end
 
     def __len__(self) -> int:
         return max(0, self.end - self.start)
 
-    def __iter__(self) -> Iterator:
+    def __iter__(self) -> Iterator[Hashable]:
         return iter(range(self.start, self.end))
 
 
@@ -136,40 +137,40 @@ class JMap:
 
     immutable = False
 
-    def put(self, key, value) -> None:
+    def put(self, key: Hashable, value: object) -> None:
         raise NotImplementedError
 
-    def get(self, key, default=None):
+    def get(self, key: Hashable, default: object = None) -> object:
         raise NotImplementedError
 
-    def remove(self, key) -> None:
+    def remove(self, key: Hashable) -> None:
         raise NotImplementedError
 
-    def keys(self) -> List:
+    def keys(self) -> List[Hashable]:
         raise NotImplementedError
 
-    def __contains__(self, key) -> bool:
+    def __contains__(self, key: object) -> bool:
         raise NotImplementedError
 
     def __len__(self) -> int:
         raise NotImplementedError
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: Hashable) -> object:
         value = self.get(key, _MISSING)
         if value is _MISSING:
             raise KeyError(key)
         return value
 
-    def __iter__(self) -> Iterator:
+    def __iter__(self) -> Iterator[Hashable]:
         return iter(self.keys())
 
-    def items(self):
+    def items(self) -> List[tuple[Hashable, object]]:
         return [(k, self.get(k)) for k in self.keys()]
 
-    def values(self):
+    def values(self) -> List[object]:
         return [self.get(k) for k in self.keys()]
 
-    def setdefault(self, key, factory: Callable):
+    def setdefault(self, key: Hashable, factory: Callable[[], object]) -> object:
         """``computeIfAbsent(key, __ -> factory())``."""
         value = self.get(key, _MISSING)
         if value is _MISSING:
@@ -184,21 +185,21 @@ _MISSING = object()
 class HashJMap(JMap):
     """``java.util.HashMap`` created with ``new HashMap<>(capacity)`` (default 16)."""
 
-    def __init__(self, hash_fn: Optional[Callable] = None, capacity: int = 16):
+    def __init__(self, hash_fn: Optional[Callable[[Hashable], int]] = None, capacity: int = 16):
         self._order = JavaHashOrder(hash_fn, capacity)
         self._values: Dict = {}
         self._cache = None
 
-    def put(self, key, value) -> None:
+    def put(self, key: Hashable, value: object) -> None:
         if key not in self._values:
             self._order.put(key)
             self._cache = None
         self._values[key] = value
 
-    def get(self, key, default=None):
+    def get(self, key: Hashable, default: object = None) -> object:
         return self._values.get(key, default)
 
-    def setdefault(self, key, factory: Callable):
+    def setdefault(self, key: Hashable, factory: Callable[[], object]) -> object:
         """``HashMap.computeIfAbsent``: a new key goes to the head of its bucket."""
         value = self._values.get(key, _MISSING)
         if value is _MISSING:
@@ -208,18 +209,18 @@ class HashJMap(JMap):
             self._values[key] = value
         return value
 
-    def remove(self, key) -> None:
+    def remove(self, key: Hashable) -> None:
         if key in self._values:
             del self._values[key]
             self._order.remove(key)
             self._cache = None
 
-    def keys(self) -> List:
+    def keys(self) -> List[Hashable]:
         if self._cache is None:
             self._cache = self._order.keys()
         return list(self._cache)
 
-    def __contains__(self, key) -> bool:
+    def __contains__(self, key: object) -> bool:
         return key in self._values
 
     def __len__(self) -> int:
@@ -232,19 +233,19 @@ class LinkedJMap(JMap):
     def __init__(self):
         self._values: Dict = {}
 
-    def put(self, key, value) -> None:
+    def put(self, key: Hashable, value: object) -> None:
         self._values[key] = value
 
-    def get(self, key, default=None):
+    def get(self, key: Hashable, default: object = None) -> object:
         return self._values.get(key, default)
 
-    def remove(self, key) -> None:
+    def remove(self, key: Hashable) -> None:
         self._values.pop(key, None)
 
-    def keys(self) -> List:
+    def keys(self) -> List[Hashable]:
         return list(self._values)
 
-    def __contains__(self, key) -> bool:
+    def __contains__(self, key: object) -> bool:
         return key in self._values
 
     def __len__(self) -> int:
@@ -254,15 +255,15 @@ class LinkedJMap(JMap):
 class TreeJMap(LinkedJMap):
     """``java.util.TreeMap`` with natural key order (``String.compareTo`` for member ids)."""
 
-    def __init__(self, sort_key: Callable = java_string_key):
+    def __init__(self, sort_key: Callable[[str], bytes] = java_string_key):
         super().__init__()
         self._sort_key = sort_key
 
-    def keys(self) -> List:
+    def keys(self) -> List[Hashable]:
         return sorted(self._values, key=self._sort_key)
 
 
-def new_set(kind: str, items: Iterable, hash_fn: Optional[Callable] = None) -> JSet:
+def new_set(kind: str, items: Iterable[Hashable], hash_fn: Optional[Callable[[Hashable], int]] = None) -> JSet:
     """A set filled from ``items`` in order: ``"hash"`` = ``new HashSet<>(items)``, ``"linked"`` =
     ``new LinkedHashSet<>(items)``."""
     if kind == "hash":
@@ -272,7 +273,7 @@ def new_set(kind: str, items: Iterable, hash_fn: Optional[Callable] = None) -> J
     raise ValueError(f"unknown set kind {kind!r}")
 
 
-def new_map(kind: str, hash_fn: Optional[Callable] = None, capacity: int = 16) -> JMap:
+def new_map(kind: str, hash_fn: Optional[Callable[[Hashable], int]] = None, capacity: int = 16) -> JMap:
     """An empty map of ``kind`` ``"hash"`` | ``"linked"`` | ``"tree"``."""
     if kind == "hash":
         return HashJMap(hash_fn, capacity)
@@ -283,7 +284,7 @@ def new_map(kind: str, hash_fn: Optional[Callable] = None, capacity: int = 16) -
     raise ValueError(f"unknown map kind {kind!r}")
 
 
-def deep_copy_assignment(assignment: JMap, topic_hash: Callable) -> HashJMap:
+def deep_copy_assignment(assignment: JMap, topic_hash: Callable[[Hashable], int]) -> HashJMap:
     """``AssignorHelpers.deepCopyAssignment``: ``new HashMap<>(size)`` of ``new HashSet<>(partitions)``,
     copied in the source's iteration order."""
     copy = HashJMap(topic_hash, len(assignment))

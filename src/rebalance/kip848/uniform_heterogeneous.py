@@ -16,6 +16,7 @@ Only member order (the member map) influences the result; everything else is sor
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Dict, List
 
 from .jcollections import HashJSet, JMap, deep_copy_assignment
@@ -108,12 +109,12 @@ class _Builder:
         self.owners: Dict[Uuid, List[int]] = {
             t: [-1] * describer.num_partitions(t) for t in self.subscribed}
 
-    def topic_key(self, topic_id: Uuid):
+    def topic_key(self, topic_id: Uuid) -> tuple[float, int, tuple[int, int]]:
         count = self.describer.num_partitions(topic_id)
         subs = len(self.subscribers[topic_id])
         return (-(count / subs), subs, (topic_id.msb, topic_id.lsb))
 
-    def sort_topics(self, topic_ids) -> List[Uuid]:
+    def sort_topics(self, topic_ids: Iterable[Uuid]) -> List[Uuid]:
         return sorted(topic_ids, key=self.topic_key)
 
     def build(self) -> GroupAssignment:
@@ -162,7 +163,7 @@ class _Builder:
             for p in unassigned[topic_id]:
                 self.assign_partition(topic_id, p, balancer.next_least_loaded())
 
-    def balance(self, topic_ids) -> None:
+    def balance(self, topic_ids: Iterable[Uuid]) -> None:
         ordered = self.sort_topics(topic_ids)
         last = -1
         balancer = _Balancer(self.sizes)

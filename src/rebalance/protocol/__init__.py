@@ -8,5 +8,11 @@
 * :mod:`.member`      -- the client (``AbstractCoordinator``, ``ConsumerCoordinator``): eager, cooperative
   and static members;
 * :mod:`.assignors`   -- pluggable assignors (``rebalance.consumer`` by default);
-* :mod:`.simulation`  -- scenarios, faults, traces and metrics.
+* :mod:`.simulation`  -- :class:`~.simulation.GroupSimulation`, one group and its run;
+* :mod:`.config`      -- ``ProtocolConfig``: client and broker settings, the model's time costs;
+* :mod:`.network`     -- requests and responses with latency (``ConsumerNetworkClient``);
+* :mod:`.faults`      -- crashes, restarts, shutdowns, slow members, coordinator failover;
+* :mod:`.trace`       -- wire messages and trace events (shared with the KIP-848 model);
+* :mod:`.ledger`      -- the ownership ledger and ``RebalanceMetrics`` (shared with the KIP-848 model);
+* :mod:`.scenarios`   -- the p1/p2/p3 example, rolling restarts, random fault schedules.
 """

@@ -98,7 +98,8 @@ class ClientAssignor:
         return {m: list(result.assignment.get(m, [])) for m in scenario.members}
 
 
-def supported_protocols(assignor) -> Tuple[str, ...]:
+def supported_protocols(assignor: object) -> Tuple[str, ...]:
+    """``ConsumerPartitionAssignor.supportedProtocols``: ``(eager,)`` unless the assignor says otherwise."""
     return tuple(getattr(assignor, "rebalance_protocols", (EAGER,)))
 
 

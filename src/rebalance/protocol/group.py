@@ -97,13 +97,15 @@ class GroupMember:
             self.counter[0] += (cb is not None) - (self.join_cb is not None)
         self.join_cb = cb
 
-    def metadata(self, protocol: str):
+    def metadata(self, protocol: str) -> Optional[Any]:
+        """The member's metadata for ``protocol`` (``ClassicGroupMember.metadata``), ``None`` if it has none."""
         for name, meta in self.protocols:
             if name == protocol:
                 return meta
         return None
 
-    def matches(self, protocols) -> bool:
+    def matches(self, protocols: List[Tuple[str, Any]]) -> bool:
+        """``ClassicGroupMember.matches``: the same protocols with the same metadata, in order."""
         return [(n, _freeze(m)) for n, m in self.protocols] == [(n, _freeze(m)) for n, m in protocols]
 
     def has_satisfied_heartbeat(self) -> bool:
@@ -268,7 +270,7 @@ class ClassicGroupCoordinator:
                 best = name
         return best
 
-    def supports(self, protocols) -> bool:
+    def supports(self, protocols: List[Tuple[str, Any]]) -> bool:
         """``ClassicGroup.supportsProtocols``: some protocol of the request is supported by every member."""
         if not self.members:
             return bool(protocols)

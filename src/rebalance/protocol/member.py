@@ -24,7 +24,7 @@ heartbeat thread sends LeaveGroup and resets the generation) keeps processing th
 application thread calls ``poll()`` again; only then does ``onJoinPrepare`` see the reset generation and
 call ``onPartitionsLost``.  Meanwhile the coordinator may already have given its partitions to others: a
 *zombie* overlap, which the simulation counts apart from true double assignment
-(:class:`~.simulation.OwnershipLedger`).
+(:class:`~.ledger.OwnershipLedger`).
 
 ``KafkaConsumer.close`` runs on the application thread, so no rebalance step (JoinGroup after the eager
 revocation, the cooperative assignment after ``onPartitionsRevoked``, a late SyncGroup response) can
@@ -218,7 +218,7 @@ class ConsumerMember:
         """``[(assignor name, metadata), ...]`` in preference order, one metadata per assignor."""
         return [(a, self.subscription(a)) for a in self.assignors]
 
-    def on_assignment(self, partitions, generation: int) -> None:
+    def on_assignment(self, partitions: Sequence[Tuple[str, int]], generation: int) -> None:
         """``ConsumerCoordinator.invokeOnAssignment``: tell the selected assignor object what this member
         was given in ``generation``."""
         own = self.client_assignors.get(self.protocol_name)

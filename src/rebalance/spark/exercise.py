@@ -7,9 +7,12 @@ at a cluster) to run the same experiment for real.
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import pandas as pd
+
+if TYPE_CHECKING:  # pyspark is the Spark extra; imported where a session is used
+    from pyspark.sql import SparkSession
 
 from ..errors import require
 from .jobs import JOBS, get_job
@@ -22,7 +25,7 @@ SUMMARY_TABLE = {"sweep": "by_assignor", "coordinator": "summary", "montecarlo":
 
 
 def exercise(job: str, scale: Optional[int] = None, seed: int = 0, table: Optional[str] = None,
-             digits: int = 3, spark=None, **params) -> pd.DataFrame:
+             digits: int = 3, spark: Optional[SparkSession] = None, **params: object) -> pd.DataFrame:
     """Run ``job`` (``sweep``, ``coordinator``, ``montecarlo``, ``placement``) at ``scale`` and return
     its summary table (or ``table``), floats rounded to ``digits``.  Other keyword arguments are the job's
     parameters (e.g. ``assignors=("range",)`` for the sweep, ``partition_counts=(50,)`` for the

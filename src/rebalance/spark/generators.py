@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import asdict, dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, TypeVar
 
 import numpy as np
 
 from ..errors import InputError, require
+
+P = TypeVar("P")  # a parameters dataclass (SweepParams, PlacementParams, ...)
 
 _GOLDEN = 0x9E3779B97F4A7C15
 _M1 = 0xBF58476D1CE4E5B9
@@ -362,7 +364,7 @@ def restart_scenario(seed: int, index: int, params: RestartParams = RestartParam
                            network_ms=rng.choice([1, 2, 5]))
 
 
-def check_params(params, cls):
+def check_params(params: Optional[P | Dict[str, object]], cls: type[P]) -> P:
     """``params`` as a ``cls`` instance (a dict of overrides is accepted); bad keys raise ``InputError``."""
     if params is None:
         return cls()

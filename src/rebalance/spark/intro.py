@@ -3,14 +3,17 @@
 The function called inside Spark is the package's own ``partition_for``; Spark only distributes it."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import pandas as pd
+
+if TYPE_CHECKING:  # pyspark is the Spark extra; imported where a session is used
+    from pyspark.sql import SparkSession
 
 from ..protocol.coordinator import partition_for
 
 
-def groups_per_partition(spark, group_ids: Sequence[str], num_partitions: int = 50) -> pd.DataFrame:
+def groups_per_partition(spark: SparkSession, group_ids: Sequence[str], num_partitions: int = 50) -> pd.DataFrame:
     """A DataFrame ``partition, groups`` (sorted by partition) computed by a ``mapInPandas`` job."""
     df = spark.createDataFrame(pd.DataFrame({"group_id": list(group_ids)}))
 

@@ -11,9 +11,13 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict
-from typing import Dict, Mapping, Optional
+from typing import TYPE_CHECKING, Dict, Mapping, Optional
 
 import pandas as pd
+
+if TYPE_CHECKING:  # pyspark is the Spark extra; imported where a session is used
+    from pyspark.sql import SparkSession
+    from .generators import SweepParams
 
 from ..errors import require
 from ..consumer import assign as consumer_assign
@@ -54,8 +58,8 @@ def stored(store: str, job: str) -> Optional[JobResult]:
     return JobResult(job, int(meta["scale"]), int(meta["seed"]), json.loads(meta["params"]), tables)
 
 
-def load_or_run(job: str, scale: int, seed: int = 0, store: str = "lab-results", params=None, spark=None,
-                recompute: bool = False, **kwargs) -> JobResult:
+def load_or_run(job: str, scale: int, seed: int = 0, store: str = "lab-results", params: object = None,
+                spark: Optional[SparkSession] = None, recompute: bool = False, **kwargs: object) -> JobResult:
     """The job's tables at ``scale``/``seed``/``params``: read from ``store`` if they are there, otherwise
     computed with Spark, written to ``store`` and read back (so both paths return identical frames)."""
     require(job in JOBS, "job", f"must be one of {', '.join(JOBS)}, got {job!r}")
@@ -132,7 +136,8 @@ def scenario_ranges(results: Mapping[str, JobResult]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("job")
 
 
-def replay_incomplete(seed: int, incomplete: pd.DataFrame, max_rounds: int = 12, params=None) -> pd.DataFrame:
+def replay_incomplete(seed: int, incomplete: pd.DataFrame, max_rounds: int = 12,
+                      params: Optional[SweepParams | Dict[str, object]] = None) -> pd.DataFrame:
     """The sweep's incomplete groups replayed past the sweep's cap: per scenario, the rebalance in which
     every wanted partition had an owner (``None`` if none within ``max_rounds``), and, for a group that
     never settles, the period after which the assignments repeat (rebalance ``n`` hands out exactly the
@@ -164,7 +169,7 @@ def replay_incomplete(seed: int, incomplete: pd.DataFrame, max_rounds: int = 12,
     return frame.set_index("scenario")
 
 
-def run_local(job: str, scale: int, seed: int = 0, **params) -> Dict[str, pd.DataFrame]:
+def run_local(job: str, scale: int, seed: int = 0, **params: object) -> Dict[str, pd.DataFrame]:
     """A job's summary tables computed in this process, without Spark: the same per-scenario functions the
     Spark job maps over, for the chapters' executed exercise solutions at small scale."""
     require(job in JOBS, "job", f"must be one of {', '.join(JOBS)}, got {job!r}")

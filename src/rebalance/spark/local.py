@@ -16,14 +16,16 @@ from .jobs import sweep as sweep_job
 from .jobs.common import check_scale, check_seed
 
 
-def sweep_rows(scale: int, seed: int = 0, params=None, assignors: Sequence[str] = sweep_job.ASSIGNORS) -> pd.DataFrame:
+def sweep_rows(scale: int, seed: int = 0, params: Optional[SweepParams | Dict[str, object]] = None,
+               assignors: Sequence[str] = sweep_job.ASSIGNORS) -> pd.DataFrame:
     """Per-(scenario, assignor) rows for scenarios ``0..scale-1``, computed in this process."""
     params = check_params(params, SweepParams).check()
     assignors = sweep_job.check_assignors(assignors)
     return sweep_job.evaluate_range(check_seed(seed), range(check_scale(scale)), params, assignors)
 
 
-def sweep(scale: int, seed: int = 0, params=None, assignors: Sequence[str] = sweep_job.ASSIGNORS) -> Dict[str, pd.DataFrame]:
+def sweep(scale: int, seed: int = 0, params: Optional[SweepParams | Dict[str, object]] = None,
+           assignors: Sequence[str] = sweep_job.ASSIGNORS) -> Dict[str, pd.DataFrame]:
     """The sweep's summary tables, computed in this process."""
     return sweep_job.summaries_from_pandas(sweep_rows(scale, seed, params, assignors))
 

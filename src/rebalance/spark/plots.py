@@ -5,11 +5,12 @@ returns a ``Figure``; nothing here computes an experiment.
 """
 from __future__ import annotations
 
-from typing import Dict
+from typing import Dict, List
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
 
 from ..viz import style
 
@@ -18,11 +19,11 @@ MODE_ORDER = ("eager", "cooperative", "static")
 EVENT_ORDER = ("rolling-restart", "crash-restart", "crash")
 
 
-def _colors(n: int):
+def _colors(n: int) -> List[str]:
     return [style.PALETTE[i % len(style.PALETTE)] for i in range(n)]
 
 
-def sweep_figure(tables: Dict[str, pd.DataFrame]):
+def sweep_figure(tables: Dict[str, pd.DataFrame]) -> Figure:
     """Left: share of groups with an idle member (identical subscriptions, at least as many partitions as
     members) per assignor.  Right: cumulative share of groups by partitions taken from members that
     stayed when one member left."""
@@ -50,7 +51,7 @@ def sweep_figure(tables: Dict[str, pd.DataFrame]):
     return fig
 
 
-def coordinator_figure(summary: pd.DataFrame):
+def coordinator_figure(summary: pd.DataFrame) -> Figure:
     """The busiest coordinator relative to an even share, by ``offsets.topic.num.partitions``, one line
     per cluster size: counting groups (left) and weighting each group by its offset-commit rate (right)."""
     style.apply()
@@ -72,7 +73,7 @@ def coordinator_figure(summary: pd.DataFrame):
     return fig
 
 
-def montecarlo_figure(rows: pd.DataFrame):
+def montecarlo_figure(rows: pd.DataFrame) -> Figure:
     """Cumulative distributions of partition-seconds without an owner, one panel per kind of
     disturbance, one line per set-up (eager, cooperative, static)."""
     style.apply()
@@ -92,7 +93,7 @@ def montecarlo_figure(rows: pd.DataFrame):
     return fig
 
 
-def placement_figure(brokers: pd.DataFrame):
+def placement_figure(brokers: pd.DataFrame) -> Figure:
     """Replicas held by each broker relative to its cluster's even share, per placer and rack set-up."""
     style.apply()
     setups = ("no racks", "even racks", "uneven racks")

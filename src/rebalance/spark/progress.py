@@ -9,11 +9,14 @@ from __future__ import annotations
 import contextlib
 import sys
 import threading
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
+
+if TYPE_CHECKING:  # pyspark is the Spark extra; imported where a session is used
+    from pyspark.sql import SparkSession
 
 
 @contextlib.contextmanager
-def stage_progress(spark, desc: str, enabled: bool = True, interval_s: float = 0.5) -> Iterator[None]:
+def stage_progress(spark: SparkSession, desc: str, enabled: bool = True, interval_s: float = 0.5) -> Iterator[None]:
     if not enabled:
         yield
         return

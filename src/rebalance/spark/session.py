@@ -15,7 +15,10 @@ import shutil
 import sys
 import tempfile
 from importlib import resources
-from typing import Iterator, Optional
+from typing import TYPE_CHECKING, Iterator, Optional
+
+if TYPE_CHECKING:  # pyspark is the Spark extra; imported where a session is used
+    from pyspark.sql import SparkSession
 
 _LOG4J = "log4j2.properties"
 
@@ -63,7 +66,7 @@ def _quiet_fds(log_path: str) -> Iterator[None]:
 
 
 def get_spark(app_name: str = "rebalance", master: Optional[str] = None, cores: Optional[int] = None,
-              shuffle_partitions: Optional[int] = None, quiet: bool = True):
+              shuffle_partitions: Optional[int] = None, quiet: bool = True) -> SparkSession:
     """Return a (shared) ``SparkSession``.
 
     ``cores`` turns ``local[*]`` into ``local[cores]`` (used by the scaling benchmark).  On a real cluster

@@ -17,7 +17,9 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from .style import PALETTE, apply
@@ -69,7 +71,8 @@ def count_matrix(assignment: Assignment, topics: Optional[Iterable[str]] = None)
                         columns=pd.Index(topics, name="topic"))
 
 
-def heatmap_figure(assignment: Assignment, topics: Optional[Iterable[str]] = None, title: str = "", ax=None):
+def heatmap_figure(assignment: Assignment, topics: Optional[Iterable[str]] = None, title: str = "",
+                   ax: Optional[Axes] = None) -> Figure:
     """Heat map of :func:`count_matrix`, each cell annotated with its count; a last column gives totals."""
     apply()
     matrix = count_matrix(assignment, topics)
@@ -110,8 +113,8 @@ def _member_colours(members: Sequence[str]) -> Dict[str, str]:
 
 
 def partition_grid_figure(assignment: Assignment, partitions: Mapping[str, int], title: str = "",
-                          members: Optional[Sequence[str]] = None, ax=None, highlight: Iterable[TopicPartition] = (),
-                          show_legend: bool = True):
+                          members: Optional[Sequence[str]] = None, ax: Optional[Axes] = None,
+                          highlight: Iterable[TopicPartition] = (), show_legend: bool = True) -> Figure:
     """One row per topic, one cell per partition, coloured by the member that owns it (white: nobody).
     Cells in ``highlight`` get a thick black frame (used to mark partitions that moved)."""
     apply()
@@ -181,7 +184,7 @@ def moved_partitions(before: Assignment, after: Assignment) -> List[TopicPartiti
     return sorted(changed, key=lambda tp: (_java_key(tp[0]), tp[1]))
 
 
-def moves_figure(before: Assignment, after: Assignment, partitions: Mapping[str, int], title: str = ""):
+def moves_figure(before: Assignment, after: Assignment, partitions: Mapping[str, int], title: str = "") -> Figure:
     """Before/after grids side by side; in the 'after' grid, partitions that changed owner are framed."""
     apply()
     members = list(dict.fromkeys([*before, *after]))
@@ -196,7 +199,7 @@ def moves_figure(before: Assignment, after: Assignment, partitions: Mapping[str,
     return fig
 
 
-def compare_counts_figure(assignments: Mapping[str, Assignment], title: str = ""):
+def compare_counts_figure(assignments: Mapping[str, Assignment], title: str = "") -> Figure:
     """Grouped bars: partitions per member (x) for each named assignment (one colour per assignor)."""
     apply()
     names = list(assignments)
@@ -236,7 +239,7 @@ def co_partitioned(assignment: Assignment, topics: Sequence[str]) -> bool:
 
 
 def compare_moves_figure(results: Mapping[str, Tuple[Assignment, Assignment]], partitions: Mapping[str, int],
-                         title: str = ""):
+                         title: str = "") -> Figure:
     """One row per assignor: its 'before' and 'after' partition grids, partitions that changed owner framed.
     ``results`` maps an assignor name to ``(before, after)``."""
     apply()

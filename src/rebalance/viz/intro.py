@@ -4,11 +4,13 @@ from __future__ import annotations
 from typing import Mapping
 
 import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
 
 from .style import PALETTE, apply
 
 
-def partition_load_figure(groups_per_partition: Mapping[int, int], num_partitions: int, title: str = ""):
+def partition_load_figure(groups_per_partition: Mapping[int, int], num_partitions: int, title: str = ""
+                          ) -> Figure:
     """Bar chart: how many group ids land on each ``__consumer_offsets`` partition."""
     apply()
     fig, ax = plt.subplots(figsize=(7.5, 3.0))

@@ -5,27 +5,25 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import matplotlib.pyplot as plt
 
+from ..kip848.simulation import SimulationResult, process_of
 from .style import PALETTE, apply
 
 __all__ = ["ownership_intervals", "ownership_timeline", "comparison_bars"]
 
 
-def ownership_intervals(result, end_ms: Optional[int] = None) -> Dict[str, List[Tuple[str, int, int]]]:
-    """``{partition: [(consumer, start_ms, end_ms)]}`` from a simulation's ownership ledger; restarted
-    consumers (``name~n``) are drawn as the same process."""
-    end_ms = end_ms if end_ms is not None else (result.stable_ms or max((e[0] for e in result.ownership), default=0))
-    open_: Dict[Tuple[str, str], int] = {}
+def ownership_intervals(result: SimulationResult, end_ms: Optional[int] = None
+                        ) -> Dict[str, List[Tuple[str, int, int]]]:
+    """``{partition: [(consumer, start_ms, end_ms)]}`` from a simulation's ownership ledger (an interval
+    still open ends at ``end_ms``); restarted consumers (``name~n``) are drawn as the same process."""
+    ledger = result.ownership
+    if end_ms is None:
+        end_ms = result.metrics.stable_ms or max(
+            (t for iv in ledger.intervals for t in (iv.start_ms, iv.end_ms) if t is not None), default=0)
     out: Dict[str, List[Tuple[str, int, int]]] = {}
-    # a stable sort on time only: events of the same millisecond keep the order they happened in (an "add"
-    # then a "remove" of the same partition, e.g. a member that shuts down right after reconciling)
-    for time, member, kind, (topic, p) in sorted(result.ownership, key=lambda e: e[0]):
-        key = (f"{topic}-{p}", member.split("~")[0])
-        if kind == "add":
-            open_[key] = time
-        elif key in open_:
-            out.setdefault(key[0], []).append((key[1], open_.pop(key), time))
-    for (tp, member), start in open_.items():
-        out.setdefault(tp, []).append((member, start, end_ms))
+    for iv in ledger.intervals:
+        topic, p = iv.partition
+        out.setdefault(f"{topic}-{p}", []).append(
+            (process_of(iv.member), iv.start_ms, iv.end_ms if iv.end_ms is not None else end_ms))
     return out
 
 
@@ -34,12 +32,14 @@ def _partition_key(tp: str):
     return (topic, int(p))
 
 
-def ownership_timeline(result, window: Optional[Tuple[int, int]] = None, title: Optional[str] = None, ax=None):
+def ownership_timeline(result: SimulationResult, window: Optional[Tuple[int, int]] = None, title: Optional[str] = None,
+                       ax: Optional[plt.Axes] = None) -> plt.Axes:
     """One row per partition, one coloured bar per owner; white gaps are time with no owner.  Dashed lines
     mark group-epoch bumps, dotted ones the scenario start and the stable point."""
     apply()
-    start = window[0] if window else result.start_ms - 1000
-    end = window[1] if window else (result.stable_ms or result.start_ms) + 1000
+    m = result.metrics
+    start = window[0] if window else m.start_ms - 1000
+    end = window[1] if window else (m.stable_ms or m.start_ms) + 1000
     intervals = ownership_intervals(result, end)
     partitions = sorted(intervals, key=_partition_key)
     members = sorted({m for ivs in intervals.values() for m, _, _ in ivs})
@@ -55,7 +55,7 @@ def ownership_timeline(result, window: Optional[Tuple[int, int]] = None, title: 
         if start <= t <= end:
             ax.axvline((t - start) / 1000, color="grey", ls="--", lw=0.8)
             ax.text((t - start) / 1000, len(partitions) - 0.3, f"epoch {epoch}", fontsize=7, rotation=90, va="top")
-    for t in (result.start_ms, result.stable_ms):
+    for t in (m.start_ms, m.stable_ms):
         if t is not None and start <= t <= end:
             ax.axvline((t - start) / 1000, color="black", ls=":", lw=1)
     ax.set_yticks(range(len(partitions)))
@@ -71,10 +71,10 @@ def ownership_timeline(result, window: Optional[Tuple[int, int]] = None, title: 
 
 
 def comparison_bars(rows: Sequence[dict],
-                    metrics=("time_to_stable_ms", "unowned_partition_seconds", "partitions_stopped"),
-                    labels=("time to stable (s, log scale)", "unowned partition-seconds (log scale)",
-                            "partitions stopped"),
-                    log=(True, True, False)):
+                    metrics: Sequence[str] = ("time_to_stable_ms", "unowned_partition_seconds", "partitions_stopped"),
+                    labels: Sequence[str] = ("time to stable (s, log scale)", "unowned partition-seconds (log scale)",
+                                             "partitions stopped"),
+                    log: Sequence[bool] = (True, True, False)) -> plt.Figure:
     """Grouped bars: one group per scenario, one bar per protocol, one panel per metric."""
     apply()
     scenarios = list(dict.fromkeys(r["scenario"] for r in rows))

@@ -2,12 +2,16 @@
 timelines of who owns which partition, drawn from a :class:`rebalance.protocol.simulation.GroupSimulation`."""
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 import matplotlib.pyplot as plt
 from matplotlib.patches import Patch
 
 from .style import PALETTE, apply
+
+if TYPE_CHECKING:
+    from ..protocol.simulation import GroupSimulation
+    from ..protocol.trace import Message
 
 _API_COLOURS = {
     "FindCoordinator": "#7f7f7f",
@@ -28,17 +32,17 @@ def _lanes(sim, messages) -> List[str]:
     return lanes
 
 
-def select_messages(sim, apis: Optional[Sequence[str]] = None, since: int = 0, until: Optional[int] = None,
-                    limit: Optional[int] = None) -> list:
+def select_messages(sim: "GroupSimulation", apis: Optional[Sequence[str]] = None, since: int = 0, until: Optional[int] = None,
+                    limit: Optional[int] = None) -> List["Message"]:
     """The recorded messages of ``sim`` with ``api`` in ``apis`` sent in ``[since, until]``."""
     out = [m for m in sim.messages if m.sent_ms >= since and (until is None or m.sent_ms <= until)
            and (apis is None or m.api in apis)]
     return out[:limit] if limit is not None else out
 
 
-def sequence_diagram(sim, apis: Optional[Sequence[str]] = ("JoinGroup", "SyncGroup", "LeaveGroup"),
+def sequence_diagram(sim: "GroupSimulation", apis: Optional[Sequence[str]] = ("JoinGroup", "SyncGroup", "LeaveGroup"),
                      since: int = 0, until: Optional[int] = None, limit: Optional[int] = 60,
-                     highlight: Optional[int] = None, title: str = "", ax=None):
+                     highlight: Optional[int] = None, title: str = "", ax: Optional[plt.Axes] = None) -> plt.Figure:
     """A sequence diagram: one vertical lane per member and one for the coordinator, one arrow per
     message in the order they were sent (time runs down; the virtual send time is printed on the left).
     ``highlight`` is the index of a message to draw in bold (for step-by-step widgets)."""
@@ -84,8 +88,8 @@ def sequence_diagram(sim, apis: Optional[Sequence[str]] = ("JoinGroup", "SyncGro
     return fig
 
 
-def ownership_timeline(sim, since: int = 0, until: Optional[int] = None, title: str = "",
-                       events: bool = True, ax=None, max_partitions: int = 40):
+def ownership_timeline(sim: "GroupSimulation", since: int = 0, until: Optional[int] = None, title: str = "",
+                       events: bool = True, ax: Optional[plt.Axes] = None, max_partitions: int = 40) -> plt.Figure:
     """Who owns which partition over virtual time: one row per partition, a coloured bar per owner, white
     where nobody processes the partition.  Thin vertical lines mark rebalances (PreparingRebalance)."""
     apply()
@@ -124,7 +128,7 @@ def ownership_timeline(sim, since: int = 0, until: Optional[int] = None, title: 
     return fig
 
 
-def unowned_curve(sim, since: int = 0, until: Optional[int] = None) -> Tuple[List[float], List[int]]:
+def unowned_curve(sim: "GroupSimulation", since: int = 0, until: Optional[int] = None) -> Tuple[List[float], List[int]]:
     """Step curve of the number of partitions with no owner, as (times in s, counts)."""
     until = sim.clock.now_ms if until is None else until
     changes: Dict[int, int] = {}
@@ -149,7 +153,8 @@ def unowned_curve(sim, since: int = 0, until: Optional[int] = None) -> Tuple[Lis
     return xs, ys
 
 
-def unowned_figure(sims: Dict[str, object], since: int = 0, until: Optional[int] = None, title: str = ""):
+def unowned_figure(sims: Dict[str, "GroupSimulation"], since: int = 0, until: Optional[int] = None,
+                   title: str = "") -> plt.Figure:
     """Partitions nobody processes, over time, for several runs (e.g. eager vs cooperative)."""
     apply()
     fig, ax = plt.subplots(figsize=(7.5, 3.2))
@@ -165,7 +170,7 @@ def unowned_figure(sims: Dict[str, object], since: int = 0, until: Optional[int]
 
 
 def comparison_bars(rows: Sequence[dict], metrics: Sequence[str] = ("rebalances", "unowned_partition_seconds"),
-                    label_key: str = "variant", title: str = ""):
+                    label_key: str = "variant", title: str = "") -> plt.Figure:
     """Side-by-side bars of a few metrics for several scenario variants (one row dict per variant)."""
     apply()
     fig, axes = plt.subplots(1, len(metrics), figsize=(3.8 * len(metrics), 3.0))

@@ -9,13 +9,17 @@ Built on :mod:`rebalance.viz.assignment` (partition grids coloured by owner):
 """
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.figure import Figure
 
 from .assignment import partition_grid_figure
 from .style import PALETTE, apply
+
+if TYPE_CHECKING:
+    from ..consumer.model import AssignorResult
 
 TopicPartition = Tuple[str, int]
 
@@ -24,7 +28,7 @@ def _tp(tp: Optional[TopicPartition]) -> str:
     return "" if tp is None else f"{tp[0]}-{tp[1]}"
 
 
-def trace_table(result) -> pd.DataFrame:
+def trace_table(result: AssignorResult) -> pd.DataFrame:
     """One row per recorded step of a sticky ``assign`` call made with ``trace=True``."""
     rows = []
     for i, step in enumerate(result.trace or [], 1):
@@ -49,8 +53,8 @@ def trace_table(result) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["step", "action", "member", "partitions", "note"]).set_index("step")
 
 
-def walk_figure(start: Mapping[str, Sequence[TopicPartition]], result, partitions: Mapping[str, int],
-                title: str = ""):
+def walk_figure(start: Mapping[str, Sequence[TopicPartition]], result: AssignorResult,
+                partitions: Mapping[str, int], title: str = "") -> Figure:
     """Grids of the general path's walk: the assignment before balancing (``start``: what members keep,
     newcomers empty), then after each recorded ``assign``/``move`` step; moved partitions are framed."""
     apply()
@@ -78,7 +82,7 @@ def walk_figure(start: Mapping[str, Sequence[TopicPartition]], result, partition
     return fig
 
 
-def rounds_figure(rounds, partitions: Mapping[str, int], title: str = ""):
+def rounds_figure(rounds: Sequence[AssignorResult], partitions: Mapping[str, int], title: str = "") -> Figure:
     """One grid per cooperative round: what members hold after the round; partitions withheld because
     their owner must revoke them first are framed in the *plan* panel of that round."""
     apply()
@@ -99,7 +103,7 @@ def rounds_figure(rounds, partitions: Mapping[str, int], title: str = ""):
     return fig
 
 
-def paused_figure(table: pd.DataFrame, title: str = ""):
+def paused_figure(table: pd.DataFrame, title: str = "") -> Figure:
     """Bars from :func:`rebalance.widgets.sticky.eager_vs_cooperative_table`: partitions revoked (not
     consumed for a while) and rebalances needed, per protocol."""
     apply()

@@ -5,7 +5,7 @@ book's website cannot run widgets.  All numbers come from :mod:`rebalance.connec
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Sequence
+from typing import TYPE_CHECKING, List, Optional, Sequence
 
 import pandas as pd
 
@@ -41,7 +41,7 @@ def parse_counts(text: str) -> List[tuple]:
     return pairs
 
 
-def revocation_table(counts: Sequence[tuple] = DEFAULT_COUNTS, total: int = None) -> pd.DataFrame:
+def revocation_table(counts: Sequence[tuple] = DEFAULT_COUNTS, total: Optional[int] = None) -> pd.DataFrame:
     """Kafka 3.4+ next to Kafka 2.3-3.3: per worker, how many it keeps and how many are revoked."""
     now = revocation_plan(counts, total)
     old = legacy_revocation_plan(counts, total)

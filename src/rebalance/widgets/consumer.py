@@ -10,7 +10,7 @@ Text formats used by the widgets (also accepted by :func:`parse_topics` / :func:
 """
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -20,6 +20,15 @@ from ..consumer.assignor import ASSIGNORS
 from ..errors import InputError, require
 from ..viz.assignment import (assignment_table, heatmap_figure, moved_partitions, moves_figure, moves_table,
                               partition_grid_figure)
+
+if TYPE_CHECKING:  # ipywidgets is imported when a widget is built (the book's extra)
+    import ipywidgets
+
+    from ..consumer.model import TopicPartition
+
+#: A group as the widgets take it: member id -> its topics, or the member dict :func:`rebalance.consumer.assign`
+#: takes (``{"topics": [...], "owned": [...], ...}``).
+GroupMembers = Mapping[str, Union[Sequence[str], Mapping[str, object]]]
 
 DEFAULT_TOPICS = {"topic0": 4, "topic1": 3, "topic2": 2}
 DEFAULT_MEMBERS = {"consumer0": ["topic0", "topic1", "topic2"], "consumer1": ["topic0", "topic1"],
@@ -58,11 +67,11 @@ def parse_members(text: str) -> Dict[str, List[str]]:
     return out
 
 
-def _members_arg(members: Mapping) -> Dict[str, dict]:
+def _members_arg(members: GroupMembers) -> Dict[str, dict]:
     return {m: (dict(v) if isinstance(v, Mapping) else {"topics": list(v)}) for m, v in members.items()}
 
 
-def assignment_view(partitions: Mapping[str, int] = None, members: Mapping = None, assignor: str = "range",
+def assignment_view(partitions: Optional[Mapping[str, int]] = None, members: Optional[GroupMembers] = None, assignor: str = "range",
                     title: Optional[str] = None, figure: str = "grid") -> Tuple[pd.DataFrame, plt.Figure]:
     """Static twin of :func:`assignment_widget`: the assignment table and a figure (``figure="grid"``: owner
     of each partition; ``"heatmap"``: partitions per member and topic).  ``members`` maps member ids to a
@@ -98,7 +107,7 @@ def _display(*objs) -> None:
         display(obj)
 
 
-def show_assignment(partitions: Mapping[str, int] = None, members: Mapping = None, assignor: str = "range",
+def show_assignment(partitions: Optional[Mapping[str, int]] = None, members: Optional[GroupMembers] = None, assignor: str = "range",
                     title: Optional[str] = None, figure: str = "grid") -> None:
     """Display :func:`assignment_view`: the figure, then the table (returns nothing, so a notebook cell
     that ends with this call shows each output once)."""
@@ -107,7 +116,8 @@ def show_assignment(partitions: Mapping[str, int] = None, members: Mapping = Non
     _display(table)
 
 
-def assignment_widget(partitions: Mapping[str, int] = None, members: Mapping = None, assignor: str = "range"):
+def assignment_widget(partitions: Optional[Mapping[str, int]] = None, members: Optional[GroupMembers] = None, assignor: str = "range"
+                      ) -> ipywidgets.VBox:
     """Interactive: edit topics and subscriptions, choose the assignor, see table + grid + heat map.
     Returns the widget (display it as the cell's value)."""
     import ipywidgets as w
@@ -139,8 +149,8 @@ def assignment_widget(partitions: Mapping[str, int] = None, members: Mapping = N
 
 # -- a rebalance: a member joins or leaves ------------------------------------------------------------
 
-def membership_rounds(assignor: str, partitions: Mapping[str, int], members: Mapping, *,
-                      joined: Optional[Mapping] = None, left: Sequence[str] = (), generation: int = 1,
+def membership_rounds(assignor: str, partitions: Mapping[str, int], members: GroupMembers, *,
+                      joined: Optional[GroupMembers] = None, left: Sequence[str] = (), generation: int = 1,
                       max_rounds: int = 5) -> Tuple[Dict[str, list], List[Dict[str, list]]]:
     """The assignment before a membership change and after each rebalance that follows it.
 
@@ -164,8 +174,8 @@ def membership_rounds(assignor: str, partitions: Mapping[str, int], members: Map
     return before, rounds
 
 
-def membership_change(assignor: str, partitions: Mapping[str, int], members: Mapping, *,
-                      joined: Optional[Mapping] = None, left: Sequence[str] = (), generation: int = 1,
+def membership_change(assignor: str, partitions: Mapping[str, int], members: GroupMembers, *,
+                      joined: Optional[GroupMembers] = None, left: Sequence[str] = (), generation: int = 1,
                       settle: bool = False) -> Tuple[Dict[str, list], Dict[str, list]]:
     """Before and after a membership change (see :func:`membership_rounds`).  ``after`` is the result of
     the first rebalance, or with ``settle=True`` of the last one (what cooperative-sticky reaches after
@@ -175,8 +185,9 @@ def membership_change(assignor: str, partitions: Mapping[str, int], members: Map
     return before, (rounds[-1] if settle else rounds[0])
 
 
-def rebalance_view(assignor: str, partitions: Mapping[str, int], members: Mapping, *,
-                   joined: Optional[Mapping] = None, left: Sequence[str] = (), title: Optional[str] = None):
+def rebalance_view(assignor: str, partitions: Mapping[str, int], members: GroupMembers, *,
+                   joined: Optional[GroupMembers] = None, left: Sequence[str] = (), title: Optional[str] = None
+                   ) -> Tuple[pd.DataFrame, plt.Figure, List[TopicPartition]]:
     """Static before/after: the :func:`rebalance.viz.assignment.moves_table` and the moves figure."""
     before, after = membership_change(assignor, partitions, members, joined=joined, left=left)
     change = []
@@ -189,8 +200,9 @@ def rebalance_view(assignor: str, partitions: Mapping[str, int], members: Mappin
     return moves_table(before, after), fig, moved_partitions(before, after)
 
 
-def show_rebalance(assignor: str = "range", partitions: Mapping[str, int] = None, members: Mapping = None, *,
-                   joined: Optional[Mapping] = None, left: Sequence[str] = (), title: Optional[str] = None):
+def show_rebalance(assignor: str = "range", partitions: Optional[Mapping[str, int]] = None, members: Optional[GroupMembers] = None, *,
+                   joined: Optional[GroupMembers] = None, left: Sequence[str] = (), title: Optional[str] = None
+                   ) -> None:
     """Display :func:`rebalance_view` (figure, table, moved count).  With no ``joined``/``left`` it shows
     the default of :func:`rebalance_widget`: a member ``newcomer`` subscribed to every topic joins."""
     partitions = dict(DEFAULT_TOPICS if partitions is None else partitions)
@@ -204,7 +216,8 @@ def show_rebalance(assignor: str = "range", partitions: Mapping[str, int] = None
     print(f"{len(moved)} partition(s) change owner" + (f": {listed}" if moved else ""))
 
 
-def rebalance_widget(partitions: Mapping[str, int] = None, members: Mapping = None, assignor: str = "range"):
+def rebalance_widget(partitions: Optional[Mapping[str, int]] = None, members: Optional[GroupMembers] = None, assignor: str = "range"
+                     ) -> ipywidgets.VBox:
     """Interactive: add one member (subscribed to every topic) or remove one, and see what moves."""
     import ipywidgets as w
 
@@ -272,7 +285,7 @@ def cost_table(assignor: str, sizes: Sequence[Tuple[int, int, int]], subscriptio
     return pd.DataFrame(rows)
 
 
-def compare_assignors(partitions: Mapping[str, int], members: Mapping, *, joined: Optional[Mapping] = None,
+def compare_assignors(partitions: Mapping[str, int], members: GroupMembers, *, joined: Optional[GroupMembers] = None,
                       left: Sequence[str] = (), assignors: Sequence[str] = ASSIGNORS) -> pd.DataFrame:
     """One row per assignor on the same group: balance of the first assignment, then what a membership
     change (``joined`` / ``left``) costs once the group has settled: how many rebalances it took
@@ -323,9 +336,10 @@ def movement_table(sizes: Sequence[Tuple[int, int, int]], assignors: Sequence[st
     return pd.DataFrame(rows)
 
 
-def comparison_view(partitions: Mapping[str, int] = None, members: Mapping = None, *,
-                    joined: Optional[Mapping] = None, left: Sequence[str] = (),
-                    assignors: Sequence[str] = ASSIGNORS, title: Optional[str] = None):
+def comparison_view(partitions: Optional[Mapping[str, int]] = None, members: Optional[GroupMembers] = None, *,
+                    joined: Optional[GroupMembers] = None, left: Sequence[str] = (),
+                    assignors: Sequence[str] = ASSIGNORS, title: Optional[str] = None
+                    ) -> Tuple[pd.DataFrame, plt.Figure]:
     """Static twin of :func:`comparison_widget`: :func:`compare_assignors` and a bar chart of each
     member's partitions after the (settled) membership change under every assignor."""
     from ..viz.assignment import compare_counts_figure
@@ -346,8 +360,8 @@ def comparison_view(partitions: Mapping[str, int] = None, members: Mapping = Non
     return table, fig
 
 
-def show_comparison(partitions: Mapping[str, int] = None, members: Mapping = None, *,
-                    joined: Optional[Mapping] = None, left: Sequence[str] = (),
+def show_comparison(partitions: Optional[Mapping[str, int]] = None, members: Optional[GroupMembers] = None, *,
+                    joined: Optional[GroupMembers] = None, left: Sequence[str] = (),
                     assignors: Sequence[str] = ASSIGNORS, title: Optional[str] = None) -> None:
     """Display :func:`comparison_view` (figure, then table)."""
     table, fig = comparison_view(partitions, members, joined=joined, left=left, assignors=assignors, title=title)
@@ -355,7 +369,7 @@ def show_comparison(partitions: Mapping[str, int] = None, members: Mapping = Non
     _display(table)
 
 
-def comparison_widget(partitions: Mapping[str, int] = None, members: Mapping = None):
+def comparison_widget(partitions: Optional[Mapping[str, int]] = None, members: Optional[GroupMembers] = None) -> ipywidgets.VBox:
     """Interactive: edit topics and subscriptions, pick a membership change, compare all four assignors."""
     import ipywidgets as w
 
@@ -393,8 +407,8 @@ def comparison_widget(partitions: Mapping[str, int] = None, members: Mapping = N
     return w.VBox([topics_box, members_box, change, out])
 
 
-def show_moves_comparison(partitions: Mapping[str, int] = None, members: Mapping = None, *,
-                          joined: Optional[Mapping] = None, left: Sequence[str] = (),
+def show_moves_comparison(partitions: Optional[Mapping[str, int]] = None, members: Optional[GroupMembers] = None, *,
+                          joined: Optional[GroupMembers] = None, left: Sequence[str] = (),
                           assignors: Sequence[str] = ASSIGNORS, title: Optional[str] = None) -> None:
     """Display, for every assignor, the partition grids before and after a membership change (settled:
     cooperative-sticky's follow-up rebalance included), partitions that change owner framed."""

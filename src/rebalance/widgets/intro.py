@@ -2,12 +2,15 @@
 a group id maps to.  Mirrors ``GroupCoordinatorService.partitionFor`` (Kafka 3.8/3.9)."""
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 import pandas as pd
 
 from ..java import java_abs, string_hash
 from ..protocol.coordinator import partition_for
+
+if TYPE_CHECKING:  # ipywidgets is imported when a widget is built (the book's extra)
+    import ipywidgets
 
 
 def coordinator_lookup_table(group_ids: Iterable[str], num_partitions: int = 50) -> pd.DataFrame:
@@ -24,7 +27,7 @@ def coordinator_lookup_table(group_ids: Iterable[str], num_partitions: int = 50)
     return pd.DataFrame(rows)
 
 
-def coordinator_widget(default_group: str = "orders-service", num_partitions: int = 50):
+def coordinator_widget(default_group: str = "orders-service", num_partitions: int = 50) -> ipywidgets.VBox:
     """Type a group id and choose ``offsets.topic.num.partitions``; see the partition it maps to."""
     import ipywidgets as w
 

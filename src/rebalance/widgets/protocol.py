@@ -4,12 +4,17 @@ Every widget has a static counterpart (a table or figure computed with the widge
 static site shows the same content."""
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 import pandas as pd
 
+if TYPE_CHECKING:  # ipywidgets is imported when a widget is built (the book's extra)
+    import ipywidgets
+
 from ..protocol.coordinator import coordinator_table
-from ..protocol.simulation import GroupSimulation, ProtocolConfig, rolling_restart
+from ..protocol.config import ProtocolConfig
+from ..protocol.scenarios import rolling_restart
+from ..protocol.simulation import GroupSimulation
 from ..viz.protocol import select_messages, sequence_diagram
 
 
@@ -63,10 +68,10 @@ def metrics_table(sims: Dict[str, GroupSimulation], measure_from: int = 0) -> pd
     rows = []
     for label, sim in sims.items():
         m = sim.metrics(measure_from)
-        rows.append({"run": label, "rebalances": m["rebalances"], "generations": m["generations"],
-                     "unowned partition-s": round(m["unowned_partition_seconds"], 3),
-                     "partitions stopped": m["partitions_stopped"], "moved": m["partitions_moved"],
-                     "stable after (ms)": m["time_to_stable_ms"], "double ownership": m["double_ownership"]})
+        rows.append({"run": label, "rebalances": m.rebalances, "generations": m.group_epoch,
+                     "unowned partition-s": round(m.unowned_partition_seconds, 3),
+                     "partitions stopped": m.partitions_stopped, "moved": m.partitions_moved,
+                     "stable after (ms)": m.time_to_stable_ms, "double ownership": m.double_ownership})
     return pd.DataFrame(rows)
 
 
@@ -84,7 +89,7 @@ def third_member_joins_example(protocol: str, config: ProtocolConfig = ProtocolC
 
 
 def protocol_stepper(sim: Optional[GroupSimulation] = None, apis: Sequence[str] = ("JoinGroup", "SyncGroup", "LeaveGroup"),
-                     since: int = 0, limit: int = 60):
+                     since: int = 0, limit: int = 60) -> "ipywidgets.VBox":
     """Step through a run message by message: the sequence diagram up to the chosen message (drawn in bold),
     the message itself and who owns what at that instant.  Default: the cooperative p1/p2/p3 example.
     (Static counterpart: :func:`message_table` and :func:`rebalance.viz.protocol.sequence_diagram`.)"""
@@ -118,7 +123,7 @@ def protocol_stepper(sim: Optional[GroupSimulation] = None, apis: Sequence[str] 
     return w.VBox([slider, text, image])
 
 
-def protocol_chooser(until: int = 20_000):
+def protocol_chooser(until: int = 20_000) -> "ipywidgets.VBox":
     """Pick eager or cooperative for the p1/p2/p3 example and see its messages and metrics."""
     import ipywidgets as w
 
@@ -136,7 +141,7 @@ def protocol_chooser(until: int = 20_000):
 
 
 def static_membership_widget(n_members: int = 50, partitions: int = 200, down_s: int = 5, session_s: int = 45,
-                             variants: Sequence[str] = ("eager", "cooperative", "static")):
+                             variants: Sequence[str] = ("eager", "cooperative", "static")) -> "ipywidgets.VBox":
     """Rolling restart of a group, with and without ``group.instance.id``; choose how long each member is
     away and the session timeout (a static member away longer than ``session.timeout.ms`` triggers a
     rebalance after all).  Static counterpart: :func:`rolling_restart_rows` with the same arguments."""
@@ -172,10 +177,10 @@ def rolling_restart_rows(n_members: int = 50, partitions: int = 200, *, down_ms:
         sim = rolling_restart(n_members, {"events": partitions}, down_ms=down_ms, gap_ms=gap_ms, start_ms=30_000,
                               settle_ms=60_000, config=config, **spec[v])
         m = sim.metrics(sim.measure_from)
-        rows.append({"variant": v, "rebalances": m["rebalances"], "generations": m["generations"],
-                     "unowned_partition_seconds": round(m["unowned_partition_seconds"], 1),
-                     "partitions_stopped": m["partitions_stopped"], "partitions_moved": m["partitions_moved"],
-                     "settled": m["settled"]})
+        rows.append({"variant": v, "rebalances": m.rebalances, "generations": m.group_epoch,
+                     "unowned_partition_seconds": round(m.unowned_partition_seconds, 1),
+                     "partitions_stopped": m.partitions_stopped, "partitions_moved": m.partitions_moved,
+                     "settled": m.settled})
     return rows
 
 
@@ -191,7 +196,8 @@ def join_response_table(sim: GroupSimulation, since: int = 0) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["t (ms)", "to", "memberId", "generation", "leader", "subscriptions received"])
 
 
-def group_formation_example(group_id: str = "orders-service", joins=(("c1", 0), ("c2", 1000), ("c3", 2000)),
+def group_formation_example(group_id: str = "orders-service",
+                            joins: Sequence[Tuple[str, int]] = (("c1", 0), ("c2", 1000), ("c3", 2000)),
                             partitions: int = 6, config: ProtocolConfig = ProtocolConfig(),
                             until: int = 10_000) -> GroupSimulation:
     """Consumers joining an empty group with RangeAssignor (Kafka's default broker and client settings)."""
@@ -311,6 +317,6 @@ def crash_detection_rows(session_timeouts_ms: Sequence[int] = (10_000, 45_000), 
             "survivors rejoin (s)": tl["survivors_rejoin_ms"] / 1000,
             "reassigned (s)": tl["reassigned_ms"] / 1000,
             "wait after crash (s)": (tl["reassigned_ms"] - tl["stopped_ms"]) / 1000,
-            "unowned partition-s": round(sim.metrics(crash_at)["unowned_partition_seconds"], 3),
+            "unowned partition-s": round(sim.metrics(crash_at).unowned_partition_seconds, 3),
         })
     return pd.DataFrame(rows)

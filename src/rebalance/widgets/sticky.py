@@ -7,7 +7,8 @@ Everything is computed by :class:`rebalance.consumer.sticky.StickyAssignor`,
 """
 from __future__ import annotations
 
-from typing import Dict, Mapping, Optional, Sequence, Tuple
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -15,12 +16,16 @@ import pandas as pd
 from ..consumer import assign
 from ..consumer.abstract_sticky import balance_score
 from ..consumer.api import build_scenario
-from ..consumer.model import parse_consumer_input
+from ..consumer.model import AssignorResult, TopicPartition, parse_consumer_input
 from ..consumer.vectors import parse_replay_options
 from ..consumer.rounds import rebalance_rounds
 from ..consumer.sticky import StickyAssignor
+from .consumer import GroupMembers
 from ..viz.assignment import moved_partitions, moves_figure, moves_table
 from ..viz.sticky import paused_figure, rounds_figure
+
+if TYPE_CHECKING:  # ipywidgets is imported when a widget is built (the book's extra)
+    import ipywidgets
 
 #: a group with uneven subscriptions: three topics with 4/3/2 partitions, ``consumer0`` reading all three,
 #: ``consumer1`` two and ``consumer2`` one (example 3 of the consumer-assignors article, Kafka 2.0.1)
@@ -28,12 +33,12 @@ UNEVEN_TOPICS = {"t0": 4, "t1": 3, "t2": 2}
 UNEVEN_MEMBERS = {"consumer0": ["t0", "t1", "t2"], "consumer1": ["t0", "t1"], "consumer2": ["t2"]}
 
 
-def _members(members: Mapping) -> Dict[str, dict]:
+def _members(members: GroupMembers) -> Dict[str, dict]:
     return {m: (dict(v) if isinstance(v, Mapping) else {"topics": list(v)}) for m, v in members.items()}
 
 
-def rejoin(members: Mapping, assignment: Mapping, generation: int, *, left: Sequence[str] = (),
-           joined: Optional[Mapping] = None) -> Dict[str, dict]:
+def rejoin(members: GroupMembers, assignment: Mapping[str, Sequence[TopicPartition]], generation: int, *, left: Sequence[str] = (),
+           joined: Optional[GroupMembers] = None) -> Dict[str, dict]:
     """The next rebalance's members: each remaining member reports what it was given (owned partitions
     and ``generation``), members in ``left`` are gone, ``joined`` arrive with nothing."""
     out = {m: dict(spec, owned=list(assignment[m]), generation=generation)
@@ -42,8 +47,8 @@ def rejoin(members: Mapping, assignment: Mapping, generation: int, *, left: Sequ
     return out
 
 
-def sticky_walk(partitions: Mapping[str, int] = None, members: Mapping = None, joined: Optional[Mapping] = None,
-                left: Sequence[str] = ()):
+def sticky_walk(partitions: Optional[Mapping[str, int]] = None, members: Optional[GroupMembers] = None, joined: Optional[GroupMembers] = None,
+                left: Sequence[str] = ()) -> Tuple[AssignorResult, AssignorResult]:
     """First assignment of ``members`` with StickyAssignor, then the rebalance after ``joined`` join /
     ``left`` leave, traced.  Returns ``(first, second)`` results (defaults: the uneven group, then ``consumer3`` joins reading ``t0``)."""
     partitions = dict(UNEVEN_TOPICS if partitions is None else partitions)
@@ -56,7 +61,7 @@ def sticky_walk(partitions: Mapping[str, int] = None, members: Mapping = None, j
     return first, second
 
 
-def stickiness_table(partitions: Mapping[str, int], members: Mapping, *, joined: Optional[Mapping] = None,
+def stickiness_table(partitions: Mapping[str, int], members: GroupMembers, *, joined: Optional[GroupMembers] = None,
                      left: Sequence[str] = ()) -> pd.DataFrame:
     """For each of Kafka's assignors: partitions that change owner in the rebalance, the spread (largest
     minus smallest count) and the balance score afterwards.  Cooperative-sticky counts its full plan."""
@@ -78,7 +83,8 @@ def stickiness_table(partitions: Mapping[str, int], members: Mapping, *, joined:
     return pd.DataFrame(rows).set_index("assignor")
 
 
-def stickiness_view(topics: int = 3, partitions_per_topic: int = 6, members: int = 4, change: str = "join"):
+def stickiness_view(topics: int = 3, partitions_per_topic: int = 6, members: int = 4, change: str = "join"
+                    ) -> Tuple[pd.DataFrame, plt.Figure]:
     """Static twin of :func:`stickiness_widget`: every member reads every topic, one member joins (or
     the first one leaves); the table of :func:`stickiness_table` and the sticky before/after figure."""
     partitions = {f"t{i}": partitions_per_topic for i in range(topics)}
@@ -102,7 +108,8 @@ def _figure_png(fig) -> bytes:
     return buffer.getvalue()
 
 
-def stickiness_widget(topics: int = 3, partitions_per_topic: int = 6, members: int = 4, change: str = "join"):
+def stickiness_widget(topics: int = 3, partitions_per_topic: int = 6, members: int = 4, change: str = "join"
+                      ) -> ipywidgets.VBox:
     """Interactive :func:`stickiness_view`: sliders for topics, partitions per topic and members.  The
     figure and table are widget values (not cell outputs), so the cell's own output stays deterministic."""
     import ipywidgets as w
@@ -148,7 +155,7 @@ def double_claim_table(generations: Sequence[Tuple[int, int]] = ((3, 5), (5, 3),
 
 # -- cooperative ---------------------------------------------------------------------------------------
 
-def cooperative_rounds_table(rounds) -> pd.DataFrame:
+def cooperative_rounds_table(rounds: Iterable[AssignorResult]) -> pd.DataFrame:
     """One row per member and round: what it holds after the round and what is withheld for it."""
     rows = []
     for i, result in enumerate(rounds, 1):
@@ -160,8 +167,9 @@ def cooperative_rounds_table(rounds) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["round", "member"])
 
 
-def cooperative_rounds(partitions: Mapping[str, int], members: Mapping, joined: Mapping,
-                       left: Sequence[str] = ()):
+def cooperative_rounds(partitions: Mapping[str, int], members: GroupMembers, joined: GroupMembers,
+                       left: Sequence[str] = ()
+                       ) -> Tuple[Dict[str, List[TopicPartition]], List[AssignorResult]]:
     """Fresh assignment of ``members``, then the cooperative rounds after ``joined`` join / ``left`` leave."""
     members = _members(members)
     start = assign("cooperative-sticky", partitions, members)
@@ -169,7 +177,7 @@ def cooperative_rounds(partitions: Mapping[str, int], members: Mapping, joined: 
     return start, rebalance_rounds(scenario)
 
 
-def eager_vs_cooperative_table(partitions: Mapping[str, int], members: Mapping, *, joined: Optional[Mapping] = None,
+def eager_vs_cooperative_table(partitions: Mapping[str, int], members: GroupMembers, *, joined: Optional[GroupMembers] = None,
                                left: Sequence[str] = ()) -> pd.DataFrame:
     """What one membership change costs.  Eager (StickyAssignor): every member revokes everything it owns
     before rejoining, one rebalance.  Cooperative (CooperativeStickyAssignor): only partitions changing
@@ -194,7 +202,8 @@ def eager_vs_cooperative_table(partitions: Mapping[str, int], members: Mapping, 
     ]).set_index("protocol")
 
 
-def cooperative_view(members: int = 3, partitions: int = 6, joiners: int = 1):
+def cooperative_view(members: int = 3, partitions: int = 6, joiners: int = 1
+                     ) -> Tuple[pd.DataFrame, plt.Figure, pd.DataFrame]:
     """Static twin of :func:`cooperative_widget`: one topic ``t`` with ``partitions`` partitions read by
     ``members`` members, then ``joiners`` new members join; rounds table, rounds figure, cost table."""
     topic = {"t": partitions}
@@ -205,7 +214,7 @@ def cooperative_view(members: int = 3, partitions: int = 6, joiners: int = 1):
     return cooperative_rounds_table(rounds), fig, eager_vs_cooperative_table(topic, group, joined=joined)
 
 
-def cooperative_widget(members: int = 3, partitions: int = 6, joiners: int = 1):
+def cooperative_widget(members: int = 3, partitions: int = 6, joiners: int = 1) -> ipywidgets.VBox:
     """Interactive :func:`cooperative_view` (figure and tables are widget values, not cell outputs)."""
     import ipywidgets as w
 

@@ -2,10 +2,14 @@
 
 Each module has ``run(spark, scale, seed=0, out=None, params=None) -> JobResult``.
 """
+from __future__ import annotations
+
+from types import ModuleType
+
 JOBS = ("sweep", "coordinator", "montecarlo", "placement")
 
 
-def get_job(name: str):
+def get_job(name: str) -> ModuleType:
     """The job module called ``name``."""
     import importlib
 

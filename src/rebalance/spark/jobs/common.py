@@ -4,9 +4,12 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Dict, Optional
+from typing import TYPE_CHECKING, Dict, Optional
 
 import pandas as pd
+
+if TYPE_CHECKING:  # pyspark is the Spark extra; imported where a session is used
+    from pyspark.sql import DataFrame, SparkSession
 
 from ...errors import require
 
@@ -29,13 +32,13 @@ class JobResult:
                               "params": json.dumps(self.params, sort_keys=True, default=list)}])
 
 
-def check_scale(scale) -> int:
+def check_scale(scale: object) -> int:
     require(isinstance(scale, int) and not isinstance(scale, bool) and scale >= 1, "scale",
             f"must be a whole number >= 1, got {scale!r}")
     return scale
 
 
-def check_seed(seed) -> int:
+def check_seed(seed: object) -> int:
     require(isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0, "seed",
             f"must be a whole number >= 0, got {seed!r}")
     return seed
@@ -45,7 +48,7 @@ def table_path(out: str, job: str, name: str) -> str:
     return f"{out.rstrip('/')}/{job}/{name}"
 
 
-def stage_rows(spark, df, out: Optional[str], job: str):
+def stage_rows(spark: SparkSession, df: DataFrame, out: Optional[str], job: str) -> DataFrame:
     """With ``out``: write the job's rows as Parquet and return them read back, so every later action reads
     the file instead of recomputing the rows.  Without ``out``: ``df`` unchanged."""
     if not out:
@@ -59,7 +62,7 @@ def _is_local(out: str) -> bool:
     return "://" not in out or out.startswith("file://")
 
 
-def write_outputs(spark, result: JobResult, out: Optional[str]) -> None:
+def write_outputs(spark: SparkSession, result: JobResult, out: Optional[str]) -> None:
     """Write every summary table (and ``_meta``) as Parquet under ``out/<job>/<table>/``.
 
     A local folder is written directly with pandas (the tables are small); a cluster file system URL
@@ -91,7 +94,7 @@ def read_table(out: str, job: str, name: str) -> pd.DataFrame:
 _SHIPPED: set = set()
 
 
-def ship_package(spark) -> None:
+def ship_package(spark: SparkSession) -> None:
     """On a cluster, make the ``rebalance`` package importable on the executors: zip the package the
     driver runs and ``addPyFile`` it once per SparkContext.  Local mode shares the driver's interpreter
     environment and needs nothing."""

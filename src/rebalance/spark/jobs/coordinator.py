@@ -18,10 +18,13 @@ Outputs (pandas, and Parquet under ``out``):
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Dict, Iterator, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, Iterable, Iterator, Optional, Tuple
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:  # pyspark is the Spark extra; imported where a session is used
+    from pyspark.sql import DataFrame, SparkSession
 
 from ...errors import require
 from ..generators import check_params, group_ids
@@ -80,7 +83,8 @@ def count_chunk(seed: int, start: int, stop: int, params: CoordinatorParams) -> 
     return pd.concat(frames, ignore_index=True)
 
 
-def partition_load_df(spark, n: int, seed: int = 0, params: Optional[CoordinatorParams] = None):
+def partition_load_df(spark: SparkSession, n: int, seed: int = 0, params: Optional[CoordinatorParams] = None
+                      ) -> DataFrame:
     """A Spark DataFrame ``num_partitions, partition, groups, commits_per_s`` for ``n`` group ids."""
     params = _check(check_params(params, CoordinatorParams))
     n = check_scale(n)
@@ -122,7 +126,7 @@ def offsets_leaders(num_partitions: int, brokers: int, placer: str = "simple", s
     return {int(p): reps[0] for p, reps in placed.items()}
 
 
-def broker_load(partition_load: pd.DataFrame, broker_counts, placer: str = "simple", seed: int = 0) -> pd.DataFrame:
+def broker_load(partition_load: pd.DataFrame, broker_counts: Iterable[int], placer: str = "simple", seed: int = 0) -> pd.DataFrame:
     rows = []
     for p, part in partition_load.groupby("num_partitions", sort=True):
         for b in broker_counts:
@@ -153,7 +157,8 @@ def summarize(partition_load: pd.DataFrame, brokers: pd.DataFrame) -> pd.DataFra
     return pd.DataFrame(out)
 
 
-def run(spark, scale: int, seed: int = 0, out: Optional[str] = None, params=None) -> JobResult:
+def run(spark: SparkSession, scale: int, seed: int = 0, out: Optional[str] = None,
+        params: Optional[CoordinatorParams | Dict[str, object]] = None) -> JobResult:
     """Hash ``scale`` group ids; return (and write) ``partition_load``, ``broker_load`` and ``summary``."""
     params = _check(check_params(params, CoordinatorParams))
     partition_load = (partition_load_df(spark, scale, seed, params).toPandas()

@@ -23,7 +23,7 @@ event and set-up.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Iterator, Optional, Tuple
+from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Tuple, Union
 
 import numpy as np
 import pandas as pd
@@ -31,6 +31,11 @@ import pandas as pd
 from ...errors import require
 from ..generators import RestartParams, RestartScenario, check_params, restart_scenario
 from .common import JobResult, ship_package, check_scale, check_seed, stage_rows, write_outputs
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame as SparkDataFrame, SparkSession
+
+    from ...protocol.simulation import GroupSimulation
 
 #: set-up name -> (assignor, rebalance protocol, static membership)
 MODES = {
@@ -79,12 +84,14 @@ class MonteCarloParams:
         return self
 
 
-def build_simulation(scenario: RestartScenario, mode: str):
+def build_simulation(scenario: RestartScenario, mode: str) -> Tuple["GroupSimulation", int]:
     """The protocol simulation of ``scenario`` under set-up ``mode`` (not yet run) and its end time.
 
     Calls the protocol area's ``GroupSimulation`` (and its ``rolling_restart`` helper) only; the event
     times are the scenario's."""
-    from ...protocol.simulation import GroupSimulation, ProtocolConfig, rolling_restart
+    from ...protocol.config import ProtocolConfig
+    from ...protocol.scenarios import rolling_restart
+    from ...protocol.simulation import GroupSimulation
 
     require(mode in MODES, "mode", f"must be one of {', '.join(MODES)}, got {mode!r}")
     assignor, protocol, static = MODES[mode]
@@ -125,19 +132,19 @@ def simulate(scenario: RestartScenario, mode: str) -> dict:
     sim, end = build_simulation(scenario, mode)
     sim.run(end)
     m = sim.metrics(measure_from=START_MS)
-    after = None if m["stable_at_ms"] is None else max(0, m["stable_at_ms"] - last_fault_ms(scenario))
+    after = None if m.stable_ms is None else max(0, m.stable_ms - last_fault_ms(scenario))
     return {
         "simulation": scenario.index, "event": scenario.event, "mode": mode, "members": scenario.members,
         "partitions": scenario.partitions, "down_ms": scenario.down_ms, "gap_ms": scenario.gap_ms,
-        "revoke_ms": scenario.revoke_ms, "network_ms": scenario.network_ms, "settled": bool(m["settled"]),
-        "time_to_stable_ms": m["time_to_stable_ms"], "after_last_fault_ms": after, "unowned_partition_seconds": float(m["unowned_partition_seconds"]),
-        "rebalances": m["rebalances"], "partitions_stopped": m["partitions_stopped"],
-        "partitions_moved": m["partitions_moved"], "double_ownership": m["double_ownership"],
-        "zombie_overlap": int(m.get("zombie_overlap", 0)),
+        "revoke_ms": scenario.revoke_ms, "network_ms": scenario.network_ms, "settled": bool(m.settled),
+        "time_to_stable_ms": m.time_to_stable_ms, "after_last_fault_ms": after, "unowned_partition_seconds": float(m.unowned_partition_seconds),
+        "rebalances": m.rebalances, "partitions_stopped": m.partitions_stopped,
+        "partitions_moved": m.partitions_moved, "double_ownership": m.double_ownership,
+        "zombie_overlap": m.zombie_overlap,
     }
 
 
-def rows_frame(rows) -> pd.DataFrame:
+def rows_frame(rows: Iterable[dict]) -> pd.DataFrame:
     frame = pd.DataFrame(list(rows), columns=ROW_COLUMNS)
     frame["time_to_stable_ms"] = frame["time_to_stable_ms"].astype("Int64")
     frame["after_last_fault_ms"] = frame["after_last_fault_ms"].astype("Int64")
@@ -148,7 +155,7 @@ def rows_frame(rows) -> pd.DataFrame:
     return frame
 
 
-def simulate_range(seed: int, indexes, params: MonteCarloParams) -> pd.DataFrame:
+def simulate_range(seed: int, indexes: Iterable[int], params: MonteCarloParams) -> pd.DataFrame:
     rp = params.restart_params()
     rows = []
     for i in indexes:
@@ -158,7 +165,8 @@ def simulate_range(seed: int, indexes, params: MonteCarloParams) -> pd.DataFrame
     return rows_frame(rows)
 
 
-def rows_df(spark, n: int, seed: int = 0, params=None, slices: Optional[int] = None):
+def rows_df(spark: "SparkSession", n: int, seed: int = 0, params: Optional[Union[MonteCarloParams, dict]] = None,
+            slices: Optional[int] = None) -> "SparkDataFrame":
     """The per-(simulation, set-up) rows as a Spark DataFrame (simulations ``0..n-1``)."""
     params = check_params(params, MonteCarloParams).check()
     n, seed = check_scale(n), check_seed(seed)
@@ -205,7 +213,8 @@ def summarize(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def run(spark, scale: int, seed: int = 0, out: Optional[str] = None, params=None) -> JobResult:
+def run(spark: "SparkSession", scale: int, seed: int = 0, out: Optional[str] = None,
+        params: Optional[Union[MonteCarloParams, dict]] = None) -> JobResult:
     """Simulate ``scale`` disturbances under every set-up; rows and summary returned (and written)."""
     params = check_params(params, MonteCarloParams).check()
     df = rows_df(spark, scale, seed, params)

@@ -24,9 +24,12 @@ leaves?".
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import pandas as pd
+
+if TYPE_CHECKING:  # pyspark is the Spark extra; imported where a session is used
+    from pyspark.sql import DataFrame, SparkSession
 
 from ...consumer import ASSIGNORS as CONSUMER_ASSIGNORS
 from ...consumer import assign as consumer_assign
@@ -99,7 +102,8 @@ def churn_steps(scenario: GroupScenario, assignor: str, first: Dict[str, list],
     return steps
 
 
-def churn_table(seed: int, index: int, assignor: str, params=None, max_rounds: int = MAX_ROUNDS) -> pd.DataFrame:
+def churn_table(seed: int, index: int, assignor: str, params: Optional[SweepParams | Dict[str, object]] = None,
+                max_rounds: int = MAX_ROUNDS) -> pd.DataFrame:
     """Scenario ``index`` of the sweep replayed one rebalance at a time after its member leaves: per round,
     partitions assigned out of those wanted, and what each member gave up and received."""
     params = check_params(params, SweepParams).check()
@@ -181,8 +185,8 @@ def evaluate_range(seed: int, indexes: Iterable[int], params: SweepParams,
     return rows_frame(rows)
 
 
-def rows_df(spark, n: int, seed: int = 0, params=None, assignors: Sequence[str] = ASSIGNORS,
-            slices: Optional[int] = None):
+def rows_df(spark: SparkSession, n: int, seed: int = 0, params: Optional[SweepParams | Dict[str, object]] = None,
+            assignors: Sequence[str] = ASSIGNORS, slices: Optional[int] = None) -> DataFrame:
     """The per-(scenario, assignor) rows as a Spark DataFrame (scenarios ``0..n-1``)."""
     params = check_params(params, SweepParams).check()
     n, seed = check_scale(n), check_seed(seed)
@@ -294,12 +298,13 @@ def summaries_from_sums(fine: pd.DataFrame) -> Dict[str, pd.DataFrame]:
     return out
 
 
-def summaries_from_spark(df) -> Dict[str, pd.DataFrame]:
+def summaries_from_spark(df: DataFrame) -> Dict[str, pd.DataFrame]:
     """The summaries of a Spark DataFrame of rows: one aggregation in Spark, the rest in pandas."""
     return summaries_from_sums(_aggregate(df, FINEST).toPandas())
 
 
-def run(spark, scale: int, seed: int = 0, out: Optional[str] = None, params=None,
+def run(spark: SparkSession, scale: int, seed: int = 0, out: Optional[str] = None,
+        params: Optional[SweepParams | Dict[str, object]] = None,
         assignors: Sequence[str] = ASSIGNORS) -> JobResult:
     """Sweep ``scale`` scenarios; rows to ``out/sweep/rows`` (if ``out``), summaries returned and written."""
     params = check_params(params, SweepParams).check()

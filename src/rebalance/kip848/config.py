@@ -1,0 +1,59 @@
+"""Timings of the KIP-848 reconciliation model and the brokers' bounds on them.
+
+:class:`KIP848Config` holds the group coordinator's consumer-group configs of ``GroupCoordinatorConfig``
+(Kafka 3.8/3.9: ``group.consumer.heartbeat.interval.ms``, ``group.consumer.session.timeout.ms``,
+``group.consumer.assignors``), the client's ``max.poll.interval.ms`` (the rebalance timeout), and the time
+costs the model assumes, named as in the classic simulator's
+:class:`rebalance.protocol.config.ProtocolConfig`: ``network_ms`` (one-way network latency) and
+``revoke_ms`` (commit + ``ConsumerRebalanceListener.onPartitionsRevoked``), plus ``assignment_ms``
+(``onPartitionsAssigned``) and ``restart_ms`` (a bounced process is back after that long).  ``assignor`` is
+the ``group.remote.assignor``, looked up in :data:`rebalance.kip848.assignor.ASSIGNORS`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import InputError
+from .assignor import assignor_for
+
+__all__ = ["KIP848Config", "BROKER_BOUNDS_MS"]
+
+#: The brokers' bounds on the two KIP-848 timings (``GroupCoordinatorConfig``, Kafka 3.8/3.9, lines 95-115:
+#: ``group.consumer.min/max.heartbeat.interval.ms`` and ``group.consumer.min/max.session.timeout.ms``);
+#: a client cannot ask for a value outside them.
+BROKER_BOUNDS_MS = {"group.consumer.heartbeat.interval.ms": (5_000, 15_000),
+                    "group.consumer.session.timeout.ms": (45_000, 60_000)}
+
+
+@dataclass(frozen=True)
+class KIP848Config:
+    """Timings of the model.  Kafka defaults: heartbeat 5 s (``group.consumer.heartbeat.interval.ms``),
+    session 45 s (``group.consumer.session.timeout.ms``), rebalance timeout = ``max.poll.interval.ms``
+    (300 s).  ``network_ms``, ``revoke_ms``, ``assignment_ms`` and ``restart_ms`` are assumptions of
+    the model (network, commit + callbacks, process restart)."""
+
+    heartbeat_interval_ms: int = 5000
+    session_timeout_ms: int = 45000
+    rebalance_timeout_ms: int = 300000
+    network_ms: int = 2
+    revoke_ms: int = 100
+    assignment_ms: int = 10
+    restart_ms: int = 10000
+    assignor: str = "uniform"
+
+    def validate(self) -> "KIP848Config":
+        """Check every timing; ``InputError`` names the bad field."""
+        for name in ("heartbeat_interval_ms", "session_timeout_ms", "rebalance_timeout_ms"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) <= 0:
+                raise InputError(f"config.{name}", f"must be a positive number of ms, got {getattr(self, name)!r}")
+        for name in ("network_ms", "revoke_ms", "assignment_ms", "restart_ms"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
+                raise InputError(f"config.{name}", f"must be >= 0 ms, got {getattr(self, name)!r}")
+        if self.heartbeat_interval_ms >= self.session_timeout_ms:
+            # GroupCoordinatorConfig (Kafka 3.8/3.9, line 341): require(consumerGroupHeartbeatIntervalMs <
+            # consumerGroupSessionTimeoutMs); otherwise every member is fenced between two heartbeats
+            raise InputError("config.heartbeat_interval_ms",
+                             f"must be less than config.session_timeout_ms ({self.session_timeout_ms}), "
+                             f"got {self.heartbeat_interval_ms}")
+        assignor_for(self.assignor, "config.assignor")  # one of group.consumer.assignors
+        return self

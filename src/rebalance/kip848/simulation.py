@@ -1,0 +1,298 @@
+"""KIP-848 reconciliation on the shared virtual clock: the consumers' heartbeat loop and the run.
+
+The client side follows ``AsyncKafkaConsumer``'s membership manager (``MembershipManagerImpl`` and
+``HeartbeatRequestManager`` of Kafka 3.8/3.9, later renamed ``ConsumerMembershipManager`` and
+``ConsumerHeartbeatRequestManager``): a member heartbeats every ``heartbeat_interval_ms``
+(``group.consumer.heartbeat.interval.ms``, 5 s by default), and at once after finishing a reconciliation
+(the acknowledgement).  Revoking takes ``revoke_ms`` (commit + ``onPartitionsRevoked``), starting new
+partitions ``assignment_ms``; messages take ``network_ms`` each way.  A graceful shutdown revokes
+everything, then sends epoch ``-1`` (``-2`` for a static member, whose assignment is then kept for it for
+``session_timeout_ms``).  The coordinator is :class:`~.coordinator.GroupCoordinatorModel`.
+
+No member ever stops for a group-wide barrier: only the partitions that move are paused.  The run records
+a trace of :class:`~rebalance.protocol.trace.TraceEvent` and who owned which partition when in the
+:class:`~rebalance.protocol.ledger.OwnershipLedger` shared with the classic simulator, which also computes
+:class:`~rebalance.protocol.ledger.RebalanceMetrics` for both.  The times are those of the model (its
+latency and callback durations are assumptions, stated in :class:`~.config.KIP848Config`); the order of
+events and the epochs are Kafka's.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Union
+
+from ..protocol.clock import ScheduledEvent, VirtualClock
+from ..protocol.ledger import OwnershipLedger, RebalanceMetrics
+from ..protocol.trace import TraceEvent
+from .config import KIP848Config
+from .coordinator import GroupCoordinatorModel, HeartbeatResponse
+from .group import TopicCatalog
+from .reconciliation import LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, TP, topic_partitions
+
+__all__ = ["ClientMember", "SimulationResult", "KIP848Simulation", "process_of", "HEARTBEAT_API"]
+
+#: the API every KIP-848 message uses (``ConsumerGroupHeartbeat``, KIP-848)
+HEARTBEAT_API = "ConsumerGroupHeartbeat"
+
+
+def process_of(member_id: str) -> str:
+    """The process a member id runs in: a restarted consumer is ``name~k``, the same process as ``name``."""
+    return member_id.split("~")[0]
+
+
+@dataclass
+class ClientMember:
+    """A consumer using ``group.protocol=consumer``: its heartbeat loop and reconciliation."""
+
+    member_id: str
+    subscriptions: Tuple[str, ...]
+    instance_id: Optional[str] = None
+    epoch: int = 0
+    owned: Set[TP] = field(default_factory=set)
+    running: bool = False
+    leaving: bool = False
+    reconciling: bool = False
+    pending_target: Optional[Set[TP]] = None
+    timer: Optional[ScheduledEvent] = None
+    heartbeats: int = 0
+
+
+@dataclass
+class SimulationResult:
+    """One scenario: its :class:`~rebalance.protocol.ledger.RebalanceMetrics` (the same type as the classic
+    simulator's), measured from the scenario's first action until the group is stable again (all members
+    ``STABLE`` at the group epoch, every subscribed partition owned by exactly its target member on the
+    client side), and the records behind them."""
+
+    scenario: str
+    protocol: str
+    metrics: RebalanceMetrics
+    heartbeats: int                            # heartbeats the coordinator received after the start
+    assignments_computed: int
+    final_assignment: Dict[str, List[str]]
+    trace: List[TraceEvent]
+    ownership: OwnershipLedger
+    epochs: List[Tuple[int, str, int, str]]    # (time, member, epoch, state) as the coordinator sets them
+    group_epochs: List[Tuple[int, int]]
+
+    def summary(self) -> Dict[str, Any]:
+        """The headline figures as one flat dict (a table row)."""
+        m = self.metrics
+        return {"scenario": self.scenario, "protocol": self.protocol,
+                "time_to_stable_ms": m.time_to_stable_ms,
+                "unowned_partition_seconds": round(m.unowned_partition_seconds, 3),
+                "partitions_moved": m.partitions_moved, "revocations": m.revocations,
+                "partitions_stopped": m.partitions_stopped,
+                "heartbeats": self.heartbeats, "group_epoch": m.group_epoch}
+
+
+class KIP848Simulation:
+    """Members and one coordinator on a :class:`~rebalance.protocol.clock.VirtualClock`."""
+
+    def __init__(self, topics: Union[TopicCatalog, Mapping[str, Any]], config: Optional[KIP848Config] = None,
+                 clock: Optional[VirtualClock] = None):
+        self.config = (config or KIP848Config()).validate()
+        self.clock = clock or VirtualClock()
+        self.catalog = topics if isinstance(topics, TopicCatalog) else TopicCatalog.parse(topics)
+        self.trace: List[TraceEvent] = []
+        # no partition list up front (a catalog may be refused as too large only later, by check_group_size):
+        # unowned time is measured over the subscribed partitions, see metrics()
+        self.ownership = OwnershipLedger((), process_of=process_of)
+        self.message_counts: Counter = Counter()
+        self.epochs: List[Tuple[int, str, int, str]] = []
+        self.group_epochs: List[Tuple[int, int]] = []
+        self.coordinator = GroupCoordinatorModel(self.catalog, self.config, self.clock, self._log)
+        self.clients: Dict[str, ClientMember] = {}
+        self._restarts = 0
+
+    # -- bookkeeping ---------------------------------------------------------------------------------
+    def _log(self, actor: str, kind: str, fields: Dict[str, Any]) -> None:
+        self.trace.append(TraceEvent(self.clock.now_ms, actor, kind, fields))
+        if kind == "member-epoch":
+            self.epochs.append((self.clock.now_ms, actor, fields["epoch"], fields["state"]))
+        elif kind == "group-epoch":
+            self.group_epochs.append((self.clock.now_ms, fields["epoch"]))
+
+    def all_partitions(self) -> Set[TP]:
+        """Every partition of a topic some member of the group subscribes to."""
+        subscribed = {t for c in self.coordinator.members.values() for t in c.subscriptions}
+        return {(t.name, p) for t in self.catalog.topics() if t.name in subscribed for p in range(t.partitions)}
+
+    def owners(self) -> Dict[TP, List[str]]:
+        """Who owns each owned partition on the client side."""
+        result: Dict[TP, List[str]] = {}
+        for c in self.clients.values():
+            for tp in c.owned:
+                result.setdefault(tp, []).append(c.member_id)
+        return result
+
+    def is_stable(self) -> bool:
+        """Group epoch = assignment epoch, every active member reconciled and owning exactly its target,
+        every subscribed partition owned or kept for a static member."""
+        co = self.coordinator
+        if co.group_epoch != co.assignment_epoch:
+            return False
+        for client in self.clients.values():
+            if client.running and not client.leaving and client.member_id not in co.members:
+                return False
+        active = [m for m in co.members.values() if m.member_epoch >= 0]
+        if any(not m.is_reconciled_to(co.assignment_epoch) for m in active):
+            return False
+        for m in active:
+            client = self.clients.get(m.member_id)
+            if client is None or not client.running or client.reconciling or client.owned != topic_partitions(m.assigned):
+                return False
+            if topic_partitions(m.assigned) != topic_partitions(co.target_of(m)):
+                return False
+        owned = {tp for c in self.clients.values() if c.running for tp in c.owned}
+        reserved = {tp for m in co.members.values() if m.member_epoch < 0 for tp in topic_partitions(m.assigned)}
+        return owned | reserved >= self.all_partitions()
+
+    # -- client actions -------------------------------------------------------------------------------
+    def start_member(self, member_id: str, subscriptions: Sequence[str], instance_id: Optional[str] = None) -> ClientMember:
+        """Start a consumer: it sends its first heartbeat (epoch 0) at once."""
+        client = ClientMember(member_id, tuple(subscriptions), instance_id)
+        self.clients[member_id] = client
+        client.running = True
+        self._log(member_id, "start", {"instance_id": instance_id})
+        self._send_heartbeat(client)
+        return client
+
+    def _send_heartbeat(self, client: ClientMember, epoch: Optional[int] = None,
+                        then: Optional[Callable[[HeartbeatResponse], None]] = None) -> None:
+        if client.timer is not None:
+            client.timer.cancel()
+            client.timer = None
+        epoch = client.epoch if epoch is None else epoch
+        owned = set(client.owned)
+        client.heartbeats += 1
+        self._log(client.member_id, "heartbeat", {"epoch": epoch, "owned": len(owned)})
+        self.message_counts[HEARTBEAT_API] += 1
+
+        def arrive():
+            resp = self.coordinator.heartbeat(client.member_id, epoch, client.subscriptions, owned, client.instance_id)
+            self.message_counts[HEARTBEAT_API] += 1
+            self.clock.schedule(self.config.network_ms, lambda: self._on_response(client, resp, then),
+                                f"response {client.member_id}")
+
+        self.clock.schedule(self.config.network_ms, arrive, f"heartbeat {client.member_id}")
+        if epoch >= 0:
+            client.timer = self.clock.schedule(self.config.heartbeat_interval_ms,
+                                               lambda: self._send_heartbeat(client), f"interval {client.member_id}")
+
+    def _on_response(self, client: ClientMember, resp: HeartbeatResponse,
+                     then: Optional[Callable[[HeartbeatResponse], None]]) -> None:
+        if then is not None:
+            then(resp)
+            return
+        if not client.running or client.leaving:
+            return
+        if resp.error is not None:
+            self._log(client.member_id, "error", {"error": resp.error})
+            return
+        client.epoch = resp.member_epoch
+        if resp.assignment is not None:
+            target = topic_partitions(resp.assignment)
+            if client.reconciling:
+                client.pending_target = target
+            elif target != client.owned:
+                self._reconcile(client, target)
+
+    def _reconcile(self, client: ClientMember, target: Set[TP]) -> None:
+        client.reconciling = True
+        revoked = client.owned - target
+        added = target - client.owned
+        self._log(client.member_id, "reconcile", {"revoke": [f"{t}-{p}" for t, p in sorted(revoked)],
+                                                  "assign": [f"{t}-{p}" for t, p in sorted(added)]})
+
+        def after_revoke():
+            if not client.running:
+                return
+            for tp in sorted(revoked):
+                client.owned.discard(tp)
+            self.ownership.release(client.member_id, sorted(revoked), self.clock.now_ms, "revoked")
+            self.clock.schedule(self.config.assignment_ms if added else 0, after_assign, f"assigned {client.member_id}")
+
+        def after_assign():
+            if not client.running:
+                return
+            for tp in sorted(added):
+                owners = self.ownership.holders(tp)
+                if owners:
+                    raise AssertionError(f"{tp} given to {client.member_id} while {owners} still own it")
+                client.owned.add(tp)
+            self.ownership.acquire(client.member_id, sorted(added), self.clock.now_ms)
+            client.reconciling = False
+            self._log(client.member_id, "reconciled", {"owned": [f"{t}-{p}" for t, p in sorted(client.owned)]})
+            nxt, client.pending_target = client.pending_target, None
+            if nxt is not None and nxt != client.owned:
+                self._reconcile(client, nxt)
+            else:
+                self._send_heartbeat(client)  # the acknowledgement goes out at once
+
+        self.clock.schedule(self.config.revoke_ms if revoked else 0, after_revoke, f"revoked {client.member_id}")
+
+    def stop_member(self, member_id: str, restart_after_ms: Optional[int] = None) -> None:
+        """Graceful shutdown: revoke everything, then leave (epoch -1, or -2 for a static member)."""
+        client = self.clients[member_id]
+        if client.timer is not None:
+            client.timer.cancel()
+            client.timer = None
+        client.leaving = True
+        self._log(member_id, "shutdown", {"owned": len(client.owned)})
+
+        def revoked():
+            self.ownership.release(member_id, sorted(client.owned), self.clock.now_ms, "revoked")
+            client.owned = set()
+            client.running = False
+            epoch = LEAVE_GROUP_STATIC_MEMBER_EPOCH if client.instance_id is not None else LEAVE_GROUP_MEMBER_EPOCH
+            self._send_heartbeat(client, epoch, then=lambda resp: None)
+            if restart_after_ms is not None:
+                self.clock.schedule(restart_after_ms, lambda: self._restart(client), f"restart {member_id}")
+
+        self.clock.schedule(self.config.revoke_ms if client.owned else 0, revoked, f"leave {member_id}")
+
+    def crash_member(self, member_id: str) -> None:
+        """The process dies: no leave; the coordinator notices after the session timeout."""
+        client = self.clients[member_id]
+        if client.timer is not None:
+            client.timer.cancel()
+        self.ownership.release(member_id, sorted(client.owned), self.clock.now_ms, "crash")
+        client.owned = set()
+        client.running = False
+        self._log(member_id, "crash", {})
+
+    def _restart(self, old: ClientMember) -> None:
+        self._restarts += 1
+        # a restarted consumer gets a new member id; a static one keeps its group.instance.id
+        base = process_of(old.member_id)
+        new_id = f"{base}~{self._restarts}"
+        del self.clients[old.member_id]
+        self.start_member(new_id, old.subscriptions, old.instance_id)
+
+    # -- running ----------------------------------------------------------------------------------
+    def run_until_stable(self, max_ms: int = 3_600_000, min_time_ms: Optional[int] = None,
+                         idle: Optional[Callable[[], bool]] = None) -> Optional[int]:
+        """Run events until the group is stable (and ``idle()`` is true, if given) at or after
+        ``min_time_ms``; returns that time or ``None``."""
+        limit = self.clock.now_ms + max_ms
+        while True:
+            t = self.clock.peek_time()
+            ready = (min_time_ms is None or self.clock.now_ms >= min_time_ms) and (idle is None or idle())
+            if ready and self.is_stable():
+                return self.clock.now_ms
+            if t is None or t > limit:
+                return None
+            self.clock.step()
+
+    def metrics(self, start_ms: int, end_ms: int, stable_ms: Optional[int]) -> RebalanceMetrics:
+        """The run's :class:`~rebalance.protocol.ledger.RebalanceMetrics` over ``[start_ms, end_ms)``:
+        ``rebalances`` are the group-epoch bumps, ``completed_rebalances`` the target assignments computed
+        from ``start_ms`` on; unowned time counts the partitions of subscribed topics only."""
+        bumps = sum(1 for t, _ in self.group_epochs if t >= start_ms)
+        computed = sum(1 for e in self.trace if e.kind == "target-assignment" and e.time_ms >= start_ms)
+        return RebalanceMetrics.from_ledger(
+            self.ownership, start_ms, end_ms, settled=stable_ms is not None, stable_ms=stable_ms,
+            rebalances=bumps, completed_rebalances=computed, group_epoch=self.coordinator.group_epoch,
+            messages=self.message_counts, partitions=self.all_partitions())

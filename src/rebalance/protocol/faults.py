@@ -1,0 +1,157 @@
+"""Fault injection for the classic group protocol simulator.
+
+What Kafka's own tests do to a group (``ConsumerCoordinatorTest``, ``GroupMetadataManagerTest`` and the
+system tests' ``consumer_rolling_upgrade_test`` / ``consumer_test``, Kafka 3.8/3.9), as timed actions on
+the virtual clock: a member crashes (no ``LeaveGroup``; the coordinator finds out by
+``session.timeout.ms``), restarts (a new process, same ``group.instance.id`` if static), shuts down
+gracefully (``KafkaConsumer.close``: revoke, then ``LeaveGroup`` for a dynamic member), bounces (a rolling
+restart step), stops calling ``poll()`` for a while (``max.poll.interval.ms``), a second process starts
+with the same ``group.instance.id``, the leader is lost between ``JoinGroup`` and ``SyncGroup``, and the
+coordinator fails over to another broker (the ``__consumer_offsets`` partition moves and the new leader
+loads the group from its last record, ``GroupMetadataManager.loadGroupsForPartition``).
+
+:class:`FaultsMixin` is mixed into :class:`rebalance.protocol.simulation.GroupSimulation`.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
+
+from ..errors import require
+from .config import MemberSpec
+
+if TYPE_CHECKING:
+    from .clock import VirtualClock
+    from .group import ClassicGroupCoordinator, GroupSnapshot
+    from .member import ConsumerMember
+
+__all__ = ["FaultsMixin"]
+
+
+class FaultsMixin:
+    """Timed faults on members and the coordinator (see the module docstring)."""
+
+    clock: "VirtualClock"
+    coordinator: "ClassicGroupCoordinator"
+    coordinator_available: bool
+    coordinator_name: str
+    snapshot: Optional["GroupSnapshot"]
+    leaders: Dict[int, int]
+    brokers: List[int]
+    offsets_partition: int
+    specs: Dict[str, MemberSpec]
+    members: Dict[str, "ConsumerMember"]
+    _lose_leader_at: List[Tuple[Optional[int], Optional[int]]]
+    _fault_times: List[int]
+    log: Callable[..., None]
+    _start: Callable[[str], None]
+    _new_coordinator: Callable[[], "ClassicGroupCoordinator"]
+
+    def should_lose_leader(self, member: ConsumerMember, resp: dict) -> bool:
+        """Fault hook: the leader is lost after its JoinGroup response and before its SyncGroup -- it
+        dies, or (with ``partition_ms``) it is cut off from the coordinator and sends its SyncGroup late."""
+        if not member.is_leader:
+            return False
+        for i, (gen, partition_ms) in enumerate(self._lose_leader_at):
+            if gen is None or gen == resp["generation"]:
+                self._lose_leader_at.pop(i)
+                if partition_ms is None:
+                    self.log("fault", member.name, what="leaderLostBeforeSync", generation=resp["generation"])
+                    member.crash("leader lost between JoinGroup and SyncGroup")
+                    return True
+                self.log("fault", member.name, what="leaderPartitionedBeforeSync", generation=resp["generation"],
+                         duration_ms=partition_ms)
+                member.partitioned_until = self.clock.now_ms + partition_ms
+                return False
+        return False
+
+    def _at(self, at: int, action: Callable[[], None], label: str) -> None:
+        self._fault_times.append(at)
+        self.clock.schedule_at(at, action, label)
+
+    def _live(self, name: str) -> Optional[ConsumerMember]:
+        require(name in self.specs, "name", f"unknown member {name!r}")
+        m = self.members.get(name)
+        return m if m is not None and m.alive else None
+
+    def crash(self, name: str, at: int) -> None:
+        """Member ``name`` dies at ``at`` (no LeaveGroup; the coordinator finds out by session timeout)."""
+        def act():
+            m = self._live(name)
+            if m is not None:
+                self.log("fault", name, what="crash")
+                m.crash()
+        self._at(at, act, f"crash:{name}")
+
+    def restart(self, name: str, at: int) -> None:
+        """Start a new process for ``name`` (same ``group.instance.id`` if it is static)."""
+        def act():
+            self.log("fault", name, what="restart")
+            self._start(name)
+        self._at(at, act, f"restart:{name}")
+
+    def shutdown(self, name: str, at: int) -> None:
+        """Graceful close at ``at``: revoke, then LeaveGroup for a dynamic member."""
+        def act():
+            m = self._live(name)
+            if m is not None:
+                self.log("fault", name, what="shutdown")
+                m.close()
+        self._at(at, act, f"shutdown:{name}")
+
+    def bounce(self, name: str, at: int, down_ms: int) -> None:
+        """Rolling-restart step: graceful shutdown at ``at``, new process ``down_ms`` later."""
+        self.shutdown(name, at)
+        self.restart(name, at + down_ms)
+
+    def start_duplicate(self, name: str, at: int, copy_name: Optional[str] = None) -> str:
+        """At ``at`` start a *second* process with ``name``'s configuration (the same
+        ``group.instance.id`` if static) while the first keeps running -- e.g. a new pod started before
+        the old one is gone.  Returns the copy's name (default ``name + "'"``)."""
+        require(name in self.specs, "name", f"unknown member {name!r}")
+        copy_name = copy_name or f"{name}'"
+        require(copy_name not in self.specs, "copy_name", f"member {copy_name!r} already exists")
+        spec = self.specs[name]
+        self.specs[copy_name] = MemberSpec(copy_name, spec.topics, spec.assignors, spec.protocol, spec.instance_id,
+                                           spec.session_timeout_ms, spec.rebalance_timeout_ms,
+                                           spec.heartbeat_interval_ms, spec.revoke_ms)
+
+        def act():
+            self.log("fault", copy_name, what="duplicateStart", of=name, instance=spec.instance_id)
+            self._start(copy_name)
+        self._at(at, act, f"duplicate:{name}")
+        return copy_name
+
+    def slow(self, name: str, at: int, duration_ms: int) -> None:
+        """Member ``name`` does not call ``poll()`` during ``[at, at + duration_ms)``."""
+        def act():
+            m = self._live(name)
+            if m is not None:
+                self.log("fault", name, what="slow", duration_ms=duration_ms)
+                m.go_slow(duration_ms)
+        self._at(at, act, f"slow:{name}")
+
+    def lose_leader_before_sync(self, generation: Optional[int] = None, partition_ms: Optional[int] = None) -> None:
+        """The leader of ``generation`` (the next one, if ``None``) is lost after receiving its JoinGroup
+        response and before sending SyncGroup: it dies, or with ``partition_ms`` it cannot reach the
+        coordinator for that long and then sends its (stale) SyncGroup."""
+        self._lose_leader_at.append((generation, partition_ms))
+
+    def coordinator_failover(self, at: int, downtime_ms: int, new_broker: Optional[int] = None) -> None:
+        """At ``at`` the coordinator broker loses the group's ``__consumer_offsets`` partition; ``downtime_ms``
+        later a new leader (``new_broker``, default the next broker) has loaded the last group record."""
+        def down():
+            self.log("fault", self.coordinator_name, what="coordinatorFailover", broker=self.coordinator.broker)
+            self.coordinator_available = False
+            self.coordinator.unload()
+
+        def up():
+            old = self.leaders[self.offsets_partition]
+            nb = new_broker if new_broker is not None else self.brokers[(self.brokers.index(old) + 1) % len(self.brokers)]
+            self.leaders[self.offsets_partition] = nb
+            self.coordinator = self._new_coordinator()
+            self.coordinator_available = True
+            self.log("coordinator", self.coordinator_name, what="loaded", broker=nb,
+                     generation=self.snapshot.generation if self.snapshot else 0)
+            self.coordinator.load(self.snapshot)
+        self._at(at, down, "coordinator-down")
+        self._at(at + downtime_ms, up, "coordinator-up")

@@ -1,0 +1,249 @@
+"""The ownership ledger and the rebalance metrics, shared by both group simulators.
+
+Both the classic group protocol simulator (:class:`rebalance.protocol.simulation.GroupSimulation`) and the
+KIP-848 reconciliation model (:class:`rebalance.kip848.simulation.KIP848Simulation`) record, on the
+client side, who processes which partition when: a partition is *acquired* when the consumer starts
+processing it (after ``ConsumerRebalanceListener.onPartitionsAssigned``) and *released* when it stops
+(``onPartitionsRevoked``, ``onPartitionsLost``, a crash).  Every figure of :class:`RebalanceMetrics`
+that depends on ownership -- unowned partition-seconds, partitions stopped, restarted and moved,
+revocations, double ownership and zombie overlaps -- is computed here, once, for both simulators.
+
+Kafka has no such ledger: the client only knows its own assignment (``SubscriptionState``) and the
+coordinator only the assignment it handed out (``ClassicGroup`` / ``ConsumerGroup`` of Kafka 3.8/3.9).
+The ledger is the outside observer that Kafka's guarantees are stated against.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+TopicPartition = Tuple[str, int]
+Overlap = Tuple[int, TopicPartition, Tuple[str, ...]]
+
+__all__ = ["TopicPartition", "OwnershipInterval", "OwnershipLedger", "RebalanceMetrics"]
+
+
+@dataclass
+class OwnershipInterval:
+    """``member`` processed ``partition`` during ``[start_ms, end_ms)`` (``end_ms`` ``None``: still does)."""
+
+    partition: TopicPartition
+    member: str
+    start_ms: int
+    end_ms: Optional[int] = None
+    end_reason: Optional[str] = None
+    #: the ledger's change counter at the acquisition and the release (the order they were recorded in)
+    start_seq: int = 0
+    end_seq: Optional[int] = None
+
+
+class OwnershipLedger:
+    """Who processes which partition, over virtual time.
+
+    ``is_member(name)`` says whether the coordinator still counts a process as a member of the group;
+    ``process_of(name)`` maps a member name to the process it runs in (the KIP-848 model names a restarted
+    consumer ``name~k``; a partition taken up again by the same process has not *moved*).
+
+    Each time a partition gets a second concurrent owner the overlap is recorded in ``violations`` and
+    classified:
+
+    * ``zombie_overlaps`` -- every earlier holder is a *zombie*: a process the coordinator no longer counts
+      as a member (fenced by a newer process with its ``group.instance.id``, removed after
+      ``max.poll.interval.ms`` / the rebalance timeout or the session timeout) and which has not yet noticed.
+      Kafka allows this: the zombie keeps processing the records it already fetched until its next
+      ``poll()`` (``ConsumerCoordinator.onJoinPrepare`` then calls ``onPartitionsLost``) or heartbeat
+      (``FENCED_INSTANCE_ID``), and its offset commits are rejected.
+    * ``double_assignments`` -- some earlier holder is still a member of the group (or ``is_member`` is not
+      given): two members of the group own the partition at once, which neither Kafka protocol allows (a
+      simulator bug if it happens).
+    """
+
+    def __init__(self, partitions: Sequence[TopicPartition], is_member: Optional[Callable[[str], bool]] = None,
+                 process_of: Optional[Callable[[str], str]] = None):
+        self.partitions = list(partitions)
+        self.owners: Dict[TopicPartition, Dict[str, OwnershipInterval]] = {tp: {} for tp in self.partitions}
+        self.intervals: List[OwnershipInterval] = []
+        self.is_member = is_member
+        self.process_of = process_of
+        #: (time, partition, owners) each time a partition got a second concurrent owner (both kinds)
+        self.violations: List[Overlap] = []
+        #: the overlaps in which some earlier holder is still a group member (must never happen)
+        self.double_assignments: List[Overlap] = []
+        #: the overlaps in which every earlier holder is a zombie (a real Kafka behaviour)
+        self.zombie_overlaps: List[Overlap] = []
+        self._seq = 0
+
+    # ------------------------------------------------------------------ recording
+    def acquire(self, member: str, tps: Iterable[TopicPartition], t: int) -> None:
+        """``member`` starts processing ``tps`` at ``t`` (a partition it already processes is skipped)."""
+        for tp in tps:
+            current = self.owners.setdefault(tp, {})
+            if member in current:
+                continue
+            if current:
+                record = (t, tp, tuple(sorted(current)) + (member,))
+                self.violations.append(record)
+                if self.is_member is not None and not any(self.is_member(h) for h in current):
+                    self.zombie_overlaps.append(record)
+                else:
+                    self.double_assignments.append(record)
+            self._seq += 1
+            iv = OwnershipInterval(tp, member, t, start_seq=self._seq)
+            current[member] = iv
+            self.intervals.append(iv)
+
+    def release(self, member: str, tps: Iterable[TopicPartition], t: int, reason: str) -> None:
+        """``member`` stops processing ``tps`` at ``t``; ``reason`` is ``revoked``, ``lost``, ``crash``..."""
+        for tp in tps:
+            iv = self.owners.get(tp, {}).pop(member, None)
+            if iv is not None:
+                self._seq += 1
+                iv.end_ms = t
+                iv.end_reason = reason
+                iv.end_seq = self._seq
+
+    # ------------------------------------------------------------------ queries
+    def current(self) -> Dict[TopicPartition, Tuple[str, ...]]:
+        """Each partition's current owners, sorted."""
+        return {tp: tuple(sorted(o)) for tp, o in self.owners.items()}
+
+    def holders(self, tp: TopicPartition) -> List[str]:
+        """The members processing ``tp`` now."""
+        return list(self.owners.get(tp, ()))
+
+    def changes(self) -> List[Tuple[int, str, str, TopicPartition]]:
+        """Every acquisition and release as ``(time, member, "add" | "remove", partition)``, in the order
+        they happened."""
+        return [(t, member, kind, tp) for _, t, member, kind, tp in self._timeline()]
+
+    def _timeline(self) -> List[Tuple[int, int, str, str, TopicPartition]]:
+        timeline = []
+        for iv in self.intervals:
+            timeline.append((iv.start_seq, iv.start_ms, iv.member, "add", iv.partition))
+            if iv.end_seq is not None:
+                timeline.append((iv.end_seq, iv.end_ms, iv.member, "remove", iv.partition))
+        timeline.sort()
+        return timeline
+
+    def unowned_ms(self, t0: int, t1: int, partitions: Optional[Iterable[TopicPartition]] = None) -> int:
+        """Sum over ``partitions`` (default: all of the ledger's) of the time in ``[t0, t1)`` during which
+        nobody owned the partition."""
+        if t1 <= t0:
+            return 0
+        by_tp: Dict[TopicPartition, List[Tuple[int, int]]] = {
+            tp: [] for tp in (self.partitions if partitions is None else partitions)}
+        for iv in self.intervals:
+            s, e = max(iv.start_ms, t0), min(iv.end_ms if iv.end_ms is not None else t1, t1)
+            if e > s and iv.partition in by_tp:
+                by_tp[iv.partition].append((s, e))
+        total = 0
+        for spans in by_tp.values():
+            covered, cur_s, cur_e = 0, 0, None
+            for s, e in sorted(spans):
+                if cur_e is None or s > cur_e:
+                    if cur_e is not None:
+                        covered += cur_e - cur_s
+                    cur_s, cur_e = s, e
+                else:
+                    cur_e = max(cur_e, e)
+            if cur_e is not None:
+                covered += cur_e - cur_s
+            total += (t1 - t0) - covered
+        return total
+
+    def churn(self, since: int) -> Tuple[int, int, int, int]:
+        """``(stopped, restarted, moved, revoked)`` from ``since`` on: partition releases, partitions taken
+        up again after a release, of those the ones taken up by another process than the one that released
+        them, and the releases that were revocations."""
+        stopped = restarted = moved = revoked = 0
+        last_stop: Dict[TopicPartition, str] = {}
+        process = self.process_of or (lambda name: name)
+        timeline = []
+        for iv in self.intervals:
+            timeline.append((iv.start_seq, iv.start_ms, iv))
+            if iv.end_seq is not None:
+                timeline.append((iv.end_seq, iv.end_ms, iv))
+        timeline.sort(key=lambda x: x[0])
+        for seq, t, iv in timeline:
+            if t < since:
+                continue
+            if seq == iv.end_seq:
+                stopped += 1
+                if iv.end_reason == "revoked":
+                    revoked += 1
+                last_stop[iv.partition] = process(iv.member)
+            elif iv.partition in last_stop:
+                restarted += 1
+                if last_stop.pop(iv.partition) != process(iv.member):
+                    moved += 1
+        return stopped, restarted, moved, revoked
+
+
+@dataclass(frozen=True)
+class RebalanceMetrics:
+    """Summary figures of one simulated run between ``start_ms`` and ``end_ms``, the same type for the
+    classic group protocol (:meth:`GroupSimulation.metrics <rebalance.protocol.simulation.GroupSimulation.metrics>`)
+    and KIP-848 (:attr:`SimulationResult.metrics <rebalance.kip848.simulation.SimulationResult.metrics>`).
+
+    * ``settled`` / ``stable_ms`` -- whether the group ended stable, and when it last changed (``None`` if
+      it did not settle); :attr:`time_to_stable_ms` is ``stable_ms - start_ms``;
+    * ``rebalances`` -- classic: times the group entered ``PreparingRebalance``; KIP-848: group-epoch bumps
+      (each starts a new target assignment);
+    * ``completed_rebalances`` -- classic: times the group entered ``CompletingRebalance``; KIP-848: target
+      assignments computed;
+    * ``group_epoch`` -- at the end: the classic group's generation id (``ClassicGroup.generationId``) or
+      the consumer group's epoch (``ConsumerGroup.groupEpoch``), the number Kafka carries over when it
+      converts a classic group to a consumer group (``ConsumerGroup.fromClassicGroup``, Kafka 3.8 line 1310:
+      ``setGroupEpoch(classicGroup.generationId())``);
+    * ``unowned_partition_seconds`` -- partition-seconds in ``[start_ms, end_ms)`` with no owner;
+    * ``partitions_stopped`` -- partition releases (revoked, lost, crash) from ``start_ms`` on, of which
+      ``revocations`` were revocations; ``partitions_restarted`` -- partitions taken up again after a stop,
+      ``partitions_moved`` -- of those, taken up by another process than the one that stopped it;
+    * ``double_ownership`` -- instants at which a partition got a second owner while an earlier owner was
+      still a member of the group (always 0 unless a simulator is wrong);
+    * ``zombie_overlap`` -- instants at which a partition got a new owner while the earlier one was a
+      *zombie* the coordinator had already dropped (see :class:`OwnershipLedger`);
+    * ``messages`` -- requests and responses on the wire over the whole run, by API.
+    """
+
+    start_ms: int
+    end_ms: int
+    settled: bool
+    stable_ms: Optional[int]
+    rebalances: int
+    completed_rebalances: int
+    group_epoch: int
+    unowned_partition_seconds: float
+    partitions_stopped: int
+    partitions_restarted: int
+    partitions_moved: int
+    revocations: int
+    double_ownership: int
+    zombie_overlap: int
+    messages: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def time_to_stable_ms(self) -> Optional[int]:
+        """``stable_ms - start_ms``, ``None`` if the group did not settle."""
+        return None if self.stable_ms is None else self.stable_ms - self.start_ms
+
+    def to_dict(self) -> Dict[str, object]:
+        """The fields and :attr:`time_to_stable_ms` as a plain dict (one row of a table)."""
+        row = asdict(self)
+        row["time_to_stable_ms"] = self.time_to_stable_ms
+        return row
+
+    @classmethod
+    def from_ledger(cls, ledger: OwnershipLedger, start_ms: int, end_ms: int, *, settled: bool,
+                    stable_ms: Optional[int], rebalances: int, completed_rebalances: int, group_epoch: int,
+                    messages: Mapping[str, int], partitions: Optional[Iterable[TopicPartition]] = None
+                    ) -> "RebalanceMetrics":
+        """The metrics of a run whose ownership ``ledger`` holds; ``partitions`` limits the unowned time to
+        those partitions (default: all of the ledger's)."""
+        stopped, restarted, moved, revoked = ledger.churn(start_ms)
+        return cls(start_ms=start_ms, end_ms=end_ms, settled=settled, stable_ms=stable_ms if settled else None,
+                   rebalances=rebalances, completed_rebalances=completed_rebalances, group_epoch=group_epoch,
+                   unowned_partition_seconds=ledger.unowned_ms(start_ms, end_ms, partitions) / 1000.0,
+                   partitions_stopped=stopped, partitions_restarted=restarted, partitions_moved=moved,
+                   revocations=revoked, double_ownership=len(ledger.double_assignments),
+                   zombie_overlap=len(ledger.zombie_overlaps), messages=dict(sorted(messages.items())))

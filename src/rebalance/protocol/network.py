@@ -1,0 +1,114 @@
+"""The network of the classic group protocol simulator: requests, responses, latency, message accounting.
+
+The client side mirrors ``ConsumerNetworkClient`` (Kafka 3.8/3.9): a request to the coordinator arrives
+``network_ms`` after it is sent, is handled by the coordinator (``KafkaApis.handleJoinGroupRequest``,
+``handleSyncGroupRequest``, ``handleHeartbeatRequest``, ``handleLeaveGroupRequest`` calling
+``GroupCoordinator``), and its response travels back ``network_ms`` later.  A response for a process that
+has since died or restarted, or that reset its membership or closed since it sent the request, is
+dropped (the client no longer waits for it).  ``FindCoordinator`` is answered by any broker from the
+``__consumer_offsets`` leadership.
+
+:class:`NetworkMixin` is mixed into :class:`rebalance.protocol.simulation.GroupSimulation`; it records
+every message (:class:`~.trace.Message`, heartbeats only if ``record_heartbeats``) and counts them by API.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Callable, List, Optional
+
+from .group import COORDINATOR_NOT_AVAILABLE, NONE, NOT_COORDINATOR
+from .trace import Message
+
+if TYPE_CHECKING:
+    from .clock import VirtualClock
+    from .config import ProtocolConfig
+    from .group import ClassicGroupCoordinator
+    from .member import ConsumerMember
+
+__all__ = ["NetworkMixin"]
+
+
+class NetworkMixin:
+    """Requests and responses between members and the coordinator (see the module docstring)."""
+
+    clock: "VirtualClock"
+    config: "ProtocolConfig"
+    coordinator: "ClassicGroupCoordinator"
+    coordinator_available: bool
+    coordinator_name: str
+    group_id: str
+    offsets_partition: int
+    record_heartbeats: bool
+    messages: List[Message]
+    message_counts: Counter
+    _msg_ids: int
+
+    def _record(self, api: str, kind: str, src: str, dst: str, fields: dict) -> Optional[Message]:
+        self.message_counts[api] += 1
+        if api == "Heartbeat" and not self.record_heartbeats:
+            return None
+        self._msg_ids += 1
+        now = self.clock.now_ms
+        m = Message(self._msg_ids, api, kind, src, dst, now, now + self.config.network_ms, fields)
+        self.messages.append(m)
+        return m
+
+    def request(self, member: ConsumerMember, api: str, req: dict, on_response: Callable[[dict], None],
+                summary: Optional[dict] = None) -> None:
+        """Send ``req`` from ``member`` to the coordinator; deliver the response back after the latency."""
+        recording = self.record_heartbeats or api != "Heartbeat"
+        if recording:
+            self._record(api, "request", member.name, self.coordinator_name, dict(summary or {}))
+        else:
+            self.message_counts[api] += 1
+        clock = self.clock
+        lat = self.config.network_ms
+        epoch, incarnation = member.epoch, member.incarnation
+
+        def respond(resp: dict) -> None:
+            if recording:
+                fields = {k: v for k, v in resp.items() if k != "members"}
+                if api == "JoinGroup" and resp.get("members"):
+                    fields["members"] = [m["memberId"] for m in resp["members"]]
+                self._record(api, "response", self.coordinator_name, member.name, fields)
+            else:
+                self.message_counts[api] += 1
+
+            def deliver():
+                if member.alive and member.incarnation == incarnation and member.epoch == epoch:
+                    on_response(resp)
+            clock.schedule_at(clock.now_ms + lat, deliver, api)
+
+        def arrive():
+            coordinator = self.coordinator
+            if not self.coordinator_available or not coordinator.active:
+                respond({"error": NOT_COORDINATOR, "memberId": req.get("memberId", "")})
+                return
+            if api == "Heartbeat":
+                coordinator.heartbeat(req, respond)
+            elif api == "JoinGroup":
+                coordinator.join_group(req, respond)
+            elif api == "SyncGroup":
+                coordinator.sync_group(req, respond)
+            else:
+                coordinator.leave_group(req, respond)
+        clock.schedule_at(clock.now_ms + lat, arrive, api)
+
+    def find_coordinator(self, member: ConsumerMember, on_response: Callable[[dict], None]) -> None:
+        """FindCoordinator, answered by any broker from the ``__consumer_offsets`` leadership."""
+        self._record("FindCoordinator", "request", member.name, "broker", {"key": self.group_id})
+        lat = self.config.network_ms
+        incarnation = member.incarnation
+
+        def arrive():
+            if self.coordinator_available:
+                resp = {"error": NONE, "nodeId": self.coordinator.broker, "partition": self.offsets_partition}
+            else:
+                resp = {"error": COORDINATOR_NOT_AVAILABLE}
+            self._record("FindCoordinator", "response", "broker", member.name, dict(resp))
+
+            def deliver():
+                if member.alive and member.incarnation == incarnation:
+                    on_response(resp)
+            self.clock.schedule(lat, deliver)
+        self.clock.schedule(lat, arrive)
