@@ -15,6 +15,7 @@ rarely reach them.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Callable, Hashable, Iterable, Iterator, List, Optional, Sequence, TypeVar
 
 K = TypeVar("K", bound=Hashable)
@@ -75,6 +76,13 @@ def java_string_key(text: str) -> bytes:
     compare exactly like the sequences of UTF-16 code units (one type for every string, so ASCII and
     non-ASCII names can be sorted together)."""
     return text.encode("utf-16-be", "surrogatepass")
+
+
+def same_order_as_python(texts: Iterable[str]) -> bool:
+    """True when Python's own ``str`` ordering sorts ``texts`` exactly as ``java.lang.String.compareTo`` does: no text
+    has a character outside the Basic Multilingual Plane (only surrogate pairs make UTF-16 order differ from
+    code-point order).  Lets a hot sort compare the strings themselves instead of :func:`java_string_key`."""
+    return all(text.isascii() or max(text) <= "\uffff" for text in texts)
 
 
 def topic_partition_hash(topic: str, partition: int) -> int:
@@ -176,9 +184,14 @@ class JavaHashOrder:
         return sorted(order, key=lambda k: (spread(h(k)) & mask, order[k]))
 
 
+#: ``string_hash`` with a bounded memory: the same topic and member names are hashed again and again (each
+#: member's user data is one HashMap of its topics)
+_string_hash_cached = lru_cache(maxsize=1 << 16)(string_hash)
+
+
 def _default_hash(key) -> int:
     if isinstance(key, str):
-        return string_hash(key)
+        return _string_hash_cached(key)
     if isinstance(key, int):
         return integer_hash(key)
     if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], str):
@@ -186,6 +199,24 @@ def _default_hash(key) -> int:
     raise TypeError(f"no Java hashCode known for {key!r}")
 
 
+def _spread_string_hash(text: str) -> int:
+    return spread(string_hash(text))
+
+
+#: ``HashMap.hash`` of a ``String``, with a bounded memory (the same names are hashed again and again)
+_spread_string_hash_cached = lru_cache(maxsize=1 << 16)(_spread_string_hash)
+
+
 def hashmap_order(keys: Sequence, hash_fn: Optional[Callable] = None, initial_capacity: int = 16) -> List:
     """Iteration order of a ``HashMap``/``HashSet`` filled with ``keys`` in this order (no removals)."""
+    if hash_fn is None and all(type(k) is str for k in keys):
+        # what JavaHashOrder computes, for the common all-String case in one sort: the final table size,
+        # then a stable sort of the distinct keys (in first-insertion order) by bucket
+        unique = list(dict.fromkeys(keys))
+        size = table_size_for(initial_capacity) if initial_capacity > 0 else 1
+        while len(unique) > size * 0.75:
+            size *= 2
+        mask = size - 1
+        buckets = [h & mask for h in map(_spread_string_hash_cached, unique)]
+        return [unique[i] for i in sorted(range(len(unique)), key=buckets.__getitem__)]
     return JavaHashOrder(hash_fn, initial_capacity).put_all(keys).keys()

@@ -18,6 +18,8 @@ across calls too.
 """
 from __future__ import annotations
 
+from itertools import filterfalse
+from operator import itemgetter
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from ..errors import InputError, KafkaError
@@ -25,7 +27,7 @@ from ..java import hashmap_order
 from .base import BuiltinAssignor
 from .model import AssignorResult, ConsumerScenario, Subscription, TopicPartition
 from .replay import ReplayOptions
-from .sticky_userdata import DEFAULT_GENERATION, ByteBuffer, MemberData, user_data_from_spec
+from .sticky_userdata import DEFAULT_GENERATION, ByteBuffer, MemberData, sticky_v1_buffer, user_data_from_spec
 
 __all__ = [
     "AbstractStickyAssignor",
@@ -35,6 +37,7 @@ __all__ = [
 ]
 
 EMPTY: FrozenSet[str] = frozenset()
+_TOPIC = itemgetter(0)
 
 
 def balance_score(sizes) -> int:
@@ -179,6 +182,11 @@ class AbstractStickyAssignor(BuiltinAssignor):
                 buffers[member] = ByteBuffer(sub.user_data, 0)
                 continue
             spec = self.replay.user_data_specs.get(member)  # the vectors' userData; none otherwise
+            if spec == "auto" and self.name == "sticky" and (sub.generation_id is not None or sub.owned_partitions):
+                # what user_data_from_spec encodes here, with the bytes made only if they are read as bytes
+                generation = DEFAULT_GENERATION if sub.generation_id is None else sub.generation_id
+                buffers[member] = sticky_v1_buffer(sub.owned_partitions, generation)
+                continue
             data, position = user_data_from_spec(spec, self.name, sub.owned_partitions, sub.generation_id,
                                                  field=f"members[{i}].userData")
             buffers[member] = None if data is None else ByteBuffer(data, position)
@@ -242,7 +250,14 @@ class AbstractStickyAssignor(BuiltinAssignor):
             self.max_generation = max(self.max_generation, generation)
             mine: List[TopicPartition] = []
             owned[member] = mine
-            for tp in data.partitions:
+            claimed = data.partitions
+            if (previous_owner.keys().isdisjoint(claimed) and len(set(claimed)) == len(claimed)
+                    and partitions_per_topic.keys() >= set(map(_TOPIC, claimed))):
+                # the common case, settled in bulk: no partition claimed twice, every topic known
+                mine.extend(claimed)
+                previous_owner.update(dict.fromkeys(claimed, member))
+                continue
+            for tp in claimed:
                 if tp[0] not in partitions_per_topic:
                     continue
                 other = previous_owner.get(tp)
@@ -262,6 +277,22 @@ class AbstractStickyAssignor(BuiltinAssignor):
                     _remove_first(owned[other], tp)
                     previous_owner[tp] = member
         return equal
+
+
+def partitions_left(everything: List[TopicPartition],
+                    assigned: List[TopicPartition]) -> Optional[List[TopicPartition]]:
+    """What the two-pointer walk of ``getUnassignedPartitions`` (``AbstractStickyAssignor``'s constrained and
+    general builders, Kafka 3.8/3.9) over ``everything`` (all partitions, in the builder's order) and the ``assigned`` ones (sorted the same way) leaves, computed as a set difference --
+    or ``None`` when the walk is not a plain difference: ``assigned`` holds a partition twice or one that is
+    not in ``everything`` (the walk then stops matching and every later partition counts as unassigned,
+    which only the walk itself reproduces)."""
+    taken = set(assigned)
+    if len(taken) != len(assigned):
+        return None
+    result = list(filterfalse(taken.__contains__, everything))
+    if len(result) != len(everything) - len(taken):
+        return None
+    return result
 
 
 def _remove_first(items: list, value) -> None:

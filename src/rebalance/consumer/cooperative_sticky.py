@@ -13,6 +13,7 @@ or else from the ``COOPERATIVE_STICKY_ASSIGNOR_USER_DATA_V0`` user data.
 """
 from __future__ import annotations
 
+from itertools import filterfalse
 from typing import Dict, List, Optional, Sequence, Set
 
 from .abstract_sticky import AbstractStickyAssignor
@@ -27,19 +28,19 @@ def compute_partitions_transferring_ownership(owned: Dict[str, List[TopicPartiti
                                               assignment: Dict[str, List[TopicPartition]]) -> Dict[TopicPartition, str]:
     """``CooperativeStickyAssignor.computePartitionsTransferringOwnership``: partitions newly assigned to a
     member that some member owned and is now losing, mapped to the new owner."""
-    added: Dict[TopicPartition, str] = {}
+    # by set operations (a million partitions at Kafka's scale), revoked first: only the added partitions
+    # that are also revoked are kept, in the order they were first added, each with its last new owner
     revoked: Set[TopicPartition] = set()
     for member, assigned in assignment.items():
         mine = owned.get(member, [])
-        mine_set = set(mine)
-        for tp in assigned:
-            if tp not in mine_set:
-                added[tp] = member
-        assigned_set = set(assigned)
-        for tp in mine:
-            if tp not in assigned_set:
-                revoked.add(tp)
-    return {tp: m for tp, m in added.items() if tp in revoked}
+        if mine:
+            revoked.update(filterfalse(set(assigned).__contains__, mine))
+    transferring: Dict[TopicPartition, str] = {}
+    if revoked:
+        for member, assigned in assignment.items():
+            added = filterfalse(set(owned.get(member, [])).__contains__, assigned)
+            transferring.update(dict.fromkeys(filter(revoked.__contains__, added), member))
+    return transferring
 
 
 class CooperativeStickyAssignor(AbstractStickyAssignor):

@@ -11,11 +11,15 @@ field of any bad value.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Mapping, Optional, Set, Tuple
+from itertools import repeat
+from operator import itemgetter
+from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..errors import InputError, parse_dashed_id, require
 
 TopicPartition = Tuple[str, int]
+
+_HEAD, _SEP, _TAIL = itemgetter(0), itemgetter(1), itemgetter(2)
 
 
 def tp_str(tp: TopicPartition) -> str:
@@ -26,6 +30,24 @@ def tp_str(tp: TopicPartition) -> str:
 def parse_tp(text, field_name: str) -> TopicPartition:
     """Read ``"topic-partition"`` (split at the last ``-``), naming ``field_name`` if it is malformed."""
     return parse_dashed_id(text, field_name, "topic", "partition")
+
+
+def parse_tps(texts: Sequence, field_name: str) -> List[TopicPartition]:
+    """:func:`parse_tp` (``TopicPartition.toString`` read back) over a list (``field_name[j]`` names a bad
+    element).  A million owned partitions are
+    split in one pass; only a list with a bad element is re-read element by element to name it."""
+    result = None
+    try:
+        parts = list(map(str.rpartition, texts, repeat("-")))
+        heads = list(map(_HEAD, parts))
+        # (the number follows the last "-", so it is never negative: only a missing part can be wrong)
+        if all(heads) and all(map(_SEP, parts)):
+            result = list(zip(heads, map(int, map(_TAIL, parts))))
+    except (TypeError, ValueError):
+        pass
+    if result is None:
+        result = [parse_tp(text, f"{field_name}[{j}]") for j, text in enumerate(texts)]
+    return result
 
 
 @dataclass
@@ -155,7 +177,7 @@ def parse_consumer_input(data: Mapping) -> ConsumerScenario:
                 "must be a list of topic names")
         owned_raw = member.get("ownedPartitions", [])
         require(isinstance(owned_raw, list), f"{where}.ownedPartitions", "must be a list of 'topic-partition'")
-        owned = [parse_tp(t, f"{where}.ownedPartitions[{j}]") for j, t in enumerate(owned_raw)]
+        owned = parse_tps(owned_raw, f"{where}.ownedPartitions")
         generation = member.get("generationId", -1)
         generation = _int(generation, f"{where}.generationId")
         rack = member.get("rackId")

@@ -21,8 +21,9 @@ is sorted with ``TopicPartitionComparator``.
 """
 from __future__ import annotations
 
-from itertools import islice
-from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set
+from collections import Counter
+from itertools import islice, repeat
+from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..java import hashmap_order, java_string_key
 from .base import BuiltinAssignor
@@ -88,6 +89,37 @@ def partitions_per_topic(scenario: ConsumerScenario, order: Optional[Sequence[st
     topic_set = hashmap_order(list(dict.fromkeys(subscribed)))
     present = [t for t in topic_set if scenario.partitions.get(t, 0) > 0]
     return hashmap_order(present)
+
+
+def topic_subscribers(ordered: Sequence[str], topic_lists: Mapping[str, Sequence[str]],
+                      values: Optional[Sequence] = None, repeats: bool = False) -> Dict[str, list]:
+    """``AbstractPartitionAssignor.consumersPerTopic`` (Kafka 3.8/3.9): each topic's subscribers in the order of ``ordered`` (``topic_lists[m]`` is
+    member m's topics), or their entries in ``values`` (parallel to ``ordered``).  A member that lists a
+    topic twice counts once, or once per listing with ``repeats``.  Members with the same topic list share
+    the work: Kafka's large groups have thousands of members and one or two distinct subscriptions."""
+    values = ordered if values is None else values
+    kinds: Dict[tuple, int] = {}
+    kind_of: List[int] = []
+    for member in ordered:
+        key = tuple(topic_lists[member])
+        kind = kinds.get(key)
+        if kind is None:
+            kind = kinds[key] = len(kinds)
+        kind_of.append(kind)
+    signature: Dict[str, List[Tuple[int, int]]] = {}
+    for key, kind in kinds.items():
+        for topic, times in (Counter(key) if repeats else dict.fromkeys(key, 1)).items():
+            signature.setdefault(topic, []).append((kind, times))
+    shared: Dict[tuple, list] = {}
+    result: Dict[str, list] = {}
+    for topic, sig in signature.items():
+        key = tuple(sig)
+        lst = shared.get(key)
+        if lst is None:
+            times = dict(sig)
+            lst = shared[key] = [v for v, kind in zip(values, kind_of) if kind in times for _ in range(times[kind])]
+        result[topic] = list(lst)
+    return result
 
 
 def partition_racks_of(scenario: ConsumerScenario, topic: str) -> List[FrozenSet[str]]:
@@ -182,15 +214,9 @@ class RangeAssignor(BuiltinAssignor):
 
         # consumersPerTopic, then Collections.sort(members) per topic: iterating all members once in
         # sorted order and appending gives each topic's sorted subscriber list directly.
-        subscribers: Dict[str, List[str]] = {}
         members = scenario.members
-        for member in sorted_members(scenario, order, replay):
-            for topic in dict.fromkeys(members[member].topics):  # a topic listed twice counts once
-                lst = subscribers.get(topic)
-                if lst is None:
-                    subscribers[topic] = [member]
-                else:
-                    lst.append(member)
+        subscribers = topic_subscribers(sorted_members(scenario, order, replay),
+                                        {m: s.topics for m, s in members.items()})
         topics = [t for t in partitions_per_topic(scenario, order, replay) if scenario.partitions.get(t, 0) > 0]
         assignment: Dict[str, List[TopicPartition]] = {m: [] for m in members}
 
@@ -205,7 +231,7 @@ class RangeAssignor(BuiltinAssignor):
                 if not consumers:
                     continue
                 per, extra = divmod(count, len(consumers))
-                tps = [(topic, p) for p in range(count)]
+                tps = list(zip(repeat(topic, count), range(count)))
                 start = 0
                 for i, consumer in enumerate(consumers):
                     if start >= count:

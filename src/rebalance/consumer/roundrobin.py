@@ -20,7 +20,7 @@ from typing import Dict, List
 from ..errors import KafkaError
 from .base import BuiltinAssignor
 from .model import AssignorResult, ConsumerScenario, TopicPartition
-from .range import java_string_key, sorted_members, subscription_order
+from .range import java_string_key, sorted_members, subscription_order, topic_subscribers
 
 ROUNDROBIN_ASSIGNOR_NAME = "roundrobin"
 
@@ -38,10 +38,8 @@ class RoundRobinAssignor(BuiltinAssignor):
         assignment: Dict[str, List[TopicPartition]] = {m: [] for m in scenario.members}
 
         # ring positions of each topic's subscribers, ascending
-        positions: Dict[str, List[int]] = {}
-        for index, member in enumerate(ring):
-            for topic in dict.fromkeys(scenario.members[member].topics):
-                positions.setdefault(topic, []).append(index)
+        positions: Dict[str, List[int]] = topic_subscribers(ring, {m: s.topics for m, s in scenario.members.items()},
+                                                                range(len(ring)))
 
         size = len(ring)
         cursor = 0  # ring index of CircularIterator.peek()

@@ -23,11 +23,17 @@ member in ``HashMap`` order, then ``{"step": "assign", "phase": "rack"|"round-ro
 """
 from __future__ import annotations
 
+from itertools import repeat
+from operator import itemgetter
 from typing import Dict, List, Set
 
 from ..errors import KafkaError
-from ..java import JavaHashOrder, java_string_key
+from ..java import JavaHashOrder, java_string_key, same_order_as_python
+from .abstract_sticky import partitions_left
 from .model import TopicPartition
+
+_TOPIC = itemgetter(0)
+_PARTITION = itemgetter(1)
 
 
 class ConstrainedAssignmentBuilder:
@@ -75,6 +81,7 @@ class ConstrainedAssignmentBuilder:
         rack_info = self.rack_info
         min_quota, max_quota = self.min_quota, self.max_quota
         check_racks = bool(rack_info.consumer_racks)
+        plain = same_order_as_python(self.partitions_per_topic)
         for consumer in self._member_order():
             owned = []
             for tp in self.current_assignment[consumer]:
@@ -82,7 +89,11 @@ class ConstrainedAssignmentBuilder:
                     self.maybe_revoked[tp] = consumer
                 else:
                     owned.append(tp)
-            owned.sort(key=lambda tp: (tp[1], java_string_key(tp[0])))
+            if plain:  # two stable sorts = one by (partition, topic), without a Python key per partition
+                owned.sort(key=_TOPIC)
+                owned.sort(key=_PARTITION)
+            else:
+                owned.sort(key=lambda tp: (tp[1], java_string_key(tp[0])))
             mine = self.assignment[consumer]
             if self.multiple:
                 for tp in self.multiple:
@@ -118,8 +129,15 @@ class ConstrainedAssignmentBuilder:
         """``getUnassignedPartitions``: all partitions (topics sorted by name) minus the kept ones, by the
         same two-pointer walk Kafka uses."""
         topics = sorted(self.partitions_per_topic, key=java_string_key)
+        counts = self.partitions_per_topic
+        everything: List[TopicPartition] = []
+        for t in topics:
+            everything.extend(zip(repeat(t, counts[t]), range(counts[t])))
         if not assigned:
-            return [(t, p) for t in topics for p in range(self.partitions_per_topic[t])]
+            return everything
+        fast = partitions_left(everything, assigned)
+        if fast is not None:
+            return fast
         assigned.sort(key=lambda tp: (java_string_key(tp[0]), tp[1]))
         result: List[TopicPartition] = []
         it = iter(assigned)
@@ -178,8 +196,28 @@ class ConstrainedAssignmentBuilder:
         under = self.unfilled_under_min
         exactly = self.unfilled_exactly_min
         min_quota, max_quota = self.min_quota, self.max_quota
+        assignment = self.assignment
+        bulk = self.trace is None
         pos = 0  # the LinkedList iterator over ``under``: index of the next element
-        for tp in unassigned:
+        i, total = 0, len(unassigned)
+        while i < total:
+            if bulk and under and (i == 0 or pos >= len(under)):
+                # At the start of a pass over ``under`` (not after a removal moved the iterator back: that
+                # pass is the one filling members): while no member of it can reach minQuota, whole passes
+                # deal one partition to each member in turn, so member x of the pass gets every u-th
+                # partition from i + x.  Dealt with slices; the pass that fills members goes step by step.
+                u = len(under)
+                k = min(min_quota - 1 - max(len(assignment[c]) for c in under), (total - i) // u)
+                if k > 0:
+                    end = i + k * u
+                    for x, consumer in enumerate(under):
+                        assignment[consumer].extend(unassigned[i + x:end:u])
+                    if self.maybe_revoked or self.multiple:
+                        self._record_transfers(unassigned, i, end, under)
+                    i, pos = end, 0
+                    continue
+            tp = unassigned[i]
+            i += 1
             if pos < len(under):
                 consumer = under[pos]
                 pos += 1
@@ -201,6 +239,17 @@ class ConstrainedAssignmentBuilder:
                 exactly.append(consumer)
             elif count == max_quota:
                 self.current_over_min += 1
+
+    def _record_transfers(self, unassigned: List[TopicPartition], start: int, end: int, under: List[str]) -> None:
+        """The transfers of the partitions ``unassigned[start:end]`` dealt round ``under`` (in that order)."""
+        maybe_revoked, multiple, transferring = self.maybe_revoked, self.multiple, self.transferring
+        u = len(under)
+        for index in range(start, end):
+            tp = unassigned[index]
+            consumer = under[(index - start) % u]
+            previous = maybe_revoked.get(tp)
+            if (previous is not None and previous != consumer) or tp in multiple:
+                transferring[tp] = consumer
 
     def _assign_new_partition(self, tp: TopicPartition, consumer: str) -> int:
         mine = self.assignment[consumer]

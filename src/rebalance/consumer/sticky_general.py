@@ -27,15 +27,19 @@ from __future__ import annotations
 
 import bisect
 import functools
+from itertools import groupby, repeat
+from operator import itemgetter
 from typing import Dict, List, Optional, Set, Tuple
 
 from ..errors import KafkaError
 from ..java import java_string_key, spread, string_hash, to_int32
-from .abstract_sticky import DEFAULT_GENERATION, balance_score
+from .abstract_sticky import DEFAULT_GENERATION, balance_score, partitions_left
 from .model import TopicPartition
+from .range import topic_subscribers
 
 #: ``String.hashCode`` of topic names, memoised with a bound (a long-lived process sees many topics)
 _topic_hash = functools.lru_cache(maxsize=1 << 16)(string_hash)
+_TOPIC = itemgetter(0)
 
 
 def _tp_hash(tp: TopicPartition) -> int:
@@ -190,31 +194,46 @@ class GeneralAssignmentBuilder:
         self.subscriptions = subscriptions
         self.buffers = buffers
         self.revocation_required = False
-        self.topic_consumers: Dict[str, List[str]] = {t: [] for t in partitions_per_topic}
         self.consumer_topics: Dict[str, List[str]] = {}
         self.consumer_topic_set: Dict[str, Set[str]] = {}
-        for member, sub in subscriptions.items():
-            topics = [t for t in sub.topics if t in partitions_per_topic]
-            self.consumer_topics[member] = topics
-            self.consumer_topic_set[member] = set(topics)
-            for t in topics:
-                self.topic_consumers[t].append(member)
+        self.topic_consumers = self._index_subscriptions(partitions_per_topic, subscriptions)
+        for member in subscriptions:
             if member not in current_assignment:
                 current_assignment[member] = []
         self.owner: Dict[TopicPartition, str] = {}
         for member, tps in current_assignment.items():
-            for tp in tps:
-                self.owner[tp] = member
+            self.owner.update(zip(tps, repeat(member)))
         self.sorted_topics = sorted(partitions_per_topic,
                                     key=lambda t: (len(self.topic_consumers[t]), java_string_key(t)))
         self.topic_position = {t: i for i, t in enumerate(self.sorted_topics)}
-        self.sorted_all_partitions: List[TopicPartition] = [
-            (t, p) for t in self.sorted_topics for p in range(partitions_per_topic[t])]
+        self.sorted_all_partitions: List[TopicPartition] = []
+        for t in self.sorted_topics:
+            self.sorted_all_partitions.extend(zip(repeat(t, partitions_per_topic[t]), range(partitions_per_topic[t])))
         self.sorted_members = _SortedMembers(list(subscriptions), current_assignment)
         self.movements = PartitionMovements()
         self._max_size_cache: Dict[str, int] = {}
         #: True when the reassignments did not improve the balance score and were undone
         self.movements_reverted = False
+
+    def _index_subscriptions(self, partitions_per_topic: Dict[str, int], subscriptions) -> Dict[str, List[str]]:
+        """Fill ``consumer_topics`` / ``consumer_topic_set`` (each member's subscribed topics that exist) and
+        return ``topic_consumers``: each topic's subscribers in subscription order (a member listed once per
+        time it lists the topic).  Members with the same topic list share the work: Kafka's large groups
+        have thousands of members and one or two distinct subscriptions."""
+        kinds: Dict[tuple, int] = {}
+        kind_topics: List[List[str]] = []
+        kind_sets: List[Set[str]] = []
+        for member, sub in subscriptions.items():
+            key = tuple(sub.topics)
+            kind = kinds.get(key)
+            if kind is None:
+                kind = kinds[key] = len(kind_topics)
+                kind_topics.append([t for t in key if t in partitions_per_topic])
+                kind_sets.append(set(kind_topics[-1]))
+            self.consumer_topics[member] = list(kind_topics[kind])
+            self.consumer_topic_set[member] = kind_sets[kind]  # read only: shared by the members of a kind
+        subscribers = topic_subscribers(list(subscriptions), self.consumer_topics, repeats=True)
+        return {t: subscribers.get(t, []) for t in partitions_per_topic}
 
     # -- steps of build() ------------------------------------------------------------------
     def build(self) -> Dict[str, List[TopicPartition]]:
@@ -253,6 +272,11 @@ class GeneralAssignmentBuilder:
         for member, tps in self.current.items():
             subscribed = self.subscriptions[member].topics
             subscribed_set = set(subscribed)
+            if not check_racks:
+                owned_topics = set(map(_TOPIC, tps))
+                if owned_topics <= subscribed_set and owned_topics <= self.topic_consumers.keys():
+                    assigned.extend(tps)  # every owned partition is of a subscribed topic that exists: all kept
+                    continue
             kept: List[TopicPartition] = []
             for tp in tps:
                 if tp[0] not in self.topic_consumers:
@@ -268,6 +292,9 @@ class GeneralAssignmentBuilder:
     def _unassigned_partitions(self, assigned: List[TopicPartition]) -> List[TopicPartition]:
         if not assigned:
             return self.sorted_all_partitions
+        fast = partitions_left(self.sorted_all_partitions, assigned)
+        if fast is not None:
+            return fast
         pos = self.topic_position
         assigned.sort(key=lambda tp: (pos[tp[0]], tp[1]))
         result: List[TopicPartition] = []
@@ -304,6 +331,9 @@ class GeneralAssignmentBuilder:
 
     def _maybe_assign(self, partitions: List[TopicPartition], rack_info, remove_assigned: bool) -> List[TopicPartition]:
         """``maybeAssign``; returns the list with assigned partitions removed when ``remove_assigned``."""
+        if rack_info is None and self.trace is None:
+            self._assign_runs(partitions)
+            return [] if remove_assigned else list(partitions)
         remaining: List[TopicPartition] = []
         sorted_members = self.sorted_members
         topic_sets = self.consumer_topic_set
@@ -339,6 +369,61 @@ class GeneralAssignmentBuilder:
             if not remove_assigned:
                 remaining.append(tp)
         return remaining
+
+    def _assign_runs(self, partitions: List[TopicPartition]) -> None:
+        """``maybeAssign`` without rack matching, for runs of consecutive partitions whose topics have the
+        same subscribers.  Within a run each partition goes to the subscriber that is first in the TreeSet,
+        the smallest (assignment size, member id); a member of size s takes its j-th partition of the run at
+        key (s + j, member id), so the run is dealt level by level: at each level, the subscribers whose
+        size is at most that level, in member-id order.  Levels where that set does not change are dealt
+        with slices.  Same result as one partition at a time."""
+        topic_consumers = self.topic_consumers
+        start = end = 0
+        consumers: List[str] = []
+        for topic, run in groupby(map(_TOPIC, partitions)):  # runs of one topic, counted by C code
+            subscribers = topic_consumers[topic]
+            if subscribers != consumers:
+                if consumers and end > start:
+                    self._deal(partitions[start:end], consumers)
+                start, consumers = end, subscribers
+            end += len(list(run))
+        if consumers and end > start:
+            self._deal(partitions[start:end], consumers)
+
+    def _deal(self, run: List[TopicPartition], consumers: List[str]) -> None:
+        sorted_members, current, owner = self.sorted_members, self.current, self.owner
+        rank, names = sorted_members.rank, sorted_members.names
+        members = [m for m in dict.fromkeys(consumers) if m in sorted_members.stored]  # a topic listed twice
+        if not members:
+            return
+        before = {m: len(current[m]) for m in members}
+        waiting = sorted((before[m], rank[m]) for m in members)  # (size, rank), smallest first
+        for m in members:
+            sorted_members.remove(m)
+        eligible: List[int] = []  # ranks of the members taking part at the current level, ascending
+        level = waiting[0][0]
+        w, pos, total = 0, 0, len(run)
+        while pos < total:
+            while w < len(waiting) and waiting[w][0] <= level:
+                bisect.insort(eligible, waiting[w][1])
+                w += 1
+            e = len(eligible)
+            next_level = waiting[w][0] if w < len(waiting) else level + total
+            levels = min(next_level - level, (total - pos) // e)
+            if levels > 0:
+                stop = pos + levels * e
+                for i, r in enumerate(eligible):
+                    current[names[r]].extend(run[pos + i:stop:e])
+                pos, level = stop, level + levels
+            else:  # the last, partial level
+                for i in range(total - pos):
+                    current[names[eligible[i]]].append(run[pos + i])
+                pos = total
+        for m in members:
+            taken = current[m][before[m]:]
+            if taken:
+                owner.update(zip(taken, repeat(m)))
+            sorted_members.add(m)
 
     def _can_consumer_participate(self, member: str) -> bool:
         tps = self.current[member]

@@ -21,14 +21,22 @@ from __future__ import annotations
 import base64
 import binascii
 import struct
+from itertools import groupby, repeat
+from operator import itemgetter
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..errors import InputError, require
-from ..java import hashmap_order
-from .model import TopicPartition, parse_tp
+from ..java import INT_MAX, INT_MIN, hashmap_order
+from .model import TopicPartition, parse_tps
 
 DEFAULT_GENERATION = -1
+
+_TOPIC = itemgetter(0)
+_INT = struct.Struct(">i")
+_SHORT = struct.Struct(">h")
+_PARTITION = itemgetter(1)
 
 
 class SchemaError(Exception):
@@ -90,34 +98,112 @@ class ByteBuffer:
 # writing
 
 
-def _put_string(out: bytearray, text: str) -> None:
-    raw = text.encode("utf-8")
-    out += struct.pack(">h", len(raw))
-    out += raw
-
-
 def group_partitions_by_topic(partitions: Sequence[TopicPartition]) -> List[Tuple[str, List[int]]]:
     """``CollectionUtils.groupPartitionsByTopic``: a ``HashMap<String, List<Integer>>`` filled in list
     order, returned in its iteration order."""
-    by_topic: Dict[str, List[int]] = {}
-    for topic, partition in partitions:
-        by_topic.setdefault(topic, []).append(partition)
-    return [(topic, by_topic[topic]) for topic in hashmap_order(list(by_topic))]
+    return [(topic, list(map(_PARTITION, run))) for topic, run in groupby(_regrouped(partitions), key=_TOPIC)]
+
+
+@lru_cache(maxsize=256)
+def _topic_map(topics: Tuple[str, ...]) -> Tuple[List[str], Dict[str, int], List[int]]:
+    """For the distinct topics of a member's list (first-appearance order): the ``HashMap`` iteration order,
+    each topic's place in it, and the names' UTF-8 lengths in bytes (empty if a name cannot be encoded).
+    Cached: the members of a group usually report the same topics in the same order."""
+    order = hashmap_order(list(topics))
+    try:
+        lengths = [len(t.encode("utf-8")) for t in topics]
+    except UnicodeEncodeError:
+        lengths = []
+    return order, {t: i for i, t in enumerate(order)}, lengths
+
+
+def _regrouped(partitions: Sequence[TopicPartition]) -> List[TopicPartition]:
+    """``partitions`` in the order of :func:`group_partitions_by_topic`'s groups: a stable sort by the
+    topic's place in the ``HashMap`` (list order within a topic)."""
+    partitions = list(partitions)
+    topics = tuple(dict.fromkeys(map(_TOPIC, partitions)))
+    order, place, _ = _topic_map(topics)
+    if len(topics) == len(partitions):  # one partition per topic
+        by_topic = dict(partitions)
+        return list(zip(order, map(by_topic.__getitem__, order)))
+    keys = list(map(place.__getitem__, map(_TOPIC, partitions)))
+    return list(map(partitions.__getitem__, sorted(range(len(partitions)), key=keys.__getitem__)))
 
 
 def encode_sticky_v1(partitions: Sequence[TopicPartition], generation: Optional[int]) -> bytes:
     """``StickyAssignor.serializeTopicPartitionAssignment``: schema V1 (V0 when ``generation`` is None)."""
-    out = bytearray()
-    groups = group_partitions_by_topic(partitions)
-    out += struct.pack(">i", len(groups))
+    return _encode_groups(group_partitions_by_topic(partitions), generation)
+
+
+def _encode_groups(groups: Sequence[Tuple[str, List[int]]], generation: Optional[int]) -> bytes:
+    chunks = [_INT.pack(len(groups))]
+    append = chunks.append
     for topic, numbers in groups:
-        _put_string(out, topic)
-        out += struct.pack(">i", len(numbers))
-        for number in numbers:
-            out += struct.pack(">i", number)
+        raw = topic.encode("utf-8")
+        append(_SHORT.pack(len(raw)))
+        append(raw)
+        append(struct.pack(f">i{len(numbers)}i", len(numbers), *numbers))
     if generation is not None:
-        out += struct.pack(">i", generation)
-    return bytes(out)
+        append(_INT.pack(generation))
+    return b"".join(chunks)
+
+
+class _StickyV1Buffer(ByteBuffer):
+    """The buffer of ``encode_sticky_v1(partitions, generation)`` whose bytes are only produced if someone
+    reads them byte by byte: :func:`decode_sticky` reading it from the start gets the partitions back
+    regrouped by topic, exactly what decoding the bytes gives, without the round trip (a member of
+    Kafka's large tests reports 500 topics).  Built by :func:`sticky_v1_buffer` only for values the
+    encoder accepts, so no error moves."""
+
+    __slots__ = ("_partitions", "_generation", "_length", "_bytes")
+
+    def __init__(self, regrouped: List[TopicPartition], generation: int, length: int,  # noqa: no super()
+                 position: int = 0):
+        self._partitions = regrouped
+        self._generation = generation
+        self._length = length
+        self._bytes: Optional[bytes] = None
+        self.position = max(0, min(position, length))
+
+    @property
+    def data(self) -> bytes:  # type: ignore[override]
+        if self._bytes is None:
+            groups = [(t, list(map(_PARTITION, run))) for t, run in groupby(self._partitions, key=_TOPIC)]
+            self._bytes = _encode_groups(groups, self._generation)
+        return self._bytes
+
+    def remaining(self) -> int:
+        return self._length - self.position
+
+    def has_remaining(self) -> bool:
+        return self.position < self._length
+
+    def duplicate(self) -> "ByteBuffer":
+        copy = _StickyV1Buffer(self._partitions, self._generation, self._length, self.position)
+        copy._bytes = self._bytes
+        return copy
+
+    def read_all(self) -> MemberData:
+        """The whole V1 read from position 0 (``Schema.read`` of every field)."""
+        self.position = self._length
+        return MemberData(list(self._partitions), self._generation)
+
+
+def sticky_v1_buffer(partitions: Sequence[TopicPartition], generation: int) -> ByteBuffer:
+    """``ByteBuffer(encode_sticky_v1(partitions, generation))`` (``StickyAssignor.serializeTopicPartitionAssignment``,
+    Kafka 3.8/3.9), with the bytes produced only on demand
+    when every value fits the schema (topic names up to 32,767 UTF-8 bytes, Java ints); otherwise encoded
+    at once, raising where the encoder raises."""
+    numbers = list(map(_PARTITION, partitions))
+    if (type(generation) is int and INT_MIN <= generation <= INT_MAX and set(map(type, numbers)) <= {int}
+            and (not numbers or (INT_MIN <= min(numbers) and max(numbers) <= INT_MAX))
+            and set(map(type, map(_TOPIC, partitions))) <= {str}):
+        topics = tuple(dict.fromkeys(map(_TOPIC, partitions)))
+        lengths = _topic_map(topics)[2]
+        if len(lengths) == len(topics) and max(lengths, default=0) <= 32767:
+            length = 4 + 6 * len(topics) + sum(lengths) + 4 * len(partitions) + 4
+            return _StickyV1Buffer(_regrouped(partitions), generation, length)
+    return ByteBuffer(encode_sticky_v1(partitions, generation))
 
 
 def encode_sticky_v0(partitions: Sequence[TopicPartition]) -> bytes:
@@ -143,12 +229,50 @@ class MemberData:
 
 
 def _read_sticky(buffer: ByteBuffer, with_generation: bool) -> MemberData:
+    """``STICKY_ASSIGNOR_USER_DATA_V1`` (or V0) read from ``buffer``: the reads of ``Schema.read``, inlined (a
+    member can report hundreds of topics); ``buffer.position`` ends where Kafka's buffer would, also when a
+    read fails part-way."""
+    if with_generation and buffer.position == 0 and isinstance(buffer, _StickyV1Buffer):
+        return buffer.read_all()
+    data, pos = buffer.data, buffer.position
+    end = len(data)
     partitions: List[TopicPartition] = []
-    for _ in range(buffer.get_array_size()):
-        topic = buffer.get_string()
-        for _ in range(buffer.get_array_size()):
-            partitions.append((topic, buffer.get_int()))
-    generation = buffer.get_int() if with_generation else None
+
+    def take(codec: struct.Struct) -> int:  # ByteBuffer.getInt / getShort, on the local position
+        nonlocal pos
+        if end - pos < codec.size:
+            raise SchemaError("BufferUnderflowException")
+        value = codec.unpack_from(data, pos)[0]
+        pos += codec.size
+        return value
+
+    def array_size() -> int:  # ByteBuffer.get_array_size
+        size = take(_INT)
+        if size < 0:
+            raise SchemaError(f"Array size {size} cannot be negative")
+        if size > end - pos:
+            raise SchemaError(f"Error reading array of size {size}, only {end - pos} bytes available")
+        return size
+
+    try:
+        for _ in range(array_size()):
+            length = take(_SHORT)
+            if length < 0:
+                raise SchemaError(f"String length {length} cannot be negative")
+            if length > end - pos:
+                raise SchemaError(f"Error reading string of length {length}")
+            topic = data[pos:pos + length].decode("utf-8", errors="replace")
+            pos += length
+            n = array_size()
+            if 4 * n > end - pos:  # Kafka reads the ints that are there, then underflows
+                pos += 4 * ((end - pos) // 4)
+                raise SchemaError("BufferUnderflowException")
+            numbers = struct.unpack_from(f">{n}i", data, pos)
+            pos += 4 * n
+            partitions.extend(zip(repeat(topic, n), numbers))
+        generation = take(_INT) if with_generation else None
+    finally:
+        buffer.position = pos
     return MemberData(partitions, generation)
 
 
@@ -226,7 +350,7 @@ def user_data_from_spec(spec, assignor: str, owned: Sequence[TopicPartition], ge
         require(isinstance(body, dict), f"{field}.{key}", "must be an object with 'partitions'")
         raw_parts = body.get("partitions", [])
         require(isinstance(raw_parts, list), f"{field}.{key}.partitions", "must be a list of 'topic-partition'")
-        parts = [parse_tp(t, f"{field}.{key}.partitions[{i}]") for i, t in enumerate(raw_parts)]
+        parts = parse_tps(raw_parts, f"{field}.{key}.partitions")
         if key == "stickyV0":
             return encode_sticky_v0(parts), 0
         generation = body.get("generation", DEFAULT_GENERATION)

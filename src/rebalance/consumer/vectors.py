@@ -17,13 +17,14 @@ kinds, ``stickyPath``, ``partitionsTransferringOwnership`` and ``maxGeneration``
 """
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Sequence
+from operator import itemgetter
+from typing import Dict, List, Mapping, Optional, Sequence
 
 from .assignor import assignor_for
 from .model import AssignorResult, ConsumerScenario, TopicPartition, parse_consumer_input, tp_str
 from ..errors import require
 from .replay import ENTRIES, SUBSCRIPTION_MAP_TYPES, ReplayOptions
-from ..java import java_string_key
+from ..java import java_string_key, same_order_as_python
 
 STICKY_FIELDS = ("stickyPath", "partitionsTransferringOwnership", "maxGeneration")
 
@@ -42,32 +43,58 @@ def sorted_partitions(partitions: Sequence[TopicPartition]) -> List[TopicPartiti
     return result
 
 
-def _topic_ranks(assignment: Mapping[str, Sequence[TopicPartition]]) -> Dict[str, int]:
-    """Each topic's position in ``String.compareTo`` order (its UTF-16 key computed once per topic)."""
-    topics = {t for tps in assignment.values() for t, _ in tps}
-    return {t: i for i, t in enumerate(sorted(topics, key=java_string_key))}
+_TOPIC = itemgetter(0)
+_PARTITION = itemgetter(1)
 
 
-def _output_lists(tps: Sequence[TopicPartition], ranks: Mapping[str, int]):
-    """``(plain, sorted)`` ``"topic-partition"`` lists of one member.  ``sorted`` reuses ``plain``'s strings
-    (a million partitions are formatted once, not twice) and sorts on one integer per partition: the
-    topic's rank, then the partition number (partition numbers are non-negative Java ints)."""
-    plain = [f"{t}-{p}" for t, p in tps]
-    codes = [(ranks[t] << 32) | p for t, p in tps]
-    order = sorted(range(len(codes)), key=codes.__getitem__)
-    return plain, [plain[i] for i in order]
+def _output_lists(tps: Sequence[TopicPartition], ranks: Optional[Mapping[str, int]],
+                  prefixes: Mapping[str, str], numbers: Optional[List[str]]):
+    """``(plain, sorted)`` ``"topic-partition"`` lists of one member.  Each string is ``prefixes[topic]``
+    (``"topic-"``) plus the partition number's text from ``numbers`` (formatted once per number, not per
+    partition; with ``numbers`` None each string is formatted in full).  ``sorted`` reuses ``plain``'s
+    strings (a million partitions are formatted once, not twice).  With ``ranks`` None the topics sort the
+    same in Python as with ``String.compareTo`` and the ``(topic, partition)`` tuples are sorted as they are;
+    otherwise on one integer per partition: the topic's rank, then the partition number (partition numbers
+    are non-negative Java ints)."""
+    if numbers is None:
+        plain = [f"{t}-{p}" for t, p in tps]
+    else:
+        plain = [prefixes[t] + numbers[p] for t, p in tps]
+    if ranks is None:
+        order = sorted(range(len(tps)), key=tps.__getitem__)
+    else:
+        codes = [(ranks[t] << 32) | p for t, p in tps]
+        order = sorted(range(len(codes)), key=codes.__getitem__)
+    return plain, list(map(plain.__getitem__, order))
 
 
 def assignment_output(assignment: Mapping[str, Sequence[TopicPartition]],
                       members: Sequence[str] = ()) -> dict:
     """The vectors' ``assignment`` / ``sortedAssignment`` for ``assignment``: keys in ``members`` order, then
     any other member of ``assignment`` in its own order."""
-    order = [m for m in members if m in assignment] + [m for m in assignment if m not in set(members)]
-    ranks = _topic_ranks(assignment)
+    listed = set(members)
+    order = [m for m in members if m in assignment] + [m for m in assignment if m not in listed]
+    topics: set = set()
+    highest, lowest, count = -1, 0, 0
+    for tps in assignment.values():
+        if tps:
+            topics.update(map(_TOPIC, tps))
+            partitions = list(map(_PARTITION, tps))
+            count += len(partitions)
+            if set(map(type, partitions)) <= {int}:
+                highest, lowest = max(highest, max(partitions)), min(lowest, min(partitions))
+            else:
+                lowest = -1  # not plain ints: format each string in full
+    # each topic's position in String.compareTo order (UTF-16 key computed once per topic), unless Python's
+    # own order is the same
+    ranks = (None if same_order_as_python(topics)
+             else {t: i for i, t in enumerate(sorted(topics, key=java_string_key))})
+    prefixes = {t: f"{t}-" for t in topics}
+    numbers = (list(map(str, range(highest + 1))) if lowest >= 0 and highest < 2 * count + 1024 else None)
     plain: Dict[str, List[str]] = {}
     ordered: Dict[str, List[str]] = {}
     for member in order:
-        plain[member], ordered[member] = _output_lists(assignment[member], ranks)
+        plain[member], ordered[member] = _output_lists(assignment[member], ranks, prefixes, numbers)
     return {"assignment": plain, "sortedAssignment": ordered}
 
 
