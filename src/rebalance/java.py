@@ -138,7 +138,7 @@ class JavaHashOrder:
         self._seq = 0
         self._head = 0
 
-    def put(self, key) -> None:
+    def put(self, key: Hashable) -> None:
         """``put``/``add``: a new key is appended at the tail of its bucket."""
         if key in self._order:
             return
@@ -146,7 +146,7 @@ class JavaHashOrder:
         self._seq += 1
         self._grow()
 
-    def put_head(self, key) -> None:
+    def put_head(self, key: Hashable) -> None:
         """``computeIfAbsent``: a new key is linked at the *head* of its bucket (``newNode(hash, key, v,
         first)``).  A resize keeps the order inside a bucket, so sorting by (bucket, sequence) stays exact
         when head insertions take decreasing negative sequences."""
@@ -165,7 +165,7 @@ class JavaHashOrder:
             self.put(key)
         return self
 
-    def remove(self, key) -> None:
+    def remove(self, key: Hashable) -> None:
         self._order.pop(key, None)
 
     def __contains__(self, key) -> bool:

@@ -82,12 +82,22 @@ def _check(counts: Dict[str, int], members: int, unit: str, per: Optional[str]) 
 
 
 def _consumer_size(s: dict) -> None:
+    """Partitions + subscriptions (member-topic pairs) + owned partitions (see ``MAX_INPUT_CELLS``)."""
     topics = s.get("topics")
     if not isinstance(topics, dict):
         return
     counts = {f"topics.{t}": (len(n) if isinstance(n, list) else _count(n)) for t, n in topics.items()}
+    if not counts:
+        return
     members = s.get("members")
-    _check(counts, len(members) if isinstance(members, (list, dict)) else 1, "partitions", "members")
+    members = members if isinstance(members, list) else []
+    pairs = sum(len(m.get("topics") or ()) for m in members if isinstance(m, dict))
+    owned = sum(len(m.get("ownedPartitions") or ()) for m in members if isinstance(m, dict))
+    total = sum(counts.values())
+    field_name, largest = _largest(counts)
+    check_size(field_name, total + pairs + owned,
+               f"{total:,} partitions (the largest, {field_name}, has {largest:,}) + {pairs:,} subscriptions "
+               f"+ {owned:,} owned partitions")
 
 
 def _replicas_size(s: dict) -> None:
@@ -153,7 +163,12 @@ def _group_size(s: dict) -> None:
             add(step.get("topics"), f"steps[{i}].topics")
             add(step.get("add_topics"), f"steps[{i}].add_topics")
             members = max(members, count_members(step.get("members")))
-    _check(counts, members, "partitions", "members")
+    if counts:  # partitions + at most every member subscribed to every topic (as kip848.check_group_size)
+        total = sum(counts.values())
+        field_name, largest = _largest(counts)
+        pairs = members * len(counts)
+        check_size(field_name, total + pairs,
+                   f"{total:,} partitions (the largest, {field_name}, has {largest:,}) + {pairs:,} member-topic pairs")
 
 
 #: kind -> size estimator (raises ``InputError`` naming the largest count when over the limit)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from itertools import filterfalse
 from operator import itemgetter
-from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Sized, Tuple, Union
 
 from ..errors import InputError, KafkaError
 from ..java import hashmap_order
@@ -40,7 +40,7 @@ EMPTY: FrozenSet[str] = frozenset()
 _TOPIC = itemgetter(0)
 
 
-def balance_score(sizes) -> int:
+def balance_score(sizes: Union[Mapping[str, Union[int, Sized]], Sequence[int]]) -> int:
     """``GeneralAssignmentBuilder.getBalanceScore``: the sum over all member pairs of the difference in
     their partition counts (0 = perfectly even).  ``sizes`` is a mapping member -> partitions (or count)
     or a sequence of counts.  Computed in O(n log n) from the sorted counts; Kafka's int arithmetic wraps."""

@@ -93,10 +93,16 @@ def build_scenario(assignor: str, partitions: Mapping[str, int], members: Mappin
     require(isinstance(members, Mapping), "members", "must map member ids to subscriptions")
     require_members(members)
     counts = {t: n for t, n in partitions.items() if isinstance(n, int) and not isinstance(n, bool) and n > 0}
-    if counts:
+    if counts:  # partitions + subscriptions + owned partitions, before anything is allocated
         largest = max(counts, key=counts.get)
-        check_size(f"partitions.{largest}", sum(counts.values()) * len(members),
-                   f"{sum(counts.values()):,} partitions x {len(members):,} members")
+        specs = [s for s in members.values()]
+        pairs = sum(len(s.topics if isinstance(s, Subscription) else (s.get("topics") or ()))
+                    for s in specs if isinstance(s, (Subscription, Mapping)))
+        owned = sum(len(s.owned_partitions if isinstance(s, Subscription) else (s.get("owned") or ()))
+                    for s in specs if isinstance(s, (Subscription, Mapping)))
+        total = sum(counts.values())
+        check_size(f"partitions.{largest}", total + pairs + owned,
+                   f"{total:,} partitions + {pairs:,} subscriptions + {owned:,} owned partitions")
     subs: Dict[str, Subscription] = {}
     for member_id, spec in members.items():
         require(isinstance(member_id, str) and member_id != "", "members",

@@ -27,7 +27,7 @@ def tp_str(tp: TopicPartition) -> str:
     return f"{tp[0]}-{tp[1]}"
 
 
-def parse_tp(text, field_name: str) -> TopicPartition:
+def parse_tp(text: object, field_name: str) -> TopicPartition:
     """Read ``"topic-partition"`` (split at the last ``-``), naming ``field_name`` if it is malformed."""
     return parse_dashed_id(text, field_name, "topic", "partition")
 

@@ -35,7 +35,7 @@ RANGE_ASSIGNOR_NAME = "range"
 _NO_RACKS: FrozenSet[str] = frozenset()
 
 
-def tp_sort_key(tp: TopicPartition):
+def tp_sort_key(tp: TopicPartition) -> Tuple[bytes, int]:
     """Sort key of Kafka's ``TopicPartitionComparator``: topic by ``String.compareTo``, then partition."""
     return java_string_key(tp[0]), tp[1]
 
@@ -44,7 +44,7 @@ def tp_sort_key(tp: TopicPartition):
 # AbstractPartitionAssignor and ConsumerCoordinator: the order in which Kafka sees members and topics
 
 
-def member_sort_key(member_id: str, subscription: Subscription):
+def member_sort_key(member_id: str, subscription: Subscription) -> Tuple[int, bytes]:
     """``AbstractPartitionAssignor.MemberInfo.compareTo`` as a sort key: members with a
     ``group.instance.id`` first (ordered by it), then dynamic members by member id (``String.compareTo``)."""
     if subscription.group_instance_id is not None:

@@ -312,7 +312,7 @@ def auto_user_data(assignor: str, owned: Sequence[TopicPartition], generation_id
     return user_data_from_spec("auto", assignor, owned, generation_id)[0]
 
 
-def user_data_from_spec(spec, assignor: str, owned: Sequence[TopicPartition], generation_id: Optional[int],
+def user_data_from_spec(spec: object, assignor: str, owned: Sequence[TopicPartition], generation_id: Optional[int],
                         field: str = "userData") -> Tuple[Optional[bytes], int]:
     """Bytes and buffer position for a member's ``userData`` as the vectors describe it.
 

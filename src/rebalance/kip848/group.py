@@ -248,15 +248,16 @@ def parse_inverted(value: object, catalog: TopicCatalog, field: str = "inverted_
 
 
 def check_group_size(catalog: TopicCatalog, members: int, field: str = "topics") -> None:
-    """Refuse a group over :data:`~rebalance.errors.MAX_INPUT_CELLS` (partitions x members) before anything
-    is allocated, naming the largest topic."""
+    """Refuse a group over :data:`~rebalance.errors.MAX_INPUT_CELLS` before anything is allocated, naming
+    the largest topic: its partitions plus, at most, every member subscribed to every topic."""
     topics = catalog.topics()
     if not topics:
         return
     total = sum(t.partitions for t in topics)
     largest = max(topics, key=lambda t: t.partitions)
-    check_size(f"{field}.{largest.name}", total * max(1, members),
-               f"{total:,} partitions x {max(1, members):,} members")
+    pairs = max(1, members) * len(topics)
+    check_size(f"{field}.{largest.name}", total + pairs,
+               f"{total:,} partitions + {pairs:,} member-topic pairs")
 
 
 def parse_members(members: object, previous: Optional[GroupResult] = None, field: str = "members"
