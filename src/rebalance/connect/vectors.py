@@ -346,6 +346,10 @@ class _Scenario:
                     fails.append(f"lost work not all on workers {want}")
             else:
                 raise InputError(f"{field}.expect.{key}", "unknown expectation")
+        self._emit_checked(record, fails, index)
+
+    def _emit_checked(self, record: dict, fails: List[str], index: int) -> None:
+        """Emit a step's record with the expectations it failed (which fail the whole line)."""
         if fails:
             record["expect_failures"] = fails
             self.ok = False
@@ -370,10 +374,7 @@ class _Scenario:
                     fails.append(f"not every worker has {want} tasks")
             else:
                 raise InputError(f"{field}.expect.{key}", "unknown expectation")
-        if fails:
-            record["expect_failures"] = fails
-            self.ok = False
-        self._emit(record, index)
+        self._emit_checked(record, fails, index)
 
 
 def _balanced_and_complete(running, connectors: Mapping[str, int]) -> List[str]:

@@ -614,9 +614,7 @@ class ClassicGroupCoordinator:
             respond({"error": UNKNOWN_MEMBER_ID})
             return
         member_id = req["memberId"]
-        error = self._validate_member(member_id, req.get("groupInstanceId"))
-        if error is None and req["generation"] != self.generation:
-            error = ILLEGAL_GENERATION
+        error = self._validate_member_generation(req)
         if error is not None:
             respond({"error": error})
             return
@@ -639,6 +637,14 @@ class ClassicGroupCoordinator:
         else:
             respond({"error": UNKNOWN_MEMBER_ID})
 
+    def _validate_member_generation(self, req: dict) -> Optional[str]:
+        """The checks SyncGroup and Heartbeat share: the member is known (and its instance id matches),
+        then its generation is the group's (else ``ILLEGAL_GENERATION``)."""
+        error = self._validate_member(req["memberId"], req.get("groupInstanceId"))
+        if error is None and req["generation"] != self.generation:
+            error = ILLEGAL_GENERATION
+        return error
+
     # ------------------------------------------------------------------ Heartbeat
     def heartbeat(self, req: dict, respond: Respond) -> None:
         """``classicGroupHeartbeatToClassicGroup``."""
@@ -649,9 +655,7 @@ class ClassicGroupCoordinator:
             respond({"error": COORDINATOR_NOT_AVAILABLE})
             return
         member_id = req["memberId"]
-        error = self._validate_member(member_id, req.get("groupInstanceId"))
-        if error is None and req["generation"] != self.generation:
-            error = ILLEGAL_GENERATION
+        error = self._validate_member_generation(req)
         if error is not None:
             respond({"error": error})
         elif self.state == EMPTY:

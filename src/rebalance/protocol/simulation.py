@@ -175,6 +175,16 @@ class GroupSimulation(NetworkMixin, FaultsMixin):
         self.specs[name] = spec
         self.clock.schedule_at(at, lambda: self._start(name), f"start:{name}")
 
+    def _new_process(self, name: str) -> ConsumerMember:
+        """A new consumer process for member ``name``'s spec (a new incarnation: fresh assignor objects)."""
+        spec = self.specs[name]
+        self._incarnations[name] += 1
+        return ConsumerMember(self, name, topics=spec.topics, assignors=spec.assignors, protocol=spec.protocol,
+                              instance_id=spec.instance_id, session_timeout_ms=spec.session_timeout_ms,
+                              rebalance_timeout_ms=spec.rebalance_timeout_ms,
+                              heartbeat_interval_ms=spec.heartbeat_interval_ms, revoke_ms=spec.revoke_ms,
+                              incarnation=self._incarnations[name])
+
     def start_stable(self, assignment: Mapping[str, Sequence[TopicPartition]], *, generation: int = 1,
                      assignors: Sequence[str] = ("range",), protocol: Optional[str] = None,
                      instance_ids: Optional[Mapping[str, str]] = None) -> None:
@@ -197,12 +207,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin):
         c = self.coordinator
         for name, tps in assignment.items():
             spec = self.specs[name]
-            self._incarnations[name] += 1
-            m = ConsumerMember(self, name, topics=spec.topics, assignors=spec.assignors, protocol=spec.protocol,
-                               instance_id=spec.instance_id, session_timeout_ms=spec.session_timeout_ms,
-                               rebalance_timeout_ms=spec.rebalance_timeout_ms,
-                               heartbeat_interval_ms=spec.heartbeat_interval_ms, revoke_ms=spec.revoke_ms,
-                               incarnation=self._incarnations[name])
+            m = self._new_process(name)
             m.member_id = f"{name}-{self._next_member_suffix(name)}"
             m.generation = generation
             m.state = MEMBER_STABLE
@@ -230,16 +235,10 @@ class GroupSimulation(NetworkMixin, FaultsMixin):
             c.reschedule_member_heartbeat(m.member_id)
 
     def _start(self, name: str) -> None:
-        spec = self.specs[name]
         old = self.members.get(name)
         if old is not None and old.alive:
             return
-        self._incarnations[name] += 1
-        m = ConsumerMember(self, name, topics=spec.topics, assignors=spec.assignors, protocol=spec.protocol,
-                           instance_id=spec.instance_id, session_timeout_ms=spec.session_timeout_ms,
-                           rebalance_timeout_ms=spec.rebalance_timeout_ms,
-                           heartbeat_interval_ms=spec.heartbeat_interval_ms, revoke_ms=spec.revoke_ms,
-                           incarnation=self._incarnations[name])
+        m = self._new_process(name)
         self.members[name] = m
         m.start()
 
