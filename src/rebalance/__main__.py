@@ -85,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+", metavar="FILE", help="scenario files (.jsonl); '-' for stdin")
     p.add_argument("-o", "--output", help="write to this file instead of stdout")
     p.add_argument("--max-cells", type=int, default=None, metavar="N",
-                   help="size limit in partitions x members (default rebalance.errors.MAX_INPUT_CELLS; 0: none)")
+                   help="size limit in cells: partitions + subscriptions + owned partitions for a consumer group (default rebalance.errors.MAX_INPUT_CELLS; 0: none)")
     p.set_defaults(func=_run)
 
     p = sub.add_parser("assign", help="assign partitions of a consumer group scenario")

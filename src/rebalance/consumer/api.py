@@ -146,7 +146,7 @@ def assign(assignor: str, partitions: Mapping[str, int], members: Mapping[str, M
     ``partition_racks`` optionally maps a topic to one set of replica racks per partition (KIP-881).
     Returns ``{member_id: [(topic, partition), ...]}`` with every member, each list in Kafka's order.
     Bad input raises :class:`~rebalance.errors.InputError` naming the field, including an empty group
-    (:func:`require_members`) and a group over :data:`~rebalance.errors.MAX_INPUT_CELLS` partitions x members.
+    (:func:`require_members`) and a group over :data:`~rebalance.errors.MAX_INPUT_CELLS` cells (partitions + subscriptions + owned partitions).
     """
     scenario = build_scenario(assignor, partitions, members, partition_racks=partition_racks)
     result = run_assignor(scenario)
