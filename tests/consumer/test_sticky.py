@@ -9,7 +9,8 @@ from rebalance.consumer.abstract_sticky import RackInfo, balance_score
 from rebalance.consumer.api import build_scenario
 from rebalance.consumer.model import parse_consumer_input
 from rebalance.consumer.sticky import StickyAssignor
-from rebalance.consumer.sticky_general import JavaHashSet, PartitionMovements
+from rebalance.consumer.sticky_general import PartitionMovements
+from rebalance.jcollections import JavaHashSet
 from rebalance.consumer.sticky_userdata import (ByteBuffer, decode_cooperative, decode_sticky,
                                                 encode_cooperative_v0, encode_sticky_v0, encode_sticky_v1,
                                                 user_data_from_spec)

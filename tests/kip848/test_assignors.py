@@ -4,7 +4,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from rebalance.errors import InputError
 from rebalance.kip848.group import assign_group
-from rebalance.kip848.jcollections import HashJMap, HashJSet
+from rebalance.jcollections import HashJMap, HashJSet
 from rebalance.kip848.uuid import uuid_hash
 from rebalance.kip848.vectors import valid_and_balanced
 

@@ -21,69 +21,23 @@ reassignment (``requested`` differs from ``partition`` when a reverse movement w
 ``{"step": "revert", "score_before", "score_after"}`` when the moves were undone.
 
 Which partition an "undo" picks is the first element of a ``java.util.HashSet<TopicPartition>``, so its
-iteration order is emulated (:class:`JavaHashSet`).
+iteration order is emulated (:class:`rebalance.jcollections.JavaHashSet`).
 """
 from __future__ import annotations
 
 import bisect
-import functools
 from itertools import groupby, repeat
 from operator import itemgetter
 from typing import Dict, List, Optional, Set, Tuple
 
 from ..errors import KafkaError
-from ..java import java_string_key, spread, string_hash, to_int32
+from ..java import java_string_key
+from ..jcollections import JavaHashSet
 from .abstract_sticky import DEFAULT_GENERATION, balance_score, partitions_left
 from .model import TopicPartition
 from .range import topic_subscribers
 
-#: ``String.hashCode`` of topic names, memoised with a bound (a long-lived process sees many topics)
-_topic_hash = functools.lru_cache(maxsize=1 << 16)(string_hash)
 _TOPIC = itemgetter(0)
-
-
-def _tp_hash(tp: TopicPartition) -> int:
-    """The spread ``TopicPartition.hashCode`` a ``HashSet<TopicPartition>`` buckets by."""
-    return spread(to_int32(31 * (31 + tp[1]) + _topic_hash(tp[0])))
-
-
-class JavaHashSet:
-    """A ``java.util.HashSet<TopicPartition>`` reduced to what Kafka uses here: add, remove, size and the
-    first element of its iteration order (bucket of the current table, then insertion order)."""
-
-    __slots__ = ("size", "_seq", "_items")
-
-    def __init__(self):
-        self.size = 16
-        self._seq = 0
-        self._items: Dict[TopicPartition, Tuple[int, int]] = {}  # tp -> (spread hash, insertion seq)
-
-    def add(self, tp: TopicPartition) -> None:
-        if tp in self._items:
-            return
-        self._items[tp] = (_tp_hash(tp), self._seq)
-        self._seq += 1
-        if len(self._items) > self.size * 0.75:
-            self.size *= 2
-
-    def remove(self, tp: TopicPartition) -> None:
-        self._items.pop(tp, None)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __bool__(self) -> bool:
-        return bool(self._items)
-
-    def first(self) -> TopicPartition:
-        mask = self.size - 1
-        best = None
-        best_key = None
-        for tp, (h, seq) in self._items.items():
-            key = (h & mask, seq)
-            if best_key is None or key < best_key:
-                best, best_key = tp, key
-        return best
 
 
 class PartitionMovements:

@@ -14,7 +14,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..errors import InputError, KafkaError, check_size
 from .assignor import ASSIGNORS, COORDINATOR, MAP_KINDS, ReplayOptions, assignor_for
-from .jcollections import HashJSet, JMap, LinkedJSet, new_map, new_set
+from ..jcollections import HashJSet, JMap, LinkedJSet, new_map, new_set
 from .spec import GroupAssignment, GroupSpec, MemberSpec, TopicDescriber, inverted_assignment
 from .spec import subscription_type as compute_subscription_type
 from .uuid import Uuid, topic_id_for_name, uuid_hash

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Dict, List
 
 from ..java import java_string_key
-from .jcollections import HashJMap, JMap, RangeSet
+from ..jcollections import HashJMap, JMap, RangeSet
 from .spec import HOMOGENEOUS, GroupAssignment, GroupSpec, PartitionAssignorException, TopicDescriber
 from .uuid import Uuid, uuid_hash
 

@@ -3,7 +3,7 @@
 Mirrors ``GroupSpecImpl``, ``MemberSubscriptionAndAssignmentImpl``, ``SubscribedTopicDescriberImpl`` and
 ``GroupAssignment`` of Kafka's group coordinator (``group-coordinator/.../modern``, Kafka 3.8/3.9), and
 ``ModernGroup.subscriptionType``.  Collections keep their Java iteration order (see
-:mod:`rebalance.kip848.jcollections`).
+:mod:`rebalance.jcollections`).
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, Mapping, Optional, Sequence
 
 from ..errors import KafkaError
-from .jcollections import JMap, JSet, LinkedJMap
+from ..jcollections import JMap, JSet, LinkedJMap
 from .uuid import Uuid
 
 HOMOGENEOUS = "HOMOGENEOUS"

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Dict, List
 
-from .jcollections import HashJSet, JMap, deep_copy_assignment
+from ..jcollections import HashJSet, JMap, deep_copy_assignment
 from .spec import GroupAssignment, GroupSpec, KafkaError, PartitionAssignorException, TopicDescriber
 from .uuid import Uuid, uuid_hash
 

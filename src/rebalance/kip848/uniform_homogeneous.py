@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import List, Tuple
 
-from .jcollections import HashJSet, JMap, deep_copy_assignment
+from ..jcollections import HashJSet, JMap, deep_copy_assignment
 from .spec import GroupAssignment, GroupSpec, PartitionAssignorException, TopicDescriber
 from .uuid import Uuid, uuid_hash
 

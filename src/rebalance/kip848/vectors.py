@@ -16,7 +16,7 @@ from typing import Dict, List, Mapping, Optional
 from ..errors import InputError, KafkaError
 from .assignor import ReplayOptions, assignor_for
 from .group import GroupResult, MemberInput, TopicCatalog, parse_topics, prepare_group, run_assignor
-from .jcollections import JMap
+from ..jcollections import JMap
 
 __all__ = ["run", "replay_options", "compare", "step_stats", "valid_and_balanced", "conformance_counts"]
 

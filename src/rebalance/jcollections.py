@@ -1,4 +1,9 @@
-"""The few ``java.util`` collections the KIP-848 assignors iterate, with their iteration orders.
+"""The ``java.util`` collections whose iteration order decides Kafka's results, emulated once for the package.
+
+* :class:`JavaHashSet`: the ``HashSet<TopicPartition>`` of ``AbstractStickyAssignor.PartitionMovements``
+  (client assignors, Kafka 3.8/3.9), reduced to add, remove and its first element -- the hot path of the
+  sticky general builder, so it keeps only what that needs;
+* the collections of the KIP-848 server-side assignors, below.
 
 The group coordinator's assignors (Kafka 3.8/3.9, ``group-coordinator/.../assignor``) keep member
 assignments as ``Map<Uuid, Set<Integer>>`` and topic ids as ``Set<Uuid>``.  Which partitions a member keeps
@@ -16,16 +21,66 @@ Nothing here re-implements the JDK hash rules; they come from :mod:`rebalance.ja
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
-from ..java import JavaHashOrder, hash_set_copy_capacity, java_string_key
+from .java import JavaHashOrder, hash_set_copy_capacity, java_string_key, spread, string_hash, to_int32
 
 __all__ = [
+    "JavaHashSet",
     "JSet", "HashJSet", "LinkedJSet", "RangeSet",
     "JMap", "HashJMap", "LinkedJMap", "TreeJMap",
     "new_set", "new_map", "deep_copy_assignment",
 ]
+
+
+#: ``String.hashCode`` of topic names, memoised with a bound (a long-lived process sees many topics)
+_topic_hash = functools.lru_cache(maxsize=1 << 16)(string_hash)
+
+
+def _tp_hash(tp: Tuple[str, int]) -> int:
+    """The spread ``TopicPartition.hashCode`` a ``HashSet<TopicPartition>`` buckets by (``tp`` is ``(topic, partition)``)."""
+    return spread(to_int32(31 * (31 + tp[1]) + _topic_hash(tp[0])))
+
+
+class JavaHashSet:
+    """A ``java.util.HashSet<TopicPartition>`` (``(topic, partition)`` tuples) reduced to what Kafka uses here: add, remove, size and the
+    first element of its iteration order (bucket of the current table, then insertion order)."""
+
+    __slots__ = ("size", "_seq", "_items")
+
+    def __init__(self):
+        self.size = 16
+        self._seq = 0
+        self._items: Dict[Tuple[str, int], Tuple[int, int]] = {}  # tp -> (spread hash, insertion seq)
+
+    def add(self, tp: Tuple[str, int]) -> None:
+        if tp in self._items:
+            return
+        self._items[tp] = (_tp_hash(tp), self._seq)
+        self._seq += 1
+        if len(self._items) > self.size * 0.75:
+            self.size *= 2
+
+    def remove(self, tp: Tuple[str, int]) -> None:
+        self._items.pop(tp, None)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __bool__(self) -> bool:
+        return bool(self._items)
+
+    def first(self) -> Tuple[str, int]:
+        mask = self.size - 1
+        best = None
+        best_key = None
+        for tp, (h, seq) in self._items.items():
+            key = (h & mask, seq)
+            if best_key is None or key < best_key:
+                best, best_key = tp, key
+        return best
 
 
 class JSet:
