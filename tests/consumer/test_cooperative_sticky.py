@@ -3,7 +3,7 @@ ownership, generations from the protocol field or user data."""
 from rebalance.consumer.api import build_scenario
 from rebalance.consumer.cooperative_sticky import CooperativeStickyAssignor, compute_partitions_transferring_ownership
 from rebalance.consumer.rounds import rebalance_rounds
-from rebalance.consumer.sticky_vectors import run
+from rebalance.consumer.vectors import run
 
 
 def _c3_joins_group():

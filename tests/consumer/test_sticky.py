@@ -14,7 +14,7 @@ from rebalance.jcollections import JavaHashSet
 from rebalance.consumer.sticky_userdata import (ByteBuffer, decode_cooperative, decode_sticky,
                                                 encode_cooperative_v0, encode_sticky_v0, encode_sticky_v1,
                                                 user_data_from_spec)
-from rebalance.consumer.sticky_vectors import run
+from rebalance.consumer.vectors import run
 from rebalance.errors import InputError, KafkaError
 from rebalance.java import hashmap_order
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rebalance.consumer import sticky_vectors
+from rebalance.consumer import vectors as sticky_vectors
 from rebalance.vectors import compare_output, run_input
 from rebalance.vectors import vectors_dir as kafka_vectors_dir
 

@@ -51,22 +51,14 @@ def test_compare_checks_sticky_fields():
         assert any(key in p for p in adapter.compare(base, other))
 
 
-def test_sticky_kinds_are_delegated():
-    """run() hands sticky scenarios to the sticky helper's run_scenario (when it exists)."""
+def test_sticky_lines_report_the_sticky_fields():
+    """The one adapter gives a sticky line its path, transfers and maxGeneration; a Range line has none."""
     data = {"kind": "consumer", "assignor": "sticky", "topics": {"t": 2},
             "members": [{"memberId": "A", "topics": ["t"]}]}
-    try:
-        import rebalance.consumer.sticky_vectors  # noqa: F401
-    except ImportError:
-        from rebalance.errors import InputError
-
-        with pytest.raises(InputError) as info:
-            adapter.run(data)
-        assert info.value.field == "assignor"
-    else:
-        out = adapter.run(data)
-        assert out["sortedAssignment"] == {"A": ["t-0", "t-1"]}
-        assert "stickyPath" in out
+    out = adapter.run(data)
+    assert out["sortedAssignment"] == {"A": ["t-0", "t-1"]}
+    assert out["stickyPath"] == "constrained" and "partitionsTransferringOwnership" in out and "maxGeneration" in out
+    assert "stickyPath" not in adapter.run(dict(data, assignor="range"))
 
 
 @pytest.mark.parametrize("data,field", [
