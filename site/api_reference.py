@@ -27,6 +27,7 @@ MODULES = (
     "rebalance.replicas",
     "rebalance.kip848",
     "rebalance.vectors",
+    "rebalance.simulate",
     "rebalance.errors",
     "rebalance.java",
     "rebalance.spark",

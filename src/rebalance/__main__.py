@@ -1,7 +1,9 @@
-"""Command line: ``python -m rebalance {conform,run,assign} ...``.
+"""Command line: ``python -m rebalance {conform,run,simulate,assign} ...``.
 
 * ``conform FILE...``  replays Kafka's conformance vectors and ends with ``N passed, M failed``;
 * ``run FILE``         writes one ``{"id", "output"}`` line per scenario line (``-`` reads stdin);
+* ``simulate FILE``    runs each group scenario through the classic or KIP-848 simulator and writes one
+  line per completed rebalance and a summary line (:mod:`rebalance.simulate`);
 * ``assign SCENARIO.json [--assignor NAME]``  prints a consumer group's assignment as a table (the
   assignor: the flag, else the file's ``"assignor"``, else range; a flag that disagrees with the file wins,
   with a note on stderr).
@@ -11,11 +13,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import List, Optional
+from typing import Callable, Iterable, List, Optional, Tuple
 
 from .errors import InputError
 from .gcpause import paused_gc
-from .vectors import conform_lines, read_lines, run_lines
+from .vectors import Line, conform_lines, read_lines, run_lines
 
 
 def _conform(args) -> int:
@@ -35,7 +37,10 @@ def _conform(args) -> int:
     return 1 if total_failed else 0
 
 
-def _run(args) -> int:
+def _write_outputs(args, read: Callable[[str], Iterable[Line]],
+                   compute: Callable[[Iterable[Line], Callable[[dict], None]], Tuple[int, int]]) -> int:
+    """The loop of ``run`` and ``simulate``: apply ``--max-cells``, write ``compute``'s JSON lines for every
+    file to stdout or ``--output``, keep going past bad lines and unreadable files, exit 1 if any."""
     if args.max_cells is not None:
         from . import errors as limits
 
@@ -52,7 +57,7 @@ def _run(args) -> int:
         for path in args.files:
             try:
                 with paused_gc():  # the lines create millions of small acyclic objects (see gcpause)
-                    _, bad = run_lines(read_lines(path), write)
+                    _, bad = compute(read(path), write)
             except OSError as exc:
                 print(f"{path}: cannot read file ({exc.strerror})", file=sys.stderr)
                 errors += 1
@@ -64,6 +69,16 @@ def _run(args) -> int:
     finally:
         if out is not sys.stdout:
             out.close()
+
+
+def _run(args) -> int:
+    return _write_outputs(args, read_lines, run_lines)
+
+
+def _simulate(args) -> int:
+    from .simulate import read_scenarios, simulate_lines  # imported lazily, as assign
+
+    return _write_outputs(args, read_scenarios, simulate_lines)
 
 
 def _assign(args) -> int:
@@ -87,6 +102,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-cells", type=int, default=None, metavar="N",
                    help="size limit in cells: partitions + subscriptions + owned partitions for a consumer group (default rebalance.errors.MAX_INPUT_CELLS; 0: none)")
     p.set_defaults(func=_run)
+
+    p = sub.add_parser("simulate", help="run group simulations: one line per completed rebalance, then a summary")
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="scenario files: one JSON scenario per line, or one JSON object or array; '-' for stdin")
+    p.add_argument("-o", "--output", help="write to this file instead of stdout")
+    p.add_argument("--max-cells", type=int, default=None, metavar="N",
+                   help="size limit in cells: partitions + subscriptions + events (default rebalance.errors.MAX_INPUT_CELLS; 0: none)")
+    p.set_defaults(func=_simulate)
 
     p = sub.add_parser("assign", help="assign partitions of a consumer group scenario")
     p.add_argument("scenario", metavar="SCENARIO.json")

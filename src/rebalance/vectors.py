@@ -22,7 +22,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
-from .errors import InputError, KafkaError, check_size
+from .errors import InputError, KafkaError, SimulationError, check_size
 
 #: kind -> module that adapts it.  A kind whose module is missing reports "not implemented".
 ADAPTERS: Dict[str, str] = {
@@ -271,25 +271,26 @@ class Line:
 
 
 def read_lines(path: str) -> Iterator[Line]:
-    """Parse a JSONL file; a line that is not JSON becomes a :class:`Line` with an error."""
+    """Parse a JSONL file (``-``: stdin); a line that is not JSON becomes a :class:`Line` with an error."""
     if path == "-":
         import sys
 
-        for number, text in enumerate(sys.stdin, 1):
-            yield from _parse(path, number, text)
+        yield from parse_lines(path, sys.stdin)
         return
     with open(path, encoding="utf-8") as stream:
-        for number, text in enumerate(stream, 1):
-            yield from _parse(path, number, text)
+        yield from parse_lines(path, stream)
 
 
-def _parse(path: str, number: int, text: str) -> Iterator[Line]:
-    if not text.strip():
-        return
-    try:
-        yield Line(path, number, json.loads(text))
-    except json.JSONDecodeError as exc:
-        yield Line(path, number, error=InputError("line", f"not valid JSON ({exc.msg} at column {exc.colno})"))
+def parse_lines(source: str, texts: Iterable[str]) -> Iterator[Line]:
+    """One :class:`Line` per non-blank text line of ``source`` (numbered from 1); a line that is not JSON
+    carries an ``InputError`` instead of a value."""
+    for number, text in enumerate(texts, 1):
+        if not text.strip():
+            continue
+        try:
+            yield Line(source, number, json.loads(text))
+        except json.JSONDecodeError as exc:
+            yield Line(source, number, error=InputError("line", f"not valid JSON ({exc.msg} at column {exc.colno})"))
 
 
 def line_id(value: object, fallback: str) -> object:
@@ -340,28 +341,42 @@ def conform_lines(lines: Iterable[Line], report: Callable[[str], None]) -> Confo
     return result
 
 
-def run_lines(lines: Iterable[Line], write: Callable[[dict], None]) -> Tuple[int, int]:
-    """Compute an output line for each scenario line.  A line may be a bare ``input`` object or a
-    whole vectors line (its ``input`` is used).  Returns (ok, errors)."""
+def compute_lines(lines: Iterable[Line], write: Callable[[dict], None],
+                  compute: Callable[[object], List[dict]]) -> Tuple[int, int]:
+    """For each line, write the rows ``compute(value)`` returns, each headed by the line's ``id``; a line
+    that cannot be computed gets one ``{"id", "error": {"type", "field", "message"}}`` row instead (the
+    field named for bad input) and the next line goes on.  Returns (ok, errors)."""
     ok = errors = 0
     for line in lines:
         ident = line_id(line.value, line.where)
         try:
             if line.error is not None:
                 raise line.error
-            scenario = line.value
-            if isinstance(scenario, dict) and isinstance(scenario.get("input"), dict):
-                scenario = scenario["input"]
-            output = run_input(scenario)
-            write({"id": ident, "output": output})
-            ok += 1
-        except InputError as exc:
+            rows = compute(line.value)
+        except (InputError, SimulationError) as exc:
             write({"id": ident, "error": exc.to_json()})
             errors += 1
-        except Exception as exc:
+            continue
+        except Exception as exc:  # keep going: one broken line must not hide the others
             write({"id": ident, "error": {"type": type(exc).__name__, "field": None, "message": str(exc)}})
             errors += 1
+            continue
+        for row in rows:
+            write({"id": ident, **row})
+        ok += 1
     return ok, errors
+
+
+def run_lines(lines: Iterable[Line], write: Callable[[dict], None]) -> Tuple[int, int]:
+    """Compute an output line for each scenario line.  A line may be a bare ``input`` object or a
+    whole vectors line (its ``input`` is used).  Returns (ok, errors)."""
+
+    def compute(scenario: object) -> List[dict]:
+        if isinstance(scenario, dict) and isinstance(scenario.get("input"), dict):
+            scenario = scenario["input"]
+        return [{"output": run_input(scenario)}]
+
+    return compute_lines(lines, write, compute)
 
 
 def vectors_dir() -> Path:

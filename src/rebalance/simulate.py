@@ -1,0 +1,510 @@
+"""``python -m rebalance simulate FILE``: the group simulators driven by a JSON scenario.
+
+One scenario is a consumer group, its topics, its members and a schedule of what happens to them::
+
+    {"id": "join", "protocol": "eager", "assignor": "sticky", "topics": {"t": 6},
+     "members": [{"id": "c1"}, {"id": "c2"}, {"id": "c3"}, {"id": "c4"}],
+     "config": {"session_timeout_ms": 45000},
+     "events": [{"at_ms": 20000, "op": "join", "member": "c4"}],
+     "until_ms": 60000}
+
+``protocol`` picks the simulator: ``eager`` and ``cooperative`` run the classic group protocol
+(:class:`rebalance.protocol.simulation.GroupSimulation`: ``ClassicGroup`` on the coordinator,
+``ConsumerCoordinator`` on the client, Kafka 3.8/3.9), ``consumer`` runs KIP-848's
+(:class:`rebalance.kip848.simulation.KIP848Simulation`: ``GroupMetadataManager.consumerGroupHeartbeat`` and
+the ``AsyncKafkaConsumer`` membership manager).  ``config`` sets fields of
+:class:`~rebalance.protocol.config.ProtocolConfig` (classic) or :class:`~rebalance.kip848.config.KIP848Config`
+(``consumer``) by name -- whatever fields those dataclasses have.
+
+The output of a scenario is one line per *completed rebalance* -- classic: each time the coordinator moves
+the group to ``Stable`` after the leader's ``SyncGroup`` (``ClassicGroup`` ``CompletingRebalance -> Stable``),
+with the generation and the assignment the leader handed out; ``consumer``: each time the group is stable
+again after a group-epoch bump (every member reconciled to the target assignment of that epoch), with the
+group epoch and the coordinator's assignment -- then one summary line.  The reading of the file, the size
+limit and the error lines follow ``run`` (:func:`rebalance.vectors.run_lines`).
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Type, Union
+
+from .consumer.assignor import COOPERATIVE, EAGER, assignor_name, supported_protocols
+from .errors import InputError, SimulationError, check_size, require
+from .kip848.assignor import assignor_for
+from .kip848.config import KIP848Config
+from .protocol.config import ProtocolConfig
+from .protocol.group import COMPLETING_REBALANCE, STABLE
+from .protocol.ledger import OwnershipLedger, RebalanceMetrics
+from .protocol.simulation import GroupSimulation
+from .vectors import Line, compute_lines, parse_lines
+
+__all__ = ["PROTOCOLS", "OPS", "MemberInput", "EventInput", "SimulationInput", "CompletedRebalance",
+           "SimulationOutput", "parse_scenario", "config_from_json", "simulate_scenario", "moved_partitions",
+           "read_scenarios", "simulate_lines"]
+
+#: ``protocol`` values: the classic protocol's two rebalance protocols, and KIP-848's ``group.protocol=consumer``
+PROTOCOLS = (EAGER, COOPERATIVE, "consumer")
+#: what an event does to a member
+OPS = ("join", "leave", "crash", "restart")
+#: the assignor when the scenario names none: Range for eager (``partition.assignment.strategy``'s first
+#: default), CooperativeSticky for cooperative, ``uniform`` for KIP-848 (``group.consumer.assignors``' first)
+DEFAULT_ASSIGNOR = {EAGER: "range", COOPERATIVE: "cooperative-sticky", "consumer": "uniform"}
+
+SCENARIO_KEYS = ("id", "protocol", "assignor", "topics", "members", "config", "events", "until_ms",
+                 "measure_from_ms")
+MEMBER_KEYS = ("id", "topics", "instance_id")
+EVENT_KEYS = ("at_ms", "op", "member")
+#: the most events the virtual clock runs for one scenario before it gives up (see ``until_ms``)
+MAX_EVENTS = 10_000_000
+
+Config = Union[ProtocolConfig, KIP848Config]
+
+
+@dataclass(frozen=True)
+class MemberInput:
+    """One consumer: its ``client.id`` (the scenario's member id), subscription and ``group.instance.id``."""
+
+    id: str
+    topics: Tuple[str, ...]
+    instance_id: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class EventInput:
+    """``op`` happens to ``member`` at ``at_ms``."""
+
+    at_ms: int
+    op: str
+    member: str
+
+
+@dataclass(frozen=True)
+class SimulationInput:
+    """A validated scenario (see the module docstring)."""
+
+    id: object
+    protocol: str
+    assignors: Tuple[str, ...]
+    topics: Dict[str, int]
+    members: Tuple[MemberInput, ...]
+    config: Config
+    events: Tuple[EventInput, ...]
+    until_ms: int
+    measure_from_ms: int = 0
+
+
+@dataclass(frozen=True)
+class CompletedRebalance:
+    """One completed rebalance: the generation (classic) or group epoch (KIP-848), when it completed and
+    the assignment, member id -> ``"topic-partition"`` strings in topic, partition order."""
+
+    generation: int
+    at_ms: int
+    assignment: Dict[str, List[str]]
+
+
+@dataclass(frozen=True)
+class SimulationOutput:
+    """The completed rebalances of one run and its :class:`~rebalance.protocol.ledger.RebalanceMetrics`."""
+
+    rebalances: List[CompletedRebalance]
+    metrics: RebalanceMetrics
+    unowned_partition_seconds: float
+
+    def summary(self) -> Dict[str, Any]:
+        """The summary line's figures, all over ``[measure_from_ms, until_ms)`` (``metrics.start_ms`` to
+        ``metrics.end_ms``): ``rebalances`` (the completed ones, the lines above), ``moved_partitions`` (see
+        :func:`moved_partitions`), ``unowned_partition_seconds`` (over the partitions of subscribed topics),
+        ``double_ownership`` and the other figures of :class:`~rebalance.protocol.ledger.RebalanceMetrics`
+        (``rebalances_started`` is its ``rebalances``, ``generation`` its ``group_epoch``)."""
+        m = self.metrics
+        return {"rebalances": sum(1 for r in self.rebalances if r.at_ms >= m.start_ms),
+                "moved_partitions": moved_partitions(self.rebalances, m.start_ms),
+                "unowned_partition_seconds": round(self.unowned_partition_seconds, 3),
+                "double_ownership": m.double_ownership, "zombie_overlap": m.zombie_overlap,
+                "rebalances_started": m.rebalances, "revocations": m.revocations,
+                "partitions_stopped": m.partitions_stopped, "generation": m.group_epoch, "settled": m.settled,
+                "messages": dict(m.messages)}
+
+
+def moved_partitions(rebalances: Sequence[CompletedRebalance], since_ms: int = 0) -> int:
+    """Partitions whose owner changed between consecutive rebalances, over the rebalances completed at or
+    after ``since_ms``: each time a rebalance gives a partition to another member than the last one a
+    rebalance gave it to.  A partition left unassigned in between (the first rebalance of a cooperative
+    move) is one move, not two; a partition's first owner is no move."""
+    last: Dict[str, str] = {}
+    moved = 0
+    for rebalance in rebalances:
+        for member in sorted(rebalance.assignment):
+            for tp in rebalance.assignment[member]:
+                if last.get(tp, member) != member and rebalance.at_ms >= since_ms:
+                    moved += 1
+                last[tp] = member
+    return moved
+
+
+# ---------------------------------------------------------------------------------------------
+# validation
+
+
+def _whole(value: object, field: str, minimum: int = 0) -> int:
+    require(isinstance(value, int) and not isinstance(value, bool) and value >= minimum, field,
+            f"must be a whole number >= {minimum}, got {value!r}")
+    return typing.cast(int, value)
+
+
+def _check_type(value: object, hint: object, field: str) -> object:
+    """``value`` (from JSON) as a field of type ``hint``: ``int``, ``float``, ``bool``, ``str``,
+    ``Optional[X]`` and ``Tuple[X, ...]`` are checked (a JSON list becomes a tuple); any other type is
+    left to the dataclass's own ``validate``."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is Union:
+        if value is None and type(None) in args:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        return _check_type(value, inner[0], field) if len(inner) == 1 else value
+    if hint is bool:
+        require(isinstance(value, bool), field, f"must be true or false, got {value!r}")
+    elif hint is int:
+        require(isinstance(value, int) and not isinstance(value, bool), field, f"must be a whole number, got {value!r}")
+    elif hint is float:
+        require(isinstance(value, (int, float)) and not isinstance(value, bool), field, f"must be a number, got {value!r}")
+    elif hint is str:
+        require(isinstance(value, str), field, f"must be a string, got {value!r}")
+    elif origin in (tuple, list) or hint in (tuple, list):
+        require(isinstance(value, list), field, f"must be a list, got {value!r}")
+        item = args[0] if args else object
+        return tuple(_check_type(v, item, f"{field}[{i}]") for i, v in enumerate(typing.cast(list, value)))
+    return value
+
+
+def config_from_json(cls: Type[Config], value: object, field: str = "config") -> Config:
+    """``cls(**value)`` for a config dataclass, by field name: every key must be one of ``cls``'s fields
+    (an unknown key is an ``InputError`` naming it), each value of the field's type; then ``validate()``,
+    whose errors are named under ``field`` (``config.session_timeout_ms``)."""
+    if value is None:
+        value = {}
+    require(isinstance(value, Mapping), field, f"must be an object {{name: value}} of {cls.__name__} fields")
+    known = {f.name for f in dataclasses.fields(cls) if f.init}
+    hints = typing.get_type_hints(cls)
+    kwargs = {}
+    for key, v in typing.cast(Mapping, value).items():
+        if key not in known:
+            raise InputError(f"{field}.{key}", f"unknown config; {cls.__name__} has {', '.join(sorted(known))}")
+        kwargs[key] = _check_type(v, hints[key], f"{field}.{key}")
+    try:
+        return cls(**kwargs).validate()
+    except InputError as exc:
+        name = exc.field if exc.field.startswith(f"{field}.") else f"{field}.{exc.field}"
+        raise InputError(name, exc.message) from None
+
+
+def _unknown_keys(value: Mapping, keys: Sequence[str], field: str, what: str) -> None:
+    for key in value:
+        require(key in keys, f"{field}.{key}" if field else str(key),
+                f"unknown field; {what} has {', '.join(keys)}")
+
+
+def _topics(value: object) -> Dict[str, int]:
+    require(isinstance(value, Mapping) and len(value) > 0, "topics",
+            f"must be a non-empty object {{topic: partition count}}, got {value!r}")
+    topics = {}
+    for name, count in typing.cast(Mapping, value).items():
+        require(name != "", "topics", "a topic name must not be empty")
+        topics[name] = _whole(count, f"topics.{name}")
+    return topics
+
+
+def _members(value: object, topics: Mapping[str, int]) -> Tuple[MemberInput, ...]:
+    require(isinstance(value, list) and len(value) > 0, "members",
+            f"must be a non-empty list of {{id, topics, instance_id}} objects, got {value!r}")
+    members: List[MemberInput] = []
+    ids: Dict[str, int] = {}
+    instances: Dict[str, str] = {}
+    for i, m in enumerate(typing.cast(list, value)):
+        f = f"members[{i}]"
+        require(isinstance(m, Mapping), f, "must be an object {id, topics, instance_id}")
+        _unknown_keys(m, MEMBER_KEYS, f, "a member")
+        mid = m.get("id")
+        require(isinstance(mid, str) and mid != "" and "~" not in mid, f"{f}.id",
+                f"must be a non-empty string without '~', got {mid!r}")
+        require(mid not in ids, f"{f}.id", f"duplicate member id {mid!r} (also members[{ids.get(mid)}])")
+        ids[mid] = i
+        subs = m.get("topics", sorted(topics))
+        require(isinstance(subs, list) and len(subs) > 0, f"{f}.topics", f"must be a non-empty list of topic names, got {subs!r}")
+        for j, t in enumerate(subs):
+            require(isinstance(t, str) and t in topics, f"{f}.topics[{j}]",
+                    f"{t!r} is not one of the scenario's topics ({', '.join(sorted(topics))})")
+        require(len(set(subs)) == len(subs), f"{f}.topics", "a topic is listed twice")
+        instance = m.get("instance_id")
+        require(instance is None or (isinstance(instance, str) and instance != ""), f"{f}.instance_id",
+                f"must be a non-empty string (group.instance.id) or null, got {instance!r}")
+        if instance is not None:
+            require(instance not in instances, f"{f}.instance_id",
+                    f"{instance!r} is also the instance id of {instances.get(instance)!r}")
+            instances[instance] = mid
+        members.append(MemberInput(mid, tuple(subs), instance))
+    return tuple(members)
+
+
+def _events(value: object, members: Sequence[MemberInput], until_ms: int) -> Tuple[EventInput, ...]:
+    """The events in time order (events at the same instant keep their order), checked against each
+    member's life: ``join`` only as a member's first event (it then starts at that time instead of 0),
+    ``leave`` and ``crash`` only while it runs; ``restart`` any time (a running member is closed and a
+    new process starts at once)."""
+    if value is None:
+        value = []
+    require(isinstance(value, list), "events", f"must be a list of {{at_ms, op, member}} objects, got {value!r}")
+    events = []
+    for i, e in enumerate(typing.cast(list, value)):
+        f = f"events[{i}]"
+        require(isinstance(e, Mapping), f, "must be an object {at_ms, op, member}")
+        _unknown_keys(e, EVENT_KEYS, f, "an event")
+        at = _whole(e.get("at_ms"), f"{f}.at_ms")
+        require(at <= until_ms, f"{f}.at_ms", f"{at} is after until_ms ({until_ms})")
+        op = e.get("op")
+        require(op in OPS, f"{f}.op", f"must be one of {', '.join(OPS)}, got {op!r}")
+        name = e.get("member")
+        require(isinstance(name, str) and any(m.id == name for m in members), f"{f}.member",
+                f"{name!r} is not the id of one of the scenario's members")
+        events.append((at, i, EventInput(at, typing.cast(str, op), typing.cast(str, name))))
+    events.sort(key=lambda x: (x[0], x[1]))
+    first: Dict[str, int] = {}
+    for _, i, e in events:
+        first.setdefault(e.member, i)
+        require(e.op != "join" or first[e.member] == i, f"events[{i}].op",
+                f"'join' must be {e.member!r}'s first event (a member without one starts at 0); use 'restart'")
+    running = {m.id: not any(e.member == m.id and e.op == "join" for _, _, e in events) for m in members}
+    for _, i, e in events:
+        require(e.op not in ("leave", "crash") or running[e.member], f"events[{i}].op",
+                f"{e.member!r} is not running at {e.at_ms} ms")
+        running[e.member] = e.op in ("join", "restart")
+    return tuple(e for _, _, e in events)
+
+
+def _classic_assignors(value: object, protocol: str) -> Tuple[str, ...]:
+    """``partition.assignment.strategy``: a name, a comma-separated string or a list of names, each of them
+    supporting ``protocol`` (``supportedProtocols()``)."""
+    if value is None:
+        value = DEFAULT_ASSIGNOR[protocol]
+    text = isinstance(value, str)
+    if text:  # partition.assignment.strategy is a comma-separated list
+        value = [part.strip() for part in typing.cast(str, value).split(",") if part.strip()]
+    require(isinstance(value, list) and len(value) > 0, "assignor",
+            f"must be an assignor name or a list of names (partition.assignment.strategy), got {value!r}")
+    names = []
+    for i, name in enumerate(typing.cast(list, value)):
+        try:
+            names.append(assignor_name(name))
+        except InputError as exc:
+            raise InputError("assignor" if text else f"assignor[{i}]", exc.message) from None
+        if protocol == COOPERATIVE:
+            require(COOPERATIVE in supported_protocols(names[-1]), "assignor",
+                    f"{names[-1]!r} does not support the cooperative protocol (supportedProtocols() is "
+                    f"{', '.join(supported_protocols(names[-1]))})")
+    return tuple(names)
+
+
+def _check_size(topics: Mapping[str, int], members: Sequence[MemberInput], n_events: int) -> None:
+    """Partitions + subscriptions + events, against :data:`rebalance.errors.MAX_INPUT_CELLS` (as ``run``
+    counts a consumer group's partitions and subscriptions)."""
+    total = sum(topics.values())
+    largest = max(topics, key=lambda t: topics[t])
+    pairs = sum(len(m.topics) for m in members)
+    check_size(f"topics.{largest}", total + pairs + n_events,
+               f"{total:,} partitions (the largest, topics.{largest}, has {topics[largest]:,}) + {pairs:,} "
+               f"subscriptions + {n_events:,} events")
+
+
+def parse_scenario(value: object) -> SimulationInput:
+    """Validate one scenario; an :class:`InputError` names the first bad field."""
+    require(isinstance(value, Mapping), "scenario", f"must be a JSON object, got {type(value).__name__}")
+    s = typing.cast(Mapping, value)
+    _unknown_keys(s, SCENARIO_KEYS, "", "a scenario")
+    protocol = s.get("protocol")
+    require(protocol in PROTOCOLS, "protocol", f"must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
+    protocol = typing.cast(str, protocol)
+    topics = _topics(s.get("topics"))
+    members = _members(s.get("members"), topics)
+    until_ms = _whole(s.get("until_ms"), "until_ms", 1)
+    measure_from = _whole(s.get("measure_from_ms", 0), "measure_from_ms")
+    require(measure_from < until_ms, "measure_from_ms", f"must be before until_ms ({until_ms}), got {measure_from}")
+    raw_events = s.get("events")
+    _check_size(topics, members, len(raw_events) if isinstance(raw_events, list) else 0)
+    events = _events(raw_events, members, until_ms)
+    if protocol != "consumer":
+        return SimulationInput(s.get("id"), protocol, _classic_assignors(s.get("assignor"), protocol), topics,
+                               members, config_from_json(ProtocolConfig, s.get("config")), events, until_ms,
+                               measure_from)
+    config_json = s.get("config")
+    if "assignor" in s:  # the group.remote.assignor: the model's config.assignor
+        name = s["assignor"]
+        assignor_for(name, "assignor")
+        require(not isinstance(config_json, Mapping) or config_json.get("assignor", name) == name, "assignor",
+                f"{name!r} differs from config.assignor; give one of them")
+        if config_json is None or isinstance(config_json, Mapping):
+            config_json = dict(config_json or {}, assignor=name)
+    config = typing.cast(KIP848Config, config_from_json(KIP848Config, config_json))
+    return SimulationInput(s.get("id"), protocol, (config.assignor,), topics, members, config, events, until_ms,
+                           measure_from)
+
+
+# ---------------------------------------------------------------------------------------------
+# running
+
+
+def _format(assignment: Mapping[str, Iterable[Tuple[str, int]]]) -> Dict[str, List[str]]:
+    return {member: [f"{t}-{p}" for t, p in sorted(set(tps))] for member, tps in sorted(assignment.items())}
+
+
+def _too_long(s: SimulationInput) -> SimulationError:
+    return SimulationError("until_ms", f"more than {MAX_EVENTS:,} simulated events before {s.until_ms} ms; "
+                                       "shorten the run or the group")
+
+
+class _RecordingGroup(GroupSimulation):
+    """The classic simulation, recording the assignment each time a rebalance completes."""
+
+    def __init__(self, topics: Mapping[str, int], config: ProtocolConfig):
+        self.completed: List[CompletedRebalance] = []
+        super().__init__(topics, config, record_heartbeats=False)
+
+    def log(self, kind: str, actor: str, **fields: Any) -> None:
+        super().log(kind, actor, **fields)
+        if (kind == "state" and actor == self.coordinator_name and fields.get("state") == STABLE
+                and fields.get("previous") == COMPLETING_REBALANCE):
+            owned: Dict[str, List[Tuple[str, int]]] = {}
+            for m in self.coordinator.members.values():  # ClassicGroupMember.assignment, by client.id
+                owned.setdefault(m.client_id, []).extend(tuple(tp) for tp in m.assignment)
+            self.completed.append(CompletedRebalance(fields["generation"], self.clock.now_ms, _format(owned)))
+
+
+def _run_classic(s: SimulationInput) -> Tuple[List[CompletedRebalance], OwnershipLedger, RebalanceMetrics]:
+    sim = _RecordingGroup(s.topics, typing.cast(ProtocolConfig, s.config))
+    joins = {e.member: e.at_ms for e in reversed(s.events) if e.op == "join"}
+    for m in s.members:
+        sim.add_member(m.id, joins.get(m.id, 0), assignors=s.assignors, protocol=s.protocol,
+                       instance_id=m.instance_id, topics=m.topics)
+    running = {m.id: m.id not in joins for m in s.members}
+    for e in s.events:
+        if e.op == "leave":
+            sim.shutdown(e.member, e.at_ms)
+        elif e.op == "crash":
+            sim.crash(e.member, e.at_ms)
+        elif e.op == "restart":
+            if running[e.member]:
+                sim.bounce(e.member, e.at_ms, 0)
+            else:
+                sim.restart(e.member, e.at_ms)
+        running[e.member] = e.op in ("join", "restart")
+    try:
+        sim.run(s.until_ms)  # GroupSimulation.run: the clock's own event guard is MAX_EVENTS too
+    except RuntimeError:
+        raise _too_long(s) from None
+    return list(sim.completed), sim.ownership, sim.metrics(s.measure_from_ms, s.until_ms)
+
+
+def _run_consumer(s: SimulationInput) -> Tuple[List[CompletedRebalance], OwnershipLedger, RebalanceMetrics]:
+    from .kip848.group import check_group_size
+    from .kip848.reconciliation import topic_partitions
+    from .kip848.simulation import KIP848Simulation, process_of
+
+    sim = KIP848Simulation(s.topics, typing.cast(KIP848Config, s.config))
+    check_group_size(sim.catalog, len(s.members))
+    clock, co = sim.clock, sim.coordinator
+    by_id = {m.id: m for m in s.members}
+
+    def client(name: str) -> Any:  # the member's latest process (a restarted one is ``name~k``)
+        return next(c for mid, c in reversed(sim.clients.items()) if process_of(mid) == name)
+
+    def start(name: str) -> None:
+        m = by_id[name]
+        sim.start_member(name, m.topics, m.instance_id)
+
+    def restart(name: str) -> None:
+        c = client(name)
+        if c.running and not c.leaving:
+            sim.stop_member(c.member_id, restart_after_ms=0)  # close, then a new process at once
+        else:
+            sim._restart(c)  # KIP848Simulation's own restart: a new member id, the same group.instance.id
+
+    actions: Dict[str, Callable[[str], None]] = {
+        "join": start, "restart": restart,
+        "leave": lambda name: sim.stop_member(client(name).member_id),
+        "crash": lambda name: sim.crash_member(client(name).member_id)}
+    joins = {e.member for e in s.events if e.op == "join"}
+    for m in s.members:
+        if m.id not in joins:
+            clock.schedule_at(0, lambda name=m.id: start(name), f"start {m.id}")
+    for e in s.events:
+        clock.schedule_at(e.at_ms, lambda e=e: actions[e.op](e.member), f"{e.op} {e.member}")
+    completed: List[CompletedRebalance] = []
+    reported, steps = 0, 0
+    while True:
+        t = clock.peek_time()
+        if t is None or t > s.until_ms:
+            break
+        clock.step()
+        steps += 1
+        if steps > MAX_EVENTS:
+            raise _too_long(s)
+        if co.group_epoch > reported and sim.is_stable():
+            reported = co.group_epoch
+            owned: Dict[str, List[Tuple[str, int]]] = {}
+            for mid, member in co.members.items():  # the coordinator's assignment, by process
+                owned.setdefault(process_of(mid), []).extend(topic_partitions(member.assigned))
+            completed.append(CompletedRebalance(co.group_epoch, clock.now_ms, _format(owned)))
+    clock.now_ms = max(clock.now_ms, s.until_ms)
+    stable_ms = completed[-1].at_ms if completed and sim.is_stable() else None
+    metrics = sim.metrics(s.measure_from_ms, s.until_ms, stable_ms)
+    return completed, sim.ownership, metrics
+
+
+def simulate_scenario(scenario: Union[SimulationInput, Mapping[str, Any]]) -> SimulationOutput:
+    """Run one scenario (a :class:`SimulationInput` or its JSON object) to ``until_ms``."""
+    s = scenario if isinstance(scenario, SimulationInput) else parse_scenario(scenario)
+    run = _run_consumer if s.protocol == "consumer" else _run_classic
+    completed, ledger, metrics = run(s)
+    subscribed = sorted({t for m in s.members for t in m.topics})
+    partitions = [(t, p) for t in subscribed for p in range(s.topics[t])]
+    unowned = ledger.unowned_ms(s.measure_from_ms, s.until_ms, partitions) / 1000.0
+    return SimulationOutput(completed, metrics, unowned)
+
+
+# ---------------------------------------------------------------------------------------------
+# files
+
+
+def read_scenarios(path: str) -> Iterator[Line]:
+    """The scenarios of a file (``-``: stdin): a whole file that is one JSON object or a JSON array of
+    objects (pretty-printed or not), else one JSON object per line.  A scenario's place is its line
+    number, or its position (from 1) in the array."""
+    text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError:
+        yield from parse_lines(path, text.splitlines())
+        return
+    if isinstance(whole, list):
+        for number, value in enumerate(whole, 1):
+            yield Line(path, number, value)
+    else:
+        yield Line(path, 1, whole)
+
+
+def simulate_lines(lines: Iterable[Line], write: Callable[[dict], None]) -> Tuple[int, int]:
+    """Simulate each scenario: its rebalance lines and summary line, or one error line naming the bad
+    field (the other scenarios still run).  Returns (ok, errors), as :func:`rebalance.vectors.run_lines`."""
+
+    def compute(value: object) -> List[dict]:
+        out = simulate_scenario(parse_scenario(value))
+        rows: List[dict] = [{"generation": r.generation, "at_ms": r.at_ms, "assignment": r.assignment}
+                            for r in out.rebalances]
+        return rows + [{"summary": out.summary()}]
+
+    return compute_lines(lines, write, compute)
