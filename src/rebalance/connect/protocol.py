@@ -15,7 +15,8 @@ Deserializing reads the connectors (groups holding ``-1``) and then the tasks, g
 leader therefore sees each worker's running connectors in hash order and its tasks grouped by
 connector, which decides which tasks a load-balancing revocation picks first in protocol mode.
 
-The byte formats are those of Kafka's ``Schema``/``Struct`` types: ``INT16``/``INT32``/``INT64`` big
+The byte formats are those of Kafka's ``Schema``/``Struct`` types (read through :class:`rebalance.wire.ByteBuffer`,
+the reader the consumer's sticky user data uses too): ``INT16``/``INT32``/``INT64`` big
 endian, ``STRING`` = int16 length + UTF-8, ``ARRAY`` = int32 count (-1 for a null nullable array),
 ``NULLABLE_BYTES`` = int32 length (-1 for null).  Schemas read with "tolerate missing fields" take the
 field's default when the buffer is exhausted, which is how a V1 reader understands V0 bytes.
@@ -26,8 +27,9 @@ import struct
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ..errors import InputError, KafkaError
+from ..errors import InputError
 from ..java import string_hash
+from ..wire import ByteBuffer, SchemaError
 from .model import CONNECTOR_TASK, ConnectorTaskId, hash_set_copy_order
 
 #: protocol name -> (Connect protocol compatibility, version in the assignment header)
@@ -130,68 +132,37 @@ class _Writer:
         return b"".join(self.parts)
 
 
-class _Reader:
-    def __init__(self, data: bytes):
-        self.data = bytes(data)
-        self.pos = 0
-
-    def has_remaining(self) -> bool:
-        return self.pos < len(self.data)
-
-    def _take(self, n: int) -> bytes:
-        if self.pos + n > len(self.data):
-            raise KafkaError("SchemaException", "buffer underflow")
-        out = self.data[self.pos:self.pos + n]
-        self.pos += n
-        return out
-
-    def int16(self) -> int:
-        return struct.unpack(">h", self._take(2))[0]
-
-    def int32(self) -> int:
-        return struct.unpack(">i", self._take(4))[0]
-
-    def int64(self) -> int:
-        return struct.unpack(">q", self._take(8))[0]
-
-    def string(self) -> str:
-        n = self.int16()
-        if n < 0:
-            raise KafkaError("SchemaException", "STRING field is null")
-        return self._take(n).decode("utf-8")
-
-    def nullable_bytes(self) -> Optional[bytes]:
-        n = self.int32()
-        return None if n < 0 else self._take(n)
-
-    def groups(self) -> Optional[Groups]:
-        n = self.int32()
-        if n < 0:
-            return None
-        data, pos, end = self.data, self.pos, len(self.data)
-        out = []
-        try:
-            for _ in range(n):
-                (length,) = struct.unpack_from(">h", data, pos)
-                if length < 0 or pos + 2 + length > end:
-                    raise KafkaError("SchemaException", "bad STRING in connector assignment")
-                connector = data[pos + 2:pos + 2 + length].decode("utf-8")
-                pos += 2 + length
-                (m,) = struct.unpack_from(">i", data, pos)
-                if m < 0:
-                    raise KafkaError("SchemaException", "tasks array is null")
-                out.append((connector, list(struct.unpack_from(f">{m}i", data, pos + 4))))
-                pos += 4 + 4 * m
-        except struct.error:
-            raise KafkaError("SchemaException", "buffer underflow") from None
-        self.pos = pos
-        return out
+def _read_groups(r: ByteBuffer) -> Optional[Groups]:
+    """A nullable ``ArrayOf`` of ``(connector: STRING, tasks: ArrayOf(INT32))`` structs
+    (``CONNECTOR_ASSIGNMENT_V0``), the reads of ``Schema.read`` inlined (an assignment can list thousands of
+    tasks); any malformed or truncated field is a ``SchemaException``."""
+    n = r.get_int()
+    if n < 0:
+        return None
+    data, pos, end = r.data, r.position, len(r.data)
+    out = []
+    try:
+        for _ in range(n):
+            (length,) = struct.unpack_from(">h", data, pos)
+            if length < 0 or pos + 2 + length > end:
+                raise SchemaError("bad STRING in connector assignment")
+            connector = data[pos + 2:pos + 2 + length].decode("utf-8", errors="replace")
+            pos += 2 + length
+            (m,) = struct.unpack_from(">i", data, pos)
+            if m < 0:
+                raise SchemaError("tasks array is null")
+            out.append((connector, list(struct.unpack_from(f">{m}i", data, pos + 4))))
+            pos += 4 + 4 * m
+    except struct.error:
+        raise SchemaError("BufferUnderflowException") from None
+    r.position = pos
+    return out
 
 
-def _header_version(reader: _Reader) -> int:
-    version = reader.int16()
+def _header_version(reader: ByteBuffer) -> int:
+    version = reader.get_short()
     if version < 0:  # checkVersionCompatibility
-        raise KafkaError("SchemaException", f"Unsupported subscription version: {version}")
+        raise SchemaError(f"Unsupported subscription version: {version}")
     return version
 
 
@@ -227,12 +198,12 @@ class ExtendedAssignment:
         """``IncrementalCooperativeConnectProtocol.deserializeAssignment`` (what
         ``WorkerCoordinator.onJoinComplete`` calls for every protocol): missing V1 fields take their
         defaults, so V0 bytes read as no revocations and delay 0."""
-        r = _Reader(data)
+        r = ByteBuffer(data)
         version = _header_version(r)
-        error, leader, leader_url, offset = r.int16(), r.string(), r.string(), r.int64()
-        assigned = r.groups() if r.has_remaining() else None
-        revoked = r.groups() if r.has_remaining() else None
-        delay = r.int32() if r.has_remaining() else 0
+        error, leader, leader_url, offset = r.get_short(), r.read_string(), r.read_string(), r.get_long()
+        assigned = _read_groups(r) if r.has_remaining() else None
+        revoked = _read_groups(r) if r.has_remaining() else None
+        delay = r.get_int() if r.has_remaining() else 0
         c, t = read_groups(assigned or [])
         rc, rt = read_groups(revoked or [])
         return ExtendedAssignment(version, error, leader, leader_url, offset, c, t, rc, rt, delay)
@@ -272,10 +243,10 @@ class ExtendedWorkerState:
     def deserialize(data: bytes) -> Tuple[int, "ExtendedWorkerState"]:
         """``IncrementalCooperativeConnectProtocol.deserializeMetadata`` (used by both assignors):
         returns ``(header version, state)``."""
-        r = _Reader(data)
+        r = ByteBuffer(data)
         version = _header_version(r)
-        url, offset = r.string(), r.int64()
-        allocation = r.nullable_bytes() if r.has_remaining() else None
+        url, offset = r.read_string(), r.get_long()
+        allocation = r.read_nullable_bytes() if r.has_remaining() else None
         if allocation is None:
             return version, ExtendedWorkerState(url, offset)
         a = ExtendedAssignment.deserialize(allocation)

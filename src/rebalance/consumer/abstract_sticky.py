@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from itertools import filterfalse
 from operator import itemgetter
-from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Sized, Tuple, Union
+from typing import Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Sized, Tuple, Union
 
 from ..errors import InputError, KafkaError
 from ..java import hashmap_order
@@ -292,6 +292,33 @@ def partitions_left(everything: List[TopicPartition],
     result = list(filterfalse(taken.__contains__, everything))
     if len(result) != len(everything) - len(taken):
         return None
+    return result
+
+
+def unassigned_partitions(everything: List[TopicPartition], assigned: List[TopicPartition],
+                          order: Callable[[TopicPartition], object]) -> List[TopicPartition]:
+    """``getUnassignedPartitions`` of ``AbstractStickyAssignor``'s constrained and general builders (Kafka
+    3.8/3.9): ``everything`` (all partitions, in the builder's order) minus ``assigned``, by Kafka's
+    two-pointer walk over ``assigned`` sorted by ``order`` (the same order as ``everything``; sorted in
+    place) -- a plain set difference (:func:`partitions_left`) whenever the walk is one."""
+    if not assigned:
+        return everything
+    fast = partitions_left(everything, assigned)
+    if fast is not None:
+        return fast
+    assigned.sort(key=order)
+    result: List[TopicPartition] = []
+    it = iter(assigned)
+    nxt = next(it)
+    add_directly = False
+    for tp in everything:
+        if add_directly or nxt != tp:
+            result.append(tp)
+        else:
+            try:
+                nxt = next(it)
+            except StopIteration:
+                add_directly = True
     return result
 
 

@@ -29,7 +29,7 @@ from typing import Dict, List, Set
 
 from ..errors import KafkaError
 from ..java import JavaHashOrder, java_string_key, same_order_as_python
-from .abstract_sticky import partitions_left
+from .abstract_sticky import unassigned_partitions
 from .model import TopicPartition
 
 _TOPIC = itemgetter(0)
@@ -133,26 +133,7 @@ class ConstrainedAssignmentBuilder:
         everything: List[TopicPartition] = []
         for t in topics:
             everything.extend(zip(repeat(t, counts[t]), range(counts[t])))
-        if not assigned:
-            return everything
-        fast = partitions_left(everything, assigned)
-        if fast is not None:
-            return fast
-        assigned.sort(key=lambda tp: (java_string_key(tp[0]), tp[1]))
-        result: List[TopicPartition] = []
-        it = iter(assigned)
-        nxt = next(it)
-        add_directly = False
-        for t in topics:
-            for p in range(self.partitions_per_topic[t]):
-                if add_directly or nxt[1] != p or nxt[0] != t:
-                    result.append((t, p))
-                else:
-                    try:
-                        nxt = next(it)
-                    except StopIteration:
-                        add_directly = True
-        return result
+        return unassigned_partitions(everything, assigned, lambda tp: (java_string_key(tp[0]), tp[1]))
 
     def _assign_rack_aware_round_robin(self, unassigned: List[TopicPartition]) -> List[TopicPartition]:
         rack_info = self.rack_info

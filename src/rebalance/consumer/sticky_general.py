@@ -33,7 +33,7 @@ from typing import Dict, List, Optional, Set, Tuple
 from ..errors import KafkaError
 from ..java import java_string_key
 from ..jcollections import JavaHashSet
-from .abstract_sticky import DEFAULT_GENERATION, balance_score, partitions_left
+from .abstract_sticky import DEFAULT_GENERATION, balance_score, unassigned_partitions
 from .model import TopicPartition
 from .range import topic_subscribers
 
@@ -244,26 +244,8 @@ class GeneralAssignmentBuilder:
         return assigned
 
     def _unassigned_partitions(self, assigned: List[TopicPartition]) -> List[TopicPartition]:
-        if not assigned:
-            return self.sorted_all_partitions
-        fast = partitions_left(self.sorted_all_partitions, assigned)
-        if fast is not None:
-            return fast
         pos = self.topic_position
-        assigned.sort(key=lambda tp: (pos[tp[0]], tp[1]))
-        result: List[TopicPartition] = []
-        it = iter(assigned)
-        nxt = next(it)
-        add_directly = False
-        for tp in self.sorted_all_partitions:
-            if add_directly or nxt != tp:
-                result.append(tp)
-            else:
-                try:
-                    nxt = next(it)
-                except StopIteration:
-                    add_directly = True
-        return result
+        return unassigned_partitions(self.sorted_all_partitions, assigned, lambda tp: (pos[tp[0]], tp[1]))
 
     def _max_assignment_size(self, member: str) -> int:
         size = self._max_size_cache.get(member)

@@ -12,7 +12,8 @@ The wire types are Kafka's ``org.apache.kafka.common.protocol.types``: ``STRING`
 UTF-8 bytes, ``ArrayOf`` an INT32 count and the elements, integers big-endian.  ``Schema.read`` does not
 insist on consuming the whole buffer, so a V1 reader accepts trailing bytes and a V0 reader accepts V1 data.
 
-A :class:`ByteBuffer` models the one ``java.nio.ByteBuffer`` Kafka hands to the assignor: reading moves its
+A :class:`~rebalance.wire.ByteBuffer` (the package's one reader of Kafka's protocol types, shared with
+Connect's protocol) models the one ``java.nio.ByteBuffer`` Kafka hands to the assignor: reading moves its
 position, ``rewind`` puts it back to 0.  Unit tests that re-use a ``Subscription`` see a buffer that was
 already read (vectors README, "Surprises" 2), which is why the position is part of the input.
 """
@@ -29,6 +30,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..errors import InputError, require
 from ..java import INT_MAX, INT_MIN, hashmap_order
+from ..wire import ByteBuffer, SchemaError
 from .model import TopicPartition, parse_tps
 
 DEFAULT_GENERATION = -1
@@ -37,61 +39,6 @@ _TOPIC = itemgetter(0)
 _INT = struct.Struct(">i")
 _SHORT = struct.Struct(">h")
 _PARTITION = itemgetter(1)
-
-
-class SchemaError(Exception):
-    """``org.apache.kafka.common.protocol.types.SchemaException`` (or a buffer underflow while reading)."""
-
-
-class ByteBuffer:
-    """A read-only ``java.nio.ByteBuffer`` over ``data`` with a movable position."""
-
-    __slots__ = ("data", "position")
-
-    def __init__(self, data: bytes, position: int = 0):
-        self.data = bytes(data)
-        self.position = max(0, min(position, len(self.data)))
-
-    def remaining(self) -> int:
-        return len(self.data) - self.position
-
-    def has_remaining(self) -> bool:
-        return self.position < len(self.data)
-
-    def rewind(self) -> None:
-        self.position = 0
-
-    def duplicate(self) -> "ByteBuffer":
-        return ByteBuffer(self.data, self.position)
-
-    def _take(self, n: int) -> bytes:
-        if n > self.remaining():
-            raise SchemaError("BufferUnderflowException")
-        chunk = self.data[self.position:self.position + n]
-        self.position += n
-        return chunk
-
-    def get_short(self) -> int:
-        return struct.unpack(">h", self._take(2))[0]
-
-    def get_int(self) -> int:
-        return struct.unpack(">i", self._take(4))[0]
-
-    def get_string(self) -> str:
-        length = self.get_short()
-        if length < 0:
-            raise SchemaError(f"String length {length} cannot be negative")
-        if length > self.remaining():
-            raise SchemaError(f"Error reading string of length {length}")
-        return self._take(length).decode("utf-8", errors="replace")
-
-    def get_array_size(self) -> int:
-        size = self.get_int()
-        if size < 0:
-            raise SchemaError(f"Array size {size} cannot be negative")
-        if size > self.remaining():
-            raise SchemaError(f"Error reading array of size {size}, only {self.remaining()} bytes available")
-        return size
 
 
 # ---------------------------------------------------------------------------------------------
@@ -246,7 +193,7 @@ def _read_sticky(buffer: ByteBuffer, with_generation: bool) -> MemberData:
         pos += codec.size
         return value
 
-    def array_size() -> int:  # ByteBuffer.get_array_size
+    def array_size() -> int:  # ByteBuffer.read_array_size
         size = take(_INT)
         if size < 0:
             raise SchemaError(f"Array size {size} cannot be negative")

@@ -10,7 +10,7 @@ Text formats used by the widgets (also accepted by :func:`parse_topics` / :func:
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -100,6 +100,40 @@ def _figure_html(fig) -> str:
     return f'<img src="data:image/png;base64,{base64.b64encode(buffer.getvalue()).decode()}"/>'
 
 
+def _group_boxes(partitions: Optional[Mapping[str, int]], members: Optional[GroupMembers]) -> Tuple[Any, Any]:
+    """The editable ``topic:count`` line and ``member: topics`` lines of the consumer-group widgets, filled
+    with ``partitions`` and ``members`` (default: the chapters' group)."""
+    import ipywidgets as w
+
+    partitions = dict(DEFAULT_TOPICS if partitions is None else partitions)
+    members = DEFAULT_MEMBERS if members is None else members
+    topics_box = w.Text(value=", ".join(f"{t}:{n}" for t, n in partitions.items()), description="topics",
+                        layout=w.Layout(width="60%"))
+    member_lines = "\n".join(f"{m}: {' '.join(v if not isinstance(v, Mapping) else v['topics'])}"
+                             for m, v in members.items())
+    members_box = w.Textarea(value=member_lines, description="members", layout=w.Layout(width="60%", height="8em"))
+    return topics_box, members_box
+
+
+def _live_view(controls: Sequence[Any], render: Callable[[], str]) -> ipywidgets.VBox:
+    """``controls`` above an HTML output that ``render()`` fills now and again whenever a control changes;
+    bad input shows its ``InputError`` instead."""
+    import ipywidgets as w
+
+    out = w.HTML()
+
+    def update(*_):
+        try:
+            out.value = render()
+        except InputError as exc:
+            out.value = f"<pre>error: {exc}</pre>"
+
+    for control in controls:
+        control.observe(update, "value")
+    update()
+    return w.VBox([*controls, out])
+
+
 def _display(*objs) -> None:
     from IPython.display import display
 
@@ -122,29 +156,16 @@ def assignment_widget(partitions: Optional[Mapping[str, int]] = None, members: O
     Returns the widget (display it as the cell's value)."""
     import ipywidgets as w
 
-    partitions = dict(DEFAULT_TOPICS if partitions is None else partitions)
-    members = DEFAULT_MEMBERS if members is None else members
-    topics_box = w.Text(value=", ".join(f"{t}:{n}" for t, n in partitions.items()), description="topics",
-                        layout=w.Layout(width="60%"))
-    member_lines = "\n".join(f"{m}: {' '.join(v if not isinstance(v, Mapping) else v['topics'])}"
-                             for m, v in members.items())
-    members_box = w.Textarea(value=member_lines, description="members", layout=w.Layout(width="60%", height="8em"))
+    topics_box, members_box = _group_boxes(partitions, members)
     choice = w.Dropdown(options=list(ASSIGNORS), value=assignor, description="assignor")
-    out = w.HTML()
 
-    def update(*_):
-        try:
-            ps, ms = parse_topics(topics_box.value), parse_members(members_box.value)
-            table, fig = assignment_view(ps, ms, choice.value)
-            heat = heatmap_figure(assign(choice.value, ps, _members_arg(ms)), topics=list(ps))
-            out.value = _figure_html(fig) + _figure_html(heat) + table.to_html()
-        except InputError as exc:
-            out.value = f"<pre>error: {exc}</pre>"
+    def render() -> str:
+        ps, ms = parse_topics(topics_box.value), parse_members(members_box.value)
+        table, fig = assignment_view(ps, ms, choice.value)
+        heat = heatmap_figure(assign(choice.value, ps, _members_arg(ms)), topics=list(ps))
+        return _figure_html(fig) + _figure_html(heat) + table.to_html()
 
-    for control in (topics_box, members_box, choice):
-        control.observe(update, "value")
-    update()
-    return w.VBox([topics_box, members_box, choice, out])
+    return _live_view([topics_box, members_box, choice], render)
 
 
 # -- a rebalance: a member joins or leaves ------------------------------------------------------------
@@ -225,21 +246,16 @@ def rebalance_widget(partitions: Optional[Mapping[str, int]] = None, members: Op
     members = _members_arg(DEFAULT_MEMBERS if members is None else members)
     choice = w.Dropdown(options=list(ASSIGNORS), value=assignor, description="assignor")
     change = w.Dropdown(options=["a new member joins"] + [f"{m} leaves" for m in members], description="change")
-    out = w.HTML()
 
-    def update(*_):
+    def render() -> str:
         if change.value == "a new member joins":
             kwargs = {"joined": {"newcomer": {"topics": list(partitions)}}}
         else:
             kwargs = {"left": [change.value.rsplit(" ", 1)[0]]}
         table, fig, moved = rebalance_view(choice.value, partitions, members, **kwargs)
-        out.value = (_figure_html(fig) + table.to_html()
-                     + f"<p>{len(moved)} partition(s) change owner</p>")
+        return _figure_html(fig) + table.to_html() + f"<p>{len(moved)} partition(s) change owner</p>"
 
-    choice.observe(update, "value")
-    change.observe(update, "value")
-    update()
-    return w.VBox([choice, change, out])
+    return _live_view([choice, change], render)
 
 
 # -- static tables for the chapters: cost and comparison ----------------------------------------------
@@ -373,38 +389,25 @@ def comparison_widget(partitions: Optional[Mapping[str, int]] = None, members: O
     """Interactive: edit topics and subscriptions, pick a membership change, compare all four assignors."""
     import ipywidgets as w
 
-    partitions = dict(DEFAULT_TOPICS if partitions is None else partitions)
-    members = DEFAULT_MEMBERS if members is None else members
-    topics_box = w.Text(value=", ".join(f"{t}:{n}" for t, n in partitions.items()), description="topics",
-                        layout=w.Layout(width="60%"))
-    members_box = w.Textarea(value="\n".join(f"{m}: {' '.join(v if not isinstance(v, Mapping) else v['topics'])}"
-                                             for m, v in members.items()),
-                             description="members", layout=w.Layout(width="60%", height="8em"))
+    topics_box, members_box = _group_boxes(partitions, members)
     change = w.Text(value="join newcomer", description="change",
                     placeholder="'join NAME' (subscribes to every topic) or 'leave NAME'")
-    out = w.HTML()
 
-    def update(*_):
-        try:
-            ps, ms = parse_topics(topics_box.value), parse_members(members_box.value)
-            verb, _, name = change.value.strip().partition(" ")
-            require(verb in ("join", "leave") and name.strip(), "change", "write 'join NAME' or 'leave NAME'")
-            name = name.strip()
-            if verb == "join":
-                require(name not in ms, "change", f"{name!r} is already a member")
-                kwargs = {"joined": {name: {"topics": list(ps)}}}
-            else:
-                require(name in ms, "change", f"{name!r} is not a member")
-                kwargs = {"left": [name]}
-            table, fig = comparison_view(ps, ms, **kwargs)
-            out.value = _figure_html(fig) + table.to_html()
-        except InputError as exc:
-            out.value = f"<pre>error: {exc}</pre>"
+    def render() -> str:
+        ps, ms = parse_topics(topics_box.value), parse_members(members_box.value)
+        verb, _, name = change.value.strip().partition(" ")
+        require(verb in ("join", "leave") and name.strip(), "change", "write 'join NAME' or 'leave NAME'")
+        name = name.strip()
+        if verb == "join":
+            require(name not in ms, "change", f"{name!r} is already a member")
+            kwargs = {"joined": {name: {"topics": list(ps)}}}
+        else:
+            require(name in ms, "change", f"{name!r} is not a member")
+            kwargs = {"left": [name]}
+        table, fig = comparison_view(ps, ms, **kwargs)
+        return _figure_html(fig) + table.to_html()
 
-    for control in (topics_box, members_box, change):
-        control.observe(update, "value")
-    update()
-    return w.VBox([topics_box, members_box, change, out])
+    return _live_view([topics_box, members_box, change], render)
 
 
 def show_moves_comparison(partitions: Optional[Mapping[str, int]] = None, members: Optional[GroupMembers] = None, *,
