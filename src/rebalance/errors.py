@@ -16,29 +16,26 @@ class RebalanceError(Exception):
     """Base class of the package's own errors."""
 
 
-class InputError(RebalanceError, ValueError):
+class FieldError(RebalanceError):
+    """An error about one named field (a dotted path such as ``members[2].topics``): ``field`` says what to
+    change, ``message`` why; ``to_json`` is the ``{"type", "field", "message"}`` of an error line."""
+
+    def __init__(self, field: str, message: str):
+        self.field = field
+        self.message = message
+        super().__init__(f"{field}: {message}")
+
+    def to_json(self) -> dict:
+        return {"type": type(self).__name__, "field": self.field, "message": self.message}
+
+
+class InputError(FieldError, ValueError):
     """Bad input. ``field`` names the offending field, e.g. ``members[1].ownedPartitions[0]``."""
 
-    def __init__(self, field: str, message: str):
-        self.field = field
-        self.message = message
-        super().__init__(f"{field}: {message}")
 
-    def to_json(self) -> dict:
-        return {"type": "InputError", "field": self.field, "message": self.message}
-
-
-class SimulationError(RebalanceError, RuntimeError):
+class SimulationError(FieldError, RuntimeError):
     """A simulation that could not reach the state it was asked to reach (for example a group that does
     not stabilise within ``max_ms``).  ``field`` names the parameter to change."""
-
-    def __init__(self, field: str, message: str):
-        self.field = field
-        self.message = message
-        super().__init__(f"{field}: {message}")
-
-    def to_json(self) -> dict:
-        return {"type": "SimulationError", "field": self.field, "message": self.message}
 
 
 class KafkaError(RebalanceError):

@@ -187,16 +187,18 @@ class RangeSet(JSet):
 
 
 class JMap:
-    """A Java ``Map`` whose key iteration order is modelled.  ``immutable`` marks the maps Kafka wraps
-    with ``Collections.unmodifiableMap`` (the assignors copy those before changing them)."""
+    """A Java ``Map`` whose key iteration order is modelled: the values live in ``_values`` (a ``dict``),
+    the subclasses keep the order of the keys.  ``immutable`` marks the maps Kafka wraps with
+    ``Collections.unmodifiableMap`` (the assignors copy those before changing them)."""
 
     immutable = False
+    _values: Dict
 
     def put(self, key: Hashable, value: object) -> None:
         raise NotImplementedError
 
     def get(self, key: Hashable, default: object = None) -> object:
-        raise NotImplementedError
+        return self._values.get(key, default)
 
     def remove(self, key: Hashable) -> None:
         raise NotImplementedError
@@ -205,10 +207,10 @@ class JMap:
         raise NotImplementedError
 
     def __contains__(self, key: object) -> bool:
-        raise NotImplementedError
+        return key in self._values
 
     def __len__(self) -> int:
-        raise NotImplementedError
+        return len(self._values)
 
     def __getitem__(self, key: Hashable) -> object:
         value = self.get(key, _MISSING)
@@ -251,9 +253,6 @@ class HashJMap(JMap):
             self._cache = None
         self._values[key] = value
 
-    def get(self, key: Hashable, default: object = None) -> object:
-        return self._values.get(key, default)
-
     def setdefault(self, key: Hashable, factory: Callable[[], object]) -> object:
         """``HashMap.computeIfAbsent``: a new key goes to the head of its bucket."""
         value = self._values.get(key, _MISSING)
@@ -275,12 +274,6 @@ class HashJMap(JMap):
             self._cache = self._order.keys()
         return list(self._cache)
 
-    def __contains__(self, key: object) -> bool:
-        return key in self._values
-
-    def __len__(self) -> int:
-        return len(self._values)
-
 
 class LinkedJMap(JMap):
     """``java.util.LinkedHashMap``: insertion order."""
@@ -291,20 +284,11 @@ class LinkedJMap(JMap):
     def put(self, key: Hashable, value: object) -> None:
         self._values[key] = value
 
-    def get(self, key: Hashable, default: object = None) -> object:
-        return self._values.get(key, default)
-
     def remove(self, key: Hashable) -> None:
         self._values.pop(key, None)
 
     def keys(self) -> List[Hashable]:
         return list(self._values)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._values
-
-    def __len__(self) -> int:
-        return len(self._values)
 
 
 class TreeJMap(LinkedJMap):

@@ -204,10 +204,14 @@ def config_from_json(cls: Type[Config], value: object, field: str = "config") ->
         raise InputError(name, exc.message) from None
 
 
-def _unknown_keys(value: Mapping, keys: Sequence[str], field: str, what: str) -> None:
-    for key in value:
+def _object(value: object, keys: Sequence[str], field: str, what: str) -> Mapping:
+    """``value`` as a JSON object with no other keys than ``keys``."""
+    require(isinstance(value, Mapping), field or "scenario",
+            f"{what} must be a JSON object {{{', '.join(keys)}}}, got {type(value).__name__}")
+    for key in typing.cast(Mapping, value):
         require(key in keys, f"{field}.{key}" if field else str(key),
                 f"unknown field; {what} has {', '.join(keys)}")
+    return typing.cast(Mapping, value)
 
 
 def _topics(value: object) -> Dict[str, int]:
@@ -228,8 +232,7 @@ def _members(value: object, topics: Mapping[str, int]) -> Tuple[MemberInput, ...
     instances: Dict[str, str] = {}
     for i, m in enumerate(typing.cast(list, value)):
         f = f"members[{i}]"
-        require(isinstance(m, Mapping), f, "must be an object {id, topics, instance_id}")
-        _unknown_keys(m, MEMBER_KEYS, f, "a member")
+        m = _object(m, MEMBER_KEYS, f, "a member")
         mid = m.get("id")
         require(isinstance(mid, str) and mid != "" and "~" not in mid, f"{f}.id",
                 f"must be a non-empty string without '~', got {mid!r}")
@@ -263,8 +266,7 @@ def _events(value: object, members: Sequence[MemberInput], until_ms: int) -> Tup
     events = []
     for i, e in enumerate(typing.cast(list, value)):
         f = f"events[{i}]"
-        require(isinstance(e, Mapping), f, "must be an object {at_ms, op, member}")
-        _unknown_keys(e, EVENT_KEYS, f, "an event")
+        e = _object(e, EVENT_KEYS, f, "an event")
         at = _whole(e.get("at_ms"), f"{f}.at_ms")
         require(at <= until_ms, f"{f}.at_ms", f"{at} is after until_ms ({until_ms})")
         op = e.get("op")
@@ -323,9 +325,7 @@ def _check_size(topics: Mapping[str, int], members: Sequence[MemberInput], n_eve
 
 def parse_scenario(value: object) -> SimulationInput:
     """Validate one scenario; an :class:`InputError` names the first bad field."""
-    require(isinstance(value, Mapping), "scenario", f"must be a JSON object, got {type(value).__name__}")
-    s = typing.cast(Mapping, value)
-    _unknown_keys(s, SCENARIO_KEYS, "", "a scenario")
+    s = _object(value, SCENARIO_KEYS, "", "a scenario")
     protocol = s.get("protocol")
     require(protocol in PROTOCOLS, "protocol", f"must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
     protocol = typing.cast(str, protocol)

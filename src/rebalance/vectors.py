@@ -119,50 +119,51 @@ def _replicas_size(s: dict) -> None:
     _check(counts, 1, "replicas (partitions x replication factor)", None)
 
 
-def _connect_size(s: dict) -> None:
-    counts: Dict[str, int] = {}
-    workers = 1
+def _with_steps(s: dict, key: str, counter: Callable[[object, str], Dict[str, int]],
+                member_types: Tuple[type, ...]) -> Tuple[Dict[str, int], int]:
+    """The counts ``counter(value, where)`` gives for ``s[key]`` and every step's ``key`` and ``add_<key>``
+    (Connect's connectors, a KIP-848 group's topics), and the largest member count of the steps (at least 1;
+    a step's ``members`` counted when it is one of ``member_types``)."""
+    def members(value: object) -> int:
+        return len(value) if isinstance(value, member_types) else 0
 
-    def add(connectors, where):
-        if isinstance(connectors, dict):
-            for name, tasks in connectors.items():
-                counts[f"{where}.{name}"] = _count(tasks) + 1
-
-    add(s.get("connectors"), "connectors")
+    counts = counter(s.get(key), key)
+    most = 1
     steps = s.get("steps")
     for i, step in enumerate(steps if isinstance(steps, list) else []):
         if isinstance(step, dict):
-            add(step.get("connectors"), f"steps[{i}].connectors")
-            add(step.get("add_connectors"), f"steps[{i}].add_connectors")
-            if isinstance(step.get("members"), (list, dict)):
-                workers = max(workers, len(step["members"]))
+            for name in (key, f"add_{key}"):
+                counts.update(counter(step.get(name), f"steps[{i}].{name}"))
+            most = max(most, members(step.get("members")))
+    return counts, most
+
+
+def _connectors(connectors: object, where: str) -> Dict[str, int]:
+    """Each connector's tasks and the connector itself."""
+    if not isinstance(connectors, dict):
+        return {}
+    return {f"{where}.{name}": _count(tasks) + 1 for name, tasks in connectors.items()}
+
+
+def _connect_size(s: dict) -> None:
+    counts, workers = _with_steps(s, "connectors", _connectors, (list, dict))
     _check(counts, workers, "connectors and tasks", "workers")
 
 
+def _topic_partitions(topics: object, where: str) -> Dict[str, int]:
+    """``{name: partitions}`` or ``[{name, partitions}]``."""
+    if isinstance(topics, dict):
+        return {f"{where}.{name}": _count(n) for name, n in topics.items()}
+    if isinstance(topics, list):
+        return {f"{where}[{j}].partitions": _count(t.get("partitions")) for j, t in enumerate(topics)
+                if isinstance(t, dict)}
+    return {}
+
+
 def _group_size(s: dict) -> None:
-    counts: Dict[str, int] = {}
-    members = 1
-
-    def add(topics, where):
-        if isinstance(topics, dict):
-            for name, n in topics.items():
-                counts[f"{where}.{name}"] = _count(n)
-        elif isinstance(topics, list):
-            for j, t in enumerate(topics):
-                if isinstance(t, dict):
-                    counts[f"{where}[{j}].partitions"] = _count(t.get("partitions"))
-
-    def count_members(value):
-        return len(value) if isinstance(value, list) else 0
-
-    add(s.get("topics"), "topics")
-    members = max(members, count_members(s.get("members")))
-    steps = s.get("steps")
-    for i, step in enumerate(steps if isinstance(steps, list) else []):
-        if isinstance(step, dict):
-            add(step.get("topics"), f"steps[{i}].topics")
-            add(step.get("add_topics"), f"steps[{i}].add_topics")
-            members = max(members, count_members(step.get("members")))
+    counts, members = _with_steps(s, "topics", _topic_partitions, (list,))
+    if isinstance(s.get("members"), list):
+        members = max(members, len(s["members"]))
     if counts:  # partitions + at most every member subscribed to every topic (as kip848.check_group_size)
         total = sum(counts.values())
         field_name, largest = _largest(counts)

@@ -15,7 +15,7 @@ i.e. through the ported Kafka assignors; nothing here is a formula.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Dict, List, Sequence
+from typing import Callable, Dict, List, Sequence
 
 from ..errors import require
 from .assignor import ASSIGNOR_NAMES
@@ -114,13 +114,17 @@ def steady_cluster(assignor: str, n_workers: int = 10, n_connectors: int = 90, t
     return cluster
 
 
-def worker_leaves(assignor: str, **kw: int) -> PhaseCounts:
-    """One worker leaves for good; the rest settle (incremental: the lost work waits for the delay)."""
+def _after_membership_change(assignor: str, members: Callable[[List[str]], List[str]], **kw: int) -> PhaseCounts:
+    """A steady cluster's workers become ``members(workers)`` in one rebalance; then everything settles."""
     cluster = steady_cluster(assignor, **kw)
     counts = PhaseCounts()
-    workers = list(cluster.running)
-    _round(cluster, counts, workers[1:], True, True)
+    _round(cluster, counts, members(list(cluster.running)), True, True)
     return counts
+
+
+def worker_leaves(assignor: str, **kw: int) -> PhaseCounts:
+    """One worker leaves for good; the rest settle (incremental: the lost work waits for the delay)."""
+    return _after_membership_change(assignor, lambda workers: workers[1:], **kw)
 
 
 def bounce_rounds(assignor: str, away_ms: int = 60_000, leave_for_good: bool = False, **kw: int
@@ -190,11 +194,7 @@ def worker_bounces(assignor: str, away_ms: int = 60_000, **kw: int) -> PhaseCoun
 
 def worker_joins(assignor: str, **kw: int) -> PhaseCounts:
     """An extra worker joins a steady cluster; then everything settles."""
-    cluster = steady_cluster(assignor, **kw)
-    counts = PhaseCounts()
-    workers = list(cluster.running)
-    _round(cluster, counts, workers + [f"worker-{len(workers) + 1:02d}"], True, True)
-    return counts
+    return _after_membership_change(assignor, lambda workers: workers + [f"worker-{len(workers) + 1:02d}"], **kw)
 
 
 def successive_joins(max_delay_ms: int = 300_000, n_joins: int = 12, n_connectors: int = 8,

@@ -361,18 +361,12 @@ class IncrementalCooperativeAssignor:
                 active = {wl.worker: wl for wl in complete_worker_assignment}
                 candidates = [active[w] for w in self.candidate_workers_for_reassignment if w in active]
             if candidates:
-                i = 0
-                for connector in lost.connectors:
-                    if i >= len(candidates):
-                        i = 0
-                    candidates[i].assign_connector(connector)
-                    i += 1
-                i = 0
-                for task in lost.tasks:
-                    if i >= len(candidates):
-                        i = 0
-                    candidates[i].assign_task(task)
-                    i += 1
+                # round robin over the candidates, from the first one for the connectors and again for the
+                # tasks (IncrementalCooperativeAssignor lines 485-502: a fresh iterator each time)
+                for i, connector in enumerate(lost.connectors):
+                    candidates[i % len(candidates)].assign_connector(connector)
+                for i, task in enumerate(lost.tasks):
+                    candidates[i % len(candidates)].assign_task(task)
             else:
                 lost_to_reassign.add_all(lost)
             self._reset_delay()
