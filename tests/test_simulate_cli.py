@@ -216,6 +216,15 @@ def test_a_file_may_be_one_object_or_an_array(tmp_path):
     assert res.returncode == 1
 
 
+def test_a_file_that_is_not_text_is_one_error_line(tmp_path):
+    f = tmp_path / "binary.json"
+    f.write_bytes(b"\xff\xfe\x00garbage")
+    res = _cli(str(f), str(tmp_path / "missing.json"))
+    assert res.returncode == 1 and "Traceback" not in res.stderr
+    assert json.loads(res.stdout)["error"]["field"] == "file"
+    assert "missing.json: cannot read file" in res.stderr
+
+
 def test_the_size_limit_and_max_cells():
     big = dict(GOOD, id="big", topics={"t": 3_000})
     res = _cli("-", "--max-cells", "1000", stdin=json.dumps(big))

@@ -484,7 +484,11 @@ def read_scenarios(path: str) -> Iterator[Line]:
     """The scenarios of a file (``-``: stdin): a whole file that is one JSON object or a JSON array of
     objects (pretty-printed or not), else one JSON object per line.  A scenario's place is its line
     number, or its position (from 1) in the array."""
-    text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        yield Line(path, 1, error=InputError("file", f"not UTF-8 text (byte {exc.start}: {exc.reason})"))
+        return
     try:
         whole = json.loads(text)
     except json.JSONDecodeError:
