@@ -28,7 +28,7 @@ VARIANTS = {
 
 
 def rolling(args) -> None:
-    config = ProtocolConfig(poll_batch_ms=args.poll_batch_ms, revoke_ms=args.revoke_ms)
+    config = ProtocolConfig(poll_processing_ms=args.poll_batch_ms, revoke_ms=args.revoke_ms)
     print(f"rolling restart: {args.members} members, {args.partitions} partitions, batches of {args.batch}, "
           f"down {args.down_ms} ms, a wave every {args.gap_ms} ms")
     print(f"{'variant':<12} {'wall s':>7} {'rebal':>6} {'gen':>5} {'unowned p-s':>12} {'stopped':>8} "

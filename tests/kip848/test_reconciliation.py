@@ -128,7 +128,9 @@ def test_join_metrics():
     assert r.metrics.partitions_moved == 3 and r.metrics.revocations == 3
     # the newcomer picks them up on its next regular heartbeat, one interval after joining
     assert 5000 <= r.metrics.time_to_stable_ms < 5100
-    assert 3 * 2.0 < r.metrics.unowned_partition_seconds < 3 * 5.1
+    # each moved partition waits from the end of its revocation (at the owner's next poll() after the
+    # heartbeat that told it) until the newcomer's next heartbeat: less than one interval
+    assert 0 < r.metrics.unowned_partition_seconds < 3 * 5.1
 
 
 def test_crash_waits_for_the_session_timeout():

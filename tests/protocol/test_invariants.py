@@ -34,8 +34,11 @@ def check_schedule(seed):
     sim = rs.sim
     sim.run(rs.end_ms)
     problems = []
-    if sim.ownership.violations:
-        problems.append(f"double ownership {sim.ownership.violations[:2]}")
+    # a zombie (a member the coordinator already removed, still in its batch until its next poll())
+    # overlapping the new owner is Kafka's behaviour; two members of the group owning a partition is not
+    doubled = [v for v in sim.ownership.violations if v not in sim.ownership.zombie_overlaps]
+    if doubled:
+        problems.append(f"double ownership {doubled[:2]}")
     if not sim.is_settled():
         problems.append("did not stabilise after the faults stopped")
     # generations grow within one coordinator; after a failover they continue from the last group
@@ -81,7 +84,7 @@ def rolling_schedule(seed):
     rng = random.Random(seed)
     n = rng.randint(2, 6)
     topics = {f"t{i}": rng.randint(1, 12) for i in range(rng.randint(1, 2))}
-    cfg = ProtocolConfig(session_timeout_ms=6_000, heartbeat_interval_ms=1_000, rebalance_timeout_ms=20_000,
+    cfg = ProtocolConfig(session_timeout_ms=6_000, heartbeat_interval_ms=1_000, max_poll_interval_ms=20_000,
                          initial_rebalance_delay_ms=0, revoke_ms=rng.choice([200, 1_000]),
                          network_ms=rng.choice([1, 2, 5]))
     mode = rng.choice(["eager", "static", "cooperative"])

@@ -14,6 +14,7 @@ loads the group from its last record, ``GroupMetadataManager.loadGroupsForPartit
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
 from ..errors import require
@@ -111,9 +112,7 @@ class FaultsMixin:
         copy_name = copy_name or f"{name}'"
         require(copy_name not in self.specs, "copy_name", f"member {copy_name!r} already exists")
         spec = self.specs[name]
-        self.specs[copy_name] = MemberSpec(copy_name, spec.topics, spec.assignors, spec.protocol, spec.instance_id,
-                                           spec.session_timeout_ms, spec.rebalance_timeout_ms,
-                                           spec.heartbeat_interval_ms, spec.revoke_ms)
+        self.specs[copy_name] = replace(spec, name=copy_name)
 
         def act():
             self.log("fault", copy_name, what="duplicateStart", of=name, instance=spec.instance_id)

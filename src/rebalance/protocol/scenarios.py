@@ -23,7 +23,7 @@ __all__ = ["cooperative_example", "rolling_restart", "RandomSchedule", "random_s
 
 
 def cooperative_example(protocol: str = COOPERATIVE, assignors: Optional[Mapping[str, Callable]] = None,
-                        config: ProtocolConfig = ProtocolConfig(initial_rebalance_delay_ms=0)) -> GroupSimulation:
+                        config: ProtocolConfig = ProtocolConfig.instant(initial_rebalance_delay_ms=0)) -> GroupSimulation:
     """The textbook example: one topic with three partitions p1, p2, p3 (``t-0``, ``t-1``, ``t-2``); c1
     and c2 form the group first, c3 joins at 10 s.  Uses ``cooperative-sticky`` (``protocol="eager"``
     runs the same assignor under the eager protocol, as a consumer configured with
@@ -82,10 +82,10 @@ def random_schedule(seed: int, *, protocol: Optional[str] = None, assignors: Opt
     if protocol is None:
         protocol = rng.choice([EAGER, COOPERATIVE])
     if config is None:
-        config = ProtocolConfig(session_timeout_ms=6_000, rebalance_timeout_ms=20_000, heartbeat_interval_ms=1_000,
+        config = ProtocolConfig(session_timeout_ms=6_000, max_poll_interval_ms=20_000, heartbeat_interval_ms=1_000,
                                 initial_rebalance_delay_ms=rng.choice([0, 1_000]), network_ms=rng.choice([1, 5]),
                                 revoke_ms=rng.choice([0, 50, 500]), retry_backoff_ms=200,
-                                new_member_join_timeout_ms=20_000, poll_batch_ms=rng.choice([0, 0, 300, 2_000]))
+                                new_member_join_timeout_ms=20_000, poll_processing_ms=rng.choice([0, 0, 300, 2_000]))
     if assignor_name is None:
         assignor_name = "cooperative-sticky" if protocol == COOPERATIVE else rng.choice(["range", "roundrobin"])
     n_topics = rng.randint(1, 2)
@@ -116,8 +116,8 @@ def random_schedule(seed: int, *, protocol: Optional[str] = None, assignors: Opt
             sim.bounce(name, t, rng.randint(100, 8_000))
             t_end = t + 8_000
         elif kind == "slow":
-            sim.slow(name, t, rng.randint(500, config.rebalance_timeout_ms // 2))
-            t_end = t + config.rebalance_timeout_ms // 2
+            sim.slow(name, t, rng.randint(500, config.max_poll_interval_ms // 2))
+            t_end = t + config.max_poll_interval_ms // 2
         elif kind == "leader_lost":
             sim.lose_leader_before_sync()  # the leader of the rebalance this late joiner starts dies
             extra = f"late-{len(faults)}"

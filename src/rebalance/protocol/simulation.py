@@ -54,6 +54,8 @@ class GroupSimulation(NetworkMixin, FaultsMixin):
             require(isinstance(n, int) and not isinstance(n, bool) and n >= 0, f"topics[{t!r}]",
                     f"partition count must be a whole number >= 0, got {n!r}")
         self.config = config.validate()
+        #: time the application spends on one poll()'s records (ProtocolConfig.batch_ms)
+        self.batch_ms = self.config.batch_ms
         self.topics = dict(topics)
         self.partitions = [(t, p) for t in sorted(self.topics) for p in range(self.topics[t])]
         self.group_id = group_id
@@ -151,7 +153,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin):
     def add_member(self, name: str, at: int = 0, *, assignors: Sequence[str] = ("range",),
                    protocol: Optional[str] = None, instance_id: Optional[str] = None,
                    topics: Optional[Sequence[str]] = None, session_timeout_ms: Optional[int] = None,
-                   rebalance_timeout_ms: Optional[int] = None, revoke_ms: Optional[int] = None) -> None:
+                   max_poll_interval_ms: Optional[int] = None, revoke_ms: Optional[int] = None) -> None:
         """Start consumer ``name`` at virtual time ``at``.  ``protocol`` defaults to what Kafka derives
         from ``assignors`` (cooperative only if all of them support it)."""
         require(isinstance(name, str) and name != "", "name", "a member needs a non-empty name (client.id)")
@@ -170,7 +172,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin):
         c = self.config
         spec = MemberSpec(name, topics, tuple(assignors), protocol, instance_id,
                           session_timeout_ms if session_timeout_ms is not None else c.session_timeout_ms,
-                          rebalance_timeout_ms if rebalance_timeout_ms is not None else c.rebalance_timeout_ms,
+                          max_poll_interval_ms if max_poll_interval_ms is not None else c.max_poll_interval_ms,
                           c.heartbeat_interval_ms, revoke_ms if revoke_ms is not None else c.revoke_ms)
         self.specs[name] = spec
         self.clock.schedule_at(at, lambda: self._start(name), f"start:{name}")
@@ -181,7 +183,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin):
         self._incarnations[name] += 1
         return ConsumerMember(self, name, topics=spec.topics, assignors=spec.assignors, protocol=spec.protocol,
                               instance_id=spec.instance_id, session_timeout_ms=spec.session_timeout_ms,
-                              rebalance_timeout_ms=spec.rebalance_timeout_ms,
+                              max_poll_interval_ms=spec.max_poll_interval_ms,
                               heartbeat_interval_ms=spec.heartbeat_interval_ms, revoke_ms=spec.revoke_ms,
                               incarnation=self._incarnations[name])
 
@@ -224,6 +226,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin):
         for m in self.members.values():  # as if each had received its assignment in ``generation``
             m.protocol_name = c.protocol_name
             m.on_assignment(m.owned, generation)
+            m.set_batch_phase()
         c.state, c.previous_state = STABLE, COMPLETING_REBALANCE
         c._store()
         self.log("state", self.coordinator_name, state=STABLE, previous="(given)", generation=generation)
