@@ -29,6 +29,12 @@ class ScheduledEvent:
     action: Callable[[], Any] = field(compare=False)
     label: str = field(default="", compare=False)
     cancelled: bool = field(default=False, compare=False)
+    fired: bool = field(default=False, compare=False)
+
+    @property
+    def pending(self) -> bool:
+        """Neither run nor cancelled yet."""
+        return not (self.cancelled or self.fired)
 
     def cancel(self) -> None:
         """Cancel the event (it stays in the heap and is skipped when reached)."""
@@ -88,6 +94,7 @@ class VirtualClock:
             if event.cancelled:
                 continue
             self.now_ms = event.time_ms
+            event.fired = True
             event.action()
             return event
         return None

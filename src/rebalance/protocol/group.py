@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..java import JavaHashOrder, string_hash
-from .clock import ScheduledEvent, VirtualClock
+from .clock import SESSION_TIMER, ScheduledEvent, VirtualClock
 
 EMPTY = "Empty"
 PREPARING_REBALANCE = "PreparingRebalance"
@@ -293,7 +293,8 @@ class ClassicGroupCoordinator:
 
     def _arm_heartbeat(self, member_id: str, deadline: int) -> None:
         self._hb_timers[member_id] = self.clock.schedule_at(
-            deadline, lambda: self._heartbeat_timer_fired(member_id), f"session-expiry:{member_id}")
+            deadline, lambda: self._heartbeat_timer_fired(member_id), f"session-expiry:{member_id}",
+            SESSION_TIMER, member_id)
 
     def _heartbeat_timer_fired(self, member_id: str) -> None:
         deadline = self._hb_deadline.get(member_id)

@@ -55,6 +55,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
+from .clock import HEARTBEAT, NORMAL
 from .pollloop import next_poll_delay
 from .assignors import COOPERATIVE, EAGER, validate_cooperative_assignment
 from .group import (COORDINATOR_NOT_AVAILABLE, FENCED_INSTANCE_ID, ILLEGAL_GENERATION, INCONSISTENT_GROUP_PROTOCOL,
@@ -109,6 +110,10 @@ class ConsumerMember:
         self.hb_enabled = False
         self.hb_in_flight = False
         self._hb_event = None
+        #: the last Heartbeat sent: its arrival and response events, and the response once it is known
+        self.hb_arrival = None
+        self.hb_delivery = None
+        self.hb_response: Optional[dict] = None
         self._poll_event = None
         self.is_leader = False
         #: bumped when the member resets: responses to requests sent before are ignored
@@ -127,13 +132,17 @@ class ConsumerMember:
     def now(self) -> int:
         return self.sim.clock.now_ms
 
-    def _later(self, delay_ms: int, action, label: str = "") -> None:
+    def _later(self, delay_ms: int, action, label: str = "", priority: int = NORMAL, key: str = ""):
         inc = self.incarnation
 
         def guarded():
             if self.alive and self.incarnation == inc:
                 action()
-        return self.sim.clock.schedule(delay_ms, guarded, label)
+        return self.sim.clock.schedule(delay_ms, guarded, label, priority, key)
+
+    def heartbeat_key(self, rank: int) -> str:
+        """Tie-break key of this member's heartbeat-cycle events (``rank``: 0 response, 1 arrival, 2 tick)."""
+        return f"{self.name}#{rank}"
 
     def _log(self, kind: str, **fields) -> None:
         self.sim.log(kind, self.name, **fields)
@@ -488,7 +497,11 @@ class ConsumerMember:
     def _schedule_heartbeat(self, delay_ms: int) -> None:
         if self._hb_event is not None:
             self._hb_event.cancel()
-        self._hb_event = self._later(delay_ms, self._heartbeat_tick, "heartbeat")
+        self._hb_event = self._later(delay_ms, self._heartbeat_tick, "heartbeat", HEARTBEAT, self.heartbeat_key(2))
+
+    def heartbeat_request(self) -> dict:
+        """The Heartbeat request this member sends now."""
+        return {"memberId": self.member_id, "groupInstanceId": self.instance_id, "generation": self.generation}
 
     def _heartbeat_tick(self) -> None:
         self._hb_event = None
@@ -496,8 +509,7 @@ class ConsumerMember:
             return
         if self.coordinator_known and not self.hb_in_flight and self.now >= self.partitioned_until:
             self.hb_in_flight = True
-            req = {"memberId": self.member_id, "groupInstanceId": self.instance_id, "generation": self.generation}
-            self.sim.request(self, "Heartbeat", req, self._on_heartbeat_response,
+            self.sim.request(self, "Heartbeat", self.heartbeat_request(), self._on_heartbeat_response,
                              summary={"memberId": self.member_id, "generation": self.generation})
         if self.coordinator_known:
             self._schedule_heartbeat(self.heartbeat_interval_ms)

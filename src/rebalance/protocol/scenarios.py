@@ -40,14 +40,15 @@ def rolling_restart(n_members: int, topics: Mapping[str, int], *, protocol: str 
                     assignor: str = "range", down_ms: int = 5_000, gap_ms: int = 30_000,
                     start_ms: int = 60_000, settle_ms: int = 120_000, config: ProtocolConfig = ProtocolConfig(),
                     assignors: Optional[Mapping[str, Callable]] = None, record_heartbeats: bool = False,
-                    batch: int = 1, run: bool = True) -> GroupSimulation:
+                    batch: int = 1, run: bool = True, fast_heartbeats: bool = True) -> GroupSimulation:
     """Restart every member once: members are taken down ``batch`` at a time (a Deployment's
     ``maxUnavailable``); wave *w* shuts down at ``start_ms + w*gap_ms`` and is back ``down_ms`` later.
     With ``static=True`` every member has ``group.instance.id`` (``down_ms`` shorter than the session
     timeout means no rebalance at all)."""
     require(isinstance(n_members, int) and n_members > 0, "n_members", "must be a positive whole number")
     require(isinstance(batch, int) and batch > 0, "batch", "must be a positive whole number")
-    sim = GroupSimulation(topics, config, assignors=assignors, record_heartbeats=record_heartbeats)
+    sim = GroupSimulation(topics, config, assignors=assignors, record_heartbeats=record_heartbeats,
+                          fast_heartbeats=fast_heartbeats)
     names = [f"c{i + 1}" for i in range(n_members)]
     for name in names:
         sim.add_member(name, 0, assignors=(assignor,), protocol=protocol,
@@ -74,7 +75,8 @@ class RandomSchedule:
 
 def random_schedule(seed: int, *, protocol: Optional[str] = None, assignors: Optional[Mapping[str, Callable]] = None,
                     assignor_name: Optional[str] = None, max_members: int = 5, max_partitions: int = 8,
-                    n_faults: Optional[int] = None, config: Optional[ProtocolConfig] = None) -> RandomSchedule:
+                    n_faults: Optional[int] = None, config: Optional[ProtocolConfig] = None,
+                    fast_heartbeats: bool = True) -> RandomSchedule:
     """A random group (2..``max_members`` members, some static) and a random fault schedule: crashes with
     or without restart, graceful bounces, slow members, the leader lost before SyncGroup, coordinator
     failover, late joiners.  Short timeouts keep runs small.  Deterministic in ``seed``."""
@@ -90,7 +92,8 @@ def random_schedule(seed: int, *, protocol: Optional[str] = None, assignors: Opt
         assignor_name = "cooperative-sticky" if protocol == COOPERATIVE else rng.choice(["range", "roundrobin"])
     n_topics = rng.randint(1, 2)
     topics = {f"t{i}": rng.randint(1, max_partitions) for i in range(n_topics)}
-    sim = GroupSimulation(topics, config, assignors=assignors, group_id=f"group-{seed}", record_heartbeats=False)
+    sim = GroupSimulation(topics, config, assignors=assignors, group_id=f"group-{seed}", record_heartbeats=False,
+                          fast_heartbeats=fast_heartbeats)
     n = rng.randint(2, max_members)
     names = [f"c{i + 1}" for i in range(n)]
     for name in names:

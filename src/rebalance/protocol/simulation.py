@@ -27,6 +27,7 @@ from .assignors import (BUILTIN_PROTOCOLS, COOPERATIVE, EAGER, ClientAssignor, c
 from .clock import VirtualClock
 from .config import MemberSpec, ProtocolConfig, assignor_list
 from .coordinator import OFFSETS_TOPIC_PARTITIONS_DEFAULT, partition_for, simple_leaders
+from .fastpath import HeartbeatFastPathMixin
 from .faults import FaultsMixin
 from .group import (COMPLETING_REBALANCE, PREPARING_REBALANCE, STABLE, ClassicGroupCoordinator, GroupMember,
                     GroupSnapshot)
@@ -38,16 +39,20 @@ from .trace import EVENT_KINDS, Message, TraceEvent, format_events, format_messa
 __all__ = ["GroupSimulation", "ProtocolConfig"]
 
 
-class GroupSimulation(NetworkMixin, FaultsMixin):
+class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin):
     """One consumer group under the classic protocol, driven by a virtual clock.
 
     ``topics`` is ``{topic: partition count}``; ``assignors`` maps assignor names to callables (see
-    :mod:`.assignors`); names not given there resolve to :func:`rebalance.consumer.assign`."""
+    :mod:`.assignors`); names not given there resolve to :func:`rebalance.consumer.assign`.
+
+    ``fast_heartbeats`` (default on) skips the heartbeats of a quiet group (:mod:`.fastpath`), with the
+    same run as the step-by-step simulation that ``fast_heartbeats=False`` gives; recording heartbeats in
+    the message trace (``record_heartbeats=True``) always runs step by step."""
 
     def __init__(self, topics: Mapping[str, int], config: ProtocolConfig = ProtocolConfig(), *,
                  group_id: str = "my-group", assignors: Optional[Mapping[str, Callable]] = None,
                  brokers: Sequence[int] = (0, 1, 2), offsets_partitions: int = OFFSETS_TOPIC_PARTITIONS_DEFAULT,
-                 record_heartbeats: bool = True):
+                 record_heartbeats: bool = True, fast_heartbeats: bool = True):
         require(isinstance(topics, Mapping) and len(topics) > 0, "topics", "must map topic -> partition count")
         for t, n in topics.items():
             require(isinstance(t, str) and t != "", f"topics[{t!r}]", "topic names are non-empty strings")
@@ -62,6 +67,8 @@ class GroupSimulation(NetworkMixin, FaultsMixin):
         self.clock = VirtualClock()
         self.assignors: Dict[str, Callable] = dict(assignors or {})
         self.record_heartbeats = record_heartbeats
+        self.fast_heartbeats = fast_heartbeats
+        self._members_version = 0
         self.messages: List[Message] = []
         self.events: List[TraceEvent] = []
         self.ownership = OwnershipLedger(self.partitions, is_member=self.in_group)
@@ -147,7 +154,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin):
         raise InputError("assignors", f"unknown assignor {name!r}: pass it in GroupSimulation(assignors=...)")
 
     def member_stopped(self, member: ConsumerMember) -> None:
-        pass
+        self._members_version += 1
 
     # ------------------------------------------------------------------ scenario API
     def add_member(self, name: str, at: int = 0, *, assignors: Sequence[str] = ("range",),
@@ -218,6 +225,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin):
             m.owned = [tuple(tp) for tp in tps]
             self.ownership.acquire(name, m.owned, 0)
             self.members[name] = m
+            self._members_version += 1
             gm = GroupMember(m.member_id, spec.instance_id, name, spec.session_timeout_ms,
                              spec.rebalance_timeout_ms, m.protocols(), assignment=list(m.owned))
             c._add(gm, None)
@@ -243,6 +251,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin):
             return
         m = self._new_process(name)
         self.members[name] = m
+        self._members_version += 1
         m.start()
 
     # ------------------------------------------------------------------ running and results
@@ -250,7 +259,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin):
         """Run every event up to virtual time ``until_ms``."""
         require(isinstance(until_ms, int) and until_ms >= self.clock.now_ms, "until_ms",
                 f"must be a time >= now ({self.clock.now_ms}), got {until_ms!r}")
-        self.clock.run_until(until_ms)
+        self.run_clock(until_ms)
         return self
 
     def live_members(self) -> List[ConsumerMember]:
