@@ -147,7 +147,9 @@ class ClassicGroupCoordinator:
                  log: Callable[..., None] = None, persist: Callable[[GroupSnapshot], None] = None,
                  member_id_suffix: Callable[[str], str] = None, broker: int = 0,
                  min_session_timeout_ms: int = GROUP_MIN_SESSION_TIMEOUT_MS,
-                 max_session_timeout_ms: int = GROUP_MAX_SESSION_TIMEOUT_MS):
+                 max_session_timeout_ms: int = GROUP_MAX_SESSION_TIMEOUT_MS,
+                 member_touched: Optional[Callable[[str], None]] = None,
+                 state_changing: Optional[Callable[[], None]] = None):
         self.group_id = group_id
         self.clock = clock
         self.broker = broker
@@ -157,6 +159,10 @@ class ClassicGroupCoordinator:
         self.min_session_timeout_ms = min_session_timeout_ms
         self.max_session_timeout_ms = max_session_timeout_ms
         self._log = log or (lambda kind, **f: None)
+        #: called before the coordinator changes a member's record or timer, and before the group's state
+        #: changes (the simulation's heartbeat fast path brings skipped heartbeats up to date there)
+        self.member_touched = member_touched or (lambda member_id: None)
+        self.state_changing = state_changing or (lambda: None)
         self._persist = persist or (lambda s: None)
         self._suffix = member_id_suffix or self._default_suffix
         self._id_counter = 0
@@ -205,6 +211,7 @@ class ClassicGroupCoordinator:
     def _transition(self, new_state: str) -> None:
         if self.state not in _VALID_PREVIOUS[new_state]:
             raise RuntimeError(f"illegal transition {self.state} -> {new_state}")
+        self.state_changing()
         self.previous_state = self.state
         self.state = new_state
         self._log("state", state=new_state, previous=self.previous_state, generation=self.generation)
@@ -236,6 +243,7 @@ class ClassicGroupCoordinator:
         self.pending_join.discard(member.member_id)
 
     def _remove(self, member_id: str) -> None:
+        self.member_touched(member_id)
         removed = self.members.pop(member_id, None)
         if removed is not None:
             removed.awaiting_join = None
@@ -282,6 +290,7 @@ class ClassicGroupCoordinator:
         """Move the member's session deadline to ``now + timeout_ms``.  A pending timer that fires no
         later than the new deadline is kept and re-armed when it fires (same behaviour, far fewer events
         than cancelling and rescheduling on every heartbeat)."""
+        self.member_touched(member_id)
         deadline = self.clock.now_ms + timeout_ms
         self._hb_deadline[member_id] = deadline
         old = self._hb_timers.get(member_id)
@@ -305,6 +314,7 @@ class ClassicGroupCoordinator:
         self._expire_heartbeat(member_id)
 
     def _cancel_heartbeat(self, member_id: str) -> None:
+        self.member_touched(member_id)
         self._hb_deadline.pop(member_id, None)
         old = self._hb_timers.pop(member_id, None)
         if old is not None:
@@ -440,6 +450,7 @@ class ClassicGroupCoordinator:
 
     def _update_static_member(self, req: dict, old_id: str, new_id: str, respond: Respond) -> None:
         """``updateStaticMemberThenRebalanceOrCompleteJoin`` with ``ClassicGroup.replaceStaticMember``."""
+        self.member_touched(old_id)
         old = self.members[old_id]
         self._cancel_heartbeat(old_id)
         if old.awaiting_join is not None:
@@ -744,6 +755,7 @@ class ClassicGroupCoordinator:
     def unload(self) -> None:
         """The broker loses leadership of the group's ``__consumer_offsets`` partition: parked requests
         are answered ``NOT_COORDINATOR`` and every timer stops."""
+        self.state_changing()
         self.active = False
         for t in list(self._hb_timers.values()):
             t.cancel()

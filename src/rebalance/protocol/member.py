@@ -488,6 +488,7 @@ class ConsumerMember:
         self._schedule_heartbeat(self.heartbeat_interval_ms)
 
     def _disable_heartbeat(self) -> None:
+        self.sim.materialize(self)  # the heartbeat fast path: bring the skipped heartbeats up to date first
         self.hb_enabled = False
         self.hb_in_flight = False
         if self._hb_event is not None:

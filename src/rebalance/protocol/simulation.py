@@ -105,7 +105,8 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin):
             log=lambda kind, **f: self.log(kind, self.coordinator_name, **f),
             persist=self._persist, member_id_suffix=self._next_member_suffix, broker=broker,
             min_session_timeout_ms=self.config.group_min_session_timeout_ms,
-            max_session_timeout_ms=self.config.group_max_session_timeout_ms)
+            max_session_timeout_ms=self.config.group_max_session_timeout_ms,
+            member_touched=self.member_touched, state_changing=self.wake_all)
 
     def _next_member_suffix(self, client_id: str) -> str:
         self._member_id_counter += 1
