@@ -28,6 +28,7 @@ class ScheduledEvent:
     seq: int
     action: Callable[[], Any] = field(compare=False)
     label: str = field(default="", compare=False)
+    priority: int = field(default=0, compare=False)
     cancelled: bool = field(default=False, compare=False)
     fired: bool = field(default=False, compare=False)
 
@@ -67,7 +68,7 @@ class VirtualClock:
         if time_ms < self.now_ms:
             raise ValueError(f"cannot schedule in the past ({time_ms} < now {self.now_ms})")
         seq = next(self._seq)
-        event = ScheduledEvent(time_ms, seq, action, label)
+        event = ScheduledEvent(time_ms, seq, action, label, priority)
         heapq.heappush(self._queue, (time_ms, priority, key, seq, event))
         return event
 

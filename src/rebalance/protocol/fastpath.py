@@ -87,12 +87,12 @@ class HeartbeatFastPathMixin:
             t = clock.peek_time()
             if t is None or t > until_ms:
                 break
-            clock.step()
+            event = clock.step()
             count += 1
             if count >= max_events:
                 raise RuntimeError(f"more than {max_events} events before {until_ms} ms")
-            if fast:
-                self._maybe_lazy()
+            if fast and event is not None and event.priority == HEARTBEAT:
+                self._maybe_lazy()  # the group is running heartbeats step by step: take steady members off
         self.wake_all(until_ms, inclusive=True)
         clock.now_ms = max(clock.now_ms, until_ms)
         return count
@@ -125,7 +125,7 @@ class HeartbeatFastPathMixin:
 
     def _maybe_lazy(self, checks: int = 2) -> None:
         """Look at the next ``checks`` live members (round robin) and take the steady ones off the clock.
-        When a member goes lazy does not change the run, so a few looks per event are enough."""
+        When a member goes lazy does not change the run, so a few looks per heartbeat event are enough."""
         c = self.coordinator
         if not (self.coordinator_available and c.active and c.state == STABLE):
             return
