@@ -73,6 +73,8 @@ class MemberSpec:
     max_poll_interval_ms: int
     heartbeat_interval_ms: int
     revoke_ms: int
+    #: time the application spends on one poll()'s records (``ProtocolConfig.batch_ms`` unless given)
+    batch_ms: int = 0
 
     @property
     def rebalance_timeout_ms(self) -> int:

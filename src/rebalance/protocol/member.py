@@ -79,7 +79,8 @@ class ConsumerMember:
 
     def __init__(self, sim: "GroupSimulation", name: str, *, topics: Sequence[str], assignors: Sequence[str],
                  protocol: str, instance_id: Optional[str], session_timeout_ms: int,
-                 max_poll_interval_ms: int, heartbeat_interval_ms: int, revoke_ms: int, incarnation: int):
+                 max_poll_interval_ms: int, heartbeat_interval_ms: int, revoke_ms: int, incarnation: int,
+                 batch_ms: int = 0):
         self.sim = sim
         self.name = name
         self.topics = sorted(topics)
@@ -92,6 +93,8 @@ class ConsumerMember:
         self.rebalance_timeout_ms = max_poll_interval_ms
         self.heartbeat_interval_ms = heartbeat_interval_ms
         self.revoke_ms = revoke_ms
+        #: time the application spends on one poll()'s records
+        self.batch_ms = batch_ms
         self.incarnation = incarnation
         self.state = UNJOINED
         self.member_id = ""
@@ -154,7 +157,7 @@ class ConsumerMember:
 
     def set_batch_phase(self) -> None:
         """Start the batches at a phase fixed per process (a long-running group's members are not in step)."""
-        batch = self.sim.batch_ms
+        batch = self.batch_ms
         if batch > 0:
             self._batch_anchor = self.now - random.Random(f"{self.name}/{self.incarnation}").randrange(batch)
             self._arm_poll_timer()
@@ -165,12 +168,12 @@ class ConsumerMember:
         ``batch_ms`` that started at the last ``poll()``."""
         if not self.owned:
             return 0
-        return next_poll_delay(self.now, self._batch_anchor, self.sim.batch_ms)
+        return next_poll_delay(self.now, self._batch_anchor, self.batch_ms)
 
     def _arm_poll_timer(self) -> None:
         """A batch longer than ``max.poll.interval.ms`` trips the heartbeat thread's poll timer that long
         after the ``poll()`` that returned it (KIP-62)."""
-        batch = self.sim.batch_ms
+        batch = self.batch_ms
         if batch <= self.max_poll_interval_ms or not self.owned:
             return
         started = self.now - ((self.now - self._batch_anchor) % batch)

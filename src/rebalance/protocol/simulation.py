@@ -59,8 +59,6 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin):
             require(isinstance(n, int) and not isinstance(n, bool) and n >= 0, f"topics[{t!r}]",
                     f"partition count must be a whole number >= 0, got {n!r}")
         self.config = config.validate()
-        #: time the application spends on one poll()'s records (ProtocolConfig.batch_ms)
-        self.batch_ms = self.config.batch_ms
         self.topics = dict(topics)
         self.partitions = [(t, p) for t in sorted(self.topics) for p in range(self.topics[t])]
         self.group_id = group_id
@@ -161,9 +159,11 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin):
     def add_member(self, name: str, at: int = 0, *, assignors: Sequence[str] = ("range",),
                    protocol: Optional[str] = None, instance_id: Optional[str] = None,
                    topics: Optional[Sequence[str]] = None, session_timeout_ms: Optional[int] = None,
-                   max_poll_interval_ms: Optional[int] = None, revoke_ms: Optional[int] = None) -> None:
+                   max_poll_interval_ms: Optional[int] = None, revoke_ms: Optional[int] = None,
+                   poll_processing_ms: Optional[int] = None) -> None:
         """Start consumer ``name`` at virtual time ``at``.  ``protocol`` defaults to what Kafka derives
-        from ``assignors`` (cooperative only if all of them support it)."""
+        from ``assignors`` (cooperative only if all of them support it).  The timing arguments override the
+        configuration's for this member (``poll_processing_ms``: its time per ``poll()`` batch)."""
         require(isinstance(name, str) and name != "", "name", "a member needs a non-empty name (client.id)")
         require(name not in self.specs, "name", f"member {name!r} already exists")
         assignors = assignor_list(assignors)
@@ -174,6 +174,10 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin):
         require(protocol in (EAGER, COOPERATIVE), "protocol", f"must be 'eager' or 'cooperative', got {protocol!r}")
         require(protocol == EAGER or derived == COOPERATIVE, "protocol",
                 f"assignors {list(assignors)} do not all support the cooperative protocol")
+        for field, value in (("session_timeout_ms", session_timeout_ms), ("max_poll_interval_ms", max_poll_interval_ms),
+                             ("revoke_ms", revoke_ms), ("poll_processing_ms", poll_processing_ms)):
+            require(value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0), field,
+                    f"must be a whole number of milliseconds >= 0, got {value!r}")
         topics = tuple(topics) if topics is not None else tuple(sorted(self.topics))
         for t in topics:
             require(t in self.topics, "topics", f"unknown topic {t!r}")
@@ -181,7 +185,8 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin):
         spec = MemberSpec(name, topics, tuple(assignors), protocol, instance_id,
                           session_timeout_ms if session_timeout_ms is not None else c.session_timeout_ms,
                           max_poll_interval_ms if max_poll_interval_ms is not None else c.max_poll_interval_ms,
-                          c.heartbeat_interval_ms, revoke_ms if revoke_ms is not None else c.revoke_ms)
+                          c.heartbeat_interval_ms, revoke_ms if revoke_ms is not None else c.revoke_ms,
+                          poll_processing_ms if poll_processing_ms is not None else c.batch_ms)
         self.specs[name] = spec
         self.clock.schedule_at(at, lambda: self._start(name), f"start:{name}")
 
@@ -193,6 +198,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin):
                               instance_id=spec.instance_id, session_timeout_ms=spec.session_timeout_ms,
                               max_poll_interval_ms=spec.max_poll_interval_ms,
                               heartbeat_interval_ms=spec.heartbeat_interval_ms, revoke_ms=spec.revoke_ms,
+                              batch_ms=spec.batch_ms,
                               incarnation=self._incarnations[name])
 
     def start_stable(self, assignment: Mapping[str, Sequence[TopicPartition]], *, generation: int = 1,
