@@ -67,6 +67,8 @@ class ClientMember:
     heartbeats: int = 0
     #: the application thread's batches start at ``batch_anchor + k * batch_ms`` while it owns partitions
     batch_anchor: int = 0
+    #: the owned partitions the last heartbeat reported (``HeartbeatState.sentFields.localAssignment``)
+    sent_owned: Optional[frozenset] = None
 
 
 @dataclass
@@ -176,9 +178,15 @@ class KIP848Simulation:
             client.timer.cancel()
             client.timer = None
         epoch = client.epoch if epoch is None else epoch
-        owned = set(client.owned)
+        # ConsumerHeartbeatRequestManager (line 244): the owned partitions go out when joining or when they
+        # changed since the last heartbeat, else the field is null and the coordinator keeps what it knew
+        # (a member in the middle of a reconciliation is not taken to have released anything)
+        now_owned = frozenset(client.owned)
+        owned: Optional[Set[TP]] = None
+        if epoch <= 0 or now_owned != client.sent_owned:
+            owned, client.sent_owned = set(now_owned), now_owned
         client.heartbeats += 1
-        self._log(client.member_id, "heartbeat", {"epoch": epoch, "owned": len(owned)})
+        self._log(client.member_id, "heartbeat", {"epoch": epoch, "owned": len(now_owned)})
         self.message_counts[HEARTBEAT_API] += 1
 
         def arrive():
