@@ -116,12 +116,13 @@ class HeartbeatFastPathMixin:
         # a Heartbeat of this steady member in flight is answered NONE (the group stays Stable meanwhile)
         return on_its_way or (answered and m.hb_response is not None and m.hb_response.get("error") == "NONE")
 
-    def _live_members(self) -> List["ConsumerMember"]:
-        cached = getattr(self, "_live_cache", None)
-        if cached is None or cached[0] != self._members_version:
-            cached = (self._members_version, [m for m in self.members.values() if m.alive])
-            self._live_cache = cached
-        return cached[1]
+    def _member_names(self) -> List[str]:
+        """The members' names (a restart keeps its name, so the list changes only when a name is added)."""
+        cached = getattr(self, "_names_cache", None)
+        if cached is None or len(cached) != len(self.members):
+            cached = list(self.members)
+            self._names_cache = cached
+        return cached
 
     def _maybe_lazy(self, checks: int = 2) -> None:
         """Look at the next ``checks`` live members (round robin) and take the steady ones off the clock.
@@ -129,14 +130,14 @@ class HeartbeatFastPathMixin:
         c = self.coordinator
         if not (self.coordinator_available and c.active and c.state == STABLE):
             return
-        live = self._live_members()
-        n = len(live)
+        names = self._member_names()
+        n = len(names)
         if n == 0:
             return
-        lazy = self._lazy
+        lazy, members = self._lazy, self.members
         for _ in range(min(checks, n)):
             self._quiet_cursor = i = (self._quiet_cursor + 1) % n
-            m = live[i]
+            m = members[names[i]]
             if m not in lazy and self._steady(m):
                 self._make_lazy(m)
 

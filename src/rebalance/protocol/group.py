@@ -31,10 +31,11 @@ the next leader when the leader is removed) is emulated with :class:`rebalance.j
 """
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from ..java import JavaHashOrder, string_hash
+from ..java import JavaHashOrder, spread, string_hash
 from .clock import SESSION_TIMER, ScheduledEvent, VirtualClock
 
 EMPTY = "Empty"
@@ -172,8 +173,9 @@ class ClassicGroupCoordinator:
         self.protocol_name: Optional[str] = None
         self.leader_id: Optional[str] = None
         self.members: Dict[str, GroupMember] = {}
-        self._order = JavaHashOrder(string_hash)
+        self._order = JavaHashOrder()  # member ids are strings: String.hashCode, memoised
         self._ids: Optional[List[str]] = None
+        self._id_keys: List[Tuple[int, int]] = []
         self._awaiting = [0]
         self._supported: Dict[str, int] = {}
         self.static_members: Dict[str, str] = {}
@@ -195,7 +197,34 @@ class ClassicGroupCoordinator:
         """Member ids in ``HashMap`` iteration order."""
         if self._ids is None:
             self._ids = self._order.keys()
+            self._id_keys = [self._id_key(mid) for mid in self._ids]
         return self._ids
+
+    def _id_key(self, member_id: str) -> Tuple[int, int]:
+        """Where ``member_id`` sorts in the ``HashMap``'s iteration: (bucket, insertion sequence)."""
+        order = self._order
+        return spread(order.hash_fn(member_id)) & (order.size - 1), order._order[member_id]
+
+    def _put_id(self, member_id: str) -> None:
+        """``members.put``: keep the iteration order up to date without sorting again (a new list, so that
+        a loop over the previous one is not disturbed); a resize of the table re-sorts."""
+        size = self._order.size
+        self._order.put(member_id)
+        if self._ids is None or self._order.size != size:
+            self._ids = None
+            return
+        key = self._id_key(member_id)
+        pos = bisect.bisect(self._id_keys, key)
+        self._ids = self._ids[:pos] + [member_id] + self._ids[pos:]
+        self._id_keys = self._id_keys[:pos] + [key] + self._id_keys[pos:]
+
+    def _remove_id(self, member_id: str) -> None:
+        """``members.remove``, keeping the iteration order as :meth:`_put_id` does."""
+        if self._ids is not None and member_id in self._order:
+            pos = bisect.bisect_left(self._id_keys, self._id_key(member_id))
+            self._ids = self._ids[:pos] + self._ids[pos + 1:]
+            self._id_keys = self._id_keys[:pos] + self._id_keys[pos + 1:]
+        self._order.remove(member_id)
 
     def _count_protocols(self, protocols, delta: int) -> None:
         """``ClassicGroup.{increment,decrement}SupportedProtocols``."""
@@ -235,8 +264,7 @@ class ClassicGroupCoordinator:
         if self.leader_id is None:
             self.leader_id = member.member_id
         self.members[member.member_id] = member
-        self._order.put(member.member_id)
-        self._ids = None
+        self._put_id(member.member_id)
         member.counter = self._awaiting
         self._count_protocols(member.protocols, +1)
         member.awaiting_join = respond
@@ -249,8 +277,7 @@ class ClassicGroupCoordinator:
             removed.awaiting_join = None
             removed.counter = None
             self._count_protocols(removed.protocols, -1)
-            self._order.remove(member_id)
-            self._ids = None
+            self._remove_id(member_id)
             if removed.instance_id is not None:
                 self.static_members.pop(removed.instance_id, None)
         if self.leader_id == member_id:
@@ -264,6 +291,8 @@ class ClassicGroupCoordinator:
         its most preferred one; the most votes win."""
         n = len(self.members)
         candidates = {name for name, count in self._supported.items() if count == n}
+        if len(candidates) == 1:  # every member's vote goes to the one protocol all of them support
+            return next(iter(candidates))
         votes: Dict[str, int] = {}
         order = JavaHashOrder(string_hash)
         for mid in self.member_ids():
@@ -461,13 +490,12 @@ class ClassicGroupCoordinator:
             cb({"error": FENCED_INSTANCE_ID})
         self.members.pop(old_id)
         old.counter = None
-        self._order.remove(old_id)
+        self._remove_id(old_id)
         new = GroupMember(new_id, old.instance_id, old.client_id, old.session_timeout_ms,
                           old.rebalance_timeout_ms, old.protocols, assignment=old.assignment,
                           counter=self._awaiting)
         self.members[new_id] = new
-        self._order.put(new_id)
-        self._ids = None
+        self._put_id(new_id)
         self.static_members[old.instance_id] = new_id
         if self.leader_id == old_id:
             self.leader_id = new_id
