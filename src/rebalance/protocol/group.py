@@ -477,17 +477,22 @@ class ClassicGroupCoordinator:
         member.awaiting_join = respond
         self._maybe_prepare_rebalance_or_complete_join(f"{reason}: {member.member_id}")
 
+    @staticmethod
+    def _answer_parked(member: GroupMember, error: str) -> None:
+        """Answer the member's parked JoinGroup and SyncGroup, if any, with ``error``."""
+        if member.awaiting_join is not None:
+            cb, member.awaiting_join = member.awaiting_join, None
+            cb({"error": error, "memberId": member.member_id})
+        if member.awaiting_sync is not None:
+            cb, member.awaiting_sync = member.awaiting_sync, None
+            cb({"error": error})
+
     def _update_static_member(self, req: dict, old_id: str, new_id: str, respond: Respond) -> None:
         """``updateStaticMemberThenRebalanceOrCompleteJoin`` with ``ClassicGroup.replaceStaticMember``."""
         self.member_touched(old_id)
         old = self.members[old_id]
         self._cancel_heartbeat(old_id)
-        if old.awaiting_join is not None:
-            cb, old.awaiting_join = old.awaiting_join, None
-            cb({"error": FENCED_INSTANCE_ID, "memberId": old_id})
-        if old.awaiting_sync is not None:
-            cb, old.awaiting_sync = old.awaiting_sync, None
-            cb({"error": FENCED_INSTANCE_ID})
+        self._answer_parked(old, FENCED_INSTANCE_ID)
         self.members.pop(old_id)
         old.counter = None
         self._remove_id(old_id)
@@ -685,14 +690,21 @@ class ClassicGroupCoordinator:
             error = ILLEGAL_GENERATION
         return error
 
+    def _refuse_unavailable(self, respond: Respond) -> bool:
+        """Heartbeat and LeaveGroup first check that this broker still coordinates the group
+        (``NOT_COORDINATOR``) and that the group is not ``Dead`` (``COORDINATOR_NOT_AVAILABLE``)."""
+        if not self.active:
+            respond({"error": NOT_COORDINATOR})
+        elif self.state == DEAD:
+            respond({"error": COORDINATOR_NOT_AVAILABLE})
+        else:
+            return False
+        return True
+
     # ------------------------------------------------------------------ Heartbeat
     def heartbeat(self, req: dict, respond: Respond) -> None:
         """``classicGroupHeartbeatToClassicGroup``."""
-        if not self.active:
-            respond({"error": NOT_COORDINATOR})
-            return
-        if self.state == DEAD:
-            respond({"error": COORDINATOR_NOT_AVAILABLE})
+        if self._refuse_unavailable(respond):
             return
         member_id = req["memberId"]
         error = self._validate_member_generation(req)
@@ -739,11 +751,7 @@ class ClassicGroupCoordinator:
     # ------------------------------------------------------------------ LeaveGroup
     def leave_group(self, req: dict, respond: Respond) -> None:
         """``classicGroupLeaveToClassicGroup`` for one member (``memberId`` and/or ``groupInstanceId``)."""
-        if not self.active:
-            respond({"error": NOT_COORDINATOR})
-            return
-        if self.state == DEAD:
-            respond({"error": COORDINATOR_NOT_AVAILABLE})
+        if self._refuse_unavailable(respond):
             return
         member_id, instance = req.get("memberId", ""), req.get("groupInstanceId")
         if member_id == "":
@@ -793,13 +801,7 @@ class ClassicGroupCoordinator:
             self._join_timer.cancel()
         self._cancel_sync_timer()
         for mid in self.member_ids():
-            m = self.members[mid]
-            if m.awaiting_join is not None:
-                cb, m.awaiting_join = m.awaiting_join, None
-                cb({"error": NOT_COORDINATOR, "memberId": mid})
-            if m.awaiting_sync is not None:
-                cb, m.awaiting_sync = m.awaiting_sync, None
-                cb({"error": NOT_COORDINATOR})
+            self._answer_parked(self.members[mid], NOT_COORDINATOR)
         for mid in list(self.pending_join):
             self.pending_join.discard(mid)
         self.previous_state, self.state = self.state, DEAD
