@@ -6,7 +6,9 @@ leader lost between JoinGroup and SyncGroup, coordinator failover, late joiner; 
 Latency, revocation time, poll batch time and the initial rebalance delay are drawn per schedule too.
 
 Checked for every schedule:
-* no partition is owned by two members at the same virtual instant (cooperative *and* eager);
+* no partition is owned by two members of the group at the same virtual instant (cooperative *and*
+  eager); a *zombie* -- a slow member the coordinator already removed, still processing its batch until
+  its next ``poll()`` -- may overlap the new owner, as in Kafka (``OwnershipLedger.zombie_overlaps``);
 * once the faults stop the group stabilises: Stable, every live member in the current generation, every
   subscribed partition owned by exactly one live member;
 * generation ids go up by one per completed join; after a coordinator failover they continue from the
@@ -16,7 +18,7 @@ A second family replays quick rolling restarts (graceful shutdown + restart of e
 eager / static / cooperative) with revocation callbacks of 200 or 1,000 ms and restart gaps of 0.1-3 s, so
 a shutdown often lands inside a member's revocation callback or while its JoinGroup/SyncGroup is in flight:
 the schedules in which chapter 12's first Monte Carlo store found two owners (see ``test_overlaps.py``).
-In both families no overlap of any kind is allowed: none of these faults makes a zombie.
+In the second family no overlap of any kind is allowed: none of its faults makes a zombie.
 
 ``benchmarks/bench_protocol.py --schedules N`` runs more of them.
 """
