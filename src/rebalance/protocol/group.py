@@ -32,6 +32,7 @@ the next leader when the leader is removed) is emulated with :class:`rebalance.j
 from __future__ import annotations
 
 import bisect
+from operator import attrgetter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -69,6 +70,10 @@ GROUP_MIN_SESSION_TIMEOUT_MS = 6_000
 GROUP_MAX_SESSION_TIMEOUT_MS = 30 * 60 * 1000
 
 Respond = Callable[[dict], None]
+
+#: one member's fields in the group record (``GroupSnapshot.members``), read in C
+_RECORD = attrgetter("member_id", "instance_id", "client_id", "session_timeout_ms", "rebalance_timeout_ms",
+                     "protocols", "assignment")
 
 
 @dataclass
@@ -784,8 +789,7 @@ class ClassicGroupCoordinator:
     # ------------------------------------------------------------------ persistence / failover
     def _store(self) -> None:
         # protocol and assignment lists are replaced, never mutated, so the record can share them
-        members = [(m.member_id, m.instance_id, m.client_id, m.session_timeout_ms, m.rebalance_timeout_ms,
-                    m.protocols, m.assignment) for m in (self.members[mid] for mid in self.member_ids())]
+        members = list(map(_RECORD, map(self.members.__getitem__, self.member_ids())))
         self._persist(GroupSnapshot(self.generation, self.protocol_name, self.leader_id, members))
 
     def unload(self) -> None:
