@@ -48,11 +48,11 @@ def build(protocol, static, config, events, fast):
     n = len(static)
     for i, s in enumerate(static):
         sim.add_member(f"c{i + 1}", 0, assignors=(assignor,), protocol=protocol, instance_id=f"i{i + 1}" if s else None)
-    for op, who, at in sorted(events, key=lambda e: e[2]):
-        name = f"c{who + 1}" if who < n else "late"
-        if op == "join" or who >= n:
-            if name not in sim.specs:
-                sim.add_member(name, at, assignors=(assignor,), protocol=protocol)
+    for k, (op, who, at) in enumerate(sorted(events, key=lambda e: e[2])):
+        name = f"c{who + 1}" if who < n else f"late{k}"
+        if op == "join" or who >= n:  # a new consumer, static half of the time
+            sim.add_member(f"late{k}", at, assignors=(assignor,), protocol=protocol,
+                           instance_id=f"j{k}" if who % 2 else None)
         elif op == "leave":
             sim.shutdown(name, at)
         elif op == "crash":
