@@ -28,7 +28,7 @@ VARIANTS = {
 
 
 def rolling(args) -> None:
-    config = ProtocolConfig(poll_batch_ms=args.poll_batch_ms, revoke_ms=args.revoke_ms)
+    config = ProtocolConfig(poll_processing_ms=args.poll_processing_ms, revoke_ms=args.revoke_ms)
     print(f"rolling restart: {args.members} members, {args.partitions} partitions, batches of {args.batch}, "
           f"down {args.down_ms} ms, a wave every {args.gap_ms} ms")
     print(f"{'variant':<12} {'wall s':>7} {'rebal':>6} {'gen':>5} {'unowned p-s':>12} {'stopped':>8} "
@@ -65,7 +65,7 @@ def main() -> None:
     p.add_argument("--batch", type=int, default=100)
     p.add_argument("--down-ms", type=int, default=5_000)
     p.add_argument("--gap-ms", type=int, default=20_000)
-    p.add_argument("--poll-batch-ms", type=int, default=2_000)
+    p.add_argument("--poll-processing-ms", type=int, default=2_000)
     p.add_argument("--revoke-ms", type=int, default=200)
     p.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=list(VARIANTS))
     p.add_argument("--schedules", type=int, default=0)

@@ -18,7 +18,7 @@ def states(sim, since=0):
 
 
 def test_initial_rebalance_delay_extends_while_members_arrive():
-    sim = GroupSimulation({"t": 6}, ProtocolConfig(initial_rebalance_delay_ms=3000), assignors=STANDINS)
+    sim = GroupSimulation({"t": 6}, ProtocolConfig.instant(initial_rebalance_delay_ms=3000), assignors=STANDINS)
     for name, at in (("c1", 0), ("c2", 2000), ("c3", 4000), ("c4", 8000)):
         sim.add_member(name, at)
     sim.run(20_000)
@@ -29,7 +29,7 @@ def test_initial_rebalance_delay_extends_while_members_arrive():
 
 
 def test_without_delay_each_arrival_is_a_rebalance():
-    sim = GroupSimulation({"t": 6}, ProtocolConfig(initial_rebalance_delay_ms=0), assignors=STANDINS)
+    sim = GroupSimulation({"t": 6}, ProtocolConfig.instant(initial_rebalance_delay_ms=0), assignors=STANDINS)
     for name, at in (("c1", 0), ("c2", 2000), ("c3", 4000)):
         sim.add_member(name, at)
     sim.run(20_000)
@@ -38,7 +38,7 @@ def test_without_delay_each_arrival_is_a_rebalance():
 
 
 def test_leader_is_first_member_and_hashmap_order_picks_successor():
-    sim = GroupSimulation({"t": 4}, ProtocolConfig(initial_rebalance_delay_ms=0), assignors=STANDINS)
+    sim = GroupSimulation({"t": 4}, ProtocolConfig.instant(initial_rebalance_delay_ms=0), assignors=STANDINS)
     sim.start_stable({"c1": [("t", 0)], "c2": [("t", 1)], "c3": [("t", 2), ("t", 3)]})
     assert sim.coordinator.leader_id == "c1-1"
     sim.crash("c1", 1000)
@@ -49,7 +49,7 @@ def test_leader_is_first_member_and_hashmap_order_picks_successor():
 
 
 def test_session_timeout_removes_crashed_member():
-    cfg = ProtocolConfig(initial_rebalance_delay_ms=0, session_timeout_ms=10_000)
+    cfg = ProtocolConfig.instant(initial_rebalance_delay_ms=0, session_timeout_ms=10_000)
     sim = GroupSimulation({"t": 4}, cfg, assignors=STANDINS)
     sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": [("t", 2), ("t", 3)]})
     sim.crash("c2", 5000)
@@ -64,7 +64,7 @@ def test_session_timeout_removes_crashed_member():
 
 def test_static_member_bounce_within_session_timeout_keeps_assignment_without_rebalance():
     sim = rolling_restart(3, {"t": 6}, static=True, down_ms=5000, gap_ms=20_000, start_ms=10_000,
-                          settle_ms=30_000, config=ProtocolConfig(initial_rebalance_delay_ms=0),
+                          settle_ms=30_000, config=ProtocolConfig.instant(initial_rebalance_delay_ms=0),
                           assignors=STANDINS)
     m = sim.metrics(sim.measure_from)
     assert m.rebalances == 0 and m.group_epoch == 1
@@ -77,7 +77,7 @@ def test_static_member_bounce_within_session_timeout_keeps_assignment_without_re
 
 def test_dynamic_rolling_restart_rebalances_twice_per_member():
     sim = rolling_restart(3, {"t": 6}, static=False, down_ms=5000, gap_ms=20_000, start_ms=10_000,
-                          settle_ms=30_000, config=ProtocolConfig(initial_rebalance_delay_ms=0),
+                          settle_ms=30_000, config=ProtocolConfig.instant(initial_rebalance_delay_ms=0),
                           assignors=STANDINS)
     m = sim.metrics(sim.measure_from)
     assert m.rebalances == 6  # LeaveGroup, then the new member's JoinGroup
@@ -85,7 +85,7 @@ def test_dynamic_rolling_restart_rebalances_twice_per_member():
 
 
 def test_static_member_away_longer_than_session_timeout_triggers_rebalance():
-    cfg = ProtocolConfig(initial_rebalance_delay_ms=0, session_timeout_ms=10_000)
+    cfg = ProtocolConfig.instant(initial_rebalance_delay_ms=0, session_timeout_ms=10_000)
     sim = GroupSimulation({"t": 4}, cfg, assignors=STANDINS)
     sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": [("t", 2), ("t", 3)]}, instance_ids={"c1": "a", "c2": "b"})
     sim.shutdown("c2", 5000)  # static: no LeaveGroup
@@ -100,7 +100,7 @@ def test_static_member_away_longer_than_session_timeout_triggers_rebalance():
 def test_fenced_instance_id_stops_the_zombie():
     """Two processes with one group.instance.id: the newer replaces the member id, the older one is
     answered FENCED_INSTANCE_ID on its next heartbeat and stops (KIP-345)."""
-    cfg = ProtocolConfig(initial_rebalance_delay_ms=0)
+    cfg = ProtocolConfig.instant(initial_rebalance_delay_ms=0)
     sim = GroupSimulation({"t": 2}, cfg, assignors=STANDINS)
     sim.start_stable({"c1": [("t", 0)], "c2": [("t", 1)]}, instance_ids={"c1": "a", "c2": "b"})
     assert sim.start_duplicate("c2", 4500, "c2-copy") == "c2-copy"
@@ -116,7 +116,7 @@ def test_fenced_instance_id_stops_the_zombie():
 
 
 def test_pending_sync_expiry_when_rebalance_timeout_is_shorter_than_session():
-    cfg = ProtocolConfig(initial_rebalance_delay_ms=0, session_timeout_ms=60_000, rebalance_timeout_ms=20_000)
+    cfg = ProtocolConfig.instant(initial_rebalance_delay_ms=0, session_timeout_ms=60_000, max_poll_interval_ms=20_000)
     sim = GroupSimulation({"t": 3}, cfg, assignors=STANDINS)
     sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": [("t", 2)]})
     sim.add_member("c3", 1000)
@@ -128,7 +128,7 @@ def test_pending_sync_expiry_when_rebalance_timeout_is_shorter_than_session():
 
 
 def test_slow_member_past_rebalance_timeout_is_removed_and_rejoins():
-    cfg = ProtocolConfig(initial_rebalance_delay_ms=0, rebalance_timeout_ms=10_000, session_timeout_ms=6000,
+    cfg = ProtocolConfig.instant(initial_rebalance_delay_ms=0, max_poll_interval_ms=10_000, session_timeout_ms=6000,
                          heartbeat_interval_ms=1000)
     sim = GroupSimulation({"t": 4}, cfg, assignors=STANDINS)
     sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": [("t", 2), ("t", 3)]})
@@ -146,7 +146,7 @@ def test_slow_member_past_rebalance_timeout_is_removed_and_rejoins():
 
 
 def test_coordinator_failover_resumes_from_last_group_record():
-    cfg = ProtocolConfig(initial_rebalance_delay_ms=0)
+    cfg = ProtocolConfig.instant(initial_rebalance_delay_ms=0)
     sim = GroupSimulation({"t": 4}, cfg, assignors=STANDINS, brokers=(0, 1, 2))
     sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": [("t", 2), ("t", 3)]}, generation=5)
     assert sim.coordinator.broker == sim.leaders[sim.offsets_partition]
@@ -162,7 +162,7 @@ def test_coordinator_failover_resumes_from_last_group_record():
 
 
 def test_failover_during_rebalance_finishes_the_rebalance():
-    cfg = ProtocolConfig(initial_rebalance_delay_ms=0)
+    cfg = ProtocolConfig.instant(initial_rebalance_delay_ms=0)
     sim = GroupSimulation({"t": 4}, cfg, assignors=STANDINS)
     sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": [("t", 2), ("t", 3)]}, assignors=("cooperative-sticky",))
     sim.add_member("c3", 1000, assignors=("cooperative-sticky",))
@@ -176,7 +176,7 @@ def test_runs_are_deterministic():
     def once():
         sim = rolling_restart(4, {"a": 5, "b": 3}, protocol="cooperative", assignor="cooperative-sticky",
                               down_ms=2000, gap_ms=7000, start_ms=10_000, settle_ms=20_000,
-                              config=ProtocolConfig(), assignors=STANDINS, record_heartbeats=True)
+                              config=ProtocolConfig.instant(), assignors=STANDINS, record_heartbeats=True)
         return sim.format_messages(), sim.format_events(), sim.metrics(10_000)
     assert once() == once()
 
@@ -203,8 +203,8 @@ def test_cooperative_validation_and_protocol_choice():
 @pytest.mark.parametrize("kwargs, field", [
     ({"topics": {}}, "topics"),
     ({"topics": {"t": -1}}, "topics['t']"),
-    ({"topics": {"t": 1}, "config": ProtocolConfig(heartbeat_interval_ms=50_000)}, "heartbeat_interval_ms"),
-    ({"topics": {"t": 1}, "config": ProtocolConfig(session_timeout_ms=-5)}, "session_timeout_ms"),
+    ({"topics": {"t": 1}, "config": ProtocolConfig.instant(heartbeat_interval_ms=50_000)}, "heartbeat_interval_ms"),
+    ({"topics": {"t": 1}, "config": ProtocolConfig.instant(session_timeout_ms=-5)}, "session_timeout_ms"),
 ])
 def test_bad_simulation_input_names_field(kwargs, field):
     with pytest.raises(InputError) as exc:
@@ -236,7 +236,7 @@ def test_bad_member_input_names_field():
 def test_close_during_a_rebalance_abandons_it():
     """Regression: a consumer closed while its JoinGroup/SyncGroup is in flight must not take up the
     partitions the late response carries (KafkaConsumer.close abandons the rebalance)."""
-    cfg = ProtocolConfig(initial_rebalance_delay_ms=0, revoke_ms=200)  # close() takes 200 ms
+    cfg = ProtocolConfig.instant(initial_rebalance_delay_ms=0, revoke_ms=200)  # close() takes 200 ms
     sim = GroupSimulation({"t": 4}, cfg, assignors=STANDINS)
     sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": [("t", 2), ("t", 3)]},
                      assignors=("cooperative-sticky",), instance_ids={"c1": "a", "c2": "b"})
@@ -252,7 +252,7 @@ def test_close_during_a_rebalance_abandons_it():
 
 def test_session_timeout_outside_broker_bounds_is_refused():
     """group.min.session.timeout.ms is 6 s by default: a consumer asking for 5 s never joins."""
-    sim = GroupSimulation({"t": 2}, ProtocolConfig(session_timeout_ms=5_000, heartbeat_interval_ms=1_000),
+    sim = GroupSimulation({"t": 2}, ProtocolConfig.instant(session_timeout_ms=5_000, heartbeat_interval_ms=1_000),
                           assignors=STANDINS)
     sim.add_member("c1")
     sim.run(10_000)
@@ -273,7 +273,7 @@ def test_custom_assignor_is_pluggable_and_sees_the_leaders_view():
                 for m in members}
     everything_to_first.rebalance_protocols = ("eager",)
 
-    sim = GroupSimulation({"t": 3}, ProtocolConfig(initial_rebalance_delay_ms=0),
+    sim = GroupSimulation({"t": 3}, ProtocolConfig.instant(initial_rebalance_delay_ms=0),
                           assignors={"first": everything_to_first})
     sim.add_member("c1", 0, assignors=("first",))
     sim.add_member("c2", 0, assignors=("first",))
@@ -284,7 +284,7 @@ def test_custom_assignor_is_pluggable_and_sees_the_leaders_view():
 
 
 def test_protocol_vote_and_inconsistent_protocol():
-    sim = GroupSimulation({"t": 4}, ProtocolConfig(initial_rebalance_delay_ms=0), assignors=STANDINS)
+    sim = GroupSimulation({"t": 4}, ProtocolConfig.instant(initial_rebalance_delay_ms=0), assignors=STANDINS)
     sim.add_member("c1", 0, assignors=("range", "cooperative-sticky"))
     sim.add_member("c2", 0, assignors=("cooperative-sticky", "range"))
     sim.add_member("c3", 0, assignors=("cooperative-sticky", "range"))

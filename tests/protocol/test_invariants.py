@@ -6,7 +6,9 @@ leader lost between JoinGroup and SyncGroup, coordinator failover, late joiner; 
 Latency, revocation time, poll batch time and the initial rebalance delay are drawn per schedule too.
 
 Checked for every schedule:
-* no partition is owned by two members at the same virtual instant (cooperative *and* eager);
+* no partition is owned by two members of the group at the same virtual instant (cooperative *and*
+  eager); a *zombie* -- a slow member the coordinator already removed, still processing its batch until
+  its next ``poll()`` -- may overlap the new owner, as in Kafka (``OwnershipLedger.zombie_overlaps``);
 * once the faults stop the group stabilises: Stable, every live member in the current generation, every
   subscribed partition owned by exactly one live member;
 * generation ids go up by one per completed join; after a coordinator failover they continue from the
@@ -16,7 +18,7 @@ A second family replays quick rolling restarts (graceful shutdown + restart of e
 eager / static / cooperative) with revocation callbacks of 200 or 1,000 ms and restart gaps of 0.1-3 s, so
 a shutdown often lands inside a member's revocation callback or while its JoinGroup/SyncGroup is in flight:
 the schedules in which chapter 12's first Monte Carlo store found two owners (see ``test_overlaps.py``).
-In both families no overlap of any kind is allowed: none of these faults makes a zombie.
+In the second family no overlap of any kind is allowed: none of its faults makes a zombie.
 
 ``benchmarks/bench_protocol.py --schedules N`` runs more of them.
 """
@@ -34,8 +36,11 @@ def check_schedule(seed):
     sim = rs.sim
     sim.run(rs.end_ms)
     problems = []
-    if sim.ownership.violations:
-        problems.append(f"double ownership {sim.ownership.violations[:2]}")
+    # a zombie (a member the coordinator already removed, still in its batch until its next poll())
+    # overlapping the new owner is Kafka's behaviour; two members of the group owning a partition is not
+    doubled = [v for v in sim.ownership.violations if v not in sim.ownership.zombie_overlaps]
+    if doubled:
+        problems.append(f"double ownership {doubled[:2]}")
     if not sim.is_settled():
         problems.append("did not stabilise after the faults stopped")
     # generations grow within one coordinator; after a failover they continue from the last group
@@ -81,7 +86,7 @@ def rolling_schedule(seed):
     rng = random.Random(seed)
     n = rng.randint(2, 6)
     topics = {f"t{i}": rng.randint(1, 12) for i in range(rng.randint(1, 2))}
-    cfg = ProtocolConfig(session_timeout_ms=6_000, heartbeat_interval_ms=1_000, rebalance_timeout_ms=20_000,
+    cfg = ProtocolConfig(session_timeout_ms=6_000, heartbeat_interval_ms=1_000, max_poll_interval_ms=20_000,
                          initial_rebalance_delay_ms=0, revoke_ms=rng.choice([200, 1_000]),
                          network_ms=rng.choice([1, 2, 5]))
     mode = rng.choice(["eager", "static", "cooperative"])

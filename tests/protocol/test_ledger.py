@@ -16,7 +16,8 @@ def test_both_simulators_report_the_same_metrics_type():
     assert type(classic.ownership) is type(kip848.ownership) is OwnershipLedger
     assert {type(e) for e in classic.events} == {type(e) for e in kip848.trace} == {TraceEvent}
     # the same concepts carry the same names in both configurations
-    shared = {"network_ms", "revoke_ms", "heartbeat_interval_ms", "session_timeout_ms", "rebalance_timeout_ms"}
+    shared = {"network_ms", "revoke_ms", "heartbeat_interval_ms", "session_timeout_ms", "max_poll_interval_ms",
+              "max_poll_records", "record_processing_ms", "poll_processing_ms"}
     assert shared <= set(vars(ProtocolConfig())) and shared <= set(vars(KIP848Config()))
 
 

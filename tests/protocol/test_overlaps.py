@@ -74,7 +74,7 @@ def closes_then_acquires(sim):
 @pytest.mark.parametrize("run", MONTECARLO_RUNS, ids=lambda r: f"{r[0]}-{r[1]}")
 def test_montecarlo_runs_with_two_owners_are_fixed(run):
     index, mode, members, topics, down, gap, revoke, network, _old = run
-    cfg = ProtocolConfig(revoke_ms=revoke, network_ms=network)
+    cfg = ProtocolConfig.instant(revoke_ms=revoke, network_ms=network)
     sim = rolling_restart(members, topics, protocol="eager", static=mode == "static",
                           assignor="range", down_ms=down, gap_ms=gap, start_ms=START_MS, settle_ms=SETTLE_MS,
                           config=cfg)
@@ -88,7 +88,7 @@ def test_run_1466_closing_member_does_not_rejoin_after_its_eager_revocation():
     """Run 1466 (eager): c5 starts its eager revocation at 226,264 for a rebalance, is closed at 226,340
     (the next rolling-restart step), and used to send its JoinGroup at 226,464 and take t1-16..t1-19 at
     226,472 although it left the group; c6 then got t1-19 too."""
-    cfg = ProtocolConfig(revoke_ms=200, network_ms=2)
+    cfg = ProtocolConfig.instant(revoke_ms=200, network_ms=2)
     sim = rolling_restart(6, {"t0": 1, "t1": 23}, protocol="eager", assignor="range", down_ms=39784,
                           gap_ms=41585, start_ms=START_MS, settle_ms=SETTLE_MS, config=cfg)
     revoke = [e.time_ms for e in sim.events if e.actor == "c5" and e.kind == "revoke" and 226_000 < e.time_ms < 227_000]
@@ -100,7 +100,7 @@ def test_run_1466_closing_member_does_not_rejoin_after_its_eager_revocation():
 
 
 def test_close_during_eager_revocation_sends_no_joingroup():
-    cfg = ProtocolConfig(initial_rebalance_delay_ms=0, revoke_ms=1000)
+    cfg = ProtocolConfig.instant(initial_rebalance_delay_ms=0, revoke_ms=1000)
     sim = GroupSimulation({"t": 4}, cfg, assignors=STANDINS)
     sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": [("t", 2), ("t", 3)]})
     sim.add_member("c3", 1000)
@@ -134,7 +134,7 @@ swap_assignor.rebalance_protocols = ("cooperative", "eager")
 def test_close_during_cooperative_revocation_takes_up_nothing():
     """Cooperative: c1 loses t-0 and gains t-2 in one assignment; it revokes t-0 first and takes up t-2
     after the callback.  A close() during that callback must not take up t-2."""
-    cfg = ProtocolConfig(initial_rebalance_delay_ms=0, revoke_ms=1000)
+    cfg = ProtocolConfig.instant(initial_rebalance_delay_ms=0, revoke_ms=1000)
     sim = GroupSimulation({"t": 3}, cfg, assignors={"swap": swap_assignor})
     sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": []}, assignors=("swap",))
     sim.add_member("c3", 1000, assignors=("swap",))
@@ -153,7 +153,7 @@ def test_poll_timeout_zombie_is_classified_apart():
     10,504 ms -- while c2's application thread is still in its batch.  c2 only calls onPartitionsLost at
     its next poll() (15.5 s).  Both process t-2/t-3 in [10504, 15500): a zombie overlap, not a double
     assignment."""
-    cfg = ProtocolConfig(initial_rebalance_delay_ms=0, rebalance_timeout_ms=10_000, session_timeout_ms=6000,
+    cfg = ProtocolConfig.instant(initial_rebalance_delay_ms=0, max_poll_interval_ms=10_000, session_timeout_ms=6000,
                          heartbeat_interval_ms=1000)
     sim = GroupSimulation({"t": 4}, cfg, assignors=STANDINS)
     sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": [("t", 2), ("t", 3)]})
@@ -171,7 +171,7 @@ def test_poll_timeout_zombie_is_classified_apart():
 def test_fenced_static_duplicate_is_a_zombie_overlap():
     """A second process with c2's group.instance.id replaces it; the old one processes t-1 until its next
     heartbeat is answered FENCED_INSTANCE_ID: a zombie overlap (KIP-345), not a double assignment."""
-    sim = GroupSimulation({"t": 2}, ProtocolConfig(initial_rebalance_delay_ms=0), assignors=STANDINS)
+    sim = GroupSimulation({"t": 2}, ProtocolConfig.instant(initial_rebalance_delay_ms=0), assignors=STANDINS)
     sim.start_stable({"c1": [("t", 0)], "c2": [("t", 1)]}, instance_ids={"c1": "a", "c2": "b"})
     sim.start_duplicate("c2", 4500, "c2-copy")
     sim.run(20_000)

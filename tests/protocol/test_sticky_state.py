@@ -13,8 +13,8 @@ from rebalance.consumer.sticky_userdata import ByteBuffer, decode_sticky
 from rebalance.protocol.config import ProtocolConfig
 from rebalance.protocol.simulation import GroupSimulation
 
-CONFIG = ProtocolConfig(initial_rebalance_delay_ms=0, session_timeout_ms=6_000, heartbeat_interval_ms=1_000,
-                        rebalance_timeout_ms=20_000)
+CONFIG = ProtocolConfig.instant(initial_rebalance_delay_ms=0, session_timeout_ms=6_000, heartbeat_interval_ms=1_000,
+                        max_poll_interval_ms=20_000)
 STEP_MS = 20_000
 
 

@@ -15,7 +15,7 @@ P1, P2, P3 = ("t", 0), ("t", 1), ("t", 2)
 
 
 def third_member_joins(protocol):
-    sim = GroupSimulation({"t": 3}, ProtocolConfig(initial_rebalance_delay_ms=0))
+    sim = GroupSimulation({"t": 3}, ProtocolConfig.instant(initial_rebalance_delay_ms=0))
     names = ("cooperative-sticky",) if protocol == "cooperative" else ("range",)
     sim.start_stable({"c1": [P1, P2], "c2": [P3]}, assignors=names)
     sim.add_member("c3", 1000, assignors=names)
@@ -101,7 +101,7 @@ def test_third_member_joins_eager_stop_the_world():
 
 
 def leader_lost(partition_ms=None):
-    sim = GroupSimulation({"t": 3}, ProtocolConfig(initial_rebalance_delay_ms=0, session_timeout_ms=10_000))
+    sim = GroupSimulation({"t": 3}, ProtocolConfig.instant(initial_rebalance_delay_ms=0, session_timeout_ms=10_000))
     sim.start_stable({"c1": [P1, P2], "c2": [P3]}, assignors=("range",))
     sim.add_member("c3", 1000, assignors=("range",))
     sim.lose_leader_before_sync(2, partition_ms=partition_ms)

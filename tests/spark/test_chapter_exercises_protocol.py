@@ -55,8 +55,10 @@ def test_ch07_cooperative_stops_fewer_partitions_in_more_rebalances(protocols):
     assert 0.25 <= coop.mean_partitions_moved / eager.mean_partitions_moved <= 0.42
     assert coop.mean_rebalances > eager.mean_rebalances
     assert coop.after_last_fault_p50_s > eager.after_last_fault_p50_s
-    # "about the same on average, higher at the median" (consumers rejoin instantly: poll_batch_ms = 0)
-    assert abs(coop.unowned_mean_partition_s / eager.unowned_mean_partition_s - 1) < 0.15
+    # "higher than eager's, on average and more so at the median" (eager members revoke together)
+    assert 1.1 < coop.unowned_mean_partition_s / eager.unowned_mean_partition_s < 1.35
+    assert (coop.unowned_p50_partition_s / eager.unowned_p50_partition_s
+            > coop.unowned_mean_partition_s / eager.unowned_mean_partition_s)
     assert coop.unowned_p50_partition_s > eager.unowned_p50_partition_s
     # crash and restart: "about a third of eager's partition-seconds"
     e, c = (_row(protocols, event="crash-restart", mode=m) for m in ("eager", "cooperative"))
@@ -82,9 +84,9 @@ def test_ch08_static_membership_pays_only_inside_the_session(static_runs):
         assert s.mean_rebalances == 0 and s.mean_partitions_moved == 0 and s.after_last_fault_p50_s < 0.1
     e, s = (_row(short, event="rolling-restart", mode=m) for m in ("eager", "static"))
     assert 14 <= e.mean_rebalances <= 16                                        # "about 15 rebalances"
-    assert 3 <= s.unowned_mean_partition_s / e.unowned_mean_partition_s <= 4.5  # "roughly four times"
+    assert 3 <= s.unowned_mean_partition_s / e.unowned_mean_partition_s <= 4  # "more than three times"
     e, s = (_row(short, event="crash-restart", mode=m) for m in ("eager", "static"))
-    assert round(s.unowned_mean_partition_s) == 33 and round(e.unowned_mean_partition_s) == 469
+    assert round(s.unowned_mean_partition_s) == 33 and round(e.unowned_mean_partition_s) == 462
     # beyond the session: a crash and restart costs the same two rebalances as a dynamic member
     e, s = (_row(long_, event="crash-restart", mode=m) for m in ("eager", "static"))
     assert e.mean_rebalances == s.mean_rebalances == 2

@@ -2,10 +2,11 @@
 
 :class:`KIP848Config` holds the group coordinator's consumer-group configs of ``GroupCoordinatorConfig``
 (Kafka 3.8/3.9: ``group.consumer.heartbeat.interval.ms``, ``group.consumer.session.timeout.ms``,
-``group.consumer.assignors``), the client's ``max.poll.interval.ms`` (the rebalance timeout), and the time
-costs the model assumes, named as in the classic simulator's
-:class:`rebalance.protocol.config.ProtocolConfig`: ``network_ms`` (one-way network latency) and
-``revoke_ms`` (commit + ``ConsumerRebalanceListener.onPartitionsRevoked``), plus ``assignment_ms``
+``group.consumer.assignors``), the client's poll loop (:class:`rebalance.protocol.pollloop.PollLoopConfig`,
+shared with the classic simulator's :class:`rebalance.protocol.config.ProtocolConfig`:
+``max.poll.interval.ms``, ``max.poll.records``, the application's time per record or per batch, and
+``revoke_ms``, the commit in ``ConsumerRebalanceListener.onPartitionsRevoked``), and the time costs the
+model assumes, named as in the classic simulator: ``network_ms`` (one-way network latency), ``assignment_ms``
 (``onPartitionsAssigned``) and ``restart_ms`` (a bounced process is back after that long).  ``assignor`` is
 the ``group.remote.assignor``, looked up in :data:`rebalance.kip848.assignor.ASSIGNORS`.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import InputError
+from ..protocol.pollloop import PollLoopConfig
 from .assignor import assignor_for
 
 __all__ = ["KIP848Config", "BROKER_BOUNDS_MS"]
@@ -26,27 +28,27 @@ BROKER_BOUNDS_MS = {"group.consumer.heartbeat.interval.ms": (5_000, 15_000),
 
 
 @dataclass(frozen=True)
-class KIP848Config:
-    """Timings of the model.  Kafka defaults: heartbeat 5 s (``group.consumer.heartbeat.interval.ms``),
-    session 45 s (``group.consumer.session.timeout.ms``), rebalance timeout = ``max.poll.interval.ms``
-    (300 s).  ``network_ms``, ``revoke_ms``, ``assignment_ms`` and ``restart_ms`` are assumptions of
-    the model (network, commit + callbacks, process restart)."""
+class KIP848Config(PollLoopConfig):
+    """Timings of the model.  Kafka defaults: heartbeat 5 s (``group.consumer.heartbeat.interval.ms``, a
+    broker setting), session 45 s (``group.consumer.session.timeout.ms``), ``max.poll.interval.ms`` 300 s and
+    ``max.poll.records`` 500 (:class:`~rebalance.protocol.pollloop.PollLoopConfig`).  ``network_ms``,
+    ``revoke_ms``, ``assignment_ms``, ``restart_ms`` and the application's processing time are assumptions
+    of the model (network, commit + callbacks, process restart, work per record)."""
 
     heartbeat_interval_ms: int = 5000
     session_timeout_ms: int = 45000
-    rebalance_timeout_ms: int = 300000
     network_ms: int = 2
-    revoke_ms: int = 100
     assignment_ms: int = 10
     restart_ms: int = 10000
     assignor: str = "uniform"
 
     def validate(self) -> "KIP848Config":
         """Check every timing; ``InputError`` names the bad field."""
-        for name in ("heartbeat_interval_ms", "session_timeout_ms", "rebalance_timeout_ms"):
+        self.validate_poll_loop("config.")
+        for name in ("heartbeat_interval_ms", "session_timeout_ms"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) <= 0:
                 raise InputError(f"config.{name}", f"must be a positive number of ms, got {getattr(self, name)!r}")
-        for name in ("network_ms", "revoke_ms", "assignment_ms", "restart_ms"):
+        for name in ("network_ms", "assignment_ms", "restart_ms"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
                 raise InputError(f"config.{name}", f"must be >= 0 ms, got {getattr(self, name)!r}")
         if self.heartbeat_interval_ms >= self.session_timeout_ms:

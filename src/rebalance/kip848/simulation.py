@@ -4,8 +4,16 @@ The client side follows ``AsyncKafkaConsumer``'s membership manager (``Membershi
 ``HeartbeatRequestManager`` of Kafka 3.8/3.9, later renamed ``ConsumerMembershipManager`` and
 ``ConsumerHeartbeatRequestManager``): a member heartbeats every ``heartbeat_interval_ms``
 (``group.consumer.heartbeat.interval.ms``, 5 s by default), and at once after finishing a reconciliation
-(the acknowledgement).  Revoking takes ``revoke_ms`` (commit + ``onPartitionsRevoked``), starting new
-partitions ``assignment_ms``; messages take ``network_ms`` each way.  A graceful shutdown revokes
+(the acknowledgement).  The rebalance callbacks run on the application thread
+(``ConsumerMembershipManager`` enqueues a ``ConsumerRebalanceListenerCallbackNeededEvent``, line 434, which
+``AsyncKafkaConsumer.poll`` processes), so a member that is processing a batch starts reconciling at its
+next ``poll()`` (:class:`~rebalance.protocol.pollloop.PollLoopConfig`); revoking then takes ``revoke_ms``
+(commit + ``onPartitionsRevoked``), starting new partitions ``assignment_ms``; messages take ``network_ms``
+each way.  A batch longer than ``max.poll.interval.ms`` makes the background thread leave the group
+(``AbstractHeartbeatRequestManager``, line 164: ``transitionToSendingLeaveGroup(true)``); the member
+releases its partitions as lost (simplified: at once, where Kafka's ``onPartitionsLost`` runs at the next
+``poll()``) and joins again with epoch 0 when the application calls ``poll()`` (``maybeRejoinStaleMember``,
+``AbstractMembershipManager`` line 718).  A graceful shutdown revokes
 everything, then sends epoch ``-1`` (``-2`` for a static member, whose assignment is then kept for it for
 ``session_timeout_ms``).  The coordinator is :class:`~.coordinator.GroupCoordinatorModel`.
 
@@ -24,6 +32,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, 
 
 from ..protocol.clock import ScheduledEvent, VirtualClock
 from ..protocol.ledger import OwnershipLedger, RebalanceMetrics
+from ..protocol.pollloop import next_poll_delay
 from ..protocol.trace import TraceEvent
 from .config import KIP848Config
 from .coordinator import GroupCoordinatorModel, HeartbeatResponse
@@ -56,6 +65,10 @@ class ClientMember:
     pending_target: Optional[Set[TP]] = None
     timer: Optional[ScheduledEvent] = None
     heartbeats: int = 0
+    #: the application thread's batches start at ``batch_anchor + k * batch_ms`` while it owns partitions
+    batch_anchor: int = 0
+    #: the owned partitions the last heartbeat reported (``HeartbeatState.sentFields.localAssignment``)
+    sent_owned: Optional[frozenset] = None
 
 
 @dataclass
@@ -165,9 +178,15 @@ class KIP848Simulation:
             client.timer.cancel()
             client.timer = None
         epoch = client.epoch if epoch is None else epoch
-        owned = set(client.owned)
+        # ConsumerHeartbeatRequestManager (line 244): the owned partitions go out when joining or when they
+        # changed since the last heartbeat, else the field is null and the coordinator keeps what it knew
+        # (a member in the middle of a reconciliation is not taken to have released anything)
+        now_owned = frozenset(client.owned)
+        owned: Optional[Set[TP]] = None
+        if epoch <= 0 or now_owned != client.sent_owned:
+            owned, client.sent_owned = set(now_owned), now_owned
         client.heartbeats += 1
-        self._log(client.member_id, "heartbeat", {"epoch": epoch, "owned": len(owned)})
+        self._log(client.member_id, "heartbeat", {"epoch": epoch, "owned": len(now_owned)})
         self.message_counts[HEARTBEAT_API] += 1
 
         def arrive():
@@ -217,12 +236,15 @@ class KIP848Simulation:
         def after_assign():
             if not client.running:
                 return
+            first_batch = not client.owned and bool(added)
             for tp in sorted(added):
                 owners = self.ownership.holders(tp)
                 if owners:
                     raise AssertionError(f"{tp} given to {client.member_id} while {owners} still own it")
                 client.owned.add(tp)
             self.ownership.acquire(client.member_id, sorted(added), self.clock.now_ms)
+            if first_batch:  # the poll() that ran onPartitionsAssigned returns the first records
+                self._start_batches(client)
             client.reconciling = False
             self._log(client.member_id, "reconciled", {"owned": [f"{t}-{p}" for t, p in sorted(client.owned)]})
             nxt, client.pending_target = client.pending_target, None
@@ -231,7 +253,45 @@ class KIP848Simulation:
             else:
                 self._send_heartbeat(client)  # the acknowledgement goes out at once
 
-        self.clock.schedule(self.config.revoke_ms if revoked else 0, after_revoke, f"revoked {client.member_id}")
+        # the callbacks run at the application thread's next poll(): at once if it processes nothing
+        wait = next_poll_delay(self.clock.now_ms, client.batch_anchor, self.config.batch_ms) if client.owned else 0
+        self.clock.schedule(wait + (self.config.revoke_ms if revoked else 0), after_revoke,
+                            f"revoked {client.member_id}")
+
+    def _start_batches(self, client: ClientMember) -> None:
+        """The member's first batch starts now; a batch longer than ``max.poll.interval.ms`` trips the
+        background thread's poll timer (KIP-62)."""
+        client.batch_anchor = anchor = self.clock.now_ms
+        batch, interval = self.config.batch_ms, self.config.max_poll_interval_ms
+        if batch <= interval:
+            return
+
+        def expired():
+            if client.running and not client.leaving and client.batch_anchor == anchor and client.owned:
+                self._poll_timer_expired(client, anchor + batch)
+        self.clock.schedule(interval, expired, f"poll-timeout {client.member_id}")
+
+    def _poll_timer_expired(self, client: ClientMember, next_poll_ms: int) -> None:
+        """``transitionToSendingLeaveGroup(true)``: leave (epoch -1, or -2 for a static member), release the
+        partitions as lost, and join again (epoch 0, same member id) at the application's next poll()."""
+        self._log(client.member_id, "poll-timeout", {"owned": len(client.owned)})
+        if client.timer is not None:
+            client.timer.cancel()
+            client.timer = None
+        self.ownership.release(client.member_id, sorted(client.owned), self.clock.now_ms, "lost")
+        client.owned = set()
+        client.reconciling = False
+        client.pending_target = None
+        epoch = LEAVE_GROUP_STATIC_MEMBER_EPOCH if client.instance_id is not None else LEAVE_GROUP_MEMBER_EPOCH
+        client.leaving = True
+        self._send_heartbeat(client, epoch, then=lambda resp: None)
+
+        def rejoin():
+            if client.running:
+                client.leaving = False
+                client.epoch = 0
+                self._send_heartbeat(client)
+        self.clock.schedule_at(max(next_poll_ms, self.clock.now_ms), rejoin, f"rejoin {client.member_id}")
 
     def stop_member(self, member_id: str, restart_after_ms: Optional[int] = None) -> None:
         """Graceful shutdown: revoke everything, then leave (epoch -1, or -2 for a static member)."""

@@ -2,7 +2,13 @@
 
 Kafka's tests drive time with ``MockTime``; the book's simulators do the same with :class:`VirtualClock`:
 time only moves when the next scheduled event is taken, so a run is a pure function of its inputs and
-seed.  Events at the same instant run in the order they were scheduled.
+seed.  Events at the same instant run by ``priority`` (lower first), then by ``key``, then in the order they
+were scheduled.  The classic group simulator uses the priority to give ties a fixed meaning that does not
+depend on when an event was scheduled: ordinary events first (:data:`NORMAL`), then the coordinator's
+session timers (:data:`SESSION_TIMER`, keyed by member id), then the heartbeat cycle (:data:`HEARTBEAT`,
+keyed by member): a heartbeat that arrives in the same millisecond as a JoinGroup or a session expiry is
+handled after it.  That is what lets the heartbeat fast path (:mod:`.simulation`) skip a stable group's
+heartbeats and still give the same run as the step-by-step simulation.
 """
 from __future__ import annotations
 
@@ -11,6 +17,10 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, Callable, List, Optional
 
+#: tie-break classes of events at the same virtual millisecond (lower runs first)
+NORMAL = 0
+SESSION_TIMER = 1
+HEARTBEAT = 2
 
 @dataclass(order=True)
 class ScheduledEvent:
@@ -18,15 +28,22 @@ class ScheduledEvent:
     seq: int
     action: Callable[[], Any] = field(compare=False)
     label: str = field(default="", compare=False)
+    priority: int = field(default=0, compare=False)
     cancelled: bool = field(default=False, compare=False)
+    fired: bool = field(default=False, compare=False)
+
+    @property
+    def pending(self) -> bool:
+        """Neither run nor cancelled yet."""
+        return not (self.cancelled or self.fired)
 
     def cancel(self) -> None:
         """Cancel the event (it stays in the heap and is skipped when reached)."""
         self.cancelled = True
 
 
-# The heap holds ``(time_ms, seq, event)`` tuples: tuple comparison runs in C, which matters for
-# simulations with millions of events (``seq`` is unique, so the event itself is never compared).
+# The heap holds ``(time_ms, priority, key, seq, event)`` tuples: tuple comparison runs in C, which matters
+# for simulations with millions of events (``seq`` is unique, so the event itself is never compared).
 
 
 class VirtualClock:
@@ -37,25 +54,33 @@ class VirtualClock:
         self._queue: List[tuple] = []
         self._seq = itertools.count()
 
-    def schedule(self, delay_ms: int, action: Callable[[], Any], label: str = "") -> ScheduledEvent:
+    def schedule(self, delay_ms: int, action: Callable[[], Any], label: str = "", priority: int = NORMAL,
+                 key: str = "") -> ScheduledEvent:
         """Run ``action`` ``delay_ms`` from now (``delay_ms`` >= 0)."""
         if delay_ms < 0:
             raise ValueError(f"delay_ms must not be negative, got {delay_ms}")
-        return self.schedule_at(self.now_ms + delay_ms, action, label)
+        return self.schedule_at(self.now_ms + delay_ms, action, label, priority, key)
 
-    def schedule_at(self, time_ms: int, action: Callable[[], Any], label: str = "") -> ScheduledEvent:
+    def schedule_at(self, time_ms: int, action: Callable[[], Any], label: str = "", priority: int = NORMAL,
+                    key: str = "") -> ScheduledEvent:
+        """Run ``action`` at virtual time ``time_ms``; among events at the same time, lower ``priority``
+        first, then ``key``, then the order of scheduling."""
         if time_ms < self.now_ms:
             raise ValueError(f"cannot schedule in the past ({time_ms} < now {self.now_ms})")
         seq = next(self._seq)
-        event = ScheduledEvent(time_ms, seq, action, label)
-        heapq.heappush(self._queue, (time_ms, seq, event))
+        event = ScheduledEvent(time_ms, seq, action, label, priority)
+        heapq.heappush(self._queue, (time_ms, priority, key, seq, event))
         return event
 
+    def peek_priority(self) -> Optional[int]:
+        """The tie-break class of the next event (``None`` when nothing is scheduled)."""
+        return self._queue[0][1] if self.peek_time() is not None else None
+
     def pending(self) -> int:
-        return sum(1 for _, _, e in self._queue if not e.cancelled)
+        return sum(1 for *_, e in self._queue if not e.cancelled)
 
     def peek_time(self) -> Optional[int]:
-        while self._queue and self._queue[0][2].cancelled:
+        while self._queue and self._queue[0][4].cancelled:
             heapq.heappop(self._queue)
         return self._queue[0][0] if self._queue else None
 
@@ -66,10 +91,11 @@ class VirtualClock:
     def step(self) -> Optional[ScheduledEvent]:
         """Advance to the next event and run it; ``None`` when nothing is scheduled."""
         while self._queue:
-            event = heapq.heappop(self._queue)[2]
+            event = heapq.heappop(self._queue)[4]
             if event.cancelled:
                 continue
             self.now_ms = event.time_ms
+            event.fired = True
             event.action()
             return event
         return None

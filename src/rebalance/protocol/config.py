@@ -1,57 +1,66 @@
 """Settings of the classic group protocol simulator: client and broker configs, per-member specs.
 
-:class:`ProtocolConfig` holds the consumer configs of ``ConsumerConfig`` (``session.timeout.ms``,
-``max.poll.interval.ms``, ``heartbeat.interval.ms``, ``retry.backoff.ms``, ``partition.assignment.strategy``)
-and the broker configs of ``GroupCoordinatorConfig`` (``group.initial.rebalance.delay.ms``,
-``group.min/max.session.timeout.ms``) with their Kafka 3.8/3.9 defaults, plus the time costs the model
-assumes: ``network_ms`` (one-way network latency) and ``revoke_ms``
-(``ConsumerRebalanceListener.onPartitionsRevoked``), the same names as in
-:class:`rebalance.kip848.config.KIP848Config`, and ``poll_batch_ms`` (a rejoin waits until the application
-finishes its batch and calls ``poll()``).
+:class:`ProtocolConfig` holds the consumer configs of ``ConsumerConfig`` (Kafka 3.8/3.9, with their
+defaults, see the consumer configs documentation): ``session.timeout.ms`` (45 s since Kafka 3.0, KIP-735),
+``heartbeat.interval.ms`` (3 s), ``retry.backoff.ms``, and the poll loop's ``max.poll.interval.ms`` and
+``max.poll.records`` with the application's assumed processing and commit times
+(:class:`~.pollloop.PollLoopConfig`); and the broker configs of ``GroupCoordinatorConfig``
+(``group.initial.rebalance.delay.ms``, ``group.min/max.session.timeout.ms``).  ``network_ms`` is the
+one-way latency.  :meth:`ProtocolConfig.instant` gives the idealised settings of the protocol
+walkthroughs (no processing, no commit time).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional, Sequence, Tuple, Union
 
 from ..errors import require
+from .pollloop import PollLoopConfig
 
 __all__ = ["ProtocolConfig", "MemberSpec", "assignor_list"]
 
+_WHOLE_MS = ("session_timeout_ms", "heartbeat_interval_ms", "network_ms", "initial_rebalance_delay_ms",
+             "retry_backoff_ms", "new_member_join_timeout_ms", "group_min_session_timeout_ms",
+             "group_max_session_timeout_ms")
+
 
 @dataclass(frozen=True)
-class ProtocolConfig:
-    """Client and broker settings (Kafka 3.x defaults).  ``revoke_ms`` and ``poll_batch_ms`` default to 0,
-    which makes walkthrough traces short and exact; use realistic values when comparing protocols."""
+class ProtocolConfig(PollLoopConfig):
+    """Client and broker settings with Kafka 3.8/3.9's defaults, and the poll loop's assumed costs
+    (:class:`~.pollloop.PollLoopConfig`: ``max_poll_interval_ms``, ``max_poll_records``,
+    ``record_processing_ms``, ``poll_processing_ms``, ``revoke_ms``)."""
 
     session_timeout_ms: int = 45_000          # session.timeout.ms
-    rebalance_timeout_ms: int = 300_000       # max.poll.interval.ms (sent as the rebalance timeout)
     heartbeat_interval_ms: int = 3_000        # heartbeat.interval.ms
     initial_rebalance_delay_ms: int = 3_000   # group.initial.rebalance.delay.ms (broker)
     new_member_join_timeout_ms: int = 300_000  # classic group new member join timeout (broker)
     network_ms: int = 1                       # one-way latency of every request and response
-    revoke_ms: int = 0                        # time spent in onPartitionsRevoked (commit, stop)
-    poll_batch_ms: int = 0                    # time to process one batch of records between two poll()s
     retry_backoff_ms: int = 100               # retry.backoff.ms (FindCoordinator retries)
     require_known_member_id: bool = True      # JoinGroup v4+ (KIP-394)
     group_min_session_timeout_ms: int = 6_000       # group.min.session.timeout.ms (broker)
     group_max_session_timeout_ms: int = 1_800_000   # group.max.session.timeout.ms (broker)
 
+    @classmethod
+    def instant(cls, **overrides: object) -> "ProtocolConfig":
+        """The idealised settings of a protocol walkthrough: no time spent processing records
+        (``poll_processing_ms=0``: a consumer is always ready to act on the group at once) and none
+        committing on revoke (``revoke_ms=0``); everything else as given or Kafka's default."""
+        return replace(cls(poll_processing_ms=0, revoke_ms=0), **overrides)
+
     def validate(self) -> "ProtocolConfig":
-        """Check every duration; ``InputError`` names the bad field."""
-        for name in ("session_timeout_ms", "rebalance_timeout_ms", "heartbeat_interval_ms", "network_ms",
-                     "initial_rebalance_delay_ms", "revoke_ms", "retry_backoff_ms", "new_member_join_timeout_ms",
-                     "poll_batch_ms"):
+        """Check every setting; ``InputError`` names the bad field."""
+        for name in _WHOLE_MS:
             v = getattr(self, name)
             require(isinstance(v, int) and not isinstance(v, bool) and v >= 0, name,
                     f"must be a whole number of milliseconds >= 0, got {v!r}")
+        self.validate_poll_loop()
         require(self.heartbeat_interval_ms > 0, "heartbeat_interval_ms", "must be positive")
         require(self.heartbeat_interval_ms < self.session_timeout_ms, "heartbeat_interval_ms",
                 "must be lower than session_timeout_ms (the consumer refuses this config)")
         return self
 
 
-@dataclass
+@dataclass(frozen=True)
 class MemberSpec:
     """How one consumer process is configured (what a restart of it starts again with)."""
 
@@ -61,9 +70,16 @@ class MemberSpec:
     protocol: str
     instance_id: Optional[str]
     session_timeout_ms: int
-    rebalance_timeout_ms: int
+    max_poll_interval_ms: int
     heartbeat_interval_ms: int
     revoke_ms: int
+    #: time the application spends on one poll()'s records (``ProtocolConfig.batch_ms`` unless given)
+    batch_ms: int = 0
+
+    @property
+    def rebalance_timeout_ms(self) -> int:
+        """Sent in JoinGroup: ``max.poll.interval.ms`` (``GroupRebalanceConfig`` line 55)."""
+        return self.max_poll_interval_ms
 
 
 def assignor_list(value: Union[str, Sequence[str]]) -> Tuple[str, ...]:

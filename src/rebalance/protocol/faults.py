@@ -14,6 +14,7 @@ loads the group from its last record, ``GroupMetadataManager.loadGroupsForPartit
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
 from ..errors import require
@@ -73,14 +74,18 @@ class FaultsMixin:
         m = self.members.get(name)
         return m if m is not None and m.alive else None
 
-    def crash(self, name: str, at: int) -> None:
-        """Member ``name`` dies at ``at`` (no LeaveGroup; the coordinator finds out by session timeout)."""
+    def _on_live(self, name: str, at: int, what: str, action: Callable[["ConsumerMember"], None]) -> None:
+        """At ``at``, if process ``name`` is alive, log the fault ``what`` and apply ``action`` to it."""
         def act():
             m = self._live(name)
             if m is not None:
-                self.log("fault", name, what="crash")
-                m.crash()
-        self._at(at, act, f"crash:{name}")
+                self.log("fault", name, what=what)
+                action(m)
+        self._at(at, act, f"{what}:{name}")
+
+    def crash(self, name: str, at: int) -> None:
+        """Member ``name`` dies at ``at`` (no LeaveGroup; the coordinator finds out by session timeout)."""
+        self._on_live(name, at, "crash", lambda m: m.crash())
 
     def restart(self, name: str, at: int) -> None:
         """Start a new process for ``name`` (same ``group.instance.id`` if it is static)."""
@@ -91,12 +96,7 @@ class FaultsMixin:
 
     def shutdown(self, name: str, at: int) -> None:
         """Graceful close at ``at``: revoke, then LeaveGroup for a dynamic member."""
-        def act():
-            m = self._live(name)
-            if m is not None:
-                self.log("fault", name, what="shutdown")
-                m.close()
-        self._at(at, act, f"shutdown:{name}")
+        self._on_live(name, at, "shutdown", lambda m: m.close())
 
     def bounce(self, name: str, at: int, down_ms: int) -> None:
         """Rolling-restart step: graceful shutdown at ``at``, new process ``down_ms`` later."""
@@ -111,9 +111,7 @@ class FaultsMixin:
         copy_name = copy_name or f"{name}'"
         require(copy_name not in self.specs, "copy_name", f"member {copy_name!r} already exists")
         spec = self.specs[name]
-        self.specs[copy_name] = MemberSpec(copy_name, spec.topics, spec.assignors, spec.protocol, spec.instance_id,
-                                           spec.session_timeout_ms, spec.rebalance_timeout_ms,
-                                           spec.heartbeat_interval_ms, spec.revoke_ms)
+        self.specs[copy_name] = replace(spec, name=copy_name)
 
         def act():
             self.log("fault", copy_name, what="duplicateStart", of=name, instance=spec.instance_id)

@@ -31,11 +31,13 @@ the next leader when the leader is removed) is emulated with :class:`rebalance.j
 """
 from __future__ import annotations
 
+import bisect
+from operator import attrgetter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from ..java import JavaHashOrder, string_hash
-from .clock import ScheduledEvent, VirtualClock
+from ..java import JavaHashOrder, spread, string_hash
+from .clock import SESSION_TIMER, ScheduledEvent, VirtualClock
 
 EMPTY = "Empty"
 PREPARING_REBALANCE = "PreparingRebalance"
@@ -68,6 +70,10 @@ GROUP_MIN_SESSION_TIMEOUT_MS = 6_000
 GROUP_MAX_SESSION_TIMEOUT_MS = 30 * 60 * 1000
 
 Respond = Callable[[dict], None]
+
+#: one member's fields in the group record (``GroupSnapshot.members``), read in C
+_RECORD = attrgetter("member_id", "instance_id", "client_id", "session_timeout_ms", "rebalance_timeout_ms",
+                     "protocols", "assignment")
 
 
 @dataclass
@@ -147,7 +153,9 @@ class ClassicGroupCoordinator:
                  log: Callable[..., None] = None, persist: Callable[[GroupSnapshot], None] = None,
                  member_id_suffix: Callable[[str], str] = None, broker: int = 0,
                  min_session_timeout_ms: int = GROUP_MIN_SESSION_TIMEOUT_MS,
-                 max_session_timeout_ms: int = GROUP_MAX_SESSION_TIMEOUT_MS):
+                 max_session_timeout_ms: int = GROUP_MAX_SESSION_TIMEOUT_MS,
+                 member_touched: Optional[Callable[[str], None]] = None,
+                 state_changing: Optional[Callable[[], None]] = None):
         self.group_id = group_id
         self.clock = clock
         self.broker = broker
@@ -157,6 +165,10 @@ class ClassicGroupCoordinator:
         self.min_session_timeout_ms = min_session_timeout_ms
         self.max_session_timeout_ms = max_session_timeout_ms
         self._log = log or (lambda kind, **f: None)
+        #: called before the coordinator changes a member's record or timer, and before the group's state
+        #: changes (the simulation's heartbeat fast path brings skipped heartbeats up to date there)
+        self.member_touched = member_touched or (lambda member_id: None)
+        self.state_changing = state_changing or (lambda: None)
         self._persist = persist or (lambda s: None)
         self._suffix = member_id_suffix or self._default_suffix
         self._id_counter = 0
@@ -166,8 +178,9 @@ class ClassicGroupCoordinator:
         self.protocol_name: Optional[str] = None
         self.leader_id: Optional[str] = None
         self.members: Dict[str, GroupMember] = {}
-        self._order = JavaHashOrder(string_hash)
+        self._order = JavaHashOrder()  # member ids are strings: String.hashCode, memoised
         self._ids: Optional[List[str]] = None
+        self._id_keys: List[Tuple[int, int]] = []
         self._awaiting = [0]
         self._supported: Dict[str, int] = {}
         self.static_members: Dict[str, str] = {}
@@ -189,7 +202,34 @@ class ClassicGroupCoordinator:
         """Member ids in ``HashMap`` iteration order."""
         if self._ids is None:
             self._ids = self._order.keys()
+            self._id_keys = [self._id_key(mid) for mid in self._ids]
         return self._ids
+
+    def _id_key(self, member_id: str) -> Tuple[int, int]:
+        """Where ``member_id`` sorts in the ``HashMap``'s iteration: (bucket, insertion sequence)."""
+        order = self._order
+        return spread(order.hash_fn(member_id)) & (order.size - 1), order._order[member_id]
+
+    def _put_id(self, member_id: str) -> None:
+        """``members.put``: keep the iteration order up to date without sorting again (a new list, so that
+        a loop over the previous one is not disturbed); a resize of the table re-sorts."""
+        size = self._order.size
+        self._order.put(member_id)
+        if self._ids is None or self._order.size != size:
+            self._ids = None
+            return
+        key = self._id_key(member_id)
+        pos = bisect.bisect(self._id_keys, key)
+        self._ids = self._ids[:pos] + [member_id] + self._ids[pos:]
+        self._id_keys = self._id_keys[:pos] + [key] + self._id_keys[pos:]
+
+    def _remove_id(self, member_id: str) -> None:
+        """``members.remove``, keeping the iteration order as :meth:`_put_id` does."""
+        if self._ids is not None and member_id in self._order:
+            pos = bisect.bisect_left(self._id_keys, self._id_key(member_id))
+            self._ids = self._ids[:pos] + self._ids[pos + 1:]
+            self._id_keys = self._id_keys[:pos] + self._id_keys[pos + 1:]
+        self._order.remove(member_id)
 
     def _count_protocols(self, protocols, delta: int) -> None:
         """``ClassicGroup.{increment,decrement}SupportedProtocols``."""
@@ -205,6 +245,7 @@ class ClassicGroupCoordinator:
     def _transition(self, new_state: str) -> None:
         if self.state not in _VALID_PREVIOUS[new_state]:
             raise RuntimeError(f"illegal transition {self.state} -> {new_state}")
+        self.state_changing()
         self.previous_state = self.state
         self.state = new_state
         self._log("state", state=new_state, previous=self.previous_state, generation=self.generation)
@@ -228,21 +269,20 @@ class ClassicGroupCoordinator:
         if self.leader_id is None:
             self.leader_id = member.member_id
         self.members[member.member_id] = member
-        self._order.put(member.member_id)
-        self._ids = None
+        self._put_id(member.member_id)
         member.counter = self._awaiting
         self._count_protocols(member.protocols, +1)
         member.awaiting_join = respond
         self.pending_join.discard(member.member_id)
 
     def _remove(self, member_id: str) -> None:
+        self.member_touched(member_id)
         removed = self.members.pop(member_id, None)
         if removed is not None:
             removed.awaiting_join = None
             removed.counter = None
             self._count_protocols(removed.protocols, -1)
-            self._order.remove(member_id)
-            self._ids = None
+            self._remove_id(member_id)
             if removed.instance_id is not None:
                 self.static_members.pop(removed.instance_id, None)
         if self.leader_id == member_id:
@@ -256,6 +296,8 @@ class ClassicGroupCoordinator:
         its most preferred one; the most votes win."""
         n = len(self.members)
         candidates = {name for name, count in self._supported.items() if count == n}
+        if len(candidates) == 1:  # every member's vote goes to the one protocol all of them support
+            return next(iter(candidates))
         votes: Dict[str, int] = {}
         order = JavaHashOrder(string_hash)
         for mid in self.member_ids():
@@ -282,6 +324,7 @@ class ClassicGroupCoordinator:
         """Move the member's session deadline to ``now + timeout_ms``.  A pending timer that fires no
         later than the new deadline is kept and re-armed when it fires (same behaviour, far fewer events
         than cancelling and rescheduling on every heartbeat)."""
+        self.member_touched(member_id)
         deadline = self.clock.now_ms + timeout_ms
         self._hb_deadline[member_id] = deadline
         old = self._hb_timers.get(member_id)
@@ -293,7 +336,8 @@ class ClassicGroupCoordinator:
 
     def _arm_heartbeat(self, member_id: str, deadline: int) -> None:
         self._hb_timers[member_id] = self.clock.schedule_at(
-            deadline, lambda: self._heartbeat_timer_fired(member_id), f"session-expiry:{member_id}")
+            deadline, lambda: self._heartbeat_timer_fired(member_id), f"session-expiry:{member_id}",
+            SESSION_TIMER, member_id)
 
     def _heartbeat_timer_fired(self, member_id: str) -> None:
         deadline = self._hb_deadline.get(member_id)
@@ -304,6 +348,7 @@ class ClassicGroupCoordinator:
         self._expire_heartbeat(member_id)
 
     def _cancel_heartbeat(self, member_id: str) -> None:
+        self.member_touched(member_id)
         self._hb_deadline.pop(member_id, None)
         old = self._hb_timers.pop(member_id, None)
         if old is not None:
@@ -437,25 +482,30 @@ class ClassicGroupCoordinator:
         member.awaiting_join = respond
         self._maybe_prepare_rebalance_or_complete_join(f"{reason}: {member.member_id}")
 
+    @staticmethod
+    def _answer_parked(member: GroupMember, error: str) -> None:
+        """Answer the member's parked JoinGroup and SyncGroup, if any, with ``error``."""
+        if member.awaiting_join is not None:
+            cb, member.awaiting_join = member.awaiting_join, None
+            cb({"error": error, "memberId": member.member_id})
+        if member.awaiting_sync is not None:
+            cb, member.awaiting_sync = member.awaiting_sync, None
+            cb({"error": error})
+
     def _update_static_member(self, req: dict, old_id: str, new_id: str, respond: Respond) -> None:
         """``updateStaticMemberThenRebalanceOrCompleteJoin`` with ``ClassicGroup.replaceStaticMember``."""
+        self.member_touched(old_id)
         old = self.members[old_id]
         self._cancel_heartbeat(old_id)
-        if old.awaiting_join is not None:
-            cb, old.awaiting_join = old.awaiting_join, None
-            cb({"error": FENCED_INSTANCE_ID, "memberId": old_id})
-        if old.awaiting_sync is not None:
-            cb, old.awaiting_sync = old.awaiting_sync, None
-            cb({"error": FENCED_INSTANCE_ID})
+        self._answer_parked(old, FENCED_INSTANCE_ID)
         self.members.pop(old_id)
         old.counter = None
-        self._order.remove(old_id)
+        self._remove_id(old_id)
         new = GroupMember(new_id, old.instance_id, old.client_id, old.session_timeout_ms,
                           old.rebalance_timeout_ms, old.protocols, assignment=old.assignment,
                           counter=self._awaiting)
         self.members[new_id] = new
-        self._order.put(new_id)
-        self._ids = None
+        self._put_id(new_id)
         self.static_members[old.instance_id] = new_id
         if self.leader_id == old_id:
             self.leader_id = new_id
@@ -645,14 +695,21 @@ class ClassicGroupCoordinator:
             error = ILLEGAL_GENERATION
         return error
 
+    def _refuse_unavailable(self, respond: Respond) -> bool:
+        """Heartbeat and LeaveGroup first check that this broker still coordinates the group
+        (``NOT_COORDINATOR``) and that the group is not ``Dead`` (``COORDINATOR_NOT_AVAILABLE``)."""
+        if not self.active:
+            respond({"error": NOT_COORDINATOR})
+        elif self.state == DEAD:
+            respond({"error": COORDINATOR_NOT_AVAILABLE})
+        else:
+            return False
+        return True
+
     # ------------------------------------------------------------------ Heartbeat
     def heartbeat(self, req: dict, respond: Respond) -> None:
         """``classicGroupHeartbeatToClassicGroup``."""
-        if not self.active:
-            respond({"error": NOT_COORDINATOR})
-            return
-        if self.state == DEAD:
-            respond({"error": COORDINATOR_NOT_AVAILABLE})
+        if self._refuse_unavailable(respond):
             return
         member_id = req["memberId"]
         error = self._validate_member_generation(req)
@@ -699,11 +756,7 @@ class ClassicGroupCoordinator:
     # ------------------------------------------------------------------ LeaveGroup
     def leave_group(self, req: dict, respond: Respond) -> None:
         """``classicGroupLeaveToClassicGroup`` for one member (``memberId`` and/or ``groupInstanceId``)."""
-        if not self.active:
-            respond({"error": NOT_COORDINATOR})
-            return
-        if self.state == DEAD:
-            respond({"error": COORDINATOR_NOT_AVAILABLE})
+        if self._refuse_unavailable(respond):
             return
         member_id, instance = req.get("memberId", ""), req.get("groupInstanceId")
         if member_id == "":
@@ -736,13 +789,13 @@ class ClassicGroupCoordinator:
     # ------------------------------------------------------------------ persistence / failover
     def _store(self) -> None:
         # protocol and assignment lists are replaced, never mutated, so the record can share them
-        members = [(m.member_id, m.instance_id, m.client_id, m.session_timeout_ms, m.rebalance_timeout_ms,
-                    m.protocols, m.assignment) for m in (self.members[mid] for mid in self.member_ids())]
+        members = list(map(_RECORD, map(self.members.__getitem__, self.member_ids())))
         self._persist(GroupSnapshot(self.generation, self.protocol_name, self.leader_id, members))
 
     def unload(self) -> None:
         """The broker loses leadership of the group's ``__consumer_offsets`` partition: parked requests
         are answered ``NOT_COORDINATOR`` and every timer stops."""
+        self.state_changing()
         self.active = False
         for t in list(self._hb_timers.values()):
             t.cancel()
@@ -752,13 +805,7 @@ class ClassicGroupCoordinator:
             self._join_timer.cancel()
         self._cancel_sync_timer()
         for mid in self.member_ids():
-            m = self.members[mid]
-            if m.awaiting_join is not None:
-                cb, m.awaiting_join = m.awaiting_join, None
-                cb({"error": NOT_COORDINATOR, "memberId": mid})
-            if m.awaiting_sync is not None:
-                cb, m.awaiting_sync = m.awaiting_sync, None
-                cb({"error": NOT_COORDINATOR})
+            self._answer_parked(self.members[mid], NOT_COORDINATOR)
         for mid in list(self.pending_join):
             self.pending_join.discard(mid)
         self.previous_state, self.state = self.state, DEAD

@@ -19,10 +19,25 @@ Mirrors ``org.apache.kafka.clients.consumer.internals.AbstractCoordinator`` and 
   JoinGroup, and the leader assigns with its own object -- so an eager ``StickyAssignor`` member, which
   revokes everything before it joins, still tells the leader what it had (``StickyAssignor``, Kafka 3.8/3.9).
 
-A member whose ``max.poll.interval.ms`` expires (``AbstractCoordinator.handlePollTimeoutExpiry``: the
-heartbeat thread sends LeaveGroup and resets the generation) keeps processing the batch in hand until the
-application thread calls ``poll()`` again; only then does ``onJoinPrepare`` see the reset generation and
-call ``onPartitionsLost``.  Meanwhile the coordinator may already have given its partitions to others: a
+The application thread's poll loop (:class:`~.config.ProtocolConfig`: ``max_poll_records`` records per
+``poll()``, ``batch_ms`` to process them) decides *when* the member acts on the group: the group work of
+``ConsumerCoordinator.poll`` (Kafka 3.8/3.9, line 470) runs on the application thread, inside ``poll()``, so
+
+* a member that hears of a rebalance from its heartbeat thread rejoins at its next ``poll()``, when its
+  current batch is done (``AbstractCoordinator.joinGroupIfNeeded``, line 457);
+* a cooperative member keeps processing its owned partitions during the rebalance (KIP-429); its heartbeat
+  thread is disabled while the JoinGroup is in flight (``MemberState.hasNotJoinedGroup``, line 128), so the
+  JoinGroup response is handled (and the leader assigns) at its next ``poll()``, and ``onJoinComplete``
+  (revoke, assign) runs at the ``poll()`` after the SyncGroup response;
+* an eager member has given up every partition before it joins, so its ``poll()`` returns no records and it
+  acts on each response at once.
+
+A batch longer than ``max.poll.interval.ms`` (KIP-62) trips the heartbeat thread's poll timer
+(``AbstractCoordinator.HeartbeatThread``, line 1519: ``heartbeat.pollTimeoutExpired``): it calls
+``handlePollTimeoutExpiry`` (line 1147), which sends LeaveGroup for a dynamic member (``maybeLeaveGroup``, line
+1164; a static member sends nothing and is removed when its session expires) and resets the generation.
+The application thread keeps processing the batch in hand until it calls ``poll()`` again; only then does
+``onJoinPrepare`` see the reset generation and call ``onPartitionsLost``, and the member joins again.  Meanwhile the coordinator may already have given its partitions to others: a
 *zombie* overlap, which the simulation counts apart from true double assignment
 (:class:`~.ledger.OwnershipLedger`).
 
@@ -40,6 +55,8 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
+from .clock import HEARTBEAT, NORMAL
+from .pollloop import next_poll_delay
 from .assignors import COOPERATIVE, EAGER, validate_cooperative_assignment
 from .group import (COORDINATOR_NOT_AVAILABLE, FENCED_INSTANCE_ID, ILLEGAL_GENERATION, INCONSISTENT_GROUP_PROTOCOL,
                     INVALID_SESSION_TIMEOUT, MEMBER_ID_REQUIRED, NONE, NOT_COORDINATOR, REBALANCE_IN_PROGRESS,
@@ -62,7 +79,8 @@ class ConsumerMember:
 
     def __init__(self, sim: "GroupSimulation", name: str, *, topics: Sequence[str], assignors: Sequence[str],
                  protocol: str, instance_id: Optional[str], session_timeout_ms: int,
-                 rebalance_timeout_ms: int, heartbeat_interval_ms: int, revoke_ms: int, incarnation: int):
+                 max_poll_interval_ms: int, heartbeat_interval_ms: int, revoke_ms: int, incarnation: int,
+                 batch_ms: int = 0):
         self.sim = sim
         self.name = name
         self.topics = sorted(topics)
@@ -70,9 +88,13 @@ class ConsumerMember:
         self.protocol = protocol
         self.instance_id = instance_id
         self.session_timeout_ms = session_timeout_ms
-        self.rebalance_timeout_ms = rebalance_timeout_ms
+        self.max_poll_interval_ms = max_poll_interval_ms
+        #: sent in JoinGroup: max.poll.interval.ms (GroupRebalanceConfig, line 55)
+        self.rebalance_timeout_ms = max_poll_interval_ms
         self.heartbeat_interval_ms = heartbeat_interval_ms
         self.revoke_ms = revoke_ms
+        #: time the application spends on one poll()'s records
+        self.batch_ms = batch_ms
         self.incarnation = incarnation
         self.state = UNJOINED
         self.member_id = ""
@@ -83,13 +105,18 @@ class ConsumerMember:
         self.coordinator_known = False
         self.finding_coordinator = False
         self.busy_until = 0
-        self._batch_phase = None
+        #: the application thread's batches start at ``_batch_anchor + k * batch_ms`` while it owns partitions
+        self._batch_anchor = 0
         #: until then the member cannot reach the coordinator (heartbeats are not delivered)
         self.partitioned_until = 0
         self.alive = True
         self.hb_enabled = False
         self.hb_in_flight = False
         self._hb_event = None
+        #: the last Heartbeat sent: its arrival and response events, and the response once it is known
+        self.hb_arrival = None
+        self.hb_delivery = None
+        self.hb_response: Optional[dict] = None
         self._poll_event = None
         self.is_leader = False
         #: bumped when the member resets: responses to requests sent before are ignored
@@ -108,13 +135,17 @@ class ConsumerMember:
     def now(self) -> int:
         return self.sim.clock.now_ms
 
-    def _later(self, delay_ms: int, action, label: str = "") -> None:
+    def _later(self, delay_ms: int, action, label: str = "", priority: int = NORMAL, key: str = ""):
         inc = self.incarnation
 
         def guarded():
             if self.alive and self.incarnation == inc:
                 action()
-        return self.sim.clock.schedule(delay_ms, guarded, label)
+        return self.sim.clock.schedule(delay_ms, guarded, label, priority, key)
+
+    def heartbeat_key(self, rank: int) -> str:
+        """Tie-break key of this member's heartbeat-cycle events (``rank``: 0 response, 1 arrival, 2 tick)."""
+        return f"{self.name}#{rank}"
 
     def _log(self, kind: str, **fields) -> None:
         self.sim.log(kind, self.name, **fields)
@@ -124,15 +155,61 @@ class ConsumerMember:
         self._log("member", what="start", instance=self.instance_id, protocol=self.protocol)
         self.request_poll()
 
+    def set_batch_phase(self) -> None:
+        """Start the batches at a phase fixed per process (a long-running group's members are not in step)."""
+        batch = self.batch_ms
+        if batch > 0:
+            self._batch_anchor = self.now - random.Random(f"{self.name}/{self.incarnation}").randrange(batch)
+            self._arm_poll_timer()
+
     def _batch_end_delay(self) -> int:
         """Time until the application thread finishes its current batch of records and calls ``poll()``
-        again (``poll_batch_ms``, with a phase fixed per process so members are not in step)."""
-        batch = self.sim.config.poll_batch_ms
-        if batch <= 0 or self.state != STABLE:
+        again: 0 if it owns nothing (its ``poll()`` returns no records), else the rest of the batch of
+        ``batch_ms`` that started at the last ``poll()``."""
+        if not self.owned:
             return 0
-        if self._batch_phase is None:
-            self._batch_phase = random.Random(f"{self.name}/{self.incarnation}").randrange(batch)
-        return batch - ((self.now - self._batch_phase) % batch)
+        return next_poll_delay(self.now, self._batch_anchor, self.batch_ms)
+
+    def _arm_poll_timer(self) -> None:
+        """A batch longer than ``max.poll.interval.ms`` trips the heartbeat thread's poll timer that long
+        after the ``poll()`` that returned it (KIP-62)."""
+        batch = self.batch_ms
+        if batch <= self.max_poll_interval_ms or not self.owned:
+            return
+        started = self.now - ((self.now - self._batch_anchor) % batch)
+        anchor = self._batch_anchor
+
+        def expired():
+            if self._batch_anchor == anchor and self.owned and self.generation >= 0:
+                self._poll_timeout_expired()
+        self._later(started + self.max_poll_interval_ms - self.now, expired, "poll-timeout")
+
+    def _poll_timeout_expired(self) -> None:
+        """``AbstractCoordinator.handlePollTimeoutExpiry`` / ``maybeLeaveGroup``: LeaveGroup (dynamic members
+        only), reset the generation; the partitions are lost at the next ``poll()``."""
+        self._log("member", what="pollTimeout")
+        if self.instance_id is None and self.member_id and self.coordinator_known:
+            self.sim.request(self, "LeaveGroup", {"memberId": self.member_id, "groupInstanceId": None},
+                             lambda resp: None, summary={"memberId": self.member_id})
+        # the heartbeat thread resets the generation; the application thread is still in its batch and
+        # processes the owned partitions until its next poll() (a zombie)
+        self._reset("poll timeout", reset_member_id=True, lose_now=False)
+        self.joining = False
+        self.request_poll(wait_batch=True)
+
+    def _at_next_poll(self, action, label: str) -> None:
+        """Run ``action`` at the application thread's next ``poll()`` (at once if it processes nothing),
+        unless the member resets meanwhile."""
+        wait = max(self._batch_end_delay(), self.busy_until - self.now)
+        if wait <= 0:
+            action()
+            return
+        epoch = self.epoch
+
+        def later():
+            if self.epoch == epoch and self.state != STOPPED:
+                action()
+        self._later(wait, later, label)
 
     def request_poll(self, delay_ms: int = 0, wait_batch: bool = False) -> None:
         """The application thread calls ``poll()`` (now, or when its current batch is done)."""
@@ -243,21 +320,9 @@ class ConsumerMember:
             self.member_id = resp["memberId"]
             self._send_join()
         elif error == NONE:
-            self.member_id = resp["memberId"]
-            self.generation = resp["generation"]
-            self.protocol_name = resp.get("protocolName")
-            self.state = COMPLETING
-            self.is_leader = resp["leader"] == self.member_id
-            self._enable_heartbeat()
-            if self.sim.should_lose_leader(self, resp):
-                return
-            assignments = {}
-            if self.is_leader and not resp.get("skipAssignment"):
-                assignments = self._perform_assignment(resp["protocolName"], resp["members"])
-            if self.now < self.partitioned_until:
-                self._later(self.partitioned_until - self.now, lambda: self._send_sync(assignments), "sync-after-partition")
-            else:
-                self._send_sync(assignments)
+            # the heartbeat thread is disabled while JoinGroup is in flight: the response is handled at the
+            # application thread's next poll()
+            self._at_next_poll(lambda: self._on_join_success(resp), "join-response")
         elif error == UNKNOWN_MEMBER_ID:
             self._reset("join: " + error, reset_member_id=True)
             self.joining = False
@@ -274,6 +339,25 @@ class ConsumerMember:
         else:  # REBALANCE_IN_PROGRESS or anything retriable
             self.joining = False
             self.request_poll()
+
+    def _on_join_success(self, resp: dict) -> None:
+        """The JoinGroup response handler (``JoinGroupResponseHandler``): the member is in the new generation;
+        the leader runs the assignor (``onLeaderElected``), everyone sends SyncGroup."""
+        self.member_id = resp["memberId"]
+        self.generation = resp["generation"]
+        self.protocol_name = resp.get("protocolName")
+        self.state = COMPLETING
+        self.is_leader = resp["leader"] == self.member_id
+        self._enable_heartbeat()
+        if self.sim.should_lose_leader(self, resp):
+            return
+        assignments = {}
+        if self.is_leader and not resp.get("skipAssignment"):
+            assignments = self._perform_assignment(resp["protocolName"], resp["members"])
+        if self.now < self.partitioned_until:
+            self._later(self.partitioned_until - self.now, lambda: self._send_sync(assignments), "sync-after-partition")
+        else:
+            self._send_sync(assignments)
 
     def _perform_assignment(self, protocol_name: str, members: List[dict]) -> Dict[str, list]:
         """``ConsumerCoordinator.onLeaderElected``: run the selected assignor over the subscriptions."""
@@ -300,8 +384,9 @@ class ConsumerMember:
 
     def _on_sync_response(self, resp: dict) -> None:
         error = resp["error"]
-        if error == NONE:
-            self._on_join_complete([tuple(tp) for tp in resp["assignment"]])
+        if error == NONE:  # onJoinComplete runs on the application thread, at its next poll()
+            assigned = [tuple(tp) for tp in resp["assignment"]]
+            self._at_next_poll(lambda: self._on_join_complete(assigned), "join-complete")
         elif error == REBALANCE_IN_PROGRESS:
             self.joining = False
             self.rejoin_needed = True
@@ -353,10 +438,15 @@ class ConsumerMember:
         if self.state == STOPPED:  # a closing or stopped consumer processes nothing new
             return
         tps = [tp for tp in tps if tp not in set(self.owned)]
-        if tps:
-            self.sim.ownership.acquire(self.name, tps, self.now)
-            self.owned.extend(tps)
-            self._log("assigned", partitions=list(tps), generation=self.generation)
+        if not tps:
+            return
+        first_batch = not self.owned
+        self.sim.ownership.acquire(self.name, tps, self.now)
+        self.owned.extend(tps)
+        self._log("assigned", partitions=list(tps), generation=self.generation)
+        if first_batch:  # the poll() that ran onJoinComplete returns the first records: a batch starts
+            self._batch_anchor = self.now
+            self._arm_poll_timer()
 
     # ------------------------------------------------------------------ resets
     def _lose_all(self, reason: str) -> None:
@@ -401,6 +491,7 @@ class ConsumerMember:
         self._schedule_heartbeat(self.heartbeat_interval_ms)
 
     def _disable_heartbeat(self) -> None:
+        self.sim.materialize(self)  # the heartbeat fast path: bring the skipped heartbeats up to date first
         self.hb_enabled = False
         self.hb_in_flight = False
         if self._hb_event is not None:
@@ -410,7 +501,11 @@ class ConsumerMember:
     def _schedule_heartbeat(self, delay_ms: int) -> None:
         if self._hb_event is not None:
             self._hb_event.cancel()
-        self._hb_event = self._later(delay_ms, self._heartbeat_tick, "heartbeat")
+        self._hb_event = self._later(delay_ms, self._heartbeat_tick, "heartbeat", HEARTBEAT, self.heartbeat_key(2))
+
+    def heartbeat_request(self) -> dict:
+        """The Heartbeat request this member sends now."""
+        return {"memberId": self.member_id, "groupInstanceId": self.instance_id, "generation": self.generation}
 
     def _heartbeat_tick(self) -> None:
         self._hb_event = None
@@ -418,8 +513,7 @@ class ConsumerMember:
             return
         if self.coordinator_known and not self.hb_in_flight and self.now >= self.partitioned_until:
             self.hb_in_flight = True
-            req = {"memberId": self.member_id, "groupInstanceId": self.instance_id, "generation": self.generation}
-            self.sim.request(self, "Heartbeat", req, self._on_heartbeat_response,
+            self.sim.request(self, "Heartbeat", self.heartbeat_request(), self._on_heartbeat_response,
                              summary={"memberId": self.member_id, "generation": self.generation})
         if self.coordinator_known:
             self._schedule_heartbeat(self.heartbeat_interval_ms)
@@ -480,21 +574,13 @@ class ConsumerMember:
     def go_slow(self, duration_ms: int) -> None:
         """The application thread does not call ``poll()`` for ``duration_ms`` (a long batch).  If that
         exceeds ``max.poll.interval.ms`` the heartbeat thread leaves the group (dynamic members send
-        LeaveGroup) and the partitions are lost."""
+        LeaveGroup) and the partitions are lost at the next ``poll()``."""
         self._log("member", what="slow", duration_ms=duration_ms)
         start = self.now
         self.busy_until = max(self.busy_until, start + duration_ms)
-        if duration_ms > self.rebalance_timeout_ms:
+        if duration_ms > self.max_poll_interval_ms:
             def poll_timeout():
-                if self.now - start < self.rebalance_timeout_ms:
-                    return
-                self._log("member", what="pollTimeout")
-                if self.instance_id is None and self.member_id and self.coordinator_known:
-                    self.sim.request(self, "LeaveGroup", {"memberId": self.member_id, "groupInstanceId": None},
-                                     lambda resp: None, summary={"memberId": self.member_id})
-                # the heartbeat thread resets the generation; the application thread is still in its
-                # batch and processes the owned partitions until its next poll() (a zombie)
-                self._reset("poll timeout", reset_member_id=True, lose_now=False)
-                self.joining = False
-            self._later(self.rebalance_timeout_ms, poll_timeout, "poll-timeout")
+                if self.now - start >= self.max_poll_interval_ms:
+                    self._poll_timeout_expired()
+            self._later(self.max_poll_interval_ms, poll_timeout, "poll-timeout")
         self.request_poll()

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Callable, List, Optional
 
+from .clock import HEARTBEAT
 from .group import COORDINATOR_NOT_AVAILABLE, NONE, NOT_COORDINATOR
 from .trace import Message
 
@@ -56,13 +57,17 @@ class NetworkMixin:
     def request(self, member: ConsumerMember, api: str, req: dict, on_response: Callable[[dict], None],
                 summary: Optional[dict] = None) -> None:
         """Send ``req`` from ``member`` to the coordinator; deliver the response back after the latency."""
-        recording = self.record_heartbeats or api != "Heartbeat"
-        if recording:
+        if self.record_heartbeats or api != "Heartbeat":
             self._record(api, "request", member.name, self.coordinator_name, dict(summary or {}))
         else:
             self.message_counts[api] += 1
-        clock = self.clock
-        lat = self.config.network_ms
+        self.arrive_at(self.clock.now_ms + self.config.network_ms, member, api, req, on_response)
+
+    def arrive_at(self, time_ms: int, member: ConsumerMember, api: str, req: dict,
+                  on_response: Callable[[dict], None]) -> None:
+        """The request ``req`` from ``member`` reaches the coordinator at ``time_ms`` (``KafkaApis`` hands it
+        to the group coordinator), which answers through :meth:`deliver_at`."""
+        recording = self.record_heartbeats or api != "Heartbeat"
         epoch, incarnation = member.epoch, member.incarnation
 
         def respond(resp: dict) -> None:
@@ -73,11 +78,8 @@ class NetworkMixin:
                 self._record(api, "response", self.coordinator_name, member.name, fields)
             else:
                 self.message_counts[api] += 1
-
-            def deliver():
-                if member.alive and member.incarnation == incarnation and member.epoch == epoch:
-                    on_response(resp)
-            clock.schedule_at(clock.now_ms + lat, deliver, api)
+            self.deliver_at(self.clock.now_ms + self.config.network_ms, member, api, resp, on_response,
+                            epoch, incarnation)
 
         def arrive():
             coordinator = self.coordinator
@@ -92,7 +94,24 @@ class NetworkMixin:
                 coordinator.sync_group(req, respond)
             else:
                 coordinator.leave_group(req, respond)
-        clock.schedule_at(clock.now_ms + lat, arrive, api)
+        if api == "Heartbeat":
+            member.hb_response = None
+            member.hb_arrival = self.clock.schedule_at(time_ms, arrive, api, HEARTBEAT, member.heartbeat_key(1))
+        else:
+            self.clock.schedule_at(time_ms, arrive, api)
+
+    def deliver_at(self, time_ms: int, member: ConsumerMember, api: str, resp: dict,
+                   on_response: Callable[[dict], None], epoch: int, incarnation: int) -> None:
+        """The response ``resp`` reaches ``member`` at ``time_ms``, unless the process died, restarted or
+        reset its membership (``epoch``) since it sent the request."""
+        def deliver():
+            if member.alive and member.incarnation == incarnation and member.epoch == epoch:
+                on_response(resp)
+        if api == "Heartbeat":
+            member.hb_response = resp
+            member.hb_delivery = self.clock.schedule_at(time_ms, deliver, api, HEARTBEAT, member.heartbeat_key(0))
+        else:
+            self.clock.schedule_at(time_ms, deliver, api)
 
     def find_coordinator(self, member: ConsumerMember, on_response: Callable[[dict], None]) -> None:
         """FindCoordinator, answered by any broker from the ``__consumer_offsets`` leadership."""

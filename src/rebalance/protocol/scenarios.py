@@ -23,7 +23,7 @@ __all__ = ["cooperative_example", "rolling_restart", "RandomSchedule", "random_s
 
 
 def cooperative_example(protocol: str = COOPERATIVE, assignors: Optional[Mapping[str, Callable]] = None,
-                        config: ProtocolConfig = ProtocolConfig(initial_rebalance_delay_ms=0)) -> GroupSimulation:
+                        config: ProtocolConfig = ProtocolConfig.instant(initial_rebalance_delay_ms=0)) -> GroupSimulation:
     """The textbook example: one topic with three partitions p1, p2, p3 (``t-0``, ``t-1``, ``t-2``); c1
     and c2 form the group first, c3 joins at 10 s.  Uses ``cooperative-sticky`` (``protocol="eager"``
     runs the same assignor under the eager protocol, as a consumer configured with
@@ -40,14 +40,15 @@ def rolling_restart(n_members: int, topics: Mapping[str, int], *, protocol: str 
                     assignor: str = "range", down_ms: int = 5_000, gap_ms: int = 30_000,
                     start_ms: int = 60_000, settle_ms: int = 120_000, config: ProtocolConfig = ProtocolConfig(),
                     assignors: Optional[Mapping[str, Callable]] = None, record_heartbeats: bool = False,
-                    batch: int = 1, run: bool = True) -> GroupSimulation:
+                    batch: int = 1, run: bool = True, fast_heartbeats: bool = True) -> GroupSimulation:
     """Restart every member once: members are taken down ``batch`` at a time (a Deployment's
     ``maxUnavailable``); wave *w* shuts down at ``start_ms + w*gap_ms`` and is back ``down_ms`` later.
     With ``static=True`` every member has ``group.instance.id`` (``down_ms`` shorter than the session
     timeout means no rebalance at all)."""
     require(isinstance(n_members, int) and n_members > 0, "n_members", "must be a positive whole number")
     require(isinstance(batch, int) and batch > 0, "batch", "must be a positive whole number")
-    sim = GroupSimulation(topics, config, assignors=assignors, record_heartbeats=record_heartbeats)
+    sim = GroupSimulation(topics, config, assignors=assignors, record_heartbeats=record_heartbeats,
+                          fast_heartbeats=fast_heartbeats)
     names = [f"c{i + 1}" for i in range(n_members)]
     for name in names:
         sim.add_member(name, 0, assignors=(assignor,), protocol=protocol,
@@ -74,7 +75,8 @@ class RandomSchedule:
 
 def random_schedule(seed: int, *, protocol: Optional[str] = None, assignors: Optional[Mapping[str, Callable]] = None,
                     assignor_name: Optional[str] = None, max_members: int = 5, max_partitions: int = 8,
-                    n_faults: Optional[int] = None, config: Optional[ProtocolConfig] = None) -> RandomSchedule:
+                    n_faults: Optional[int] = None, config: Optional[ProtocolConfig] = None,
+                    fast_heartbeats: bool = True) -> RandomSchedule:
     """A random group (2..``max_members`` members, some static) and a random fault schedule: crashes with
     or without restart, graceful bounces, slow members, the leader lost before SyncGroup, coordinator
     failover, late joiners.  Short timeouts keep runs small.  Deterministic in ``seed``."""
@@ -82,15 +84,16 @@ def random_schedule(seed: int, *, protocol: Optional[str] = None, assignors: Opt
     if protocol is None:
         protocol = rng.choice([EAGER, COOPERATIVE])
     if config is None:
-        config = ProtocolConfig(session_timeout_ms=6_000, rebalance_timeout_ms=20_000, heartbeat_interval_ms=1_000,
+        config = ProtocolConfig(session_timeout_ms=6_000, max_poll_interval_ms=20_000, heartbeat_interval_ms=1_000,
                                 initial_rebalance_delay_ms=rng.choice([0, 1_000]), network_ms=rng.choice([1, 5]),
                                 revoke_ms=rng.choice([0, 50, 500]), retry_backoff_ms=200,
-                                new_member_join_timeout_ms=20_000, poll_batch_ms=rng.choice([0, 0, 300, 2_000]))
+                                new_member_join_timeout_ms=20_000, poll_processing_ms=rng.choice([0, 0, 300, 2_000]))
     if assignor_name is None:
         assignor_name = "cooperative-sticky" if protocol == COOPERATIVE else rng.choice(["range", "roundrobin"])
     n_topics = rng.randint(1, 2)
     topics = {f"t{i}": rng.randint(1, max_partitions) for i in range(n_topics)}
-    sim = GroupSimulation(topics, config, assignors=assignors, group_id=f"group-{seed}", record_heartbeats=False)
+    sim = GroupSimulation(topics, config, assignors=assignors, group_id=f"group-{seed}", record_heartbeats=False,
+                          fast_heartbeats=fast_heartbeats)
     n = rng.randint(2, max_members)
     names = [f"c{i + 1}" for i in range(n)]
     for name in names:
@@ -116,8 +119,8 @@ def random_schedule(seed: int, *, protocol: Optional[str] = None, assignors: Opt
             sim.bounce(name, t, rng.randint(100, 8_000))
             t_end = t + 8_000
         elif kind == "slow":
-            sim.slow(name, t, rng.randint(500, config.rebalance_timeout_ms // 2))
-            t_end = t + config.rebalance_timeout_ms // 2
+            sim.slow(name, t, rng.randint(500, config.max_poll_interval_ms // 2))
+            t_end = t + config.max_poll_interval_ms // 2
         elif kind == "leader_lost":
             sim.lose_leader_before_sync()  # the leader of the rebalance this late joiner starts dies
             extra = f"late-{len(faults)}"

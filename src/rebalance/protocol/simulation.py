@@ -27,6 +27,7 @@ from .assignors import (BUILTIN_PROTOCOLS, COOPERATIVE, EAGER, ClientAssignor, c
 from .clock import VirtualClock
 from .config import MemberSpec, ProtocolConfig, assignor_list
 from .coordinator import OFFSETS_TOPIC_PARTITIONS_DEFAULT, partition_for, simple_leaders
+from .fastpath import HeartbeatFastPathMixin
 from .faults import FaultsMixin
 from .group import (COMPLETING_REBALANCE, PREPARING_REBALANCE, STABLE, ClassicGroupCoordinator, GroupMember,
                     GroupSnapshot)
@@ -38,16 +39,20 @@ from .trace import EVENT_KINDS, Message, TraceEvent, format_events, format_messa
 __all__ = ["GroupSimulation", "ProtocolConfig"]
 
 
-class GroupSimulation(NetworkMixin, FaultsMixin):
+class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin):
     """One consumer group under the classic protocol, driven by a virtual clock.
 
     ``topics`` is ``{topic: partition count}``; ``assignors`` maps assignor names to callables (see
-    :mod:`.assignors`); names not given there resolve to :func:`rebalance.consumer.assign`."""
+    :mod:`.assignors`); names not given there resolve to :func:`rebalance.consumer.assign`.
+
+    ``fast_heartbeats`` (default on) skips the heartbeats of a quiet group (:mod:`.fastpath`), with the
+    same run as the step-by-step simulation that ``fast_heartbeats=False`` gives; recording heartbeats in
+    the message trace (``record_heartbeats=True``) always runs step by step."""
 
     def __init__(self, topics: Mapping[str, int], config: ProtocolConfig = ProtocolConfig(), *,
                  group_id: str = "my-group", assignors: Optional[Mapping[str, Callable]] = None,
                  brokers: Sequence[int] = (0, 1, 2), offsets_partitions: int = OFFSETS_TOPIC_PARTITIONS_DEFAULT,
-                 record_heartbeats: bool = True):
+                 record_heartbeats: bool = True, fast_heartbeats: bool = True):
         require(isinstance(topics, Mapping) and len(topics) > 0, "topics", "must map topic -> partition count")
         for t, n in topics.items():
             require(isinstance(t, str) and t != "", f"topics[{t!r}]", "topic names are non-empty strings")
@@ -60,6 +65,8 @@ class GroupSimulation(NetworkMixin, FaultsMixin):
         self.clock = VirtualClock()
         self.assignors: Dict[str, Callable] = dict(assignors or {})
         self.record_heartbeats = record_heartbeats
+        self.fast_heartbeats = fast_heartbeats
+        self._members_version = 0
         self.messages: List[Message] = []
         self.events: List[TraceEvent] = []
         self.ownership = OwnershipLedger(self.partitions, is_member=self.in_group)
@@ -96,7 +103,8 @@ class GroupSimulation(NetworkMixin, FaultsMixin):
             log=lambda kind, **f: self.log(kind, self.coordinator_name, **f),
             persist=self._persist, member_id_suffix=self._next_member_suffix, broker=broker,
             min_session_timeout_ms=self.config.group_min_session_timeout_ms,
-            max_session_timeout_ms=self.config.group_max_session_timeout_ms)
+            max_session_timeout_ms=self.config.group_max_session_timeout_ms,
+            member_touched=self.member_touched, state_changing=self.wake_all)
 
     def _next_member_suffix(self, client_id: str) -> str:
         self._member_id_counter += 1
@@ -145,15 +153,17 @@ class GroupSimulation(NetworkMixin, FaultsMixin):
         raise InputError("assignors", f"unknown assignor {name!r}: pass it in GroupSimulation(assignors=...)")
 
     def member_stopped(self, member: ConsumerMember) -> None:
-        pass
+        self._members_version += 1
 
     # ------------------------------------------------------------------ scenario API
     def add_member(self, name: str, at: int = 0, *, assignors: Sequence[str] = ("range",),
                    protocol: Optional[str] = None, instance_id: Optional[str] = None,
                    topics: Optional[Sequence[str]] = None, session_timeout_ms: Optional[int] = None,
-                   rebalance_timeout_ms: Optional[int] = None, revoke_ms: Optional[int] = None) -> None:
+                   max_poll_interval_ms: Optional[int] = None, revoke_ms: Optional[int] = None,
+                   poll_processing_ms: Optional[int] = None) -> None:
         """Start consumer ``name`` at virtual time ``at``.  ``protocol`` defaults to what Kafka derives
-        from ``assignors`` (cooperative only if all of them support it)."""
+        from ``assignors`` (cooperative only if all of them support it).  The timing arguments override the
+        configuration's for this member (``poll_processing_ms``: its time per ``poll()`` batch)."""
         require(isinstance(name, str) and name != "", "name", "a member needs a non-empty name (client.id)")
         require(name not in self.specs, "name", f"member {name!r} already exists")
         assignors = assignor_list(assignors)
@@ -164,14 +174,19 @@ class GroupSimulation(NetworkMixin, FaultsMixin):
         require(protocol in (EAGER, COOPERATIVE), "protocol", f"must be 'eager' or 'cooperative', got {protocol!r}")
         require(protocol == EAGER or derived == COOPERATIVE, "protocol",
                 f"assignors {list(assignors)} do not all support the cooperative protocol")
+        for field, value in (("session_timeout_ms", session_timeout_ms), ("max_poll_interval_ms", max_poll_interval_ms),
+                             ("revoke_ms", revoke_ms), ("poll_processing_ms", poll_processing_ms)):
+            require(value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0), field,
+                    f"must be a whole number of milliseconds >= 0, got {value!r}")
         topics = tuple(topics) if topics is not None else tuple(sorted(self.topics))
         for t in topics:
             require(t in self.topics, "topics", f"unknown topic {t!r}")
         c = self.config
         spec = MemberSpec(name, topics, tuple(assignors), protocol, instance_id,
                           session_timeout_ms if session_timeout_ms is not None else c.session_timeout_ms,
-                          rebalance_timeout_ms if rebalance_timeout_ms is not None else c.rebalance_timeout_ms,
-                          c.heartbeat_interval_ms, revoke_ms if revoke_ms is not None else c.revoke_ms)
+                          max_poll_interval_ms if max_poll_interval_ms is not None else c.max_poll_interval_ms,
+                          c.heartbeat_interval_ms, revoke_ms if revoke_ms is not None else c.revoke_ms,
+                          poll_processing_ms if poll_processing_ms is not None else c.batch_ms)
         self.specs[name] = spec
         self.clock.schedule_at(at, lambda: self._start(name), f"start:{name}")
 
@@ -181,8 +196,9 @@ class GroupSimulation(NetworkMixin, FaultsMixin):
         self._incarnations[name] += 1
         return ConsumerMember(self, name, topics=spec.topics, assignors=spec.assignors, protocol=spec.protocol,
                               instance_id=spec.instance_id, session_timeout_ms=spec.session_timeout_ms,
-                              rebalance_timeout_ms=spec.rebalance_timeout_ms,
+                              max_poll_interval_ms=spec.max_poll_interval_ms,
                               heartbeat_interval_ms=spec.heartbeat_interval_ms, revoke_ms=spec.revoke_ms,
+                              batch_ms=spec.batch_ms,
                               incarnation=self._incarnations[name])
 
     def start_stable(self, assignment: Mapping[str, Sequence[TopicPartition]], *, generation: int = 1,
@@ -216,6 +232,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin):
             m.owned = [tuple(tp) for tp in tps]
             self.ownership.acquire(name, m.owned, 0)
             self.members[name] = m
+            self._members_version += 1
             gm = GroupMember(m.member_id, spec.instance_id, name, spec.session_timeout_ms,
                              spec.rebalance_timeout_ms, m.protocols(), assignment=list(m.owned))
             c._add(gm, None)
@@ -224,6 +241,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin):
         for m in self.members.values():  # as if each had received its assignment in ``generation``
             m.protocol_name = c.protocol_name
             m.on_assignment(m.owned, generation)
+            m.set_batch_phase()
         c.state, c.previous_state = STABLE, COMPLETING_REBALANCE
         c._store()
         self.log("state", self.coordinator_name, state=STABLE, previous="(given)", generation=generation)
@@ -240,6 +258,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin):
             return
         m = self._new_process(name)
         self.members[name] = m
+        self._members_version += 1
         m.start()
 
     # ------------------------------------------------------------------ running and results
@@ -247,7 +266,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin):
         """Run every event up to virtual time ``until_ms``."""
         require(isinstance(until_ms, int) and until_ms >= self.clock.now_ms, "until_ms",
                 f"must be a time >= now ({self.clock.now_ms}), got {until_ms!r}")
-        self.clock.run_until(until_ms)
+        self.run_clock(until_ms)
         return self
 
     def live_members(self) -> List[ConsumerMember]:

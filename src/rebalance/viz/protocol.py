@@ -188,3 +188,24 @@ def comparison_bars(rows: Sequence[dict], metrics: Sequence[str] = ("rebalances"
         fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def sensitivity_figure(rows: Sequence[dict], metric: str = "unowned_partition_seconds",
+                       x: str = "poll_processing_ms", series: str = "protocol", title: str = "") -> plt.Figure:
+    """One line per ``series`` value (e.g. eager, cooperative, static, KIP-848): ``metric`` against ``x``
+    (the rows of :func:`rebalance.kip848.compare.processing_sensitivity`); the x axis is symmetric-log so
+    that 0 ms sits next to 100 ms and 10 s."""
+    apply()
+    fig, ax = plt.subplots(figsize=(7.5, 3.4))
+    labels = list(dict.fromkeys(r[series] for r in rows))
+    for i, label in enumerate(labels):
+        pts = sorted((r[x], r[metric]) for r in rows if r[series] == label)
+        ax.plot([p[0] / 1000 for p in pts], [p[1] for p in pts], marker="o", label=label,
+                color=PALETTE[i % len(PALETTE)], linewidth=1.6)
+    ax.set_xscale("symlog", linthresh=0.1)
+    ax.set_xlabel("processing time per poll() batch (s)")
+    ax.set_ylabel(metric.replace("_", " "))
+    ax.legend(fontsize=8)
+    ax.set_title(title or f"{metric.replace('_', ' ')} against processing time")
+    fig.tight_layout()
+    return fig

@@ -75,7 +75,7 @@ def metrics_table(sims: Dict[str, GroupSimulation], measure_from: int = 0) -> pd
     return pd.DataFrame(rows)
 
 
-def third_member_joins_example(protocol: str, config: ProtocolConfig = ProtocolConfig(initial_rebalance_delay_ms=0),
+def third_member_joins_example(protocol: str, config: ProtocolConfig = ProtocolConfig.instant(initial_rebalance_delay_ms=0),
                                until: int = 20_000) -> GroupSimulation:
     """The p1/p2/p3 example of the KIP-429/KIP-345 article ("kafka rebalance解决方案 - incremental cooperative
     协议和static membership功能", ``article-cooperative-static`` in the book's references): c1 owns p1, p2
@@ -152,7 +152,7 @@ def static_membership_widget(n_members: int = 50, partitions: int = 200, down_s:
     out = w.HTML()
 
     def update(*_):
-        cfg = ProtocolConfig(session_timeout_ms=session.value * 1000, poll_batch_ms=2000, revoke_ms=200)
+        cfg = ProtocolConfig(session_timeout_ms=session.value * 1000)
         rows = rolling_restart_rows(n_members, partitions, down_ms=down.value * 1000, config=cfg,
                                     variants=variants)
         out.value = pd.DataFrame(rows).to_html(index=False)
@@ -164,7 +164,7 @@ def static_membership_widget(n_members: int = 50, partitions: int = 200, down_s:
 
 
 def rolling_restart_rows(n_members: int = 50, partitions: int = 200, *, down_ms: int = 5_000, gap_ms: int = 30_000,
-                         config: ProtocolConfig = ProtocolConfig(poll_batch_ms=2000, revoke_ms=200),
+                         config: ProtocolConfig = ProtocolConfig(),
                          variants: Sequence[str] = ("eager", "cooperative", "static")) -> List[dict]:
     """Rolling restart (one member at a time) of ``n_members`` consuming ``partitions`` partitions; one row
     per variant with the rebalances and the partition-seconds nobody processed."""
@@ -215,7 +215,8 @@ def leader_lost_example(partition_ms: Optional[int] = None, until: int = 40_000,
     its SyncGroup in generation 2 -- it dies, or with ``partition_ms`` it is cut off that long and then
     sends its stale SyncGroup.  The session timeout is 10 s (Kafka's default before 3.0) rather than
     today's 45 s only to keep the trace short; the sequence of messages is the same."""
-    sim = GroupSimulation({"t": 3}, ProtocolConfig(initial_rebalance_delay_ms=0, session_timeout_ms=session_timeout_ms))
+    sim = GroupSimulation({"t": 3}, ProtocolConfig.instant(initial_rebalance_delay_ms=0,
+                                                           session_timeout_ms=session_timeout_ms))
     sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": [("t", 2)]}, assignors=("range",))
     sim.add_member("c3", 1000, assignors=("range",))
     sim.lose_leader_before_sync(2, partition_ms=partition_ms)
@@ -223,7 +224,7 @@ def leader_lost_example(partition_ms: Optional[int] = None, until: int = 40_000,
 
 
 def join_example(protocol: str, members: int = 8, partitions: int = 24, join_at: int = 30_000,
-                 config: ProtocolConfig = ProtocolConfig(poll_batch_ms=2000, revoke_ms=200),
+                 config: ProtocolConfig = ProtocolConfig(),
                  until: int = 60_000) -> GroupSimulation:
     """``members`` consumers share a ``partitions``-partition topic; one more joins at ``join_at``.
     Eager members use RangeAssignor, cooperative members CooperativeStickyAssignor."""
@@ -303,7 +304,8 @@ def crash_detection_rows(session_timeouts_ms: Sequence[int] = (10_000, 45_000), 
     heartbeats tell them to rejoin (up to one heartbeat interval) plus the rejoin itself."""
     rows = []
     for session_ms in session_timeouts_ms:
-        sim = GroupSimulation({"orders": partitions}, ProtocolConfig(session_timeout_ms=session_ms), group_id=group_id)
+        sim = GroupSimulation({"orders": partitions}, ProtocolConfig.instant(session_timeout_ms=session_ms),
+                              group_id=group_id)
         for i in range(members):
             sim.add_member(f"c{i + 1}", 0, assignors=("range",))
         sim.crash("c2", crash_at)
@@ -319,4 +321,29 @@ def crash_detection_rows(session_timeouts_ms: Sequence[int] = (10_000, 45_000), 
             "wait after crash (s)": (tl["reassigned_ms"] - tl["stopped_ms"]) / 1000,
             "unowned partition-s": round(sim.metrics(crash_at).unowned_partition_seconds, 3),
         })
+    return pd.DataFrame(rows)
+
+
+def slow_consumer_rows(batch_ms: Sequence[int] = (2_000, 8_000, 12_000, 20_000), max_poll_interval_ms: int = 10_000,
+                       members: int = 3, partitions: int = 6, until: int = 120_000) -> pd.DataFrame:
+    """KIP-62 in the simulator: ``members`` consumers (eager, RangeAssignor) of which the last, ``slow``,
+    spends ``batch_ms`` on each ``poll()`` batch, with ``max.poll.interval.ms`` = ``max_poll_interval_ms``
+    (shortened from Kafka's 300 s so that the runs stay short; only the ratio matters).  One row per batch
+    time: the poll timeouts, LeaveGroups sent, rebalances and zombie overlaps (the slow member still
+    processing partitions the coordinator already gave away) over ``until`` ms, the partition-seconds nobody
+    processed."""
+    rows = []
+    for b in batch_ms:
+        cfg = ProtocolConfig(initial_rebalance_delay_ms=0, max_poll_interval_ms=max_poll_interval_ms)
+        sim = GroupSimulation({"t": partitions}, cfg, group_id="kip62")
+        for i in range(members - 1):
+            sim.add_member(f"c{i + 1}", 0)
+        sim.add_member("slow", 0, poll_processing_ms=b)
+        sim.run(until)
+        m = sim.metrics()
+        rows.append({"batch (s)": b / 1000, "max.poll.interval (s)": max_poll_interval_ms / 1000, "run (s)": until / 1000,
+                     "poll timeouts": sum(1 for e in sim.events if e.fields.get("what") == "pollTimeout"),
+                     "LeaveGroup": sum(1 for x in sim.messages if x.api == "LeaveGroup" and x.kind == "request"),
+                     "rebalances": m.rebalances, "zombie overlaps": m.zombie_overlap,
+                     "unowned partition-s": round(m.unowned_partition_seconds, 1)})
     return pd.DataFrame(rows)
