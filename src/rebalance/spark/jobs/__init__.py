@@ -1,12 +1,16 @@
-"""The Spark jobs: ``sweep``, ``coordinator``, ``montecarlo``, ``placement``.
+"""The Spark jobs: ``sweep``, ``coordinator``, ``montecarlo``, ``placement``, ``connect``.
 
-Each module has ``run(spark, scale, seed=0, out=None, params=None) -> JobResult``.
+Each module has ``run(spark, scale, seed=0, out=None, params=None) -> JobResult``; :mod:`rebalance.spark.local`
+computes the same tables without Spark.
 """
 from __future__ import annotations
 
 from types import ModuleType
 
-JOBS = ("sweep", "coordinator", "montecarlo", "placement")
+JOBS = ("sweep", "coordinator", "montecarlo", "placement", "connect")
+#: the command line's scale when none is given: about a minute each on two local cores
+DEFAULT_SCALE = {"sweep": 5_000, "coordinator": 10_000_000, "montecarlo": 1_000, "placement": 20_000,
+                 "connect": 5_000}
 
 
 def get_job(name: str) -> ModuleType:

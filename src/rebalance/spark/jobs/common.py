@@ -3,15 +3,17 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Dict, Optional
+from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Dict, Mapping, Optional, TypeVar
 
 import pandas as pd
 
 if TYPE_CHECKING:  # pyspark is the Spark extra; imported where a session is used
     from pyspark.sql import DataFrame, SparkSession
 
-from ...errors import require
+from ...errors import InputError, require
+
+T = TypeVar("T")  # a simulator's config dataclass
 
 
 @dataclass
@@ -117,3 +119,47 @@ def ship_package(spark: SparkSession) -> None:
                     zf.write(full, os.path.join("rebalance", os.path.relpath(full, root)))
     sc.addPyFile(target)
     _SHIPPED.add(id(sc))
+
+
+def check_overrides(config: object, targets: Mapping[str, type], field: str = "params.config") -> Dict[str, object]:
+    """``config`` as a dict of overrides of the dataclasses ``targets`` (``{prefix: class}``): each key is a
+    field name of at least one of them, or ``"<prefix>.<field>"`` for one only.  An unknown key raises
+    ``InputError`` naming it and listing the fields there are, so a field a simulator gains is accepted
+    here without a change."""
+    if config is None:
+        return {}
+    require(isinstance(config, Mapping), field, f"must be a mapping of field names to values, got {config!r}")
+    known = {prefix: {f.name for f in fields(cls)} for prefix, cls in targets.items()}
+    for key in config:
+        require(isinstance(key, str) and key != "", field, f"keys must be field names, got {key!r}")
+        prefix, _, name = key.rpartition(".")
+        if prefix:
+            require(prefix in known, f"{field}.{key}", f"unknown prefix {prefix!r} (known: {', '.join(known)})")
+            require(name in known[prefix], f"{field}.{key}",
+                    f"{targets[prefix].__name__} has no field {name!r} (fields: {', '.join(sorted(known[prefix]))})")
+        else:
+            require(any(name in names for names in known.values()), f"{field}.{key}",
+                    "no such field in " + "; ".join(f"{targets[p].__name__} ({', '.join(sorted(n))})"
+                                                   for p, n in known.items()))
+    return dict(config)
+
+
+def with_overrides(base: T, prefix: str, config: Mapping[str, object], field: str = "params.config") -> T:
+    """The dataclass instance ``base`` with the fields ``config`` names for it replaced
+    (``dataclasses.replace``): plain keys that are fields of ``base``, and ``"<prefix>.<field>"`` keys; a
+    ``validate()`` method, if there is one, runs on the result and its ``InputError`` names the key."""
+    names = {f.name for f in fields(base)}
+    changes = {}
+    for key, value in config.items():
+        scope, _, name = key.rpartition(".")
+        if (scope == prefix or not scope) and name in names:
+            changes[name] = value
+    result = replace(base, **changes) if changes else base
+    validate = getattr(result, "validate", None)
+    if callable(validate):
+        try:
+            validate()
+        except InputError as exc:
+            name = exc.field.rpartition(".")[2]
+            raise InputError(f"{field}.{name}", exc.message) from None
+    return result

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Iterable, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, Iterable, Iterator, List, Optional, Tuple
 
 import pandas as pd
 
@@ -46,19 +46,12 @@ ROW_COLUMNS = [c.strip().split(" ")[0] for c in ROW_SCHEMA.split(",")]
 
 
 @dataclass(frozen=True)
-class PlacementAuditParams:
+class PlacementAuditParams(PlacementParams):
+    """The cluster ranges of :class:`~rebalance.spark.generators.PlacementParams`, the topics each cluster
+    creates and the placers compared."""
+
     topics_per_cluster: int = 100
     placers: Tuple[str, ...] = PLACERS
-    broker_choices: Tuple[int, ...] = (3, 5, 6, 9, 12)
-    rack_choices: Tuple[int, ...] = (0, 2, 3)
-    max_partitions: int = 60
-    replication_choices: Tuple[int, ...] = (3, 3, 3, 2, 1)
-    p_uneven: float = 0.5
-
-    def cluster_params(self) -> PlacementParams:
-        return PlacementParams(broker_choices=self.broker_choices, rack_choices=self.rack_choices,
-                               max_partitions=self.max_partitions, replication_choices=self.replication_choices,
-                               p_uneven=self.p_uneven)
 
     def check(self) -> "PlacementAuditParams":
         require(isinstance(self.topics_per_cluster, int) and self.topics_per_cluster >= 1,
@@ -143,11 +136,10 @@ def clusters_for(scale: int, topics_per_cluster: int) -> List[Tuple[int, int]]:
 def audit_range(seed: int, scale: int, cluster_indexes: Iterable[int], params: PlacementAuditParams
                 ) -> pd.DataFrame:
     """The audit rows of the clusters ``cluster_indexes``, every placer of ``params.placers`` each."""
-    cp = params.cluster_params()
     plan = dict(clusters_for(scale, params.topics_per_cluster))
     rows = []
     for i in cluster_indexes:
-        cluster = placement_cluster(seed, int(i), plan[int(i)], cp)
+        cluster = placement_cluster(seed, int(i), plan[int(i)], params)
         for placer in params.placers:
             rows.append(audit_cluster(cluster, placer))
     return pd.DataFrame(rows, columns=ROW_COLUMNS)
@@ -205,17 +197,23 @@ def broker_table(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(recs)
 
 
+def tables_from_rows(rows: pd.DataFrame) -> Dict[str, pd.DataFrame]:
+    """The job's tables from its cluster rows, in (cluster, placer) order (the same for Spark and the local
+    loop)."""
+    rows = rows.sort_values(["cluster", "placer"], key=lambda s: s.map(PLACERS.index)
+                            if s.name == "placer" else s).reset_index(drop=True)
+    rows["broker_leaders"] = rows["broker_leaders"].map(list)
+    rows["broker_replicas"] = rows["broker_replicas"].map(list)
+    return {"summary": summarize(rows), "brokers": broker_table(rows), "rows": rows}
+
+
 def run(spark: "SparkSession", scale: int, seed: int = 0, out: Optional[str] = None, params: object = None
         ) -> JobResult:
     """Audit ``scale`` topic creations; cluster rows, per-broker table and summary returned (and written)."""
     params = check_params(params, PlacementAuditParams).check()
-    df = rows_df(spark, scale, seed, params)
-    df = stage_rows(spark, df, out, "placement")
-    rows = df.toPandas().sort_values(["cluster", "placer"], key=lambda s: s.map(PLACERS.index)
-                                     if s.name == "placer" else s).reset_index(drop=True)
-    rows["broker_leaders"] = rows["broker_leaders"].map(list)
-    rows["broker_replicas"] = rows["broker_replicas"].map(list)
-    tables = {"summary": summarize(rows), "brokers": broker_table(rows)}
-    result = JobResult("placement", scale, seed, asdict(params), {**tables, "rows": rows})
-    write_outputs(spark, JobResult("placement", scale, seed, asdict(params), tables), out)
+    df = stage_rows(spark, rows_df(spark, scale, seed, params), out, "placement")
+    tables = tables_from_rows(df.toPandas())
+    result = JobResult("placement", scale, seed, asdict(params), tables)
+    written = {k: v for k, v in tables.items() if k != "rows"}
+    write_outputs(spark, JobResult("placement", scale, seed, asdict(params), written), out)
     return result
