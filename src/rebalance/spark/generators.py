@@ -72,6 +72,15 @@ def _check_index(seed, index) -> None:
             f"must be a whole number >= 0, got {index!r}")
 
 
+def require_whole(params: object, names: Tuple[str, ...], minimum: int = 1) -> None:
+    """Each of ``params``' attributes ``names`` is a whole number >= ``minimum`` (``InputError`` naming
+    ``params.<name>`` otherwise)."""
+    for name in names:
+        value = getattr(params, name)
+        require(isinstance(value, int) and not isinstance(value, bool) and value >= minimum, f"params.{name}",
+                f"must be a whole number >= {minimum}, got {value!r}")
+
+
 # --------------------------------------------------------------------------------------------------------
 # consumer group scenarios (scenario sweep)
 
@@ -93,9 +102,7 @@ class SweepParams:
     replication_factor: int = 2
 
     def check(self) -> "SweepParams":
-        for name in ("min_members", "max_members", "max_topics", "max_partitions", "replication_factor"):
-            value = getattr(self, name)
-            require(isinstance(value, int) and value >= 1, f"params.{name}", f"must be a whole number >= 1, got {value!r}")
+        require_whole(self, ("min_members", "max_members", "max_topics", "max_partitions", "replication_factor"))
         require(self.min_members >= 2, "params.min_members", "a member must be able to leave: need at least 2")
         require(self.max_members >= self.min_members, "params.max_members", "must be >= min_members")
         require(0.0 <= self.p_identical <= 1.0, "params.p_identical", "must be a probability in [0, 1]")
@@ -396,10 +403,7 @@ class ConnectParams:
     max_away_ms: int = 600_000
 
     def check(self) -> "ConnectParams":
-        for name in ("min_workers", "max_workers", "max_connectors", "max_tasks", "min_away_ms", "max_away_ms"):
-            value = getattr(self, name)
-            require(isinstance(value, int) and not isinstance(value, bool) and value >= 1, f"params.{name}",
-                    f"must be a whole number >= 1, got {value!r}")
+        require_whole(self, ("min_workers", "max_workers", "max_connectors", "max_tasks", "min_away_ms", "max_away_ms"))
         require(self.min_workers >= 2, "params.min_workers", "a worker must be able to leave: need at least 2")
         require(self.max_workers >= self.min_workers, "params.max_workers", "must be >= min_workers")
         require(self.max_away_ms >= self.min_away_ms, "params.max_away_ms", "must be >= min_away_ms")

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Dict, Mapping, Optional, TypeVar
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Mapping, Optional, TypeVar
 
 import pandas as pd
 
@@ -44,6 +44,35 @@ def check_seed(seed: object) -> int:
     require(isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0, "seed",
             f"must be a whole number >= 0, got {seed!r}")
     return seed
+
+
+def columns_of(schema: str) -> List[str]:
+    """The column names of a Spark DDL schema string (``"a long, b string"`` -> ``["a", "b"]``)."""
+    return [c.strip().split(" ")[0] for c in schema.split(",")]
+
+
+def map_range(spark: SparkSession, n: int, slices: int, evaluate: Callable[[List[int]], pd.DataFrame],
+              schema: str) -> DataFrame:
+    """``spark.range(n)`` in ``slices`` partitions, each Arrow batch of row numbers turned into rows by
+    ``evaluate`` (a picklable function of a list of indexes) on the executors, with the package shipped to a
+    cluster first."""
+    ship_package(spark)
+
+    def run(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        for batch in batches:
+            yield evaluate(batch["id"].tolist())
+
+    return spark.range(0, n, numPartitions=slices).mapInPandas(run, schema)
+
+
+def run_rows_job(spark: SparkSession, job: str, scale: int, seed: int, out: Optional[str], params: object,
+                 rows: DataFrame, tables_from_rows: Callable[[pd.DataFrame], Dict[str, pd.DataFrame]]) -> JobResult:
+    """The end of a job whose tables all come from its rows: the rows staged as Parquet under ``out`` (if
+    given), collected, turned into tables, and every table but the rows written."""
+    tables = tables_from_rows(stage_rows(spark, rows, out, job).toPandas())
+    meta = asdict(params)
+    write_outputs(spark, JobResult(job, scale, seed, meta, {k: v for k, v in tables.items() if k != "rows"}), out)
+    return JobResult(job, scale, seed, meta, tables)
 
 
 def table_path(out: str, job: str, name: str) -> str:

@@ -27,8 +27,9 @@ setting added there works here without a change.
 from __future__ import annotations
 
 import inspect
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 import pandas as pd
@@ -39,7 +40,7 @@ from ...connect.experiment import PhaseCounts, bounce_rounds, steady_cluster
 from ...connect.incremental import DEFAULT_MAX_DELAY_MS
 from ...errors import InputError, require
 from ..generators import ConnectParams, ConnectScenario, check_params, connect_scenario
-from .common import JobResult, check_scale, check_seed, ship_package, stage_rows, write_outputs
+from .common import JobResult, check_scale, check_seed, columns_of, map_range, run_rows_job
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -54,7 +55,7 @@ ROW_SCHEMA = ("scenario long, event string, assignor string, workers int, connec
               "follow_ups int, task_stops int, connector_stops int, task_starts int, connector_starts int, "
               "max_task_stops_in_round int, unassigned_task_seconds double, time_to_settle_ms long, "
               "complete boolean")
-ROW_COLUMNS = [c.strip().split(" ")[0] for c in ROW_SCHEMA.split(",")]
+ROW_COLUMNS = columns_of(ROW_SCHEMA)
 
 
 def setting_names() -> Tuple[str, ...]:
@@ -168,14 +169,7 @@ def rows_df(spark: "SparkSession", n: int, seed: int = 0, params: Optional[Union
     """The per-(scenario, assignor) rows as a Spark DataFrame (scenarios ``0..n-1``)."""
     params = check_params(params, ConnectJobParams).check()
     n, seed = check_scale(n), check_seed(seed)
-    ship_package(spark)
-    slices = max(2, min(400, n // 25))
-
-    def run(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-        for batch in batches:
-            yield evaluate_range(seed, batch["id"].tolist(), params)
-
-    return spark.range(0, n, numPartitions=slices).mapInPandas(run, ROW_SCHEMA)
+    return map_range(spark, n, max(2, min(400, n // 25)), partial(evaluate_range, seed, params=params), ROW_SCHEMA)
 
 
 def _q(values: pd.Series, q: float) -> float:
@@ -219,9 +213,5 @@ def run(spark: "SparkSession", scale: int, seed: int = 0, out: Optional[str] = N
     """Replay ``scale`` Connect clusters' changes under every assignor; rows and summaries returned (and
     written)."""
     params = check_params(params, ConnectJobParams).check()
-    df = stage_rows(spark, rows_df(spark, scale, seed, params), out, "connect")
-    tables = tables_from_rows(df.toPandas())
-    result = JobResult("connect", scale, seed, asdict(params), tables)
-    written = {k: v for k, v in tables.items() if k != "rows"}
-    write_outputs(spark, JobResult("connect", scale, seed, asdict(params), written), out)
-    return result
+    return run_rows_job(spark, "connect", scale, seed, out, params, rows_df(spark, scale, seed, params),
+                        tables_from_rows)

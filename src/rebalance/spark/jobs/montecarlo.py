@@ -36,8 +36,9 @@ process notices).  Summaries are distributions per event and set-up.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Optional, Tuple, Union
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Tuple, Union
 
 import numpy as np
 import pandas as pd
@@ -46,9 +47,9 @@ from ...errors import require
 from ...kip848.config import KIP848Config
 from ...protocol.config import ProtocolConfig
 from ...protocol.ledger import RebalanceMetrics
-from ..generators import RESTART_EVENTS, RestartParams, RestartScenario, check_params, restart_scenario
-from .common import (JobResult, check_overrides, check_scale, check_seed, ship_package, stage_rows,
-                     with_overrides, write_outputs)
+from ..generators import RESTART_EVENTS, RestartParams, RestartScenario, check_params, require_whole, restart_scenario
+from .common import (JobResult, check_overrides, check_scale, check_seed, columns_of, map_range, run_rows_job,
+                     with_overrides)
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame as SparkDataFrame, SparkSession
@@ -76,7 +77,7 @@ ROW_SCHEMA = ("simulation long, event string, mode string, members int, partitio
               "after_last_fault_ms long, "
               "unowned_partition_seconds double, rebalances int, partitions_stopped int, "
               "partitions_moved int, double_ownership int, zombie_overlap int")
-ROW_COLUMNS = [c.strip().split(" ")[0] for c in ROW_SCHEMA.split(",")]
+ROW_COLUMNS = columns_of(ROW_SCHEMA)
 
 
 @dataclass(frozen=True)
@@ -96,9 +97,7 @@ class MonteCarloParams(RestartParams):
                 "params.events", f"must be a non-empty subset of {', '.join(RESTART_EVENTS)}")
         require(isinstance(self.min_members, int) and 1 <= self.min_members <= self.max_members, "params.min_members",
                 "must be a whole number between 1 and max_members")
-        for name in ("max_partitions", "max_topics"):
-            require(isinstance(getattr(self, name), int) and getattr(self, name) >= 1, f"params.{name}",
-                    "must be a whole number >= 1")
+        require_whole(self, ("max_partitions", "max_topics"))
         require(isinstance(self.min_down_ms, int) and 0 < self.min_down_ms <= self.max_down_ms, "params.min_down_ms",
                 "must be a whole number of milliseconds, > 0 and <= max_down_ms")
         config = check_overrides(self.config, SIMULATOR_CONFIGS)
@@ -271,15 +270,8 @@ def rows_df(spark: "SparkSession", n: int, seed: int = 0, params: Optional[Union
     """The per-(simulation, set-up) rows as a Spark DataFrame (simulations ``0..n-1``)."""
     params = check_params(params, MonteCarloParams).check()
     n, seed = check_scale(n), check_seed(seed)
-    ship_package(spark)
-    if slices is None:
-        slices = max(2, min(400, n // 25))
-
-    def run(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-        for batch in batches:
-            yield simulate_range(seed, batch["id"].tolist(), params)
-
-    return spark.range(0, n, numPartitions=slices).mapInPandas(run, ROW_SCHEMA)
+    slices = max(2, min(400, n // 25)) if slices is None else slices
+    return map_range(spark, n, slices, partial(simulate_range, seed, params=params), ROW_SCHEMA)
 
 
 def _q(values: pd.Series, q: float) -> float:
@@ -326,9 +318,5 @@ def run(spark: "SparkSession", scale: int, seed: int = 0, out: Optional[str] = N
         params: Optional[Union[MonteCarloParams, dict]] = None) -> JobResult:
     """Simulate ``scale`` disturbances under every set-up; rows and summary returned (and written)."""
     params = check_params(params, MonteCarloParams).check()
-    df = stage_rows(spark, rows_df(spark, scale, seed, params), out, "montecarlo")
-    tables = tables_from_rows(df.toPandas())
-    result = JobResult("montecarlo", scale, seed, asdict(params), tables)
-    # the rows are already in Parquet
-    write_outputs(spark, JobResult("montecarlo", scale, seed, asdict(params), {"summary": tables["summary"]}), out)
-    return result
+    return run_rows_job(spark, "montecarlo", scale, seed, out, params, rows_df(spark, scale, seed, params),
+                        tables_from_rows)

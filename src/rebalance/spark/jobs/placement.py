@@ -18,8 +18,9 @@ leader/replica skew within a topic and the topics with a partition on fewer rack
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Dict, Iterable, Iterator, List, Optional, Tuple
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Tuple
 
 import pandas as pd
 
@@ -32,7 +33,7 @@ from ...replicas.measures import balance
 from ...replicas.placement import PlacementSpec
 from ...replicas.placer import PLACERS as PLACER_REGISTRY, placer_for
 from ..generators import PlacementCluster, PlacementParams, check_params, placement_cluster
-from .common import JobResult, ship_package, check_scale, check_seed, stage_rows, write_outputs
+from .common import JobResult, check_scale, check_seed, columns_of, map_range, run_rows_job
 
 #: the placers the audit compares: every one of the registry (:data:`rebalance.replicas.placer.PLACERS`)
 PLACERS: Tuple[str, ...] = tuple(PLACER_REGISTRY)
@@ -42,7 +43,7 @@ ROW_SCHEMA = ("cluster long, placer string, brokers int, racks int, uneven boole
               "replica_max_vs_even double, rack_replicas_per_broker_ratio double, mean_topic_leader_skew double, "
               "mean_topic_replica_skew double, topics_rack_short int, "
               "broker_leaders array<long>, broker_replicas array<long>")
-ROW_COLUMNS = [c.strip().split(" ")[0] for c in ROW_SCHEMA.split(",")]
+ROW_COLUMNS = columns_of(ROW_SCHEMA)
 
 
 @dataclass(frozen=True)
@@ -149,15 +150,9 @@ def rows_df(spark: "SparkSession", scale: int, seed: int = 0, params: object = N
     """Per-(cluster, placer) audit rows as a Spark DataFrame, for ``scale`` topic creations in all."""
     params = check_params(params, PlacementAuditParams).check()
     scale, seed = check_scale(scale), check_seed(seed)
-    ship_package(spark)
     n_clusters = len(clusters_for(scale, params.topics_per_cluster))
-    slices = max(1, min(400, n_clusters // 2))
-
-    def run(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-        for batch in batches:
-            yield audit_range(seed, scale, batch["id"].tolist(), params)
-
-    return spark.range(0, n_clusters, numPartitions=slices).mapInPandas(run, ROW_SCHEMA)
+    return map_range(spark, n_clusters, max(1, min(400, n_clusters // 2)),
+                     partial(audit_range, seed, scale, params=params), ROW_SCHEMA)
 
 
 def setup_name(racks: int, uneven: bool) -> str:
@@ -211,9 +206,5 @@ def run(spark: "SparkSession", scale: int, seed: int = 0, out: Optional[str] = N
         ) -> JobResult:
     """Audit ``scale`` topic creations; cluster rows, per-broker table and summary returned (and written)."""
     params = check_params(params, PlacementAuditParams).check()
-    df = stage_rows(spark, rows_df(spark, scale, seed, params), out, "placement")
-    tables = tables_from_rows(df.toPandas())
-    result = JobResult("placement", scale, seed, asdict(params), tables)
-    written = {k: v for k, v in tables.items() if k != "rows"}
-    write_outputs(spark, JobResult("placement", scale, seed, asdict(params), written), out)
-    return result
+    return run_rows_job(spark, "placement", scale, seed, out, params, rows_df(spark, scale, seed, params),
+                        tables_from_rows)

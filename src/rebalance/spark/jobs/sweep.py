@@ -26,7 +26,8 @@ rows (one per scenario and assignor) are returned as ``rows`` up to :data:`KEEP_
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from functools import partial
+from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import pandas as pd
 
@@ -40,7 +41,7 @@ from ...consumer.api import build_scenario
 from ...consumer.rounds import rebalance_rounds
 from ...errors import require
 from ..generators import GroupScenario, SweepParams, check_params, sweep_scenario
-from .common import JobResult, ship_package, check_scale, check_seed, stage_rows, write_outputs
+from .common import JobResult, check_scale, check_seed, columns_of, map_range, stage_rows, write_outputs
 
 #: every built-in consumer assignor, from the consumer registry
 ASSIGNORS: Tuple[str, ...] = tuple(CONSUMER_ASSIGNORS)
@@ -55,7 +56,7 @@ ROW_SCHEMA = ("scenario long, assignor string, members int, topics int, partitio
               "racks int, max_load int, min_load int, spread int, idle_members int, balance_score long, "
               "rack_local int, orphaned int, moved int, extra_moves int, rounds int, unowned_between int, "
               "spread_after int, idle_after int, complete boolean")
-ROW_COLUMNS = [c.strip().split(" ")[0] for c in ROW_SCHEMA.split(",")]
+ROW_COLUMNS = columns_of(ROW_SCHEMA)
 
 
 def _loads(assignment: Dict[str, list]) -> List[int]:
@@ -195,15 +196,8 @@ def rows_df(spark: SparkSession, n: int, seed: int = 0, params: Optional[SweepPa
     params = check_params(params, SweepParams).check()
     n, seed = check_scale(n), check_seed(seed)
     assignors = check_assignors(assignors)
-    ship_package(spark)
-    if slices is None:
-        slices = max(2, min(400, n // 250))
-
-    def run(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-        for batch in batches:
-            yield evaluate_range(seed, batch["id"].tolist(), params, assignors)
-
-    return spark.range(0, n, numPartitions=slices).mapInPandas(run, ROW_SCHEMA)
+    slices = max(2, min(400, n // 250)) if slices is None else slices
+    return map_range(spark, n, slices, partial(evaluate_range, seed, params=params, assignors=assignors), ROW_SCHEMA)
 
 
 # ---- summaries (computed in Spark as exact integer sums, finished in pandas) -------------------------
