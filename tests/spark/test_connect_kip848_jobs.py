@@ -93,3 +93,14 @@ def test_kip848_rolling_restart_settles_without_double_ownership():
     with pytest.raises(InputError) as err:
         montecarlo.build_simulation(sc, "kip848")
     assert err.value.field == "mode"
+
+
+def test_cli_config_and_default_scale_are_checked_before_spark_starts(capsys):
+    from rebalance.spark.__main__ import _parser, main
+    from rebalance.spark.jobs import DEFAULT_SCALE, JOBS
+
+    assert _parser().parse_args(["connect"]).scale is None and set(DEFAULT_SCALE) == set(JOBS)
+    assert main(["connect", "--config", "{not json", "--no-progress"]) == 2
+    assert "--config" in capsys.readouterr().err
+    assert main(["sweep", "--config", '{"max_delay_ms": 1}', "--no-progress"]) == 2
+    assert "--config" in capsys.readouterr().err
