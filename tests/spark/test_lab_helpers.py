@@ -58,3 +58,24 @@ def test_run_local_names_bad_input():
     with pytest.raises(InputError) as err:
         local.run("placement", 5, topics_per_clustr=5)
     assert err.value.field == "params.topics_per_clustr"
+
+
+def test_stored_runs_predating_a_parameter_are_reused_but_not_under_other_simulator_defaults(tmp_path):
+    from rebalance.spark.jobs.common import JobResult, write_outputs
+
+    class NoSpark:  # load_or_run must not compute when the stored run is still valid
+        def __getattr__(self, name):
+            raise AssertionError("recomputed")
+
+    tables = local.run("montecarlo", 2, seed=0)
+    current = lab._normalised_params("montecarlo", None, {})
+    # a run stored before `config` and `max_topics` existed, under the current simulator defaults
+    old = {k: v for k, v in current.items() if k not in ("config", "max_topics")}
+    write_outputs(None, JobResult("montecarlo", 2, 0, old, tables), str(tmp_path))
+    assert lab.load_or_run("montecarlo", 2, seed=0, store=str(tmp_path), spark=NoSpark()).scale == 2
+    # the same run stored under other simulator defaults is stale
+    other = {**old, lab.SIMULATORS_KEY: {**current[lab.SIMULATORS_KEY],
+                                         "classic": {**current[lab.SIMULATORS_KEY]["classic"], "revoke_ms": 7}}}
+    write_outputs(None, JobResult("montecarlo", 2, 0, other, tables), str(tmp_path))
+    with pytest.raises(AssertionError, match="recomputed"):
+        lab.load_or_run("montecarlo", 2, seed=0, store=str(tmp_path), spark=NoSpark())

@@ -8,7 +8,8 @@ from __future__ import annotations
 from types import ModuleType
 
 JOBS = ("sweep", "coordinator", "montecarlo", "placement", "connect")
-#: the command line's scale when none is given: about a minute each on two local cores
+#: the command line's scale when none is given: a minute or two each on two idle local cores (estimated
+#: from the plain local loop's speed)
 DEFAULT_SCALE = {"sweep": 5_000, "coordinator": 10_000_000, "montecarlo": 1_000, "placement": 20_000,
                  "connect": 5_000}
 
