@@ -19,12 +19,12 @@ def _row(frame, **keys):
     return sel.iloc[0]
 
 
-def test_chapter_09_bounces(spark):
+def test_chapter_09_bounces():
     """Chapter 09: eager stops far more than cooperative; static never rebalances in a bounce within the
     session timeout and moves nothing, but leaves partitions unowned longest in a rolling restart; nothing
     is ever owned twice."""
     table = exercise("montecarlo", scale=60, seed=0, events=("rolling-restart", "crash-restart"),
-                     max_down_ms=40_000, spark=spark)
+                     max_down_ms=40_000, local=True)
     assert set(table["event"]) == {"rolling-restart", "crash-restart"}
     assert (table["double_ownership"] == 0).all()
     for event in ("rolling-restart", "crash-restart"):
@@ -39,25 +39,25 @@ def test_chapter_09_bounces(spark):
     assert crash["static"] < crash["cooperative"] < crash["eager"]
 
 
-def test_chapter_09_exercise_eager_stops_the_whole_group(spark):
+def test_chapter_09_exercise_eager_stops_the_whole_group():
     """The exercise's solution: in a crash-restart, eager stops exactly the group's partitions whatever the
     group size; cooperative and static stop a share that shrinks as the group grows."""
     stopped = {}
     for size in (4, 16):
         rows = exercise("montecarlo", scale=40, seed=0, events=("crash-restart",), max_down_ms=40_000,
-                        min_members=size, max_members=size, max_partitions=48, table="rows", spark=spark)
+                        min_members=size, max_members=size, max_partitions=48, table="rows", local=True)
         eager = rows[rows["mode"] == "eager"]
         assert (eager["partitions_stopped"] == eager["partitions"]).all()
         stopped[size] = rows[rows["mode"] == "cooperative"]["partitions_stopped"].mean()
     assert stopped[16] < stopped[4] / 2
 
 
-def test_chapter_10_leader_pile_up(spark):
+def test_chapter_10_leader_pile_up():
     """Chapter 10: over 50-topic creation sequences the striped placer piles leaders up on 9 brokers in 3
     racks but not on 6 or 12; it spreads replicas within a topic more evenly than AdminUtils."""
     rows = exercise("placement", scale=3_000, seed=0, table="rows", topics_per_cluster=50,
                     broker_choices=(6, 9, 12), rack_choices=(3,), replication_choices=(3,), max_partitions=50,
-                    p_uneven=0.0, spark=spark)
+                    p_uneven=0.0, local=True)
     means = rows.groupby(["brokers", "placer"])[
         ["mean_topic_leader_skew", "mean_topic_replica_skew", "leader_max_vs_even"]].mean()
     assert set(means.index.get_level_values("brokers")) == {6, 9, 12}
@@ -71,10 +71,10 @@ def test_chapter_10_leader_pile_up(spark):
         assert replica[(n, "StripedReplicaPlacer")] < replica[(n, "AdminUtils")]
 
 
-def test_chapter_11_classic_baseline(spark):
+def test_chapter_11_classic_baseline():
     """Chapter 11: after a rolling restart cooperative settles later than eager (second rebalance) but moves
     under half as much and has the shorter unowned tail; a crash costs every set-up the session timeout."""
-    table = exercise("montecarlo", scale=60, seed=0, events=("rolling-restart", "crash"), spark=spark)
+    table = exercise("montecarlo", scale=60, seed=0, events=("rolling-restart", "crash"), local=True)
     eager, coop = (_row(table, event="rolling-restart", mode=m) for m in ("eager", "cooperative"))
     assert coop["after_last_fault_p50_s"] > eager["after_last_fault_p50_s"]
     assert coop["mean_partitions_moved"] < eager["mean_partitions_moved"] / 2
@@ -85,10 +85,10 @@ def test_chapter_11_classic_baseline(spark):
         assert 40 <= _row(table, event="crash", mode=mode)["time_to_stable_p50_s"] <= 45
 
 
-def test_chapter_11_stickiness(spark):
+def test_chapter_11_stickiness():
     """Chapter 11: when one member leaves, range takes partitions from members that stayed far more often
     than cooperative-sticky."""
-    table = exercise("sweep", scale=200, seed=0, assignors=("range", "cooperative-sticky"), spark=spark)
+    table = exercise("sweep", scale=200, seed=0, assignors=("range", "cooperative-sticky"), local=True)
     rng, coop = (_row(table, assignor=a) for a in ("range", "cooperative-sticky"))
     assert rng["mean_extra_moves"] > 5 * coop["mean_extra_moves"]
     assert coop["p_no_extra_moves"] > rng["p_no_extra_moves"] + 0.5

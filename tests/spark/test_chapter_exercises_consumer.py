@@ -26,11 +26,11 @@ def _by(frame, *keys):
             for r in frame.itertuples(index=False)}
 
 
-def test_chapter_02_range_idle_despite_enough_partitions(spark):
+def test_chapter_02_range_idle_despite_enough_partitions():
     """Chapter 02: Range leaves a member idle in about 40% of the groups and in over a quarter of those
     with a partition for everyone; RoundRobin never does the latter, is always balanced, and its idle
     groups are fewer than half of Range's."""
-    t = _by(exercise("sweep", scale=GROUPS, seed=0, assignors=("range", "roundrobin"), spark=spark,
+    t = _by(exercise("sweep", scale=GROUPS, seed=0, assignors=("range", "roundrobin"), local=True,
                      **RANGE_SHAPE), "assignor")
     rg, rr = t[("range",)], t[("roundrobin",)]
     assert rr.p_idle_despite_enough == 0.0 and rr.p_balanced == 1.0
@@ -53,22 +53,22 @@ def test_chapter_02_exercise_single_topic_range_equals_roundrobin():
     assert rg.p_idle_despite_enough == 0.0 and rg.p_balanced == 1.0 and rg.p_idle > 0.4
 
 
-def test_chapter_02_exercise_more_members_more_idle(spark):
+def test_chapter_02_exercise_more_members_more_idle():
     """Solution (b): with up to 40 members Range leaves a member idle in about half of the groups that
     have enough partitions; RoundRobin still in none."""
-    t = _by(exercise("sweep", scale=400, seed=0, assignors=("range", "roundrobin"), spark=spark,
+    t = _by(exercise("sweep", scale=400, seed=0, assignors=("range", "roundrobin"), local=True,
                      **{**RANGE_SHAPE, "max_members": 40}), "assignor")
     assert t[("range",)].p_idle_despite_enough > 0.45
     assert t[("roundrobin",)].p_idle_despite_enough == 0.0
     assert t[("roundrobin",)].p_idle < t[("range",)].p_idle * 0.7
 
 
-def test_chapter_03_roundrobin_under_uneven_subscriptions(spark):
+def test_chapter_03_roundrobin_under_uneven_subscriptions():
     """Chapter 03: identical subscriptions give the same, balanced figures for RoundRobin and Sticky; with
     different subscriptions Sticky balances about twice as many groups and its mean spread is less than
     half of RoundRobin's, and it leaves fewer groups with an idle member; neither balances every group."""
     t = _by(exercise("sweep", scale=GROUPS, seed=0, table="by_subscriptions", assignors=("roundrobin", "sticky"),
-                     p_identical=0.5, rack_choices=(0,), spark=spark), "assignor", "identical")
+                     p_identical=0.5, rack_choices=(0,), local=True), "assignor", "identical")
     rr, st = t[("roundrobin", True)], t[("sticky", True)]
     assert rr.p_balanced == st.p_balanced == 1.0 and rr.mean_spread == st.mean_spread
     rr, st = t[("roundrobin", False)], t[("sticky", False)]
@@ -77,12 +77,12 @@ def test_chapter_03_roundrobin_under_uneven_subscriptions(spark):
     assert st.p_idle_despite_enough < rr.p_idle_despite_enough / 2
 
 
-def test_chapter_03_exercise_more_topics(spark):
+def test_chapter_03_exercise_more_topics():
     """The solution (smaller scale): with up to eight topics both assignors balance fewer groups with
     different subscriptions, and RoundRobin's mean spread stays about twice Sticky's."""
     def run(topics):
         return _by(exercise("sweep", scale=400, seed=0, table="by_subscriptions", assignors=("roundrobin", "sticky"),
-                            p_identical=0.5, rack_choices=(0,), max_topics=topics, spark=spark),
+                            p_identical=0.5, rack_choices=(0,), max_topics=topics, local=True),
                    "assignor", "identical")
 
     five, eight = run(5), run(8)
@@ -93,12 +93,12 @@ def test_chapter_03_exercise_more_topics(spark):
         assert 1.6 < t[("roundrobin", False)].mean_spread / t[("sticky", False)].mean_spread < 2.5
 
 
-def test_chapter_06_four_assignors_side_by_side(spark):
+def test_chapter_06_four_assignors_side_by_side():
     """Chapter 06: the sticky assignors share the first assignment and balance best; RoundRobin places the
     fewest partitions rack-locally; on a departure every assignor moves the leaver's ~6 partitions, Range
     and RoundRobin take 5 and 18 more from members that stayed, the sticky assignors about a quarter of one,
     and cooperative-sticky alone needs follow-up rebalances."""
-    t = _by(exercise("sweep", scale=GROUPS, seed=0, spark=spark), "assignor")
+    t = _by(exercise("sweep", scale=GROUPS, seed=0, local=True), "assignor")
     rg, rr, st, co = (t[(a,)] for a in ("range", "roundrobin", "sticky", "cooperative-sticky"))
     for col in ("p_idle", "p_balanced", "mean_spread", "mean_balance_score", "rack_local_share"):
         assert getattr(st, col) == getattr(co, col)
@@ -114,12 +114,12 @@ def test_chapter_06_four_assignors_side_by_side(spark):
     assert 0.0 == st.mean_unowned_between < co.mean_unowned_between < 0.4
 
 
-def test_chapter_06_exercise_common_case_moves_only_the_leavers_partitions(spark):
+def test_chapter_06_exercise_common_case_moves_only_the_leavers_partitions():
     """The solution: with identical subscriptions and no racks the sticky assignors take nothing from
     members that stay and cooperative-sticky settles in one rebalance (a property, at any scale); Range and
     RoundRobin take more from members that stay than in the mixed sweep."""
-    common = _by(exercise("sweep", scale=400, seed=0, p_identical=1.0, rack_choices=(0,), spark=spark), "assignor")
-    mixed = _by(exercise("sweep", scale=400, seed=0, spark=spark), "assignor")
+    common = _by(exercise("sweep", scale=400, seed=0, p_identical=1.0, rack_choices=(0,), local=True), "assignor")
+    mixed = _by(exercise("sweep", scale=400, seed=0, local=True), "assignor")
     for name in ("sticky", "cooperative-sticky"):
         r = common[(name,)]
         assert r.mean_extra_moves == 0.0 and r.p_no_extra_moves == 1.0

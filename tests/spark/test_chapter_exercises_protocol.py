@@ -19,10 +19,10 @@ def _row(frame, **where):
 
 
 @pytest.fixture(scope="module")
-def hot_spots(spark):
+def hot_spots():
     # chapter 01: Kafka's 50 offsets partitions against 60, on 3, 6 and 12 brokers
     return exercise("coordinator", scale=200_000, seed=1, partition_counts=(50, 60), broker_counts=(3, 6, 12),
-                    spark=spark)
+                    local=True)
 
 
 def test_ch01_broker_skew_is_the_partition_arithmetic(hot_spots):
@@ -41,9 +41,9 @@ def test_ch01_broker_skew_is_the_partition_arithmetic(hot_spots):
 
 
 @pytest.fixture(scope="module")
-def protocols(spark):
+def protocols():
     # chapter 07: eager (range) against cooperative (cooperative-sticky)
-    return exercise("montecarlo", scale=60, seed=0, modes=("eager", "cooperative"), spark=spark)
+    return exercise("montecarlo", scale=60, seed=0, modes=("eager", "cooperative"), local=True)
 
 
 def test_ch07_cooperative_stops_fewer_partitions_in_more_rebalances(protocols):
@@ -69,11 +69,11 @@ def test_ch07_cooperative_stops_fewer_partitions_in_more_rebalances(protocols):
 
 
 @pytest.fixture(scope="module")
-def static_runs(spark):
+def static_runs():
     # chapter 08: dynamic against static members, restarts inside (5-30 s) and beyond (50-90 s) the session
     return {away: exercise("montecarlo", scale=60, seed=0, modes=("eager", "static"),
                            events=("rolling-restart", "crash-restart"), min_down_ms=low, max_down_ms=high,
-                           spark=spark)
+                           local=True)
             for away, (low, high) in {"short": (5_000, 30_000), "long": (50_000, 90_000)}.items()}
 
 
@@ -98,11 +98,11 @@ def test_ch08_static_membership_pays_only_inside_the_session(static_runs):
     assert s.unowned_mean_partition_s > 25 * e.unowned_mean_partition_s
 
 
-def test_ch08_solution_the_boundary_is_one_heartbeat_before_the_session_timeout(spark):
+def test_ch08_solution_the_boundary_is_one_heartbeat_before_the_session_timeout():
     rebalances = {}
     for down_s in (40, 42, 43, 44, 46):
         t = exercise("montecarlo", scale=60, seed=0, modes=("static",), events=("crash-restart",),
-                     min_down_ms=down_s * 1000, max_down_ms=down_s * 1000, spark=spark)
+                     min_down_ms=down_s * 1000, max_down_ms=down_s * 1000, local=True)
         rebalances[down_s] = t.iloc[0]["mean_rebalances"]
     # "up to 42 s no run rebalances; at 43 s most runs pay two rebalances; from 44 s all of them do"
     assert rebalances[40] == rebalances[42] == 0

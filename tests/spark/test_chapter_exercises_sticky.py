@@ -19,13 +19,13 @@ def _rows(frame):
     return {(r.assignor, bool(r.identical)): r for r in frame.itertuples(index=False)}
 
 
-def test_chapter_04_sticky_moves_little_and_balances_better(spark):
+def test_chapter_04_sticky_moves_little_and_balances_better():
     """Chapter 04: with equal subscriptions RoundRobin and Sticky are equally (perfectly) balanced, RoundRobin
     moves several times the departed member's partitions, Sticky almost only those; with skewed
     subscriptions Sticky moves about half a partition extra (RoundRobin over 10) and its balance score is
     about half of RoundRobin's and Range's."""
     t = _rows(exercise("sweep", scale=GROUPS, seed=0, assignors=("range", "roundrobin", "sticky"),
-                       table="by_subscriptions", spark=spark))
+                       table="by_subscriptions", local=True))
     rr, st = t[("roundrobin", True)], t[("sticky", True)]
     assert rr.p_balanced == st.p_balanced == 1.0
     assert rr.mean_balance_score == st.mean_balance_score
@@ -38,14 +38,14 @@ def test_chapter_04_sticky_moves_little_and_balances_better(spark):
     assert all(r.incomplete == 0 for r in t.values())
 
 
-def test_chapter_04_exercise_roundrobin_cost_grows_with_the_group(spark):
+def test_chapter_04_exercise_roundrobin_cost_grows_with_the_group():
     """The exercise's solution (at a smaller scale): in larger groups RoundRobin's moves per needed move
     grow, Sticky's stay near 1 with equal subscriptions, and with skewed subscriptions Sticky moves
     nothing extra in fewer groups than in the small groups."""
     small = _rows(exercise("sweep", scale=GROUPS, seed=0, assignors=("roundrobin", "sticky"),
-                           table="by_subscriptions", spark=spark))
+                           table="by_subscriptions", local=True))
     big = _rows(exercise("sweep", scale=200, seed=0, assignors=("roundrobin", "sticky"), table="by_subscriptions",
-                         min_members=3, max_members=50, max_topics=20, max_partitions=50, spark=spark))
+                         min_members=3, max_members=50, max_topics=20, max_partitions=50, local=True))
 
     def ratio(r):
         return r.mean_moved / r.mean_orphaned
@@ -56,12 +56,12 @@ def test_chapter_04_exercise_roundrobin_cost_grows_with_the_group(spark):
     assert big[("sticky", False)].mean_moved < big[("roundrobin", False)].mean_moved / 3
 
 
-def test_chapter_05_cooperative_same_plan_more_rounds(spark):
+def test_chapter_05_cooperative_same_plan_more_rounds():
     """Chapter 05: cooperative-sticky ends as balanced as sticky and moves about the same partitions; it
     needs follow-up rebalances (about one per five skewed groups, one per forty equal ones), and the
     partitions waiting in between are about the extra moves, not the departed member's partitions."""
     t = _rows(exercise("sweep", scale=GROUPS, seed=0, assignors=("sticky", "cooperative-sticky"),
-                       table="by_subscriptions", spark=spark))
+                       table="by_subscriptions", local=True))
     for identical in (False, True):
         st, co = t[("sticky", identical)], t[("cooperative-sticky", identical)]
         assert st.mean_balance_score == co.mean_balance_score
@@ -91,11 +91,11 @@ def test_chapter_05_group_25_needs_three_rebalances():
     assert second["revoked"] == "consumer-4: topic-b-9" and third["gained"] == "consumer-1: topic-b-9"
 
 
-def test_chapter_05_exercise_no_racks_one_rebalance(spark):
+def test_chapter_05_exercise_no_racks_one_rebalance():
     """The exercise's solution: without rack ids, equal subscriptions after a departure need exactly one
     rebalance and move only the departed member's partitions; skewed ones still need follow-ups."""
     t = _rows(exercise("sweep", scale=2_000, seed=0, assignors=("sticky", "cooperative-sticky"),
-                       table="by_subscriptions", rack_choices=(0,), spark=spark))
+                       table="by_subscriptions", rack_choices=(0,), local=True))
     for assignor in ("sticky", "cooperative-sticky"):
         r = t[(assignor, True)]
         assert r.mean_rounds == 1.0 and r.mean_extra_moves == 0.0 and r.mean_unowned_between == 0.0

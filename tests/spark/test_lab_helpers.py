@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from rebalance.errors import InputError
-from rebalance.spark import lab
+from rebalance.spark import lab, local
 from rebalance.spark.jobs import coordinator, placement
 
 STORE = Path(__file__).resolve().parents[2] / "chapters" / "12-lab-at-scale.data"
@@ -39,22 +39,43 @@ def test_scenario_ranges_read_the_stored_runs():
 
 
 def test_run_local_matches_the_jobs_per_scenario_functions():
-    summary = lab.run_local("placement", 100, seed=1, topics_per_cluster=50)["summary"]
+    summary = local.run("placement", 100, seed=1, topics_per_cluster=50)["summary"]
     params = placement.PlacementAuditParams(topics_per_cluster=50)
     rows = placement.audit_range(1, 100, [0, 1], params)
     pd.testing.assert_frame_equal(summary, placement.summarize(rows))
-    co = lab.run_local("coordinator", 20_000, seed=3, partition_counts=(50,), broker_counts=(6,))
+    co = local.run("coordinator", 20_000, seed=3, partition_counts=(50,), broker_counts=(6,))
     assert co["summary"].loc[0, "groups"] == 20_000
     assert list(co["broker_load"]["offsets_partitions"]) == [9, 9, 8, 8, 8, 8]
-    mc = lab.run_local("montecarlo", 4, seed=0, events=("crash",))
+    mc = local.run("montecarlo", 4, seed=0, events=("crash",))
     assert set(mc["summary"]["mode"]) == {"eager", "cooperative", "static"}
-    assert lab.run_local("sweep", 5, seed=0)["by_assignor"]["scenarios"].tolist() == [5] * 4
+    assert local.run("sweep", 5, seed=0)["by_assignor"]["scenarios"].tolist() == [5] * 4
 
 
 def test_run_local_names_bad_input():
     with pytest.raises(InputError) as err:
-        lab.run_local("nope", 5)
+        local.run("nope", 5)
     assert err.value.field == "job"
     with pytest.raises(InputError) as err:
-        lab.run_local("placement", 5, topics_per_clustr=5)
+        local.run("placement", 5, topics_per_clustr=5)
     assert err.value.field == "params.topics_per_clustr"
+
+
+def test_stored_runs_predating_a_parameter_are_reused_but_not_under_other_simulator_defaults(tmp_path):
+    from rebalance.spark.jobs.common import JobResult, write_outputs
+
+    class NoSpark:  # load_or_run must not compute when the stored run is still valid
+        def __getattr__(self, name):
+            raise AssertionError("recomputed")
+
+    tables = local.run("montecarlo", 2, seed=0)
+    current = lab._normalised_params("montecarlo", None, {})
+    # a run stored before `config` and `max_topics` existed, under the current simulator defaults
+    old = {k: v for k, v in current.items() if k not in ("config", "max_topics")}
+    write_outputs(None, JobResult("montecarlo", 2, 0, old, tables), str(tmp_path))
+    assert lab.load_or_run("montecarlo", 2, seed=0, store=str(tmp_path), spark=NoSpark()).scale == 2
+    # the same run stored under other simulator defaults is stale
+    other = {**old, lab.SIMULATORS_KEY: {**current[lab.SIMULATORS_KEY],
+                                         "classic": {**current[lab.SIMULATORS_KEY]["classic"], "revoke_ms": 7}}}
+    write_outputs(None, JobResult("montecarlo", 2, 0, other, tables), str(tmp_path))
+    with pytest.raises(AssertionError, match="recomputed"):
+        lab.load_or_run("montecarlo", 2, seed=0, store=str(tmp_path), spark=NoSpark())

@@ -10,7 +10,9 @@ the driver, and the result does not depend on how Spark splits the range into pa
   console consumers, Streams application ids) with a heavy-tailed offset-commit rate per group;
 * :func:`placement_cluster` -- a cluster (brokers, racks) and a stream of topic creations to place;
 * :func:`restart_scenario` -- one group and one disturbance (rolling restart, crash and restart, crash)
-  for the rebalance Monte Carlo.
+  for the rebalance Monte Carlo;
+* :func:`connect_scenario` -- a steady Kafka Connect cluster and one change (a worker bounces, a
+  connector is added) for the Connect job.
 
 Randomness: per-scenario generators use :class:`random.Random` seeded from a SplitMix64 mix of
 ``(seed, stream, index)``; the vectorised :func:`group_ids` uses the same mix on numpy ``uint64`` arrays
@@ -34,7 +36,7 @@ _M2 = 0x94D049BB133111EB
 _MASK64 = (1 << 64) - 1
 
 # stream numbers keep the jobs' random choices independent of each other for the same seed
-STREAM_SWEEP, STREAM_GROUP_IDS, STREAM_PLACEMENT, STREAM_RESTART = 1, 2, 3, 4
+STREAM_SWEEP, STREAM_GROUP_IDS, STREAM_PLACEMENT, STREAM_RESTART, STREAM_CONNECT = 1, 2, 3, 4, 5
 
 
 def mix64(x: int) -> int:
@@ -70,6 +72,15 @@ def _check_index(seed, index) -> None:
             f"must be a whole number >= 0, got {index!r}")
 
 
+def require_whole(params: object, names: Tuple[str, ...], minimum: int = 1) -> None:
+    """Each of ``params``' attributes ``names`` is a whole number >= ``minimum`` (``InputError`` naming
+    ``params.<name>`` otherwise)."""
+    for name in names:
+        value = getattr(params, name)
+        require(isinstance(value, int) and not isinstance(value, bool) and value >= minimum, f"params.{name}",
+                f"must be a whole number >= {minimum}, got {value!r}")
+
+
 # --------------------------------------------------------------------------------------------------------
 # consumer group scenarios (scenario sweep)
 
@@ -91,9 +102,7 @@ class SweepParams:
     replication_factor: int = 2
 
     def check(self) -> "SweepParams":
-        for name in ("min_members", "max_members", "max_topics", "max_partitions", "replication_factor"):
-            value = getattr(self, name)
-            require(isinstance(value, int) and value >= 1, f"params.{name}", f"must be a whole number >= 1, got {value!r}")
+        require_whole(self, ("min_members", "max_members", "max_topics", "max_partitions", "replication_factor"))
         require(self.min_members >= 2, "params.min_members", "a member must be able to leave: need at least 2")
         require(self.max_members >= self.min_members, "params.max_members", "must be >= min_members")
         require(0.0 <= self.p_identical <= 1.0, "params.p_identical", "must be a probability in [0, 1]")
@@ -306,15 +315,21 @@ def placement_cluster(seed: int, index: int, topics: int, params: PlacementParam
 # disturbances for the rebalance Monte Carlo
 
 
+#: the Monte Carlo's disturbances: every member bounced in turn, one member crashing and coming back, one
+#: member crashing for good
+RESTART_EVENTS = ("rolling-restart", "crash-restart", "crash")
+
+
 @dataclass(frozen=True)
 class RestartParams:
+    """Ranges the Monte Carlo's groups and disturbances are drawn from (all bounds inclusive)."""
+
     min_members: int = 3
     max_members: int = 12
     max_topics: int = 2
     max_partitions: int = 24
-    #: disturbances drawn uniformly: every member bounced in turn, one member crashing and coming back,
-    #: one member crashing for good
-    events: Tuple[str, ...] = ("rolling-restart", "crash-restart", "crash")
+    #: disturbances drawn uniformly from :data:`RESTART_EVENTS`
+    events: Tuple[str, ...] = RESTART_EVENTS
     #: a bounced or crashed process is down for this many milliseconds (uniform)
     min_down_ms: int = 5_000
     max_down_ms: int = 60_000
@@ -362,6 +377,77 @@ def restart_scenario(seed: int, index: int, params: RestartParams = RestartParam
                            down_ms=rng.randint(params.min_down_ms, params.max_down_ms),
                            gap_ms=rng.randint(20_000, 90_000), revoke_ms=rng.choice([0, 50, 200, 1_000]),
                            network_ms=rng.choice([1, 2, 5]))
+
+
+# --------------------------------------------------------------------------------------------------------
+# Kafka Connect clusters and changes (Connect job)
+
+#: the Connect job's changes: one worker leaves and comes back empty; one connector is added
+CONNECT_EVENTS = ("worker-bounce", "connector-added")
+
+
+@dataclass(frozen=True)
+class ConnectParams:
+    """Ranges the Connect job's clusters and changes are drawn from (all bounds inclusive)."""
+
+    min_workers: int = 3
+    max_workers: int = 20
+    max_connectors: int = 60
+    #: tasks per connector (``tasks.max``), the same for every connector of a cluster
+    max_tasks: int = 16
+    #: changes drawn uniformly from :data:`CONNECT_EVENTS`
+    events: Tuple[str, ...] = CONNECT_EVENTS
+    #: a bounced worker is away this long (uniform): by default 5 s to 10 min, on both sides of the 5 min
+    #: default of ``scheduled.rebalance.max.delay.ms``
+    min_away_ms: int = 5_000
+    max_away_ms: int = 600_000
+
+    def check(self) -> "ConnectParams":
+        require_whole(self, ("min_workers", "max_workers", "max_connectors", "max_tasks", "min_away_ms", "max_away_ms"))
+        require(self.min_workers >= 2, "params.min_workers", "a worker must be able to leave: need at least 2")
+        require(self.max_workers >= self.min_workers, "params.max_workers", "must be >= min_workers")
+        require(self.max_away_ms >= self.min_away_ms, "params.max_away_ms", "must be >= min_away_ms")
+        require(len(self.events) > 0 and all(e in CONNECT_EVENTS for e in self.events), "params.events",
+                f"must be a non-empty subset of {', '.join(CONNECT_EVENTS)}")
+        return self
+
+
+@dataclass
+class ConnectScenario:
+    """One steady Connect cluster (every connector running ``tasks_per_connector`` tasks) and one change."""
+
+    index: int
+    workers: List[str]
+    #: ``{connector: tasks}`` running before the change, named as :func:`rebalance.connect.experiment.connector_names`
+    connectors: Dict[str, int]
+    event: str
+    #: worker-bounce: the worker that leaves (``worker-01``) is back after this long
+    away_ms: int
+    #: connector-added: the new connector and its task count
+    new_connector: str
+    new_tasks: int
+
+    @property
+    def tasks(self) -> int:
+        return sum(self.connectors.values())
+
+
+def connect_scenario(seed: int, index: int, params: ConnectParams = ConnectParams()) -> ConnectScenario:
+    """Cluster ``index``: workers ``worker-01..``, connectors ``conn01..`` with the same ``tasks.max``, and
+    the change (a bounce of ``worker-01`` and how long it is away, or a new connector and its tasks)."""
+    from ..connect.experiment import connector_names, worker_names
+
+    _check_index(seed, index)
+    rng = scenario_rng(seed, STREAM_CONNECT, index)
+    n_workers = rng.randint(params.min_workers, params.max_workers)
+    n_connectors = rng.randint(1, params.max_connectors)
+    tasks = rng.randint(1, params.max_tasks)
+    event = rng.choice(params.events)
+    names = connector_names(n_connectors + 1)
+    return ConnectScenario(index=index, workers=worker_names(n_workers),
+                           connectors={name: tasks for name in names[:-1]}, event=event,
+                           away_ms=rng.randint(params.min_away_ms, params.max_away_ms),
+                           new_connector=names[-1], new_tasks=rng.randint(1, params.max_tasks))
 
 
 def check_params(params: Optional[P | Dict[str, object]], cls: type[P]) -> P:

@@ -25,8 +25,10 @@ from .generators import check_params
 from .jobs import JOBS, get_job
 from .jobs.common import JobResult, table_path, write_outputs
 
+#: the key of a Monte Carlo run's stored parameters that holds the simulators' default configs
+SIMULATORS_KEY = "simulator_defaults"
 _PARAM_CLASSES = {"sweep": "SweepParams", "coordinator": "CoordinatorParams", "montecarlo": "MonteCarloParams",
-                  "placement": "PlacementAuditParams"}
+                  "placement": "PlacementAuditParams", "connect": "ConnectJobParams"}
 
 
 def _normalised_params(job: str, params, extra: dict) -> dict:
@@ -40,6 +42,10 @@ def _normalised_params(job: str, params, extra: dict) -> dict:
     out = asdict(check_params(params, cls))
     if job == "sweep":
         out["assignors"] = list(extra.get("assignors", module.ASSIGNORS))
+    if job == "montecarlo":
+        # the simulators' default timings are part of what produced the numbers: a stored run made under
+        # other defaults is stale
+        out[SIMULATORS_KEY] = {prefix: asdict(c()) for prefix, c in module.SIMULATOR_CONFIGS.items()}
     return json.loads(json.dumps(out, sort_keys=True, default=list))
 
 
@@ -64,9 +70,12 @@ def load_or_run(job: str, scale: int, seed: int = 0, store: str = "lab-results",
     computed with Spark, written to ``store`` and read back (so both paths return identical frames)."""
     require(job in JOBS, "job", f"must be one of {', '.join(JOBS)}, got {job!r}")
     wanted = _normalised_params(job, params, kwargs)
+    defaults = {k: v for k, v in _normalised_params(job, None, {}).items() if k != SIMULATORS_KEY}
     old = None if recompute else stored(store, job)
+    # a parameter added to the job after the run was stored is taken at its default (which reproduces what
+    # the job did before it had the parameter)
     if old is not None and old.scale == scale and old.seed == seed and \
-            json.loads(json.dumps(old.params, sort_keys=True)) == wanted:
+            json.loads(json.dumps({**defaults, **old.params}, sort_keys=True)) == wanted:
         return old
     if spark is None:
         from .session import get_spark
@@ -116,11 +125,13 @@ def scenario_ranges(results: Mapping[str, JobResult]) -> pd.DataFrame:
                     f"clusters of {p['broker_counts']} brokers")
         elif job == "montecarlo":
             mc = r.tables["rows"]
+            session_ms = p.get(SIMULATORS_KEY, {}).get("classic", {}).get(
+                "session_timeout_ms", ProtocolConfig().session_timeout_ms)
             gaps = mc.loc[mc["event"] == "rolling-restart", "gap_ms"] / 1000
             text = (f"groups of {p['min_members']}-{p['max_members']} members; a member is down "
                     f"{p['min_down_ms'] / 1000:.0f}-{p['max_down_ms'] / 1000:.0f} s; rolling restarts "
                     f"{gaps.min():.0f}-{gaps.max():.0f} s apart (in the rows); session.timeout.ms "
-                    f"{ProtocolConfig().session_timeout_ms / 1000:.0f} s (Kafka's default)")
+                    f"{session_ms / 1000:.0f} s (Kafka's default)")
         elif job == "placement":
             pr = r.tables["rows"]
             clusters = pr.drop_duplicates("cluster")
@@ -130,6 +141,10 @@ def scenario_ranges(results: Mapping[str, JobResult]) -> pd.DataFrame:
                     f"probability {p['p_uneven']} when there are racks), racks drawn from {p['rack_choices']}; "
                     f"{racked['uneven'].mean():.0%} of the {len(racked):,} clusters with racks have racks of "
                     f"different sizes")
+        elif job == "connect":
+            text = (f"Connect clusters of {p['min_workers']}-{p['max_workers']} workers running 1-"
+                    f"{p['max_connectors']} connectors of 1-{p['max_tasks']} tasks; a worker away "
+                    f"{p['min_away_ms'] / 1000:.0f}-{p['max_away_ms'] / 1000:.0f} s, or a connector added")
         else:  # pragma: no cover - every job is listed above
             text = ""
         rows.append({"job": job, "scale": f"{r.scale:,}", "seed": r.seed, "scenarios": text})
@@ -167,30 +182,3 @@ def replay_incomplete(seed: int, incomplete: pd.DataFrame, max_rounds: int = 12,
     for column in ("settles in rebalance", "repeats every"):  # whole numbers, <NA> where there is none
         frame[column] = frame[column].astype("Int64")
     return frame.set_index("scenario")
-
-
-def run_local(job: str, scale: int, seed: int = 0, **params: object) -> Dict[str, pd.DataFrame]:
-    """A job's summary tables computed in this process, without Spark: the same per-scenario functions the
-    Spark job maps over, for the chapters' executed exercise solutions at small scale."""
-    require(job in JOBS, "job", f"must be one of {', '.join(JOBS)}, got {job!r}")
-    module = get_job(job)
-    if job == "sweep":
-        from . import local
-        from .generators import SweepParams
-
-        return local.sweep(scale, seed, check_params(params or None, SweepParams))
-    if job == "coordinator":
-        from . import local
-
-        p = module._check(check_params(params or None, module.CoordinatorParams))
-        partition_load = local.coordinator_partition_load(scale, seed, p)
-        brokers = module.broker_load(partition_load, p.broker_counts, p.placer, p.placer_seed)
-        return {"partition_load": partition_load, "broker_load": brokers,
-                "summary": module.summarize(partition_load, brokers)}
-    if job == "montecarlo":
-        p = check_params(params or None, module.MonteCarloParams).check()
-        rows = module.simulate_range(seed, range(scale), p)
-        return {"rows": rows, "summary": module.summarize(rows)}
-    p = check_params(params or None, module.PlacementAuditParams).check()
-    rows = module.audit_range(seed, scale, [i for i, _ in module.clusters_for(scale, p.topics_per_cluster)], p)
-    return {"rows": rows, "summary": module.summarize(rows)}

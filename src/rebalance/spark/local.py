@@ -1,8 +1,10 @@
-"""The same experiments as a plain single-process Python loop: the benchmark's baseline, and a
-reference the tests compare Spark's numbers with.
+"""The same experiments as a plain single-process Python loop: the benchmark's baseline, the reference the
+tests compare Spark's numbers with, and what the chapters' executed exercise solutions run.
 
-Each function builds the same scenarios from ``(seed, index)`` and calls the same per-scenario code as
-the Spark job, one scenario after another, then summarises with pandas.
+Each job builds the same scenarios from ``(seed, index)`` and calls the same per-scenario code as its Spark
+job, one scenario after another, then builds its tables with the same function the Spark job uses
+(``tables_from_rows``; the sweep's summaries, which Spark aggregates itself, with pandas), so
+:func:`run` returns the tables ``rebalance.spark.jobs.<job>.run`` returns, equal to the last digit.
 """
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ from typing import Dict, Optional, Sequence
 
 import pandas as pd
 
+from ..errors import require
 from .generators import SweepParams, check_params
+from .jobs import JOBS, get_job
 from .jobs import coordinator as coordinator_job
 from .jobs import sweep as sweep_job
 from .jobs.common import check_scale, check_seed
@@ -25,9 +29,9 @@ def sweep_rows(scale: int, seed: int = 0, params: Optional[SweepParams | Dict[st
 
 
 def sweep(scale: int, seed: int = 0, params: Optional[SweepParams | Dict[str, object]] = None,
-           assignors: Sequence[str] = sweep_job.ASSIGNORS) -> Dict[str, pd.DataFrame]:
-    """The sweep's summary tables, computed in this process."""
-    return sweep_job.summaries_from_pandas(sweep_rows(scale, seed, params, assignors))
+          assignors: Sequence[str] = sweep_job.ASSIGNORS) -> Dict[str, pd.DataFrame]:
+    """The sweep's tables (summaries, histograms, incomplete groups, rows), computed in this process."""
+    return sweep_job.tables_from_rows(sweep_rows(scale, seed, params, assignors))
 
 
 def coordinator_partition_load(scale: int, seed: int = 0, params: Optional[dict] = None) -> pd.DataFrame:
@@ -44,3 +48,27 @@ def coordinator_partition_load(scale: int, seed: int = 0, params: Optional[dict]
     total["num_partitions"] = total["num_partitions"].astype("int64")
     total["partition"] = total["partition"].astype("int64")
     return total.sort_values(["num_partitions", "partition"]).reset_index(drop=True)
+
+
+def run(job: str, scale: int, seed: int = 0, assignors: Optional[Sequence[str]] = None,
+        **params: object) -> Dict[str, pd.DataFrame]:
+    """Job ``job``'s tables computed in this process, without Spark (``assignors``: the sweep's only)."""
+    require(job in JOBS, "job", f"must be one of {', '.join(JOBS)}, got {job!r}")
+    require(assignors is None or job == "sweep", "assignors", "only the sweep job takes assignors")
+    module = get_job(job)
+    scale, seed = check_scale(scale), check_seed(seed)
+    if job == "sweep":
+        return sweep(scale, seed, check_params(params or None, SweepParams),
+                     sweep_job.ASSIGNORS if assignors is None else tuple(assignors))
+    if job == "coordinator":
+        p = module._check(check_params(params or None, module.CoordinatorParams))
+        return module.tables(coordinator_partition_load(scale, seed, p), p)
+    if job == "montecarlo":
+        p = check_params(params or None, module.MonteCarloParams).check()
+        return module.tables_from_rows(module.simulate_range(seed, range(scale), p))
+    if job == "connect":
+        p = check_params(params or None, module.ConnectJobParams).check()
+        return module.tables_from_rows(module.evaluate_range(seed, range(scale), p))
+    p = check_params(params or None, module.PlacementAuditParams).check()
+    clusters = [i for i, _ in module.clusters_for(scale, p.topics_per_cluster)]
+    return module.tables_from_rows(module.audit_range(seed, scale, clusters, p))

@@ -3,15 +3,17 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Dict, Optional
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Mapping, Optional, TypeVar
 
 import pandas as pd
 
 if TYPE_CHECKING:  # pyspark is the Spark extra; imported where a session is used
     from pyspark.sql import DataFrame, SparkSession
 
-from ...errors import require
+from ...errors import InputError, require
+
+T = TypeVar("T")  # a simulator's config dataclass
 
 
 @dataclass
@@ -42,6 +44,35 @@ def check_seed(seed: object) -> int:
     require(isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0, "seed",
             f"must be a whole number >= 0, got {seed!r}")
     return seed
+
+
+def columns_of(schema: str) -> List[str]:
+    """The column names of a Spark DDL schema string (``"a long, b string"`` -> ``["a", "b"]``)."""
+    return [c.strip().split(" ")[0] for c in schema.split(",")]
+
+
+def map_range(spark: SparkSession, n: int, slices: int, evaluate: Callable[[List[int]], pd.DataFrame],
+              schema: str) -> DataFrame:
+    """``spark.range(n)`` in ``slices`` partitions, each Arrow batch of row numbers turned into rows by
+    ``evaluate`` (a picklable function of a list of indexes) on the executors, with the package shipped to a
+    cluster first."""
+    ship_package(spark)
+
+    def run(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        for batch in batches:
+            yield evaluate(batch["id"].tolist())
+
+    return spark.range(0, n, numPartitions=slices).mapInPandas(run, schema)
+
+
+def run_rows_job(spark: SparkSession, job: str, scale: int, seed: int, out: Optional[str], params: object,
+                 rows: DataFrame, tables_from_rows: Callable[[pd.DataFrame], Dict[str, pd.DataFrame]]) -> JobResult:
+    """The end of a job whose tables all come from its rows: the rows staged as Parquet under ``out`` (if
+    given), collected, turned into tables, and every table but the rows written."""
+    tables = tables_from_rows(stage_rows(spark, rows, out, job).toPandas())
+    meta = asdict(params)
+    write_outputs(spark, JobResult(job, scale, seed, meta, {k: v for k, v in tables.items() if k != "rows"}), out)
+    return JobResult(job, scale, seed, meta, tables)
 
 
 def table_path(out: str, job: str, name: str) -> str:
@@ -117,3 +148,47 @@ def ship_package(spark: SparkSession) -> None:
                     zf.write(full, os.path.join("rebalance", os.path.relpath(full, root)))
     sc.addPyFile(target)
     _SHIPPED.add(id(sc))
+
+
+def check_overrides(config: object, targets: Mapping[str, type], field: str = "params.config") -> Dict[str, object]:
+    """``config`` as a dict of overrides of the dataclasses ``targets`` (``{prefix: class}``): each key is a
+    field name of at least one of them, or ``"<prefix>.<field>"`` for one only.  An unknown key raises
+    ``InputError`` naming it and listing the fields there are, so a field a simulator gains is accepted
+    here without a change."""
+    if config is None:
+        return {}
+    require(isinstance(config, Mapping), field, f"must be a mapping of field names to values, got {config!r}")
+    known = {prefix: {f.name for f in fields(cls)} for prefix, cls in targets.items()}
+    for key in config:
+        require(isinstance(key, str) and key != "", field, f"keys must be field names, got {key!r}")
+        prefix, _, name = key.rpartition(".")
+        if prefix:
+            require(prefix in known, f"{field}.{key}", f"unknown prefix {prefix!r} (known: {', '.join(known)})")
+            require(name in known[prefix], f"{field}.{key}",
+                    f"{targets[prefix].__name__} has no field {name!r} (fields: {', '.join(sorted(known[prefix]))})")
+        else:
+            require(any(name in names for names in known.values()), f"{field}.{key}",
+                    "no such field in " + "; ".join(f"{targets[p].__name__} ({', '.join(sorted(n))})"
+                                                   for p, n in known.items()))
+    return dict(config)
+
+
+def with_overrides(base: T, prefix: str, config: Mapping[str, object], field: str = "params.config") -> T:
+    """The dataclass instance ``base`` with the fields ``config`` names for it replaced
+    (``dataclasses.replace``): plain keys that are fields of ``base``, and ``"<prefix>.<field>"`` keys; a
+    ``validate()`` method, if there is one, runs on the result and its ``InputError`` names the key."""
+    names = {f.name for f in fields(base)}
+    changes = {}
+    for key, value in config.items():
+        scope, _, name = key.rpartition(".")
+        if (scope == prefix or not scope) and name in names:
+            changes[name] = value
+    result = replace(base, **changes) if changes else base
+    validate = getattr(result, "validate", None)
+    if callable(validate):
+        try:
+            validate()
+        except InputError as exc:
+            name = exc.field.rpartition(".")[2]
+            raise InputError(f"{field}.{name}", exc.message) from None
+    return result

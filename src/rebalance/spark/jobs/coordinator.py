@@ -14,11 +14,16 @@ Outputs (pandas, and Parquet under ``out``):
 * ``broker_load``: ``num_partitions, brokers, broker, offsets_partitions, groups, commits_per_s``;
 * ``summary``: per ``(num_partitions, brokers)``: the hottest broker's share of groups and of commits
   relative to a perfectly even spread (1.0 = even), and the same for partitions.
+
+With racks (``rack_counts`` other than ``(0,)``, and a real placer), broker ``i`` sits in rack
+``r{i mod racks}``, the offsets topic is placed rack-aware, and both tables gain a ``racks`` key (and
+``broker_load`` a ``rack`` column; ``summary`` the hottest rack's commits per broker relative to an even
+spread, ``max_rack_commits_vs_even``).  Without racks the tables keep their rack-free shape.
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Dict, Iterable, Iterator, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, Iterable, Iterator, List, Optional, Tuple
 
 import numpy as np
 import pandas as pd
@@ -50,6 +55,8 @@ class CoordinatorParams:
     placer: str = "simple"
     #: seeds the placer's ``java.util.Random`` (ignored by ``"simple"``)
     placer_seed: int = 0
+    #: numbers of racks to spread the brokers over (0 = no rack ids); each is compared on every cluster size
+    rack_counts: Tuple[int, ...] = (0,)
 
 
 def _check(params: CoordinatorParams) -> CoordinatorParams:
@@ -60,6 +67,11 @@ def _check(params: CoordinatorParams) -> CoordinatorParams:
     require(params.commit_alpha > 0, "params.commit_alpha", "must be > 0")
     require(isinstance(params.chunk, int) and params.chunk >= 1, "params.chunk", "must be a whole number >= 1")
     require(params.placer in PLACERS, "params.placer", f"must be one of {', '.join(PLACERS)}, got {params.placer!r}")
+    require(len(params.rack_counts) > 0 and all(isinstance(r, int) and not isinstance(r, bool) and r >= 0
+                                                for r in params.rack_counts),
+            "params.rack_counts", "must be a non-empty tuple of whole numbers >= 0")
+    require(params.placer != "simple" or set(params.rack_counts) == {0}, "params.rack_counts",
+            "racks need a rack-aware placer: set params.placer to 'AdminUtils' or 'StripedReplicaPlacer'")
     return params
 
 
@@ -105,15 +117,23 @@ def partition_load_df(spark: SparkSession, n: int, seed: int = 0, params: Option
             .withColumnRenamed("sum(commits_per_s)", "commits_per_s"))
 
 
-def offsets_leaders(num_partitions: int, brokers: int, placer: str = "simple", seed: int = 0) -> Dict[int, int]:
-    """Leader broker of every ``__consumer_offsets`` partition on a cluster of brokers ``0..brokers-1``.
+def cluster_brokers(brokers: int, racks: int = 0) -> List[dict]:
+    """Brokers ``0..brokers-1``, broker ``i`` in rack ``r{i mod racks}`` (no rack ids when ``racks`` is 0)."""
+    return [{"id": i, "rack": f"r{i % racks}" if racks else None} for i in range(brokers)]
+
+
+def offsets_leaders(num_partitions: int, brokers: int, placer: str = "simple", seed: int = 0, racks: int = 0
+                    ) -> Dict[int, int]:
+    """Leader broker of every ``__consumer_offsets`` partition on a cluster of brokers ``0..brokers-1``
+    (in ``racks`` racks, see :func:`cluster_brokers`).
 
     ``"simple"`` uses the coordinator module's documented placement
     (:func:`rebalance.protocol.coordinator.simple_leaders`: partition ``p`` led by broker ``p mod brokers``),
     which is also where ``AdminUtils.assignReplicasToBrokers`` puts the first replica (the preferred
     leader) of partition ``p`` for a rack-unaware cluster with start index 0.  ``"AdminUtils"`` and
     ``"StripedReplicaPlacer"`` place the offsets topic (replication factor ``min(3, brokers)``) with
-    :func:`rebalance.replicas.coordinators.place_offsets_topic` and take each partition's first replica.
+    :func:`rebalance.replicas.coordinators.place_offsets_topic`, rack-aware when there are racks, and take
+    each partition's first replica.
     """
     if placer == "simple":
         from ...protocol.coordinator import simple_leaders
@@ -121,32 +141,43 @@ def offsets_leaders(num_partitions: int, brokers: int, placer: str = "simple", s
         return simple_leaders(num_partitions, list(range(brokers)))
     from ...replicas.coordinators import place_offsets_topic
 
-    placed = place_offsets_topic(list(range(brokers)), placer, seed=seed, num_partitions=num_partitions,
+    placed = place_offsets_topic(cluster_brokers(brokers, racks), placer, seed=seed, num_partitions=num_partitions,
                                  replication_factor=min(3, brokers))
     return {int(p): reps[0] for p, reps in placed.items()}
 
 
-def broker_load(partition_load: pd.DataFrame, broker_counts: Iterable[int], placer: str = "simple", seed: int = 0) -> pd.DataFrame:
+def broker_load(partition_load: pd.DataFrame, broker_counts: Iterable[int], placer: str = "simple", seed: int = 0,
+                rack_counts: Iterable[int] = (0,)) -> pd.DataFrame:
+    """Offsets partitions led, groups and commits per broker, per ``(num_partitions, brokers[, racks])``."""
+    rack_counts = tuple(rack_counts)
+    racked = set(rack_counts) != {0}
     rows = []
     for p, part in partition_load.groupby("num_partitions", sort=True):
         for b in broker_counts:
-            leaders = offsets_leaders(int(p), int(b), placer, seed)
-            frame = part.assign(broker=part["partition"].map(leaders))
-            agg = frame.groupby("broker").agg(offsets_partitions=("partition", "size"), groups=("groups", "sum"),
-                                              commits_per_s=("commits_per_s", "sum"))
-            agg = agg.reindex(range(b), fill_value=0).reset_index()
-            agg.insert(0, "brokers", int(b))
-            agg.insert(0, "num_partitions", int(p))
-            rows.append(agg)
+            for r in rack_counts:
+                leaders = offsets_leaders(int(p), int(b), placer, seed, int(r))
+                frame = part.assign(broker=part["partition"].map(leaders))
+                agg = frame.groupby("broker").agg(offsets_partitions=("partition", "size"), groups=("groups", "sum"),
+                                                  commits_per_s=("commits_per_s", "sum"))
+                agg = agg.reindex(range(b), fill_value=0).reset_index()
+                if racked:
+                    agg.insert(1, "rack", [x["rack"] for x in cluster_brokers(int(b), int(r))])
+                    agg.insert(0, "racks", int(r))
+                agg.insert(0, "brokers", int(b))
+                agg.insert(0, "num_partitions", int(p))
+                rows.append(agg)
     return pd.concat(rows, ignore_index=True)
 
 
 def summarize(partition_load: pd.DataFrame, brokers: pd.DataFrame) -> pd.DataFrame:
+    """Per ``(num_partitions, brokers[, racks])``: the busiest broker, partition (and rack) against an even
+    spread."""
+    keys = ["num_partitions", "brokers"] + (["racks"] if "racks" in brokers else [])
     out = []
-    for (p, b), frame in brokers.groupby(["num_partitions", "brokers"], sort=True):
-        part = partition_load[partition_load["num_partitions"] == p]
-        out.append({
-            "num_partitions": int(p), "brokers": int(b),
+    for key, frame in brokers.groupby(keys, sort=True):
+        part = partition_load[partition_load["num_partitions"] == key[0]]
+        row = dict(zip(keys, (int(k) for k in key)))
+        row.update({
             "groups": int(frame["groups"].sum()),
             "max_broker_groups_vs_even": frame["groups"].max() / frame["groups"].mean(),
             "max_broker_commits_vs_even": frame["commits_per_s"].max() / frame["commits_per_s"].mean(),
@@ -154,7 +185,22 @@ def summarize(partition_load: pd.DataFrame, brokers: pd.DataFrame) -> pd.DataFra
             "max_partition_commits_vs_even": part["commits_per_s"].max() / part["commits_per_s"].mean(),
             "empty_partitions": int((part["groups"] == 0).sum()),
         })
+        if "racks" in keys and not row["racks"]:
+            row["max_rack_commits_vs_even"] = float("nan")
+        elif "racks" in keys:
+            per_rack = frame.groupby(frame["rack"].fillna("-"))["commits_per_s"].agg(["sum", "size"])
+            per_broker = per_rack["sum"] / per_rack["size"]
+            row["max_rack_commits_vs_even"] = per_broker.max() / frame["commits_per_s"].mean()
+        out.append(row)
     return pd.DataFrame(out)
+
+
+def tables(partition_load: pd.DataFrame, params: CoordinatorParams) -> Dict[str, pd.DataFrame]:
+    """Every table of the job from the per-partition counts (the same for Spark and the local loop)."""
+    partition_load["num_partitions"] = partition_load["num_partitions"].astype("int64")
+    partition_load["partition"] = partition_load["partition"].astype("int64")
+    brokers = broker_load(partition_load, params.broker_counts, params.placer, params.placer_seed, params.rack_counts)
+    return {"partition_load": partition_load, "broker_load": brokers, "summary": summarize(partition_load, brokers)}
 
 
 def run(spark: SparkSession, scale: int, seed: int = 0, out: Optional[str] = None,
@@ -163,10 +209,6 @@ def run(spark: SparkSession, scale: int, seed: int = 0, out: Optional[str] = Non
     params = _check(check_params(params, CoordinatorParams))
     partition_load = (partition_load_df(spark, scale, seed, params).toPandas()
                       .sort_values(["num_partitions", "partition"]).reset_index(drop=True))
-    partition_load["num_partitions"] = partition_load["num_partitions"].astype("int64")
-    partition_load["partition"] = partition_load["partition"].astype("int64")
-    brokers = broker_load(partition_load, params.broker_counts, params.placer, params.placer_seed)
-    result = JobResult("coordinator", scale, seed, asdict(params), {
-        "partition_load": partition_load, "broker_load": brokers, "summary": summarize(partition_load, brokers)})
+    result = JobResult("coordinator", scale, seed, asdict(params), tables(partition_load, params))
     write_outputs(spark, result, out)
     return result

@@ -18,8 +18,9 @@ leader/replica skew within a topic and the topics with a partition on fewer rack
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Iterable, Iterator, List, Optional, Tuple
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Tuple
 
 import pandas as pd
 
@@ -32,7 +33,7 @@ from ...replicas.measures import balance
 from ...replicas.placement import PlacementSpec
 from ...replicas.placer import PLACERS as PLACER_REGISTRY, placer_for
 from ..generators import PlacementCluster, PlacementParams, check_params, placement_cluster
-from .common import JobResult, ship_package, check_scale, check_seed, stage_rows, write_outputs
+from .common import JobResult, check_scale, check_seed, columns_of, map_range, run_rows_job
 
 #: the placers the audit compares: every one of the registry (:data:`rebalance.replicas.placer.PLACERS`)
 PLACERS: Tuple[str, ...] = tuple(PLACER_REGISTRY)
@@ -42,23 +43,16 @@ ROW_SCHEMA = ("cluster long, placer string, brokers int, racks int, uneven boole
               "replica_max_vs_even double, rack_replicas_per_broker_ratio double, mean_topic_leader_skew double, "
               "mean_topic_replica_skew double, topics_rack_short int, "
               "broker_leaders array<long>, broker_replicas array<long>")
-ROW_COLUMNS = [c.strip().split(" ")[0] for c in ROW_SCHEMA.split(",")]
+ROW_COLUMNS = columns_of(ROW_SCHEMA)
 
 
 @dataclass(frozen=True)
-class PlacementAuditParams:
+class PlacementAuditParams(PlacementParams):
+    """The cluster ranges of :class:`~rebalance.spark.generators.PlacementParams`, the topics each cluster
+    creates and the placers compared."""
+
     topics_per_cluster: int = 100
     placers: Tuple[str, ...] = PLACERS
-    broker_choices: Tuple[int, ...] = (3, 5, 6, 9, 12)
-    rack_choices: Tuple[int, ...] = (0, 2, 3)
-    max_partitions: int = 60
-    replication_choices: Tuple[int, ...] = (3, 3, 3, 2, 1)
-    p_uneven: float = 0.5
-
-    def cluster_params(self) -> PlacementParams:
-        return PlacementParams(broker_choices=self.broker_choices, rack_choices=self.rack_choices,
-                               max_partitions=self.max_partitions, replication_choices=self.replication_choices,
-                               p_uneven=self.p_uneven)
 
     def check(self) -> "PlacementAuditParams":
         require(isinstance(self.topics_per_cluster, int) and self.topics_per_cluster >= 1,
@@ -143,11 +137,10 @@ def clusters_for(scale: int, topics_per_cluster: int) -> List[Tuple[int, int]]:
 def audit_range(seed: int, scale: int, cluster_indexes: Iterable[int], params: PlacementAuditParams
                 ) -> pd.DataFrame:
     """The audit rows of the clusters ``cluster_indexes``, every placer of ``params.placers`` each."""
-    cp = params.cluster_params()
     plan = dict(clusters_for(scale, params.topics_per_cluster))
     rows = []
     for i in cluster_indexes:
-        cluster = placement_cluster(seed, int(i), plan[int(i)], cp)
+        cluster = placement_cluster(seed, int(i), plan[int(i)], params)
         for placer in params.placers:
             rows.append(audit_cluster(cluster, placer))
     return pd.DataFrame(rows, columns=ROW_COLUMNS)
@@ -157,15 +150,9 @@ def rows_df(spark: "SparkSession", scale: int, seed: int = 0, params: object = N
     """Per-(cluster, placer) audit rows as a Spark DataFrame, for ``scale`` topic creations in all."""
     params = check_params(params, PlacementAuditParams).check()
     scale, seed = check_scale(scale), check_seed(seed)
-    ship_package(spark)
     n_clusters = len(clusters_for(scale, params.topics_per_cluster))
-    slices = max(1, min(400, n_clusters // 2))
-
-    def run(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-        for batch in batches:
-            yield audit_range(seed, scale, batch["id"].tolist(), params)
-
-    return spark.range(0, n_clusters, numPartitions=slices).mapInPandas(run, ROW_SCHEMA)
+    return map_range(spark, n_clusters, max(1, min(400, n_clusters // 2)),
+                     partial(audit_range, seed, scale, params=params), ROW_SCHEMA)
 
 
 def setup_name(racks: int, uneven: bool) -> str:
@@ -205,17 +192,19 @@ def broker_table(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(recs)
 
 
+def tables_from_rows(rows: pd.DataFrame) -> Dict[str, pd.DataFrame]:
+    """The job's tables from its cluster rows, in (cluster, placer) order (the same for Spark and the local
+    loop)."""
+    rows = rows.sort_values(["cluster", "placer"], key=lambda s: s.map(PLACERS.index)
+                            if s.name == "placer" else s).reset_index(drop=True)
+    rows["broker_leaders"] = rows["broker_leaders"].map(list)
+    rows["broker_replicas"] = rows["broker_replicas"].map(list)
+    return {"summary": summarize(rows), "brokers": broker_table(rows), "rows": rows}
+
+
 def run(spark: "SparkSession", scale: int, seed: int = 0, out: Optional[str] = None, params: object = None
         ) -> JobResult:
     """Audit ``scale`` topic creations; cluster rows, per-broker table and summary returned (and written)."""
     params = check_params(params, PlacementAuditParams).check()
-    df = rows_df(spark, scale, seed, params)
-    df = stage_rows(spark, df, out, "placement")
-    rows = df.toPandas().sort_values(["cluster", "placer"], key=lambda s: s.map(PLACERS.index)
-                                     if s.name == "placer" else s).reset_index(drop=True)
-    rows["broker_leaders"] = rows["broker_leaders"].map(list)
-    rows["broker_replicas"] = rows["broker_replicas"].map(list)
-    tables = {"summary": summarize(rows), "brokers": broker_table(rows)}
-    result = JobResult("placement", scale, seed, asdict(params), {**tables, "rows": rows})
-    write_outputs(spark, JobResult("placement", scale, seed, asdict(params), tables), out)
-    return result
+    return run_rows_job(spark, "placement", scale, seed, out, params, rows_df(spark, scale, seed, params),
+                        tables_from_rows)

@@ -17,14 +17,17 @@ For each scenario of :func:`rebalance.spark.generators.sweep_scenario` and each 
   move; a partition of a topic only the leaver subscribed to is dropped and counts in neither);
   ``extra_moves = moved - orphaned`` the partitions taken from members that stayed.
 
-Per-scenario rows stay in Spark (and in Parquet under ``out/sweep/rows``); the summaries answer "how often
-does Range leave a consumer idle?" and "how many partitions does each assignor move when one member
-leaves?".
+The summaries answer "how often does Range leave a consumer idle?" and "how many partitions does each
+assignor move when one member leaves?"; ``moves_histogram`` and ``rounds_histogram`` count groups by
+partitions taken from members that stayed and by rebalances needed after the departure.  The per-group
+rows (one per scenario and assignor) are returned as ``rows`` up to :data:`KEEP_ROWS` of them (or as
+``keep_rows`` says), and are always in Parquet under ``out/sweep/rows`` when the job writes its tables.
 """
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from functools import partial
+from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import pandas as pd
 
@@ -38,7 +41,7 @@ from ...consumer.api import build_scenario
 from ...consumer.rounds import rebalance_rounds
 from ...errors import require
 from ..generators import GroupScenario, SweepParams, check_params, sweep_scenario
-from .common import JobResult, ship_package, check_scale, check_seed, stage_rows, write_outputs
+from .common import JobResult, check_scale, check_seed, columns_of, map_range, stage_rows, write_outputs
 
 #: every built-in consumer assignor, from the consumer registry
 ASSIGNORS: Tuple[str, ...] = tuple(CONSUMER_ASSIGNORS)
@@ -46,12 +49,14 @@ ASSIGNORS: Tuple[str, ...] = tuple(CONSUMER_ASSIGNORS)
 #: itself can need more or never settle (see tests/consumer/test_cooperative_cycle.py); such groups are
 #: reported as incomplete.
 MAX_ROUNDS = 5
+#: ``run`` returns the per-group rows when there are at most this many (unless ``keep_rows`` says otherwise)
+KEEP_ROWS = 100_000
 
 ROW_SCHEMA = ("scenario long, assignor string, members int, topics int, partitions int, identical boolean, "
               "racks int, max_load int, min_load int, spread int, idle_members int, balance_score long, "
               "rack_local int, orphaned int, moved int, extra_moves int, rounds int, unowned_between int, "
               "spread_after int, idle_after int, complete boolean")
-ROW_COLUMNS = [c.strip().split(" ")[0] for c in ROW_SCHEMA.split(",")]
+ROW_COLUMNS = columns_of(ROW_SCHEMA)
 
 
 def _loads(assignment: Dict[str, list]) -> List[int]:
@@ -191,15 +196,8 @@ def rows_df(spark: SparkSession, n: int, seed: int = 0, params: Optional[SweepPa
     params = check_params(params, SweepParams).check()
     n, seed = check_scale(n), check_seed(seed)
     assignors = check_assignors(assignors)
-    ship_package(spark)
-    if slices is None:
-        slices = max(2, min(400, n // 250))
-
-    def run(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-        for batch in batches:
-            yield evaluate_range(seed, batch["id"].tolist(), params, assignors)
-
-    return spark.range(0, n, numPartitions=slices).mapInPandas(run, ROW_SCHEMA)
+    slices = max(2, min(400, n // 250)) if slices is None else slices
+    return map_range(spark, n, slices, partial(evaluate_range, seed, params=params, assignors=assignors), ROW_SCHEMA)
 
 
 # ---- summaries (computed in Spark as exact integer sums, finished in pandas) -------------------------
@@ -275,26 +273,36 @@ def summaries_from_pandas(rows: pd.DataFrame) -> Dict[str, pd.DataFrame]:
             sum_unowned_between=("unowned_between", "sum"), rack_local=("rack_local_r", "sum"),
             rack_partitions=("rack_partitions", "sum"), incomplete=("incomplete", "sum")).reset_index()
         out[name] = finish_summary(agg, keys)
-    out["moves_histogram"] = (rows.groupby(["assignor", "extra_moves"]).size().rename("scenarios").reset_index()
-                              .sort_values(["assignor", "extra_moves"], key=lambda s: s.map(_order_key)
-                                           if s.name == "assignor" else s).reset_index(drop=True))
+    out.update(histograms(rows.assign(scenarios=1)))
     return out
 
 
-FINEST = ["assignor", "identical", "extra_moves"]
+def histograms(counts: pd.DataFrame) -> Dict[str, pd.DataFrame]:
+    """``moves_histogram`` (groups per assignor and partitions taken from members that stayed) and
+    ``rounds_histogram`` (groups per assignor and rebalances needed after the departure) from a frame with
+    those columns and a ``scenarios`` count per row."""
+    out = {}
+    for name, column in (("moves_histogram", "extra_moves"), ("rounds_histogram", "rounds")):
+        hist = counts.groupby(["assignor", column])["scenarios"].sum().reset_index()
+        hist[column] = hist[column].astype("int64")
+        hist["scenarios"] = hist["scenarios"].astype("int64")
+        out[name] = hist.sort_values(["assignor", column], key=lambda s: s.map(_order_key)
+                                     if s.name == "assignor" else s).reset_index(drop=True)
+    return out
+
+
+FINEST = ["assignor", "identical", "extra_moves", "rounds"]
 
 
 def summaries_from_sums(fine: pd.DataFrame) -> Dict[str, pd.DataFrame]:
-    """Every summary from integer sums at the finest key (assignor, identical, extra_moves): sums of
-    sums are exact, so this equals :func:`summaries_from_pandas` on the rows."""
+    """Every summary from integer sums at the finest key (assignor, identical, extra_moves, rounds): sums
+    of sums are exact, so this equals :func:`summaries_from_pandas` on the rows."""
     sums = [c for c in fine.columns if c not in FINEST]
     out = {}
     for name, keys in SUMMARIES.items():
         agg = fine.groupby(keys)[sums].sum().reset_index()
         out[name] = finish_summary(agg, keys)
-    hist = fine.groupby(["assignor", "extra_moves"])["scenarios"].sum().reset_index()
-    out["moves_histogram"] = hist.sort_values(["assignor", "extra_moves"], key=lambda s: s.map(_order_key)
-                                              if s.name == "assignor" else s).reset_index(drop=True)
+    out.update(histograms(fine))
     return out
 
 
@@ -303,28 +311,55 @@ def summaries_from_spark(df: DataFrame) -> Dict[str, pd.DataFrame]:
     return summaries_from_sums(_aggregate(df, FINEST).toPandas())
 
 
+INCOMPLETE_COLUMNS = ["scenario", "assignor", "members", "partitions", "racks", "identical", "rounds"]
+
+
+def incomplete_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """The groups in which some wanted partition had no owner after :data:`MAX_ROUNDS` rebalances."""
+    return (rows.loc[~rows["complete"].astype(bool), INCOMPLETE_COLUMNS]
+            .sort_values(["scenario", "assignor"]).reset_index(drop=True))
+
+
+def sorted_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    """The per-group rows in scenario order, assignors in :data:`ASSIGNORS` order."""
+    return rows.sort_values(["scenario", "assignor"], key=lambda s: s.map(_order_key) if s.name == "assignor"
+                            else s).reset_index(drop=True)
+
+
+def tables_from_rows(rows: pd.DataFrame) -> Dict[str, pd.DataFrame]:
+    """Every table of the job from its per-group rows (the plain local implementation)."""
+    rows = sorted_rows(rows_frame(rows.to_dict("records")))
+    return {**summaries_from_pandas(rows), "incomplete": incomplete_table(rows), "rows": rows}
+
+
 def run(spark: SparkSession, scale: int, seed: int = 0, out: Optional[str] = None,
         params: Optional[SweepParams | Dict[str, object]] = None,
-        assignors: Sequence[str] = ASSIGNORS) -> JobResult:
-    """Sweep ``scale`` scenarios; rows to ``out/sweep/rows`` (if ``out``), summaries returned and written."""
+        assignors: Sequence[str] = ASSIGNORS, keep_rows: Optional[bool] = None) -> JobResult:
+    """Sweep ``scale`` scenarios; rows to ``out/sweep/rows`` (if ``out``), summaries returned and written.
+    The per-group rows come back as the ``rows`` table when ``keep_rows`` (default: when there are at most
+    :data:`KEEP_ROWS` of them)."""
     params = check_params(params, SweepParams).check()
+    assignors = check_assignors(assignors)
+    keep = keep_rows if keep_rows is not None else scale * len(assignors) <= KEEP_ROWS
     df = rows_df(spark, scale, seed, params, assignors)
-    # Two actions follow (the summaries and the incomplete scenarios): the rows are staged as Parquet, or
-    # cached, so that Spark does not evaluate every scenario twice.
+    # Two actions follow (the summaries and the rows or incomplete scenarios): the rows are staged as
+    # Parquet, or cached, so that Spark does not evaluate every scenario twice.
     cached = not out
     df = df.persist() if cached else stage_rows(spark, df, out, "sweep")
     tables = summaries_from_spark(df)
-    tables["incomplete"] = (df.filter(~df.complete).select("scenario", "assignor", "members", "partitions",
-                                                           "racks", "identical", "rounds")
-                            .toPandas().sort_values(["scenario", "assignor"]).reset_index(drop=True))
+    if keep:
+        rows = sorted_rows(rows_frame(df.toPandas().to_dict("records")))
+        tables["incomplete"], tables["rows"] = incomplete_table(rows), rows
+    else:
+        tables["incomplete"] = incomplete_table(rows_frame(df.filter(~df.complete).toPandas().to_dict("records")))
     for frame in tables.values():
-        if "scenarios" not in frame:
-            continue
-        if "extra_moves" in frame:
-            frame["extra_moves"] = frame["extra_moves"].astype("int64")
-        frame["scenarios"] = frame["scenarios"].astype("int64")
+        if "scenarios" in frame:
+            frame["scenarios"] = frame["scenarios"].astype("int64")
     if cached:
         df.unpersist()
-    result = JobResult("sweep", scale, seed, {**asdict(params), "assignors": list(assignors)}, tables)
-    write_outputs(spark, result, out)
+    params_meta = {**asdict(params), "assignors": list(assignors)}
+    result = JobResult("sweep", scale, seed, params_meta, tables)
+    # with ``out`` the rows are already in Parquet
+    written = {k: v for k, v in tables.items() if not (out and k == "rows")}
+    write_outputs(spark, JobResult("sweep", scale, seed, params_meta, written), out)
     return result
