@@ -41,13 +41,16 @@ class ProtocolConfig:
         """Check every duration; ``InputError`` names the bad field."""
         for name in ("session_timeout_ms", "rebalance_timeout_ms", "heartbeat_interval_ms", "network_ms",
                      "initial_rebalance_delay_ms", "revoke_ms", "retry_backoff_ms", "new_member_join_timeout_ms",
-                     "poll_batch_ms"):
+                     "poll_batch_ms", "group_min_session_timeout_ms", "group_max_session_timeout_ms"):
             v = getattr(self, name)
             require(isinstance(v, int) and not isinstance(v, bool) and v >= 0, name,
                     f"must be a whole number of milliseconds >= 0, got {v!r}")
         require(self.heartbeat_interval_ms > 0, "heartbeat_interval_ms", "must be positive")
         require(self.heartbeat_interval_ms < self.session_timeout_ms, "heartbeat_interval_ms",
                 "must be lower than session_timeout_ms (the consumer refuses this config)")
+        require(self.group_min_session_timeout_ms <= self.group_max_session_timeout_ms, "group_min_session_timeout_ms",
+                f"must not exceed group_max_session_timeout_ms ({self.group_max_session_timeout_ms}): no session "
+                "timeout could pass the coordinator's JoinGroup check")
         return self
 
 
