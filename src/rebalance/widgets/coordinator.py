@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # ipywidgets is imported when a widget is built (the book's e
     import ipywidgets
 
 __all__ = ["GroupSettings", "group_timeline", "milestones", "milestone_table", "group_timeline_view",
-           "group_timeline_widget"]
+           "group_timeline_widget", "settings_variants"]
 
 
 @dataclass(frozen=True)
@@ -173,6 +173,3 @@ def settings_variants(base: GroupSettings = GroupSettings(),
     for label, change in changes:
         out[label] = replace(base, **change)
     return out
-
-
-__all__.append("settings_variants")
