@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Mapping, Sequence, Tuple
 
-from .cluster import ConnectCluster, RoundResult
+from .cluster import ConnectCluster, Running, RoundResult
 from .model import ConnectorTaskId, connector_key, task_str
 
 #: the names of the article "Eager Rebalance VS Incremental Cooperative Rebalance" -> Kafka ids
@@ -57,6 +57,28 @@ def derived_sets_table(mode: str = "direct") -> List[dict]:
     return rows
 
 
+#: the connectors of :func:`derived_sets_example` before and after the configuration change
+DERIVED_BEFORE = {"ct1": 2, "ct2": 1, "ct3": 1}
+DERIVED_AFTER = {"ct1": 2, "ct2": 1, "ct4": 1}
+
+
+def derived_sets_example() -> Tuple[Dict[str, object], RoundResult, Dict[str, Running]]:
+    """One incremental round where every derived set is non-empty.  Three workers settle on
+    :data:`DERIVED_BEFORE`; then ``ct3`` is deleted and ``ct4`` created (:data:`DERIVED_AFTER`), ``w2``
+    disappears, and ``w3`` reports one of ``w1``'s tasks as its own too (a worker that kept running it after
+    losing touch with the group).  Returns the leader's derived sets of that round
+    (``IncrementalCooperativeAssignor.last_derived``), the round, and what the workers reported."""
+    cluster = ConnectCluster(connectors=DERIVED_BEFORE)
+    first = cluster.rebalance({w: ([], []) for w in ("w1", "w2", "w3")})
+    cluster.settle(first)
+    running = {w: (list(c), list(t)) for w, (c, t) in cluster.running.items()}
+    stolen = running["w1"][1][0]
+    reported = {"w1": running["w1"], "w3": (running["w3"][0], running["w3"][1] + [stolen])}
+    cluster.connectors = dict(DERIVED_AFTER)
+    result = cluster.rebalance(reported)
+    return dict(cluster.assignor.last_derived), result, reported
+
+
 def round_table(rounds: Sequence[RoundResult]) -> List[dict]:
     """One row per (round, worker): what it ran, what it stopped, what it started, what it runs after."""
     rows = []
@@ -97,5 +119,5 @@ def interleaved_round_robin(connectors: Mapping[str, int], workers: Sequence[str
     return out
 
 
-__all__ = ["EXAMPLE_CONNECTORS", "EXAMPLE_RUNNING", "derived_sets_table", "interleaved_round_robin", "pretty", "round_table",
+__all__ = ["DERIVED_AFTER", "DERIVED_BEFORE", "EXAMPLE_CONNECTORS", "EXAMPLE_RUNNING", "derived_sets_example", "derived_sets_table", "interleaved_round_robin", "pretty", "round_table",
            "three_workers_example"]

@@ -12,13 +12,14 @@ the ``group.remote.assignor``, looked up in :data:`rebalance.kip848.assignor.ASS
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Mapping, Optional
 
 from ..errors import InputError
 from ..protocol.pollloop import PollLoopConfig
 from .assignor import assignor_for
 
-__all__ = ["KIP848Config", "BROKER_BOUNDS_MS"]
+__all__ = ["KIP848Config", "BROKER_BOUNDS_MS", "GROUP_CONFIGS", "group_config"]
 
 #: The brokers' bounds on the two KIP-848 timings (``GroupCoordinatorConfig``, Kafka 3.8/3.9, lines 95-115:
 #: ``group.consumer.min/max.heartbeat.interval.ms`` and ``group.consumer.min/max.session.timeout.ms``);
@@ -59,3 +60,44 @@ class KIP848Config(PollLoopConfig):
                              f"got {self.heartbeat_interval_ms}")
         assignor_for(self.assignor, "config.assignor")  # one of group.consumer.assignors
         return self
+
+
+#: The per-group overrides of the two timings, ``GroupConfig`` (Kafka's 4.0 branch at commit 1eb7644, KAFKA-14511 /
+#: KAFKA-17327: set with ``kafka-configs.sh --alter --entity-type groups --entity-name G --add-config ...``;
+#: not in 3.9): group config name -> the :class:`KIP848Config` field it overrides.
+GROUP_CONFIGS = {"consumer.heartbeat.interval.ms": "heartbeat_interval_ms",
+                 "consumer.session.timeout.ms": "session_timeout_ms"}
+
+
+def group_config(overrides: Mapping[str, int], base: Optional[KIP848Config] = None,
+                 bounds: Optional[Mapping[str, tuple]] = None) -> KIP848Config:
+    """The timings one group runs with after ``overrides`` (group config name -> value) are applied to the
+    broker-wide ``base``, validated as ``GroupConfig.validateNames`` and ``GroupConfig.validateValues`` do
+    (Kafka 4.0 branch, commit 1eb7644): an unknown name is refused, each value must lie within the broker's
+    ``group.consumer.min/max.*`` bounds (``bounds``, default :data:`BROKER_BOUNDS_MS`), and the session
+    timeout must exceed the heartbeat interval.  ``InputError`` names the bad override with Kafka's message."""
+    base = (base if base is not None else KIP848Config()).validate()
+    bounds = BROKER_BOUNDS_MS if bounds is None else bounds
+    if not isinstance(overrides, Mapping):
+        raise InputError("overrides", f"must map group config names to values, got {overrides!r}")
+    changes = {}
+    for name, value in overrides.items():
+        if name not in GROUP_CONFIGS:
+            raise InputError(f"overrides[{name!r}]", f"Unknown group config name: {name} "
+                             f"(known: {', '.join(sorted(GROUP_CONFIGS))})")
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise InputError(f"overrides[{name!r}]", f"must be an integer >= 1 (ms), got {value!r}")
+        low, high = bounds["group." + name]
+        if value < low:
+            raise InputError(f"overrides[{name!r}]", f"{name} must be greater than or equal to "
+                             f"group.{name.replace('consumer.', 'consumer.min.')} ({low})")
+        if value > high:
+            raise InputError(f"overrides[{name!r}]", f"{name} must be less than or equal to "
+                             f"group.{name.replace('consumer.', 'consumer.max.')} ({high})")
+        changes[GROUP_CONFIGS[name]] = value
+    merged = replace(base, **changes)
+    if merged.session_timeout_ms <= merged.heartbeat_interval_ms:
+        raise InputError("overrides['consumer.session.timeout.ms']",
+                         "consumer.session.timeout.ms must be greater than consumer.heartbeat.interval.ms "
+                         f"({merged.session_timeout_ms} <= {merged.heartbeat_interval_ms})")
+    return merged

@@ -57,6 +57,9 @@ class ProtocolConfig(PollLoopConfig):
         require(self.heartbeat_interval_ms > 0, "heartbeat_interval_ms", "must be positive")
         require(self.heartbeat_interval_ms < self.session_timeout_ms, "heartbeat_interval_ms",
                 "must be lower than session_timeout_ms (the consumer refuses this config)")
+        require(self.group_min_session_timeout_ms <= self.group_max_session_timeout_ms, "group_min_session_timeout_ms",
+                f"must not exceed group_max_session_timeout_ms ({self.group_max_session_timeout_ms}): no session "
+                "timeout could pass the coordinator's JoinGroup check")
         return self
 
 

@@ -54,6 +54,12 @@ _VALID_PREVIOUS = {
     DEAD: {STABLE, PREPARING_REBALANCE, COMPLETING_REBALANCE, EMPTY, DEAD},
 }
 
+
+def state_transitions() -> List[Tuple[str, str]]:
+    """Every allowed ``(previous, next)`` state pair of the table above (``ClassicGroupState``'s valid
+    previous states), in a fixed order: by next state as listed there, then previous state by name."""
+    return [(prev, new) for new, prevs in _VALID_PREVIOUS.items() for prev in sorted(prevs)]
+
 NONE = "NONE"
 MEMBER_ID_REQUIRED = "MEMBER_ID_REQUIRED"
 UNKNOWN_MEMBER_ID = "UNKNOWN_MEMBER_ID"

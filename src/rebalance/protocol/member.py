@@ -150,6 +150,11 @@ class ConsumerMember:
     def _log(self, kind: str, **fields) -> None:
         self.sim.log(kind, self.name, **fields)
 
+    def _listener(self, callback: str, partitions) -> None:
+        """``ConsumerRebalanceListenerInvoker.invokePartitions{Revoked,Assigned,Lost}``: the application's
+        callback is called now with ``partitions`` (a ``SortedSet``: sorted by topic, then partition)."""
+        self._log("listener", callback=callback, partitions=sorted(partitions), generation=self.generation)
+
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
         self._log("member", what="start", instance=self.instance_id, protocol=self.protocol)
@@ -266,6 +271,8 @@ class ConsumerMember:
         self.joining = True
         self.state = PREPARING
         self._disable_heartbeat()
+        if self.protocol == EAGER and self.generation >= 0:  # onJoinPrepare calls it even with nothing owned
+            self._listener("onPartitionsRevoked", self.owned)
         if self.protocol == EAGER and self.owned:
             revoked = list(self.owned)
             self._log("revoke", partitions=revoked, protocol=EAGER)
@@ -414,6 +421,7 @@ class ConsumerMember:
         self.on_assignment(assigned, self.generation)
         if self.protocol == EAGER:
             self.owned = []
+            self._listener("onPartitionsAssigned", assigned)
             self._acquire(assigned)
             return
         assigned_set = set(assigned)
@@ -422,16 +430,19 @@ class ConsumerMember:
         added = [tp for tp in assigned if tp not in owned_set]
         if revoked:
             self._log("revoke", partitions=revoked, protocol=COOPERATIVE)
+            self._listener("onPartitionsRevoked", revoked)
             self._revoke(revoked)
 
             def after():
                 if self.state == STOPPED:  # closed meanwhile: nothing more is taken up
                     return
+                self._listener("onPartitionsAssigned", added)
                 self._acquire(added)
                 self.rejoin_needed = True  # second round: give the revoked partitions away
                 self.request_poll()
             self._later(self.revoke_ms, after, "revoke")
         else:
+            self._listener("onPartitionsAssigned", added)
             self._acquire(added)
 
     def _acquire(self, tps) -> None:
@@ -452,6 +463,7 @@ class ConsumerMember:
     def _lose_all(self, reason: str) -> None:
         if self.owned:
             self._log("lost", partitions=list(self.owned), reason=reason)
+            self._listener("onPartitionsLost", self.owned)
             self.sim.ownership.release(self.name, list(self.owned), self.now, "lost")
             self.owned = []
 
@@ -567,6 +579,7 @@ class ConsumerMember:
             self._stop()
         if revoked:
             self._log("revoke", partitions=revoked, protocol=self.protocol)
+            self._listener("onPartitionsRevoked", revoked)
             self._later(self.revoke_ms, leave, "close")
         else:
             leave()

@@ -5,7 +5,7 @@ draws them.
 """
 from __future__ import annotations
 
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Dict, List, Mapping, Sequence
 
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
@@ -161,3 +161,136 @@ def experiment_figure(runs: Mapping[str, Mapping[str, PhaseCounts]], title: str 
 
 
 __all__ = ["dealing_figure", "delay_timeline_figure", "experiment_figure", "revocation_figure", "rounds_figure"]
+
+
+def _names(items, pretty: Callable[[object], str]) -> str:
+    return ", ".join(pretty(x) for x in items) or "-"
+
+
+def round_messages(rounds: Sequence[RoundResult], pretty: Callable[[object], str] = str,
+                   first_reason: str = "") -> List[Dict[str, object]]:
+    """The group messages behind computed rounds (``WorkerCoordinator`` over the classic group protocol):
+    per round each worker's JoinGroup with what it runs (its ``ExtendedWorkerState``), the JoinGroup
+    responses (the leader -- ``RoundResult.leader``, else the first worker to join -- gets every member's
+    state), the leader's SyncGroup, and each worker's SyncGroup response with what to start (+) and stop
+    (-) and the scheduled delay.  One dict per message: ``round``, ``src``, ``dst``, ``label``, ``note``
+    (why the round ran, on its first message)."""
+    out: List[Dict[str, object]] = []
+    for i, r in enumerate(rounds):
+        workers = list(r.members_in)
+        leader = r.leader if r.leader in r.members_in else workers[0]
+        why = r.follow_up or first_reason
+        for k, w in enumerate(workers):
+            c, t = r.members_in[w]
+            out.append({"round": i + 1, "src": w, "dst": "coordinator",
+                        "label": f"JoinGroup(runs {_names(list(c) + list(t), pretty)})", "note": why if k == 0 else ""})
+        for w in workers:
+            label = f"JoinGroupResponse(gen {r.generation_id}, leader, {len(workers)} members)" if w == leader \
+                else f"JoinGroupResponse(gen {r.generation_id})"
+            out.append({"round": i + 1, "src": "coordinator", "dst": w, "label": label, "note": ""})
+        out.append({"round": i + 1, "src": leader, "dst": "coordinator",
+                    "label": f"SyncGroup(assignments for {len(workers)})", "note": ""})
+        for w in sorted(r.workers, key=connector_key):
+            wr = r.workers[w]
+            parts = []
+            if wr.assigned_connectors or wr.assigned_tasks:
+                parts.append("+" + _names(wr.assigned_connectors + wr.assigned_tasks, pretty))
+            if wr.revoked_connectors or wr.revoked_tasks:
+                parts.append("-" + _names(wr.revoked_connectors + wr.revoked_tasks, pretty))
+            if r.delay:
+                parts.append(f"delay {r.delay} ms")
+            out.append({"round": i + 1, "src": "coordinator", "dst": w,
+                        "label": f"SyncGroupResponse({'; '.join(parts) or 'no change'})", "note": ""})
+    return out
+
+
+def sequence_figure(rounds: Sequence[RoundResult], pretty: Callable[[object], str] = str, first_reason: str = "",
+                    title: str = "") -> Figure:
+    """A sequence diagram of :func:`round_messages`: one lifeline per worker and the group coordinator,
+    one arrow per message, rounds separated by a rule with the reason the round ran."""
+    apply()
+    messages = round_messages(rounds, pretty, first_reason)
+    workers = sorted({w for r in rounds for w in r.members_in}, key=connector_key)
+    lanes = ["coordinator"] + workers
+    x = {name: 3.0 * i for i, name in enumerate(lanes)}
+    height = 0.42 * len(messages) + 0.6 * len(rounds) + 1.2
+    fig, ax = plt.subplots(figsize=(max(7.5, 2.6 * len(lanes)), min(height, 16.0)))
+    y, current = 0.0, None
+    for m in messages:
+        if m["round"] != current:
+            current = m["round"]
+            y -= 0.5
+            ax.axhline(y, color="#BBBBBB", linewidth=0.8)
+            why = next((n["note"] for n in messages if n["round"] == current and n["note"]), "")
+            ax.text(x[lanes[0]] - 0.4, y + 0.08, f"round {current}" + (f": {why}" if why else ""), fontsize=8.5,
+                    va="bottom", ha="left", fontweight="bold", color="#555555")
+            y -= 0.35
+        x0, x1 = x[str(m["src"])], x[str(m["dst"])]
+        label = str(m["label"])
+        colour = STOPPED if "-" in label.split("(", 1)[-1][:1] or "; -" in label else (
+            STARTED if "(+" in label else "#333333")
+        ax.annotate("", xy=(x1, y - 0.12), xytext=(x0, y), arrowprops=dict(arrowstyle="-|>", color=colour, lw=1.0))
+        ax.text((x0 + x1) / 2, y + 0.02, label, ha="center", va="bottom", fontsize=7.2, color=colour)
+        y -= 0.42
+    for name in lanes:
+        ax.plot([x[name], x[name]], [0.3, y], color="#999999", linewidth=0.8, zorder=0)
+        ax.text(x[name], 0.45, name, ha="center", va="bottom", fontsize=10, fontweight="bold")
+    ax.set_xlim(-1.6, x[lanes[-1]] + 1.6)
+    ax.set_ylim(y - 0.2, 1.0)
+    ax.axis("off")
+    ax.set_title(title or "Connect rebalance: the group messages of each round", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+#: the derived sets of ``IncrementalCooperativeAssignor.performTaskAssignment`` and how each is computed
+DERIVED_SETS = (("deleted", "previous\n- configured"), ("lost", "previous - active\n- deleted"),
+                ("created", "configured - previous\n- active"), ("duplicated", "running on\n2+ workers"))
+
+
+def derived_sets_figure(derived: Mapping[str, object], reported: Mapping[str, tuple],
+                        pretty: Callable[[object], str] = str, title: str = "") -> Figure:
+    """Connect's derived sets as a membership grid: one row per connector or task, the three input sets
+    (configured, previous, active -- with the worker(s) reporting it) on the left, the four derived sets
+    (:data:`DERIVED_SETS`) on the right, from ``derived`` = ``IncrementalCooperativeAssignor.last_derived``."""
+    apply()
+    inputs = ("configured", "previous", "active")
+    items: List[object] = []
+    for name in inputs:
+        cat = derived[name]
+        for x in list(cat.connectors) + list(cat.tasks):  # type: ignore[attr-defined]
+            if x not in items:
+                items.append(x)
+    items.sort(key=lambda x: (x if isinstance(x, str) else x[0], -1 if isinstance(x, str) else x[1]))
+    runners: Dict[object, List[str]] = {}
+    for w, (c, t) in reported.items():
+        for x in list(c) + list(t):
+            runners.setdefault(x, []).append(w)
+    columns = list(inputs) + [n for n, _ in DERIVED_SETS]
+    fig, ax = plt.subplots(figsize=(10.5, 0.42 * len(items) + 1.9))
+    colours = {"deleted": PALETTE[5], "lost": PALETTE[1], "created": PALETTE[2], "duplicated": PALETTE[3]}
+    for row, item in enumerate(items):
+        y = len(items) - row
+        ax.text(-0.3, y, pretty(item), ha="right", va="center", fontsize=9, fontweight="bold")
+        for col, name in enumerate(columns):
+            cat = derived[name]
+            member = item in (cat.connectors if isinstance(item, str) else cat.tasks)  # type: ignore[attr-defined]
+            if not member:
+                continue
+            face = colours.get(name, KEPT)
+            text = ", ".join(runners.get(item, [])) if name == "active" else ""
+            ax.add_patch(FancyBboxPatch((col * 1.4 + 0.1, y - 0.28), 1.2, 0.56,
+                                        boxstyle="round,pad=0.02,rounding_size=0.08", facecolor=face, edgecolor=face))
+            if text:
+                ax.text(col * 1.4 + 0.7, y, text, ha="center", va="center", fontsize=8)
+    for col, name in enumerate(columns):
+        formula = dict(DERIVED_SETS).get(name, "input")
+        ax.text(col * 1.4 + 0.7, len(items) + 0.55, f"{name}\n{formula}", ha="center", va="bottom", fontsize=8.2,
+                fontweight="bold" if name in colours else "normal")
+    ax.axvline(3 * 1.4 + 0.02, color="#777777", linewidth=1.0, linestyle="--")
+    ax.set_xlim(-1.6, len(columns) * 1.4 + 0.1)
+    ax.set_ylim(0.4, len(items) + 2.0)
+    ax.axis("off")
+    ax.set_title(title or "What the leader derives before it assigns", fontsize=11)
+    fig.tight_layout()
+    return fig

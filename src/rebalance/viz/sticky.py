@@ -5,7 +5,8 @@ Built on :mod:`rebalance.viz.assignment` (partition grids coloured by owner):
 * :func:`trace_table` -- the steps a sticky builder took (``StickyAssignor(trace=True)``);
 * :func:`walk_figure` -- the general path's reassignment walk, one grid per move;
 * :func:`rounds_figure` -- the cooperative protocol's rounds, partitions in flight framed;
-* :func:`paused_figure` -- partitions that stop being consumed during a rebalance, eager vs cooperative.
+* :func:`paused_figure` -- partitions that stop being consumed during a rebalance, eager vs cooperative;
+* :func:`general_path_flowchart` -- the general path's steps as a flowchart, annotated from a traced call.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ..errors import require
 from .assignment import partition_grid_figure
 from .style import PALETTE, apply
 
@@ -124,3 +126,52 @@ def paused_figure(table: pd.DataFrame, title: str = "") -> Figure:
 def assignment_text(assignment: Mapping[str, Sequence[TopicPartition]]) -> str:
     """An assignment on one line, Kafka's list order kept: ``C0: t0-0 t1-1 | C1: t1-0``."""
     return " | ".join(f"{m}: {' '.join(_tp(tp) for tp in tps) or '-'}" for m, tps in assignment.items())
+
+
+def general_path_counts(result: AssignorResult) -> Dict[str, int]:
+    """What each step of the general path did in a traced ``assign`` call (``StickyAssignor(trace=True)``):
+    partitions the members reported owning, kept at step 1, assigned at step 2, moved at step 3 (and how
+    many of those moves undid an earlier movement instead), whether step 4 reverted, and how many
+    partitions ended with another owner than they started with."""
+    trace = result.trace or []
+    owned = {tp: m for m, tps in result.owned.items() for tp in tps}
+    assigned = [s["partition"] for s in trace if s["step"] == "assign"]
+    moves = [s for s in trace if s["step"] == "move"]
+    final = {tp: m for m, tps in result.assignment.items() for tp in tps}
+    return {"owned": len(owned), "kept": len(owned) - len(set(assigned) & set(owned)), "assigned": len(assigned),
+            "moves": len(moves), "undone": sum(1 for s in moves if s["requested"] != s["partition"]),
+            "reverted": sum(1 for s in trace if s["step"] == "revert"),
+            "changed owner": sum(1 for tp, m in owned.items() if final.get(tp) != m)}
+
+
+def general_path_flowchart(result: AssignorResult, title: str = "") -> Figure:
+    """``AbstractStickyAssignor.GeneralAssignmentBuilder`` as a flowchart, each step annotated with what it
+    did in ``result`` (a traced general-path call, see :func:`general_path_counts`)."""
+    require(result.path == "general", "result", f"needs a general-path result, got path={result.path!r}")
+    require(result.trace is not None, "result", "needs a traced result: StickyAssignor(trace=True)")
+    from .diagrams import Edge, Node, draw_diagram
+
+    c = general_path_counts(result)
+    w = 4.2
+    nodes = {
+        "start": Node(0, 8.2, f"members rejoin with their owned partitions\nand generations ({c['owned']} owned)",
+                      shape="state", face="#EEEEEE", width=w),
+        "keep": Node(0, 6.9, f"1. keep each owned partition whose owner\nstill subscribes to its topic (kept {c['kept']})",
+                     width=w),
+        "assign": Node(0, 5.6, "2. give each unowned partition to the least-\nloaded subscriber "
+                                f"(assigned {c['assigned']})", width=w),
+        "balanced": Node(0, 4.2, "balanced?", shape="decision", width=2.6, height=1.0, face="#FCEFD9"),
+        "move": Node(5.0, 4.2, "3. move a partition to a subscriber\nwith 2 or more fewer "
+                               f"(moves {c['moves']},\n{c['undone']} undoing an earlier move)", width=w, height=1.0),
+        "better": Node(0, 2.8, "balance score\nlower?", shape="decision", width=2.6, height=1.0, face="#FCEFD9"),
+        "revert": Node(5.0, 2.8, f"4. undo every move\n(reverted {c['reverted']}×)", width=w),
+        "fixed": Node(0, 1.5, "5. put back members whose topics\nhave a single subscriber", width=w),
+        "end": Node(0, 0.3, f"assignment: {c['changed owner']} partition(s) changed owner", shape="state",
+                    face="#CFE8DA", width=w),
+    }
+    edges = [Edge("start", "keep"), Edge("keep", "assign"), Edge("assign", "balanced"),
+             Edge("balanced", "move", f"no ({c['moves']}×)"), Edge("move", "balanced", "again", bend=0.35),
+             Edge("balanced", "better", "yes"), Edge("better", "revert", "no"), Edge("better", "fixed", "yes"),
+             Edge("revert", "fixed"), Edge("fixed", "end")]
+    return draw_diagram(nodes, edges, title=title or "The sticky assignor's general path", figsize=(8.5, 7.6),
+                        note="Step 4 never reverts the very first assignment of a group.")
