@@ -7,6 +7,8 @@ numbered, captioned, referenced figures.
 * it has a ``## Summary`` section with a bullet list, placed before its exercises;
 * it cites at least one source with ``{cite}`` and links at least one glossary term with ``{term}``, and every term
   it links is defined in ``glossary.md``'s ``{glossary}`` directive;
+* figures and exercises are numbered by chapter ("Figure 2.1"): the notebook's ``numbering.enumerator`` is
+  ``N.%s`` for chapter ``N``;
 * every code cell whose stored outputs include an image carries a ``label`` (``fig-...``) and a ``caption`` in its
   cell metadata, which mystmd turns into a numbered figure, and the chapter's prose references that label;
 * ``references.bib`` has no unclosed entry (one missing brace silently drops every citation of the site).
@@ -112,6 +114,15 @@ def test_every_figure_is_labelled_captioned_and_referenced(md):
         referenced = f"](#{label})" in prose or f"{{numref}}`{label}`" in prose
         assert referenced, f"{where}: the prose never references [](#{label})"
     assert len(labels) == len(set(labels)), f"{md.name}: figure labels repeat: {labels}"
+
+
+@pytest.mark.parametrize("md", CHAPTERS, ids=lambda p: p.stem)
+def test_figures_are_numbered_by_chapter(md):
+    numbering = jupytext.read(md).metadata.get("numbering") or {}
+    wanted = f"{int(md.name[:2])}.%s"
+    assert numbering.get("enumerator") == wanted, (
+        f"{md.name}: the front matter should set numbering: {{enumerator: '{wanted}'}} (figures 'Figure {wanted[:-2]}.1')"
+    )
 
 
 def test_figure_labels_are_unique_across_the_book():

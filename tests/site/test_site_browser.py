@@ -443,7 +443,7 @@ def test_chapter_page_scaffolding(source, rendered):
     captions = seen["figure_captions"]
     assert wanted, f"{source} has no figure"
     assert len(captions) == wanted, f"{source}: {wanted} figure cell(s) but {len(captions)} caption(s) on the page"
-    unnumbered = [c for c in captions if not re.match(r"Figure \d+:\s*\S", c)]
+    unnumbered = [c for c in captions if not re.match(r"Figure \d+(?:\.\d+)*:\s*\S", c)]
     assert not unnumbered, f"{source}: captions without a figure number or text: {unnumbered}"
     assert seen["citations"] > 0, f"{source}: no citation on the page"
     assert seen["glossary_links"] > 0, f"{source}: no link into the glossary on the page"
