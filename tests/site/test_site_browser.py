@@ -121,15 +121,7 @@ def toc_parts(book_dir: Path) -> list[str]:
 
 def figure_cells(source: Path) -> int:
     """Number of code cells of an executed notebook with at least one image output (each is one figure)."""
-    if source.suffix != ".ipynb":
-        return 0
-    notebook = json.loads(source.read_text(encoding="utf-8"))
-    return sum(
-        1
-        for cell in notebook["cells"]
-        if cell["cell_type"] == "code"
-        and any(mime in output.get("data", {}) for output in cell.get("outputs", []) for mime in IMAGE_MIME)
-    )
+    return sum(1 for images in _images_per_code_cell(source) if images)
 
 
 def first_heading(source: Path) -> str | None:
@@ -157,18 +149,21 @@ def exercise_blocks(source: Path) -> int:
     return len(re.findall(r"^\s*(?::{3,}|`{3,})\{(?:exercise|solution)\}", text, flags=re.M))
 
 
-def notebook_image_outputs(source: Path) -> int:
-    """Number of image outputs stored in an executed notebook (0 for Markdown pages)."""
+def _images_per_code_cell(source: Path) -> list[int]:
+    """For each code cell of an executed notebook, its number of image outputs (nothing for Markdown pages)."""
     if source.suffix != ".ipynb":
-        return 0
+        return []
     notebook = json.loads(source.read_text(encoding="utf-8"))
-    return sum(
-        1
+    return [
+        sum(1 for output in cell.get("outputs", []) if any(mime in output.get("data", {}) for mime in IMAGE_MIME))
         for cell in notebook["cells"]
         if cell["cell_type"] == "code"
-        for output in cell.get("outputs", [])
-        if any(mime in output.get("data", {}) for mime in IMAGE_MIME)
-    )
+    ]
+
+
+def notebook_image_outputs(source: Path) -> int:
+    """Number of image outputs stored in an executed notebook (0 for Markdown pages)."""
+    return sum(_images_per_code_cell(source))
 
 
 # ---- the site --------------------------------------------------------------------------------------
