@@ -15,6 +15,11 @@ access outside 127.0.0.1 blocked, and we check that the page:
 * asked the network for nothing outside the site, except the one known request of thebe-core
   (MathJax 2 for HTML outputs, unused by this book's outputs).
 
+Every chapter page also shows the book's scaffolding (``test_chapter_page_scaffolding``): its learning
+objectives and prerequisites, a numbered caption ("Figure N: ...") for every figure cell of its notebook, at
+least one citation, at least one link into the glossary and a "Summary" section; and the sidebar shows the
+parts of ``myst.yml``'s table of contents (``test_sidebar_lists_every_page``).
+
 A full-page screenshot of each page is saved in ``_build/screenshots/<slug>.jpg`` for a human look.
 
 Which site is tested:
@@ -103,6 +108,22 @@ def toc_sources(book_dir: Path) -> list[str]:
 SOURCES = toc_sources(BOOK_DIR)
 
 
+def toc_parts(book_dir: Path) -> list[str]:
+    """Titles of the parts (toc entries with children) of ``myst.yml``."""
+    import yaml
+
+    config_file = book_dir / "myst.yml"
+    if not config_file.is_file():
+        return []
+    project = (yaml.safe_load(config_file.read_text(encoding="utf-8")) or {}).get("project") or {}
+    return [entry["title"] for entry in project.get("toc") or [] if entry.get("children") and entry.get("title")]
+
+
+def figure_cells(source: Path) -> int:
+    """Number of code cells of an executed notebook with at least one image output (each is one figure)."""
+    return sum(1 for images in _images_per_code_cell(source) if images)
+
+
 def first_heading(source: Path) -> str | None:
     """The ``# Title`` heading a chapter starts with (first markdown cell of a notebook)."""
     if source.suffix == ".ipynb":
@@ -128,18 +149,21 @@ def exercise_blocks(source: Path) -> int:
     return len(re.findall(r"^\s*(?::{3,}|`{3,})\{(?:exercise|solution)\}", text, flags=re.M))
 
 
-def notebook_image_outputs(source: Path) -> int:
-    """Number of image outputs stored in an executed notebook (0 for Markdown pages)."""
+def _images_per_code_cell(source: Path) -> list[int]:
+    """For each code cell of an executed notebook, its number of image outputs (nothing for Markdown pages)."""
     if source.suffix != ".ipynb":
-        return 0
+        return []
     notebook = json.loads(source.read_text(encoding="utf-8"))
-    return sum(
-        1
+    return [
+        sum(1 for output in cell.get("outputs", []) if any(mime in output.get("data", {}) for mime in IMAGE_MIME))
         for cell in notebook["cells"]
         if cell["cell_type"] == "code"
-        for output in cell.get("outputs", [])
-        if any(mime in output.get("data", {}) for mime in IMAGE_MIME)
-    )
+    ]
+
+
+def notebook_image_outputs(source: Path) -> int:
+    """Number of image outputs stored in an executed notebook (0 for Markdown pages)."""
+    return sum(_images_per_code_cell(source))
 
 
 # ---- the site --------------------------------------------------------------------------------------
@@ -311,6 +335,11 @@ def _inspect(page) -> dict:
         "shown_errors": [t for t in ERROR_TEXTS if t in page.locator("body").inner_text()],
         "no_css": page.evaluate("!!document.getElementById('myst-no-css')?.open"),
         "exercise_blocks": page.locator(".myst-exercise").count(),
+        "figure_captions": [" ".join(t.split()) for t in page.locator("article figure figcaption").all_text_contents()],
+        "citations": page.locator("article cite").count(),
+        "glossary_links": page.locator("article a[href*='/glossary#term-']").count(),
+        "h2s": [" ".join(t.split()) for t in page.locator("article h2").all_text_contents()],
+        "admonition_titles": [" ".join(t.split()) for t in page.locator("article .myst-admonition-header").all_text_contents()],
         "images": page.evaluate(
             """Array.from(document.images).map(i => ({
                  src: i.currentSrc || i.src, width: i.naturalWidth, inArticle: !!i.closest('article')}))"""
@@ -393,6 +422,29 @@ def test_page_renders(source, base_url, site_pages, rendered):
     assert not problems["external"], f"requests outside the site: {problems['external']}"
 
 
+CHAPTER_SOURCES = [s for s in SOURCES if s.startswith("chapters/")]
+
+
+@pytest.mark.skipif(not CHAPTER_SOURCES, reason=f"no chapter in the myst.yml table of contents of {BOOK_DIR}")
+@pytest.mark.parametrize("source", CHAPTER_SOURCES)
+def test_chapter_page_scaffolding(source, rendered):
+    """A chapter page shows objectives, prerequisites, numbered figure captions, citations, glossary links, a summary."""
+    seen = rendered[source]
+    assert "failure" not in seen, f"the page did not finish loading: {seen.get('failure')}"
+    article_text = " ".join(seen["admonition_titles"])
+    for title in ("Learning objectives", "Prerequisites"):
+        assert title in article_text, f"{source}: no '{title}' box on the page (admonitions: {seen['admonition_titles']})"
+    wanted = figure_cells(BOOK_DIR / source)
+    captions = seen["figure_captions"]
+    assert wanted, f"{source} has no figure"
+    assert len(captions) == wanted, f"{source}: {wanted} figure cell(s) but {len(captions)} caption(s) on the page"
+    unnumbered = [c for c in captions if not re.match(r"Figure \d+(?:\.\d+)*:\s*\S", c)]
+    assert not unnumbered, f"{source}: captions without a figure number or text: {unnumbered}"
+    assert seen["citations"] > 0, f"{source}: no citation on the page"
+    assert seen["glossary_links"] > 0, f"{source}: no link into the glossary on the page"
+    assert any(h.startswith("Summary") for h in seen["h2s"]), f"{source}: no 'Summary' section on the page ({seen['h2s']})"
+
+
 @pytest.mark.skipif(not SOURCES, reason=f"no myst.yml table of contents in {BOOK_DIR}")
 def test_sidebar_lists_every_page(browser, base_url, site_pages):
     """The table of contents in the sidebar links every page, and following a link lands on it."""
@@ -400,6 +452,12 @@ def test_sidebar_lists_every_page(browser, base_url, site_pages):
     try:
         nav = page.locator("nav[aria-label='Table of Contents']")
         assert nav.count() == 1, "no sidebar table of contents"
+        toc_text = " ".join(" ".join(nav.all_inner_texts()).split())
+        # The parts of myst.yml are shown, folded; unfolding each one shows its chapters.
+        for part in toc_parts(BOOK_DIR):
+            assert " ".join(part.split()) in toc_text, f"part {part!r} of myst.yml missing from the sidebar"
+            nav.get_by_text(part, exact=True).first.click()
+            page.wait_for_timeout(150)
         toc_text = " ".join(" ".join(nav.all_inner_texts()).split())
         for source, built in site_pages.items():
             if built["path"] == "/":
