@@ -215,19 +215,25 @@ class LiveGroup:
                 member_ids={n: process[n] for n in names}))
         return out
 
-    def format_events(self, kinds: Sequence[str] = LIVE_EVENT_KINDS) -> List[str]:
-        """The trace as ``actor kind field=value`` lines without times (wall-clock times and member ids change
-        from run to run; the order of one member's events does not)."""
+    def mark(self) -> int:
+        """The number of events recorded so far: pass it as ``since`` to see only what happens next."""
+        with self._lock:
+            return len(self.events)
+
+    def format_events(self, kinds: Sequence[str] = LIVE_EVENT_KINDS, since: int = 0) -> List[str]:
+        """The trace from event number ``since`` (:meth:`mark`) as ``actor kind field=value`` lines without
+        times (wall-clock times and member ids change from run to run; the order of one member's events does
+        not)."""
         with self._lock:
             events = [TraceEvent(0, e.actor, e.kind, {k: v for k, v in e.fields.items()
                                                       if k not in ("members", "instance", "previous")})
-                      for e in self.events if e.kind in kinds]
+                      for e in self.events[since:] if e.kind in kinds]
         return [line.split(None, 1)[1] for line in format_events(events, kinds=tuple(kinds))]
 
-    def member_events(self, name: str, kinds: Sequence[str] = ("joined", "revoke", "assigned", "lost")
-                      ) -> List[str]:
-        """One member's events in order, without times: deterministic for a given schedule."""
-        return [line for line in self.format_events(kinds) if line.split(None, 1)[0] == name]
+    def member_events(self, name: str, kinds: Sequence[str] = ("joined", "revoke", "assigned", "lost"),
+                      since: int = 0) -> List[str]:
+        """One member's events in order (from event number ``since``), without times."""
+        return [line for line in self.format_events(kinds, since) if line.split(None, 1)[0] == name]
 
     # ------------------------------------------------------------------ lifetime
     def close(self) -> None:

@@ -159,39 +159,43 @@ def run_peer(groups: Sequence[PeerGroup], *, concurrency: int = 60, timeout_s: f
     require(isinstance(concurrency, int) and concurrency > 0, "concurrency", "must be a positive whole number")
     report = PeerReport(groups=len(groups))
     t0 = time.monotonic()
-    own = cluster is None
-    mc = cluster if cluster is not None else MockCluster(len(RACKS), racks=list(RACKS))
-    try:
-        for start in range(0, len(groups), concurrency):
-            batch = list(groups[start:start + concurrency])
-            for g in batch:
-                for t, n in g.topics.items():
-                    mc.create_topic(t, n, min(g.rf, mc.brokers))
-            live = [LiveGroup(mc, g.name) for g in batch]
-            try:
-                for g, lg in zip(batch, live):
-                    for name, (topics, rack) in g.members.items():
-                        if name != g.joiner:
-                            lg.join(name, MemberConfig(topics=topics, strategy=g.assignor, rack=rack))
-                _settle_all(live, timeout_s, report, "start")
-                for g, lg in zip(batch, live):
-                    topics, rack = g.members[g.joiner]
-                    lg.join(g.joiner, MemberConfig(topics=topics, strategy=g.assignor, rack=rack))
-                _settle_all(live, timeout_s, report, "join")
-                for g, lg in zip(batch, live):
-                    lg.leave(g.leaver)
-                _settle_all(live, timeout_s, report, "leave")
-            finally:
-                for lg in live:
-                    lg.close()
-            for g, lg in zip(batch, live):
-                for record in lg.rounds():
-                    report.checks.append(replay_round(g, mc, record))
-    finally:
-        if own:
-            mc.close()
+    for start in range(0, len(groups), concurrency):
+        batch = list(groups[start:start + concurrency])
+        # a fresh mock cluster per batch unless one is given (the mock keeps every group it has seen)
+        mc = cluster if cluster is not None else MockCluster(len(RACKS), racks=list(RACKS))
+        try:
+            _run_batch(batch, mc, timeout_s, report)
+        finally:
+            if cluster is None:
+                mc.close()
     report.seconds = time.monotonic() - t0
     return report
+
+
+def _run_batch(batch: Sequence[PeerGroup], mc: MockCluster, timeout_s: float, report: PeerReport) -> None:
+    for g in batch:
+        for t, n in g.topics.items():
+            mc.create_topic(t, n, min(g.rf, mc.brokers))
+    live = [LiveGroup(mc, g.name) for g in batch]
+    try:
+        for g, lg in zip(batch, live):
+            for name, (topics, rack) in g.members.items():
+                if name != g.joiner:
+                    lg.join(name, MemberConfig(topics=topics, strategy=g.assignor, rack=rack))
+        _settle_all(live, timeout_s, report, "start")
+        for g, lg in zip(batch, live):
+            topics, rack = g.members[g.joiner]
+            lg.join(g.joiner, MemberConfig(topics=topics, strategy=g.assignor, rack=rack))
+        _settle_all(live, timeout_s, report, "join")
+        for g, lg in zip(batch, live):
+            lg.leave(g.leaver)
+        _settle_all(live, timeout_s, report, "leave")
+    finally:
+        for lg in live:
+            lg.close()
+    for g, lg in zip(batch, live):
+        for record in lg.rounds():
+            report.checks.append(replay_round(g, mc, record))
 
 
 def _settle_all(groups: Sequence[LiveGroup], timeout_s: float, report: PeerReport, phase: str) -> None:
