@@ -12,6 +12,7 @@ partition.
 """
 from __future__ import annotations
 
+import multiprocessing
 import random
 import time
 from dataclasses import dataclass, field
@@ -23,7 +24,8 @@ from .config import MemberConfig
 from .group import LiveGroup, RoundRecord
 from .mock import MockCluster
 
-__all__ = ["PeerGroup", "RoundCheck", "PeerReport", "draw_groups", "run_peer", "replay_round", "cooperative_adjust",
+__all__ = ["PeerGroup", "RoundCheck", "PeerReport", "draw_groups", "run_peer", "run_peer_isolated", "replay_round",
+           "cooperative_adjust",
            "RACKS"]
 
 RACKS = ("a", "b", "c")
@@ -58,6 +60,9 @@ class RoundCheck:
     book: Mapping[str, Tuple[Tuple[str, int], ...]]
     #: whether the owned partitions reconstructed from each member's callbacks match the counts the leader logged
     owned_ok: bool = True
+    #: whether every member subscribed to the same topics (Kafka's sticky assignors then take the constrained
+    #: path, ``AbstractStickyAssignor.ConstrainedAssignmentBuilder``; librdkafka has one general algorithm)
+    same_subscriptions: bool = False
 
 
 @dataclass
@@ -68,6 +73,8 @@ class PeerReport:
     groups: int = 0
     #: groups that had not settled when a phase's time ran out (name -> phase), e.g. a rebalance loop
     unsettled: Dict[str, str] = field(default_factory=dict)
+    #: groups whose batch process died (name -> exit code: -6 an assertion, -11 a segmentation fault)
+    crashed: Dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
 
     def summary(self) -> Dict[str, Dict[str, int]]:
@@ -76,7 +83,10 @@ class PeerReport:
         out: Dict[str, Dict[str, int]] = {}
         for c in self.checks:
             row = out.setdefault(c.assignor, {"groups": 0, "rounds": 0, "agree": 0, "rejoin_rounds": 0,
-                                              "rejoin_agree": 0})
+                                              "rejoin_agree": 0, "same_subscription_rounds": 0,
+                                              "same_subscription_agree": 0})
+            row["same_subscription_rounds"] += c.same_subscriptions
+            row["same_subscription_agree"] += c.same_subscriptions and c.agree
             row["rounds"] += 1
             row["agree"] += c.agree
             row["rejoin_rounds"] += c.owned > 0
@@ -91,9 +101,12 @@ class PeerReport:
 
 
 def draw_groups(n: int, seed: int = 0, *, assignors: Sequence[str] = ("range", "roundrobin", "cooperative-sticky"),
-                max_topics: int = 3, max_partitions: int = 12, max_members: int = 4, racks: bool = True
-                ) -> List[PeerGroup]:
-    """``n`` random groups, the assignors taken in turn; deterministic in ``seed``."""
+                max_topics: int = 3, max_partitions: int = 12, max_members: int = 4, racks: bool = True,
+                cooperative_racks: bool = False) -> List[PeerGroup]:
+    """``n`` random groups, the assignors taken in turn; deterministic in ``seed``.  ``racks`` gives members a
+    ``client.rack`` (or none) and topics a replication factor of 1 or 2 over the racked brokers; for
+    cooperative-sticky only with ``cooperative_racks``: librdkafka's rack-aware sticky assignor loops and
+    crashes on such groups (see the chapter "Watch a real client rebalance")."""
     require(isinstance(n, int) and n > 0, "n", "must be a positive whole number")
     require(all(a in ("range", "roundrobin", "cooperative-sticky") for a in assignors), "assignors",
             "must be librdkafka assignors: range, roundrobin, cooperative-sticky")
@@ -105,11 +118,15 @@ def draw_groups(n: int, seed: int = 0, *, assignors: Sequence[str] = ("range", "
         members: Dict[str, Tuple[Tuple[str, ...], Optional[str]]] = {}
         for m in range(rng.randint(2, max_members) + 1):
             sub = tuple(sorted(rng.sample(sorted(topics), rng.randint(1, len(topics)))))
-            rack = rng.choice(RACKS + (None,)) if racks else None
+            rack = rng.choice(RACKS + (None,))
             members[f"c{m + 1}"] = (sub, rack)
         names = sorted(members)
-        groups.append(PeerGroup(name, assignors[i % len(assignors)], topics, rng.randint(1, 2) if racks else 1,
-                                members, joiner=names[-1], leaver=rng.choice(names[:-1])))
+        assignor = assignors[i % len(assignors)]
+        rf = rng.randint(1, 2)
+        if not racks or (assignor == "cooperative-sticky" and not cooperative_racks):
+            members = {m: (sub, None) for m, (sub, _) in members.items()}
+        groups.append(PeerGroup(name, assignor, topics, rf, members, joiner=names[-1],
+                                leaver=rng.choice(names[:-1])))
     return groups
 
 
@@ -136,7 +153,8 @@ def replay_round(group: PeerGroup, cluster: MockCluster, record: RoundRecord) ->
     owned_ok = all(record.owned_counts.get(n, 0) == len(record.owned[n]) for n in record.members)
     return RoundCheck(group.name, group.assignor, record.generation, len(record.members),
                       sum(len(v) for v in record.owned.values()), live == book_by_name and owned_ok, live,
-                      book_by_name, owned_ok)
+                      book_by_name, owned_ok,
+                      len({group.members[n.split("~")[0]][0] for n in record.members}) == 1)
 
 
 def cooperative_adjust(assignment: Mapping[str, Sequence[Tuple[str, int]]],
@@ -168,6 +186,54 @@ def run_peer(groups: Sequence[PeerGroup], *, concurrency: int = 60, timeout_s: f
         finally:
             if cluster is None:
                 mc.close()
+    report.seconds = time.monotonic() - t0
+    return report
+
+
+def _batch_in_child(batch: Sequence[PeerGroup], timeout_s: float, conn: "multiprocessing.connection.Connection"
+                    ) -> None:
+    report = PeerReport(groups=len(batch))
+    mc = MockCluster(len(RACKS), racks=list(RACKS))
+    try:
+        _run_batch(batch, mc, timeout_s, report)
+    finally:
+        mc.close()
+    conn.send(report)
+    conn.close()
+
+
+def run_peer_isolated(groups: Sequence[PeerGroup], *, concurrency: int = 10, parallel: int = 3,
+                      timeout_s: float = 30.0) -> PeerReport:
+    """:func:`run_peer` with each batch of ``concurrency`` groups in its own process (``multiprocessing``,
+    spawned), ``parallel`` processes at a time: librdkafka's sticky assignor can abort the leader's process on
+    some rounds (``rd_assert`` in ``PartitionMovements_movePartition``, ``src/rdkafka_sticky_assignor.c`` line
+    404), which would end the whole run; a crashed batch is recorded in :attr:`PeerReport.crashed` and the run
+    goes on."""
+    require(isinstance(concurrency, int) and concurrency > 0, "concurrency", "must be a positive whole number")
+    require(isinstance(parallel, int) and parallel > 0, "parallel", "must be a positive whole number")
+    report = PeerReport(groups=len(groups))
+    t0 = time.monotonic()
+    ctx = multiprocessing.get_context("spawn")
+    batches = [list(groups[i:i + concurrency]) for i in range(0, len(groups), concurrency)]
+    for start in range(0, len(batches), parallel):
+        running = []
+        for batch in batches[start:start + parallel]:
+            parent, child = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_batch_in_child, args=(batch, timeout_s, child), daemon=True)
+            proc.start()
+            child.close()
+            running.append((batch, parent, proc))
+        for batch, parent, proc in running:
+            try:
+                result: Optional[PeerReport] = parent.recv()
+            except EOFError:
+                result = None
+            proc.join(timeout=60)
+            if result is None:
+                report.crashed.update({g.name: proc.exitcode if proc.exitcode is not None else -1 for g in batch})
+                continue
+            report.checks.extend(result.checks)
+            report.unsettled.update(result.unsettled)
     report.seconds = time.monotonic() - t0
     return report
 
