@@ -48,6 +48,9 @@ def main() -> None:
     bad = report.disagreements()
     print(f"  disagreements: {len(bad)} rounds in {len({c.group for c in bad})} groups: "
           f"{sorted({c.group for c in bad})}")
+    ranged = [c for c in bad if c.assignor == "range"]
+    print(f"  range disagreements: {len(ranged)} rounds, of which co-partitioned topics with a member without "
+          f"client.rack (librdkafka's rd_kafka_assign_co_partitioned): {sum(c.copartitioned_rackless for c in ranged)}")
     for c in bad[:args.show]:
         print(f"    {c.group} gen {c.generation} owned_ok={c.owned_ok}\n      live {dict(c.live)}\n      book {dict(c.book)}")
 

@@ -30,6 +30,7 @@ MODULES = (
     "rebalance.errors",
     "rebalance.java",
     "rebalance.spark",
+    "rebalance.live",
 )
 
 HEADER = """---

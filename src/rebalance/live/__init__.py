@@ -10,6 +10,8 @@ in-process mock cluster, recorded as a trace in the simulator's shape.
   loop with its rebalance callbacks (``on_assign``, ``on_revoke``, ``on_lost``);
 * :mod:`.group`    -- :class:`~.group.LiveGroup`, members joining, leaving, crashing and restarting, waited on
   by condition; the trace of :class:`~rebalance.protocol.trace.TraceEvent` and each leader's assignor run;
+* :mod:`.scenarios` -- the chapter's live schedules (a join and a leave, a static restart) and the simulator's
+  prediction for each;
 * :mod:`.peer`     -- peer conformance: real groups against :func:`rebalance.consumer.assign`, and the
   replay of every cooperative-sticky round through the book's assignor.
 

@@ -191,17 +191,20 @@ class LiveGroup:
             events = list(self.events)
         joined: Dict[Tuple[int, str], Tuple[TopicPartition, ...]] = {}
         previous: Dict[Tuple[int, str], Optional[int]] = {}
-        process: Dict[str, str] = {}
+        ids_at: Dict[int, Dict[str, str]] = {}  # generation -> member id -> name (the mock reuses ids)
         for e in events:
             if e.kind == "joined":
                 joined[(e.fields["generation"], e.actor)] = tuple(e.fields["owned"])
                 previous[(e.fields["generation"], e.actor)] = e.fields["previous"]
+                ids_at.setdefault(e.fields["generation"], {})[e.fields["member_id"]] = e.actor
         out = []
         for e in events:
             if e.kind != "assign":
                 continue
-            names = tuple(by_id.get(mid, mid) for mid in e.fields["members"])
-            process.update({by_id.get(mid, mid): mid for mid in e.fields["members"]})
+            known = ids_at.get(e.fields["generation"], {})
+            names = tuple(known.get(mid) or by_id.get(mid, mid) for mid in e.fields["members"])
+            process = dict(zip(names, e.fields["members"]))
+            name_of = dict(zip(e.fields["members"], names))
             leader = next(m for m in self.retired + list(self.members.values())
                           if any(r.generation == e.fields["generation"] for r in m.runs) and m.name == e.actor)
             run = next(r for r in leader.runs if r.generation == e.fields["generation"])
@@ -209,9 +212,9 @@ class LiveGroup:
             out.append(RoundRecord(
                 generation=gen, assignor=e.fields["assignor"], members=names,
                 owned={n: joined.get((gen, n.split("~")[0]), ()) for n in names},
-                owned_counts={by_id.get(mid, mid): c for mid, c in run.owned_counts.items()},
+                owned_counts={name_of.get(mid, mid): c for mid, c in run.owned_counts.items()},
                 previous_generation={n: previous.get((gen, n.split("~")[0])) for n in names},
-                assignment={by_id.get(mid, mid): tuple(tps) for mid, tps in e.fields["assignment"].items()},
+                assignment={name_of.get(mid, mid): tuple(tps) for mid, tps in e.fields["assignment"].items()},
                 member_ids={n: process[n] for n in names}))
         return out
 
@@ -226,7 +229,7 @@ class LiveGroup:
         not)."""
         with self._lock:
             events = [TraceEvent(0, e.actor, e.kind, {k: v for k, v in e.fields.items()
-                                                      if k not in ("members", "instance", "previous")})
+                                                      if k not in ("members", "instance", "previous", "member_id")})
                       for e in self.events[since:] if e.kind in kinds]
         return [line.split(None, 1)[1] for line in format_events(events, kinds=tuple(kinds))]
 
@@ -237,11 +240,15 @@ class LiveGroup:
 
     # ------------------------------------------------------------------ lifetime
     def close(self) -> None:
-        """Close every consumer (idempotent)."""
-        for name in list(self.members):
-            member = self.members.pop(name)
-            member.close()
-            self.retired.append(member)
+        """Close every consumer, all at once (each ``close`` waits for its revocation and LeaveGroup;
+        idempotent)."""
+        members = [self.members.pop(name) for name in list(self.members)]
+        threads = [threading.Thread(target=m.close, name=f"close-{m.name}") for m in members]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.retired.extend(members)
 
     def __enter__(self) -> "LiveGroup":
         return self

@@ -113,7 +113,7 @@ class LiveMember:
             with self._lock:
                 owned = sorted(self.assignment)
             self.record(self.name, "joined", {"generation": self.generation, "leader": bool(m.group(4)),
-                                              "owned": owned, "previous": previous})
+                                              "owned": owned, "previous": previous, "member_id": self.member_id})
             return
         m = _RUN.search(text)
         if m:
