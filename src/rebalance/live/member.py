@@ -28,6 +28,9 @@ Recorder = Callable[[str, str, Dict[str, Any]], None]
 
 _JOIN = re.compile(r"JoinGroup response: GenerationId (-?\d+), Protocol (\S*), LeaderId (\S+?)( \(me\))?, "
                    r"my MemberId (\S+?),")
+#: ``rd_kafka_cgrp_rebalance`` / ``rd_kafka_cgrp_rejoin`` log why the member (re)joins
+_REJOIN = re.compile(r'Group "[^"]*" initiating rebalance \(\w+\) in state \S+ \(join-state [\w-]+\) '
+                     r'with \d+ assigned partition\(s\): (.*)$')
 _RUN = re.compile(r'Group "[^"]*" running (\S+) assignor for (\d+) member\(s\)')
 _RUN_MEMBER = re.compile(r' Member "([^"]*)"(?: \(me\))? with (\d+) owned partition\(s\)')
 _DONE = re.compile(r'Group "[^"]*" (\S+) assignment for (\d+) member\(s\) finished')
@@ -115,6 +118,10 @@ class LiveMember:
             self.record(self.name, "joined", {"generation": self.generation, "leader": bool(m.group(4)),
                                               "owned": owned, "previous": previous, "member_id": self.member_id})
             return
+        m = _REJOIN.search(text)
+        if m:
+            self.record(self.name, "rejoin", {"reason": m.group(1)})
+            return
         m = _RUN.search(text)
         if m:
             self._run = AssignorRun(self.generation if self.generation is not None else -1, m.group(1))
@@ -161,7 +168,11 @@ class LiveMember:
 
     # ------------------------------------------------------------------ lifetime
     def start(self) -> None:
-        """Subscribe and start polling in a thread."""
+        """Fetch the cluster's metadata, then subscribe and start polling in a thread.  Without the metadata
+        fetched first, librdkafka may send its first JoinGroup before it knows the subscribed topics and rejoin
+        once their metadata arrives ("Metadata for subscribed topic(s) has changed", ``rd_kafka_cgrp_metadata_update_check``),
+        an extra rebalance whose presence depends on timing."""
+        self.consumer.list_topics(timeout=30)
         self.consumer.subscribe(list(self.config.topics), on_assign=self._on_assign, on_revoke=self._on_revoke,
                                 on_lost=self._on_lost)
         self.polling = True

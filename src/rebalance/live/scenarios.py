@@ -18,10 +18,12 @@ from ..protocol.config import ProtocolConfig
 from ..protocol.group import COMPLETING_REBALANCE
 from ..protocol.simulation import GroupSimulation
 from .config import MemberConfig
+from ..protocol.trace import TraceEvent
 from .group import LiveGroup
 from .mock import MockCluster
 
-__all__ = ["Step", "join_and_leave", "static_restart", "step_rows", "simulate_steps", "simulated_rows",
+__all__ = ["Step", "join_and_leave", "static_restart", "step_rows", "failed_generations", "simulate_steps",
+           "simulated_rows",
            "JOIN_AND_LEAVE", "STATIC_RESTART"]
 
 #: a step of a schedule: (label, action, member); action is "join", "leave", "restart" or "crash"
@@ -76,18 +78,40 @@ def static_restart(cluster: MockCluster, group_id: str, topic: str, strategy: st
 
 
 def step_rows(group: LiveGroup, steps: Sequence[Step], marks: Sequence[int]) -> List[Dict[str, object]]:
-    """Per step of a live run: the generations members joined (rebalances), the partitions revoked, lost and
-    assigned through the callbacks, and the callbacks in the order each member saw them (``R`` revoke, ``A``
-    assign, ``L`` lost, with their sizes)."""
+    """Per step of a live run, the figures that do not depend on timing: ``rebalances`` -- generations every
+    member that joined them completed (received its assignment: ``on_assign``); ``revoked``, ``lost`` and
+    ``assigned`` -- distinct partitions that went through those callbacks.
+
+    A generation some member joined but never received an assignment for is not counted: the mock answers a
+    follower's SyncGroup that arrives after the leader's with REBALANCE_IN_PROGRESS
+    (``rd_kafka_mock_cgrp_classic_member_sync_set``, ``src/rdkafka_mock_cgrp.c``), and the group rebalances once
+    more, depending on which request wins the race.  Those are in :func:`failed_generations`."""
     rows = []
     for (label, _, _), lo, hi in zip(steps, marks, marks[1:]):
         events = group.events[lo:hi]
-        generations = sorted({e.fields["generation"] for e in events if e.kind == "joined"})
-        count = {k: sum(len(e.fields["partitions"]) for e in events if e.kind == k)
+        count = {k: len({tp for e in events if e.kind == k for tp in e.fields["partitions"]})
                  for k in ("revoke", "lost", "assigned")}
-        rows.append({"step": label, "rebalances": len(generations), "revoked": count["revoke"],
+        rows.append({"step": label, "rebalances": len(_completed(events)), "revoked": count["revoke"],
                      "lost": count["lost"], "assigned": count["assigned"]})
     return rows
+
+
+def _completed(events: Sequence[TraceEvent]) -> List[int]:
+    joined: Dict[int, set] = {}
+    assigned: Dict[int, set] = {}
+    for e in events:
+        if e.kind == "joined":
+            joined.setdefault(e.fields["generation"], set()).add(e.actor)
+        elif e.kind == "assigned" and e.fields.get("generation") is not None:
+            assigned.setdefault(e.fields["generation"], set()).add(e.actor)
+    return sorted(g for g, names in joined.items() if names <= assigned.get(g, set()))
+
+
+def failed_generations(group: LiveGroup, lo: int = 0, hi: Optional[int] = None) -> List[int]:
+    """Generations between trace marks ``lo`` and ``hi`` that some member joined but never completed."""
+    events = group.events[lo:hi]
+    joined = {e.fields["generation"] for e in events if e.kind == "joined"}
+    return sorted(joined - set(_completed(events)))
 
 
 def simulate_steps(topic: str, partitions: int, steps: Sequence[Step], assignor: str, *, static: bool = False,
@@ -116,12 +140,12 @@ def simulate_steps(topic: str, partitions: int, steps: Sequence[Step], assignor:
 
 
 def simulated_rows(sim: GroupSimulation, steps: Sequence[Step], times: Sequence[int]) -> List[Dict[str, object]]:
-    """:func:`step_rows` for a simulated run: rebalances the coordinator completed, partitions revoked, lost
-    and assigned through the simulated callbacks."""
+    """:func:`step_rows` for a simulated run: rebalances the coordinator completed, distinct partitions
+    revoked, lost and assigned through the simulated callbacks."""
     rows = []
     for (label, _, _), lo, hi in zip(steps, times, times[1:]):
         events = [e for e in sim.events if lo <= e.time_ms < hi]
-        count = {k: sum(len(e.fields.get("partitions", ())) for e in events if e.kind == k)
+        count = {k: len({tp for e in events if e.kind == k for tp in e.fields.get("partitions", ())})
                  for k in ("revoke", "lost", "assigned")}
         completed = sum(1 for e in events if e.kind == "state" and e.fields.get("state") == COMPLETING_REBALANCE)
         rows.append({"step": label, "rebalances": completed,
