@@ -141,3 +141,16 @@ def test_a_static_member_restart_rejoins_under_a_new_member_id(cluster):
         assert group.members["c1"].member_id != old_id
         assert group.members["c1"].generation > generation
         assert before.keys() == after.keys()
+
+
+def test_a_member_that_stops_polling_leaves_after_max_poll_interval(cluster):
+    """librdkafka keeps heartbeating from its own thread; when the application stops calling poll for
+    max.poll.interval.ms it leaves the group, and the others take its partitions."""
+    with LiveGroup(cluster, "crash") as group:
+        config = MemberConfig(topics=("err",), strategy="range", max_poll_interval_ms=2500)
+        group.join("c1", config)
+        group.join("c2", config)
+        assert sorted(len(v) for v in group.wait_settled().values()) == [1, 1]
+        group.crash("c2")
+        assert group.wait_settled() == {"c1": [("err", 0), ("err", 1)]}
+        assert not group.members["c2"].polling
