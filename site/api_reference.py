@@ -31,6 +31,7 @@ MODULES = (
     "rebalance.errors",
     "rebalance.java",
     "rebalance.spark",
+    "rebalance.live",
 )
 
 HEADER = """---
