@@ -1,0 +1,84 @@
+"""The two `typst` commands mystmd runs, over PyPI's `typst` wheel: `typst --version` and
+`typst compile IN.typ [OUT.pdf]`.
+
+The book's layout (template/book.typ) needs two facts that Typst cannot see from inside the document,
+passed as `sys.inputs`, both read off the main file mystmd wrote (its part titles are level-1 headings
+written in it; its pages are `#include "NAME-SLUG.typ"` lines in the order of myst.yml's toc):
+`rebalance-parts`, the part titles one a line, and `rebalance-chapters`, for each included page its chapter
+number taken from the chapter's file name (`chapters/NN-SLUG.ipynb`; chapter 00, how to read the book, and
+the pages outside chapters/ are unnumbered).
+
+Typst packages (`#import "@preview/..."`) are resolved from site/pdf/packages only, never downloaded:
+the book's generated pages import `@preview/tablex:0.0.9`, which site/pdf/packages maps onto Typst's
+native tables.  The fonts are the ones embedded in the compiler (no system font is read), so the PDF
+is the same on every machine.
+"""
+from __future__ import annotations
+
+import re
+import sys
+import time
+from pathlib import Path
+
+import typst
+
+HERE = Path(__file__).resolve().parent
+PACKAGES = HERE / "packages"
+REPO = HERE.parents[1]
+# Fonts besides those embedded in the compiler (Libertinus Serif, New Computer Modern, DejaVu Sans Mono):
+# a CJK font for the glossary's Chinese terms (Debian's fonts-wqy-microhei, installed by `make pdf-tools`).
+FONT_DIRS = [d for d in ("/usr/share/fonts/truetype/wqy",) if Path(d).is_dir()]
+
+
+def book_inputs(main: Path) -> dict[str, str]:
+    """The part titles and the chapter number of each included page, read off mystmd's main file."""
+    parts, numbers = [], []
+    for line in main.read_text(encoding="utf-8").splitlines():
+        heading = re.match(r"^=\s+(.+?)\s*$", line)
+        if heading:
+            parts.append(heading.group(1))
+        include = re.match(r'^#include\s+"(.+)\.typ"', line)
+        if include:
+            slug = include.group(1).removeprefix(main.stem + "-")
+            numbers.append(chapter_number(slug))
+    return {"rebalance-parts": "\n".join(parts), "rebalance-chapters": ",".join(numbers)}
+
+
+def chapter_number(slug: str) -> str:
+    """`chapters/02-range-assignor.ipynb` is chapter 2; 00 and pages outside chapters/ have no number."""
+    for path in sorted((REPO / "chapters").glob(f"[0-9]*-{slug}.*")):
+        number = int(path.name.split("-", 1)[0])
+        return str(number) if number > 0 else ""
+    return ""
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help"):
+        print("usage: typst --version | typst compile IN.typ [OUT.pdf]")
+        return 0 if argv else 2
+    if argv[0] in ("--version", "-V"):
+        version = getattr(typst, "__version__", "unknown")
+        print(f"typst {version} (python binding)")
+        return 0
+    if argv[0] != "compile":
+        print(f"typst: only `compile` and `--version` are provided here, not {argv[0]!r}", file=sys.stderr)
+        return 2
+    paths = [a for a in argv[1:] if not a.startswith("-")]
+    if not paths:
+        print("typst compile: missing input file", file=sys.stderr)
+        return 2
+    source = Path(paths[0]).resolve()
+    output = Path(paths[1]).resolve() if len(paths) > 1 else source.with_suffix(".pdf")
+    started = time.monotonic()
+    try:
+        typst.compile(str(source), output=str(output), root="/", package_path=str(PACKAGES),
+                      ignore_system_fonts=True, font_paths=FONT_DIRS, sys_inputs=book_inputs(source))
+    except Exception as exc:  # the binding raises one exception type carrying Typst's diagnostics
+        print(f"typst compile {source.name}: {exc}", file=sys.stderr)
+        return 1
+    print(f"typst: wrote {output} in {time.monotonic() - started:.1f} s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
