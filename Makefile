@@ -97,8 +97,10 @@ book: setup chapters pdf site
 serve:
 	$(BIN)/python -m http.server --bind 127.0.0.1 --directory _build/html $(PORT)
 
+# jupyterlab-myst (the book extra) renders the chapters' exercises, solutions, admonitions, citations and
+# cross-references in the notebooks.  Jupyter refuses to run as root without --allow-root.
 lab: $(STAMP)
-	$(BIN)/jupyter lab chapters/
+	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) chapters/
 
 # ---- tests -------------------------------------------------------------------------------------
 # The vectors are committed in kafka-vectors/ (facts recorded from Kafka's own classes); VECTORS=DIR replays another copy.
