@@ -227,3 +227,30 @@ def test_rendered_pages_carry_ink(pdf, tmp_path):
     text_page = np.asarray(render(first_image_page + 1).convert("L"))
     dark = int((text_page < 128).sum())
     assert dark > 500, f"page {first_image_page + 1} looks empty"
+
+
+def test_the_site_links_the_pdf_and_each_chapter_its_notebook(pdf):
+    """The built site serves the PDF at /rebalance.pdf (linked from the index page) and in the index
+    page's download menu, and every chapter page's download menu offers the chapter's .ipynb."""
+    site = Path(os.environ.get("REBALANCE_SITE_DIR", REPO / "_build" / "html"))
+    if not (site / "config.json").is_file():
+        pytest.skip(f"no built site in {site} (make site)")
+    served = site / "rebalance.pdf"
+    assert served.is_file(), "site/build.sh did not copy the PDF into the site"
+    assert 'href="/rebalance.pdf"' in (site / "index.html").read_text(encoding="utf-8")
+    index = json.loads((site / "index.json").read_text(encoding="utf-8"))
+    pdfs = [d for d in index["frontmatter"].get("downloads", []) if d.get("filename", "").endswith(".pdf")]
+    assert pdfs and (site / pdfs[0]["url"].lstrip("/")).is_file(), f"no PDF in the index page's downloads: {index['frontmatter'].get('downloads')}"
+    config = json.loads((site / "config.json").read_text(encoding="utf-8"))
+    chapter_slugs = [p["slug"] for project in config["projects"] for p in project["pages"]
+                     if "slug" in p and (site / f"{p['slug']}.json").is_file()]
+    checked = 0
+    for slug in chapter_slugs:
+        page = json.loads((site / f"{slug}.json").read_text(encoding="utf-8"))
+        if not page.get("location", "").startswith("/chapters/"):
+            continue
+        notebooks = [e for e in page["frontmatter"].get("exports", []) if e.get("format") == "ipynb"]
+        assert notebooks, f"{slug}: no .ipynb download"
+        assert (site / notebooks[0]["url"].lstrip("/")).is_file(), f"{slug}: {notebooks[0]['url']} missing"
+        checked += 1
+    assert checked == len(chapter_notebooks())
