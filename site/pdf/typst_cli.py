@@ -5,8 +5,8 @@ The book's layout (template/book.typ) needs two facts that Typst cannot see from
 passed as `sys.inputs`, both read off the main file mystmd wrote (its part titles are level-1 headings
 written in it; its pages are `#include "NAME-SLUG.typ"` lines in the order of myst.yml's toc):
 `rebalance-parts`, the part titles one a line, and `rebalance-chapters`, for each included page its chapter
-number taken from the chapter's file name (`chapters/NN-SLUG.ipynb`; chapter 00, how to read the book, and
-the pages outside chapters/ are unnumbered).
+number: the chapters (`chapters/NN-SLUG.ipynb`) are numbered 1, 2, ... in the order of the toc, as a printed
+book is read; chapter 00 (how to read the book) and the pages outside chapters/ are unnumbered.
 
 Typst packages (`#import "@preview/..."`) are resolved from site/pdf/packages only, never downloaded:
 the book's generated pages import `@preview/tablex:0.0.9`, which site/pdf/packages maps onto Typst's
@@ -32,7 +32,7 @@ FONT_DIRS = [d for d in ("/usr/share/fonts/truetype/wqy",) if Path(d).is_dir()]
 
 def book_inputs(main: Path) -> dict[str, str]:
     """The part titles and the chapter number of each included page, read off mystmd's main file."""
-    parts, numbers = [], []
+    parts, numbers, chapter = [], [], 0
     for line in main.read_text(encoding="utf-8").splitlines():
         heading = re.match(r"^=\s+(.+?)\s*$", line)
         if heading:
@@ -40,16 +40,17 @@ def book_inputs(main: Path) -> dict[str, str]:
         include = re.match(r'^#include\s+"(.+)\.typ"', line)
         if include:
             slug = include.group(1).removeprefix(main.stem + "-")
-            numbers.append(chapter_number(slug))
+            if is_numbered_chapter(slug):
+                chapter += 1
+                numbers.append(str(chapter))
+            else:
+                numbers.append("")
     return {"rebalance-parts": "\n".join(parts), "rebalance-chapters": ",".join(numbers)}
 
 
-def chapter_number(slug: str) -> str:
-    """`chapters/02-range-assignor.ipynb` is chapter 2; 00 and pages outside chapters/ have no number."""
-    for path in sorted((REPO / "chapters").glob(f"[0-9]*-{slug}.*")):
-        number = int(path.name.split("-", 1)[0])
-        return str(number) if number > 0 else ""
-    return ""
+def is_numbered_chapter(slug: str) -> bool:
+    """A page from chapters/NN-SLUG.* other than chapter 00 (mystmd's slug drops the NN- prefix)."""
+    return any(int(path.name.split("-", 1)[0]) > 0 for path in (REPO / "chapters").glob(f"[0-9]*-{slug}.*"))
 
 
 def main(argv: list[str]) -> int:
