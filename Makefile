@@ -2,7 +2,7 @@
 # Everything else here is a step they call.  The Makefile creates its own virtual environment (.venv)
 # with the dependencies of pyproject.toml at the exact versions of constraints.txt; nothing is installed outside the project folder
 # except, on Debian when run as root, the `chromium` package for the browser test and, for the PDF edition,
-# `poppler-utils` (its test renders pages) and `fonts-wqy-microhei` (the glossary's Chinese terms).
+# `poppler-utils` (its test renders pages), `fonts-dejavu-core` and `fonts-wqy-microhei` (the glossary's Chinese terms).
 
 SHELL        := /bin/bash
 PYTHON       ?= python3
@@ -52,10 +52,12 @@ chromium:
 	  fi; \
 	fi
 
-# The PDF edition's Debian packages: poppler-utils (pdftoppm, pdfinfo, pdfimages for its test) and a CJK font.
-PDF_DEBS := poppler-utils fonts-wqy-microhei
+# The PDF edition's Debian packages: poppler-utils (pdftoppm, pdfinfo, pdfimages for its test), a sans font
+# and a CJK font (the glossary's Chinese terms).
+PDF_DEBS := poppler-utils fonts-dejavu-core fonts-wqy-microhei
 pdf-tools:
 	@missing=""; command -v pdftoppm >/dev/null || missing="poppler-utils"; \
+	  [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing="$$missing fonts-dejavu-core"; \
 	  [ -d /usr/share/fonts/truetype/wqy ] || missing="$$missing fonts-wqy-microhei"; \
 	  if [ -n "$$missing" ]; then \
 	    if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \

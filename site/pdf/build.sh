@@ -30,7 +30,7 @@ jb="${JUPYTER_BOOK:-$repo/.venv/bin/jupyter-book}"
 py="${PYTHON:-$repo/.venv/bin/python}"
 [ -x "$py" ] || py="$(command -v python3)"
 "$py" -c 'import typst' 2>/dev/null || { log "ERROR: $py has no typst module (pip install -c constraints.txt -e '.[book]')"; exit 1; }
-[ -d /usr/share/fonts/truetype/wqy ] || log "warning: no CJK font (Debian fonts-wqy-microhei, make pdf-tools): the glossary's Chinese terms will be missing"
+for font in dejavu wqy; do [ -d "/usr/share/fonts/truetype/$font" ] || log "warning: /usr/share/fonts/truetype/$font missing (make pdf-tools installs it): labels or the glossary's Chinese terms fall back to other fonts"; done
 
 buildlog="$(mktemp -t rebalance-pdf-build.XXXXXX)"
 pgid=""

@@ -25,9 +25,10 @@ import typst
 HERE = Path(__file__).resolve().parent
 PACKAGES = HERE / "packages"
 REPO = HERE.parents[1]
-# Fonts besides those embedded in the compiler (Libertinus Serif, New Computer Modern, DejaVu Sans Mono):
-# a CJK font for the glossary's Chinese terms (Debian's fonts-wqy-microhei, installed by `make pdf-tools`).
-FONT_DIRS = [d for d in ("/usr/share/fonts/truetype/wqy",) if Path(d).is_dir()]
+# Fonts besides those embedded in the compiler (Libertinus Serif, New Computer Modern, DejaVu Sans Mono), from
+# Debian packages that `make pdf-tools` installs: DejaVu Sans for labels and running heads (fonts-dejavu-core)
+# and a CJK font for the glossary's Chinese terms (fonts-wqy-microhei).  No other system font is read.
+FONT_DIRS = [d for d in ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/truetype/wqy") if Path(d).is_dir()]
 
 
 def book_inputs(main: Path) -> dict[str, str]:
@@ -72,11 +73,14 @@ def main(argv: list[str]) -> int:
     output = Path(paths[1]).resolve() if len(paths) > 1 else source.with_suffix(".pdf")
     started = time.monotonic()
     try:
-        typst.compile(str(source), output=str(output), root="/", package_path=str(PACKAGES),
-                      ignore_system_fonts=True, font_paths=FONT_DIRS, sys_inputs=book_inputs(source))
+        _, warnings = typst.compile_with_warnings(
+            str(source), output=str(output), root="/", package_path=str(PACKAGES),
+            ignore_system_fonts=True, font_paths=FONT_DIRS, sys_inputs=book_inputs(source))
     except Exception as exc:  # the binding raises one exception type carrying Typst's diagnostics
         print(f"typst compile {source.name}: {exc}", file=sys.stderr)
         return 1
+    for warning in warnings:
+        print(f"typst warning: {warning.message}", file=sys.stderr)
     print(f"typst: wrote {output} in {time.monotonic() - started:.1f} s", file=sys.stderr)
     return 0
 
