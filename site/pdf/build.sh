@@ -5,7 +5,7 @@
 # mystmd (`jupyter-book build --typst`) writes the Typst sources with the project's template
 # (site/pdf/template) and runs `typst compile`; the `typst` it finds is site/pdf/bin/typst, the compiler
 # of PyPI's typst wheel (site/pdf/typst_cli.py), which takes Typst packages from site/pdf/packages only.
-# REBALANCE_PRINT=1 makes the print plugin (site/pdf/print-hidden-cells.mjs) show the cells the site
+# REBALANCE_PRINT=1 makes the print plugin (site/pdf/print-plugin.mjs) show the cells the site
 # hides.  The build runs in its own process group, ended whatever happens, and holds the same lock as
 # site/build.sh (both write mystmd's _build folders).  When a built site is there (_build/html), the PDF
 # is copied into it as rebalance.pdf.

@@ -4,9 +4,11 @@
 The book's layout (template/book.typ) needs two facts that Typst cannot see from inside the document,
 passed as `sys.inputs`, both read off the main file mystmd wrote (its part titles are level-1 headings
 written in it; its pages are `#include "NAME-SLUG.typ"` lines in the order of myst.yml's toc):
-`rebalance-parts`, the part titles one a line, and `rebalance-chapters`, for each included page its chapter
-number: the chapters (`chapters/NN-SLUG.ipynb`) are numbered 1, 2, ... in the order of the toc, as a printed
-book is read; chapter 00 (how to read the book) and the pages outside chapters/ are unnumbered.
+`rebalance-parts`, the part titles one a line; `rebalance-chapters`, for each included page its chapter
+number, the NN of `chapters/NN-SLUG.ipynb` (the number the site's figure and exercise numbers carry), empty for
+the pages outside chapters/; and `rebalance-enumerators`, for each included page the prefix of its figure and
+exercise numbers (`2.` when the chapter's front matter says `numbering: enumerator: 2.%s`), so that an
+exercise box says "Exercise 2.1" as the site and the cross-references do.
 
 Typst packages (`#import "@preview/..."`) are resolved from site/pdf/packages only, never downloaded:
 the book's generated pages import `@preview/tablex:0.0.9`, which site/pdf/packages maps onto Typst's
@@ -33,25 +35,27 @@ FONT_DIRS = [d for d in ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/t
 
 def book_inputs(main: Path) -> dict[str, str]:
     """The part titles and the chapter number of each included page, read off mystmd's main file."""
-    parts, numbers, chapter = [], [], 0
+    parts, numbers, prefixes = [], [], []
     for line in main.read_text(encoding="utf-8").splitlines():
         heading = re.match(r"^=\s+(.+?)\s*$", line)
         if heading:
             parts.append(heading.group(1))
         include = re.match(r'^#include\s+"(.+)\.typ"', line)
         if include:
-            slug = include.group(1).removeprefix(main.stem + "-")
-            if is_numbered_chapter(slug):
-                chapter += 1
-                numbers.append(str(chapter))
-            else:
-                numbers.append("")
-    return {"rebalance-parts": "\n".join(parts), "rebalance-chapters": ",".join(numbers)}
+            number, prefix = chapter_numbering(include.group(1).removeprefix(main.stem + "-"))
+            numbers.append(number)
+            prefixes.append(prefix)
+    return {"rebalance-parts": "\n".join(parts), "rebalance-chapters": ",".join(numbers),
+            "rebalance-enumerators": ",".join(prefixes)}
 
 
-def is_numbered_chapter(slug: str) -> bool:
-    """A page from chapters/NN-SLUG.* other than chapter 00 (mystmd's slug drops the NN- prefix)."""
-    return any(int(path.name.split("-", 1)[0]) > 0 for path in (REPO / "chapters").glob(f"[0-9]*-{slug}.*"))
+def chapter_numbering(slug: str) -> tuple[str, str]:
+    """The chapter number and the enumerator prefix of the page whose mystmd slug is `slug` (mystmd drops
+    the NN- of chapters/NN-SLUG.*): ("2", "2.") for chapters/02-range-assignor.md with `enumerator: 2.%s`."""
+    for path in sorted((REPO / "chapters").glob(f"[0-9]*-{slug}.md")):
+        enumerator = re.search(r"^\s+enumerator:\s*['\"]?([^'\"\n]*)%s", path.read_text(encoding="utf-8"), re.M)
+        return str(int(path.name.split("-", 1)[0])), enumerator.group(1) if enumerator else ""
+    return "", ""
 
 
 def main(argv: list[str]) -> int:
