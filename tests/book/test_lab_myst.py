@@ -181,7 +181,7 @@ def test_a_chapter_renders_its_myst_in_jupyterlab(lab):
                     cites: document.querySelectorAll('.jp-MarkdownCell cite, .jp-MarkdownCell [title="Citation Not Found"]').length,
                     xrefs: [...document.querySelectorAll('.jp-MarkdownCell .myst a[href^="#"]')]
                         .filter(a => !a.closest('.myst-exercise-title') && !a.getAttribute('title')?.startsWith('Link to this')).length,
-                    raw: rendered.map(e => e.innerText).filter(t => /:::\\{|\\{(cite|exercise|solution|ref|numref)(:[tp])?\\}`?/.test(t))
+                    raw: rendered.map(e => e.innerText).filter(t => /:::\\{|\\{(cite|exercise|solution|ref|numref|term|admonition|note|tip)(:[tp])?\\}`?/.test(t))
                         .map(t => t.slice(0, 120)),
                     renderedCells: rendered.length,
                 };

@@ -8,10 +8,11 @@ Which PDF is checked:
 
 The checks: the page count is plausible for the number of pages in myst.yml's table of contents; every
 distinct image the chapter notebooks show is embedded (``pdfimages -list``); every part and chapter
-title and the glossary, references and bibliography are bookmarks of the PDF outline (pypdf); every
-solution of the chapters is printed, with the answer cells that the site hides; the glossary's Chinese
-terms are set in an embedded CJK font; and pages rendered to images (``pdftoppm``) carry ink: the cover
-dark, a chapter page with text, a figure page with colour.
+title and the glossary, references and bibliography are bookmarks of the PDF outline (pypdf), in the toc's
+order; every solution of the chapters is printed, with the answer cells that the site hides; the glossary's
+Chinese terms are set in an embedded CJK font; pages rendered to images (``pdftoppm``): the cover dark, a
+figure page with colour, a chapter opening with text, and the pages left blank before a right-hand opening
+without a running head; and the built site links the PDF and each chapter's notebook.
 """
 
 from __future__ import annotations
@@ -208,25 +209,39 @@ def test_glossary_chinese_terms_have_a_font(pdf, text):
     assert "协调器" in text
 
 
-def test_rendered_pages_carry_ink(pdf, tmp_path):
+def test_rendered_pages_carry_ink(pdf, text, tmp_path):
+    """Pages rendered to images: the dark cover, a coloured figure, a chapter's opening page with its text,
+    and the pages left blank before a right-hand opening without any running head."""
     import numpy as np
-    from PIL import Image, ImageStat
+    import pypdf
+    from PIL import Image
 
-    def render(page: int) -> Image.Image:
+    def render(page: int) -> np.ndarray:
         prefix = tmp_path / f"p{page}"
         _run("pdftoppm", "-r", "30", "-png", "-f", str(page), "-l", str(page), str(pdf), str(prefix))
-        return Image.open(next(tmp_path.glob(f"p{page}*.png"))).convert("RGB")
+        return np.asarray(Image.open(next(tmp_path.glob(f"p{page}*.png"))).convert("RGB"), dtype=int)
 
-    cover = ImageStat.Stat(render(1).convert("L")).mean[0]
+    cover = render(1).mean()
     assert cover < 140, f"the cover is not the dark cover page (mean grey {cover:.0f})"
-    # a page of the first image: coloured figure pixels; a page of running text: dark text pixels
     first_image_page = int(next(r.split()[0] for r in _run("pdfimages", "-list", str(pdf)).splitlines()[2:]))
-    figure = np.asarray(render(first_image_page), dtype=int)
+    figure = render(first_image_page)
     colourful = int(((figure.max(axis=2) - figure.min(axis=2)) > 60).sum())
     assert colourful > 200, f"page {first_image_page} shows no coloured figure"
-    text_page = np.asarray(render(first_image_page + 1).convert("L"))
-    dark = int((text_page < 128).sum())
-    assert dark > 500, f"page {first_image_page + 1} looks empty"
+
+    reader = pypdf.PdfReader(str(pdf))
+    files, _ = toc_files_and_parts()
+    first_chapter = _plain(page_title(files[1]))
+    entry = next(e for e in reader.outline if not isinstance(e, list) and _plain(e.title) == first_chapter)
+    opening = reader.get_destination_page_number(entry) + 1
+    dark = int((render(opening).mean(axis=2) < 128).sum())
+    assert dark > 300, f"the opening page {opening} of {first_chapter!r} looks empty ({dark} dark pixels)"
+
+    pages = text.split("\f")
+    blank = [n + 1 for n, page_text in enumerate(pages[:-1]) if not page_text.strip() and n > 0]
+    assert blank, "no page left blank before a right-hand opening"
+    for page in blank[:3]:
+        ink = int((render(page).mean(axis=2) < 200).sum())
+        assert ink < 20, f"page {page}, left blank before an opening, carries ink ({ink} pixels): a running head?"
 
 
 def test_the_site_links_the_pdf_and_each_chapter_its_notebook(pdf):
