@@ -1,7 +1,8 @@
 # Rebalance: the two commands of the README are `make book` and `make test`.
 # Everything else here is a step they call.  The Makefile creates its own virtual environment (.venv)
 # with the dependencies of pyproject.toml at the exact versions of constraints.txt; nothing is installed outside the project folder
-# except, on Debian when run as root, the `chromium` package for the browser test.
+# except, on Debian when run as root, the `chromium` package for the browser test and, for the PDF edition,
+# `poppler-utils` (its test renders pages), `fonts-dejavu-core` and `fonts-wqy-microhei` (the glossary's Chinese terms).
 
 SHELL        := /bin/bash
 PYTHON       ?= python3
@@ -15,11 +16,12 @@ CHROMIUM     ?= /usr/bin/chromium
 PORT         ?= 8000
 export PYTHONHASHSEED := 0
 
-.PHONY: help setup theme chromium chapters chapter site book serve lab test test-fast conform bench clean
+.PHONY: help setup theme chromium chapters chapter site book serve lab test test-fast conform bench clean pdf pdf-tools
 
 help:
 	@echo "make book    - set up, execute every chapter, build the book site (open _build/html/index.html)"
 	@echo "make test    - set up and run every test (unit, vectors, notebooks, pairing, site in Chromium)"
+	@echo "make pdf     - build the PDF edition (_build/exports/rebalance.pdf)"
 	@echo "make lab     - open the chapters in JupyterLab"
 	@echo "make serve   - serve the built site on http://127.0.0.1:$(PORT)/"
 	@echo "make bench   - run the benchmarks and print their figures"
@@ -50,6 +52,22 @@ chromium:
 	  fi; \
 	fi
 
+# The PDF edition's Debian packages: poppler-utils (pdftoppm, pdfinfo, pdfimages for its test), a sans font
+# and a CJK font (the glossary's Chinese terms).
+PDF_DEBS := poppler-utils fonts-dejavu-core fonts-wqy-microhei
+pdf-tools:
+	@missing=""; command -v pdftoppm >/dev/null || missing="poppler-utils"; \
+	  [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing="$$missing fonts-dejavu-core"; \
+	  [ -d /usr/share/fonts/truetype/wqy ] || missing="$$missing fonts-wqy-microhei"; \
+	  if [ -n "$$missing" ]; then \
+	    if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	      echo "installing Debian's$$missing for the PDF edition"; \
+	      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	    else \
+	      echo "The PDF edition wants Debian's $(PDF_DEBS) (sudo apt-get install$$missing)"; \
+	    fi; \
+	  fi
+
 # ---- chapters ----------------------------------------------------------------------------------
 # Re-execute one chapter and refresh its pair: make chapter CH=chapters/02-range-assignor.md
 chapter: $(STAMP)
@@ -68,17 +86,23 @@ chapters: $(STAMP)
 site: $(STAMP) theme
 	@PATH="$(CURDIR)/$(BIN):$$PATH" bash site/build.sh
 
-book: setup chapters site
+# ---- the PDF edition (offline: Typst from the typst wheel, the project's template in site/pdf) ----------
+pdf: $(STAMP) pdf-tools
+	@PATH="$(CURDIR)/$(BIN):$$PATH" bash site/pdf/build.sh
+
+book: setup chapters pdf site
 	@echo
-	@echo "The book is built in $(CURDIR)/_build/html"
+	@echo "The book is built in $(CURDIR)/_build/html, its PDF edition in $(CURDIR)/_build/exports/rebalance.pdf"
 	@echo "Read it: run 'make serve' and open http://127.0.0.1:$(PORT)/ (the pages need a web server)"
 	@echo "To work through the chapters interactively: make lab"
 
 serve:
 	$(BIN)/python -m http.server --bind 127.0.0.1 --directory _build/html $(PORT)
 
+# jupyterlab-myst (the book extra) renders the chapters' exercises, solutions, admonitions, citations and
+# cross-references in the notebooks.  Jupyter refuses to run as root without --allow-root.
 lab: $(STAMP)
-	$(BIN)/jupyter lab chapters/
+	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) chapters/
 
 # ---- tests -------------------------------------------------------------------------------------
 # The vectors are committed in kafka-vectors/ (facts recorded from Kafka's own classes); VECTORS=DIR replays another copy.
@@ -86,14 +110,15 @@ conform: $(STAMP)
 	@test -d "$(VECTORS)" || { echo "vectors folder $(VECTORS) missing"; exit 1; }
 	@$(BIN)/python -m rebalance conform -v $(VECTORS)/*.jsonl | tail -n 25; test "$${PIPESTATUS[0]}" = 0
 
-test: setup chromium conform site
+test: setup chromium conform pdf site
 	REBALANCE_VECTORS="$(abspath $(VECTORS))" REBALANCE_SITE_DIR="$(CURDIR)/_build/html" CHROMIUM="$(CHROMIUM)" \
+	REBALANCE_PDF="$(CURDIR)/_build/exports/rebalance.pdf" \
 	PATH="$(CURDIR)/$(BIN):$$PATH" \
 	  $(BIN)/python -m pytest tests $(CHAPTERS_NB) --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg \
 	    --nbval-current-env -p no:randomly -q
 
 test-fast: $(STAMP)
-	REBALANCE_VECTORS="$(abspath $(VECTORS))" $(BIN)/python -m pytest tests -q -m "not browser and not spark"
+	REBALANCE_VECTORS="$(abspath $(VECTORS))" $(BIN)/python -m pytest tests -q -m "not browser and not spark and not pdf"
 
 bench: $(STAMP)
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python "$$b" || exit 1; done

@@ -102,3 +102,9 @@ fi
 log "open it through a local web server (the pages use absolute /build/... links, so file:// shows them unstyled):"
 log "    python -m http.server -d _build/html 8000   # then browse http://127.0.0.1:8000/"
 log "entry page: _build/html/index.html"
+
+# The PDF edition (make pdf builds it before the site): served at /rebalance.pdf, linked from the index page.
+if [ -s "$repo/_build/exports/rebalance.pdf" ]; then
+  cp "$repo/_build/exports/rebalance.pdf" "$html/rebalance.pdf"
+  log "PDF edition: _build/html/rebalance.pdf"
+fi

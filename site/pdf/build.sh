@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Offline PDF edition of the whole book: myst.yml's typst export (`exports: - id: book-pdf`) into
+# _build/exports/rebalance.pdf, following myst.yml's table of contents.
+#
+# mystmd (`jupyter-book build --typst`) writes the Typst sources with the project's template
+# (site/pdf/template) and runs `typst compile`; the `typst` it finds is site/pdf/bin/typst, the compiler
+# of PyPI's typst wheel (site/pdf/typst_cli.py), which takes Typst packages from site/pdf/packages only.
+# REBALANCE_PRINT=1 makes the print plugin (site/pdf/print-plugin.mjs) show the cells the site
+# hides.  The build runs in its own process group, ended whatever happens, and holds the same lock as
+# site/build.sh (both write mystmd's _build folders).  When a built site is there (_build/html), the PDF
+# is copied into it as rebalance.pdf.
+#
+# Usage: site/pdf/build.sh
+# Env:   JUPYTER_BOOK  the jupyter-book (or myst) executable (default: .venv/bin/jupyter-book)
+#        PYTHON        the Python with the typst wheel (default: .venv/bin/python)
+set -uo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$repo"
+log() { printf '[pdf/build] %s\n' "$*"; }
+pdf="$repo/_build/exports/rebalance.pdf"
+
+mkdir -p _build
+exec 8>_build/.site-build.lock
+flock 8
+
+jb="${JUPYTER_BOOK:-$repo/.venv/bin/jupyter-book}"
+[ -x "$jb" ] || jb="$(command -v jupyter-book || true)"
+[ -n "$jb" ] || { log "ERROR: jupyter-book not found (pip install -e '.[book]')"; exit 1; }
+py="${PYTHON:-$repo/.venv/bin/python}"
+[ -x "$py" ] || py="$(command -v python3)"
+"$py" -c 'import typst' 2>/dev/null || { log "ERROR: $py has no typst module (pip install -c constraints.txt -e '.[book]')"; exit 1; }
+for font in dejavu wqy; do [ -d "/usr/share/fonts/truetype/$font" ] || log "warning: /usr/share/fonts/truetype/$font missing (make pdf-tools installs it): labels or the glossary's Chinese terms fall back to other fonts"; done
+
+buildlog="$(mktemp -t rebalance-pdf-build.XXXXXX)"
+pgid=""
+finish() {
+  if [ -n "$pgid" ]; then
+    kill -TERM -- "-$pgid" 2>/dev/null || true
+    for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 -- "-$pgid" 2>/dev/null || break; sleep 0.3; done
+    kill -KILL -- "-$pgid" 2>/dev/null || true
+  fi
+  rm -f "$buildlog"
+}
+trap finish EXIT
+trap 'log "interrupted"; exit 130' INT TERM
+
+# The API reference page of the toc is generated from the package's docstrings (as for the site).
+"$py" "$repo/site/api_reference.py" "$repo/api.md" >/dev/null || { log "ERROR: site/api_reference.py failed"; exit 1; }
+
+rm -f "$pdf"
+started=$(date +%s%N)
+PATH="$repo/site/pdf/bin:$PATH" REBALANCE_PYTHON="$py" REBALANCE_PRINT=1 \
+  setsid "$jb" build --typst </dev/null >"$buildlog" 2>&1 &
+pgid=$!
+wait "$pgid"
+rc=$?
+ms=$(( ($(date +%s%N) - started) / 1000000 ))
+elapsed="$((ms / 1000)).$(( (ms % 1000) / 100 ))"
+grep -v "extra key ignored: default_lexer\|^📖 Built " "$buildlog" | sed 's/^/    /'
+
+if [ "$rc" -ne 0 ] || [ ! -s "$pdf" ]; then
+  log "ERROR: $jb build --typst failed (status $rc after ${elapsed} s); no $pdf"
+  exit 1
+fi
+if grep -q '^typst compile .*:' "$buildlog"; then
+  log "ERROR: typst reported errors (above)"
+  exit 1
+fi
+size="$(du -h "$pdf" | cut -f1)"
+pages="$("$py" -c 'import sys, pypdf; print(len(pypdf.PdfReader(sys.argv[1]).pages))' "$pdf" 2>/dev/null || echo '?')"
+log "built $pdf: $pages pages, $size, in ${elapsed} s"
+if [ -d "$repo/_build/html" ]; then
+  cp "$pdf" "$repo/_build/html/rebalance.pdf"
+  log "copied into the site: _build/html/rebalance.pdf"
+fi

@@ -1,0 +1,205 @@
+"""MyST in JupyterLab (`make lab`): jupyterlab-myst renders a chapter's directives and roles.
+
+The test starts its own JupyterLab (loopback, a random token, a free port, settings, workspaces and
+runtime files in a temporary folder; cell windowing off so that every cell is in the page), opens one
+chapter notebook in Debian's headless Chromium (the flags of the site's browser test), waits for the
+rendered Markdown and checks that
+
+* every exercise and solution of the chapter is a rendered MyST block (``.myst-exercise`` with its
+  "Exercise N" / "Solution to Exercise N" title), as many as the chapter's source has;
+* an admonition of the chapter is a rendered admonition block, citations are rendered citation elements
+  and the chapter's in-page cross-references are links;
+* no rendered Markdown cell shows raw MyST (``:::{exercise}``, ``{cite}`` ...).
+
+The chapter is the one that uses the most of these features (REBALANCE_LAB_CHAPTER names another).  Everything the test
+started (the server, its kernels, the browser) is stopped at the end, and the test checks that no
+process it started is left.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+JUPYTER = REPO / ".venv" / "bin" / "jupyter"
+ADMONITION = r"^:{3,}\{(note|tip|warning|important|caution|attention|danger|error|hint|seealso|admonition)\}"
+
+
+def _features(md: str) -> dict[str, int]:
+    return {
+        "exercise": len(re.findall(r"^:{3,}\{exercise\}", md, re.M)),
+        "solution": len(re.findall(r"^:{3,}\{solution\}", md, re.M)),
+        "admonition": len(re.findall(ADMONITION, md, re.M)),
+        "cite": len(re.findall(r"\{cite(:[tp])?\}`", md)),
+        "xref": len(re.findall(r"\]\(#[\w-]+\)|\{(ref|numref)\}`", md)),
+    }
+
+
+def pick_chapter() -> tuple[Path, dict[str, int]]:
+    """The chapter notebook with the most kinds of MyST features (ties: the first in file order), or the
+    one named by REBALANCE_LAB_CHAPTER (e.g. chapters/12-lab-at-scale.ipynb)."""
+    chosen = os.environ.get("REBALANCE_LAB_CHAPTER")
+    if chosen:
+        notebook = (REPO / chosen).with_suffix(".ipynb")
+        return notebook, _features(notebook.with_suffix(".md").read_text(encoding="utf-8"))
+    best = None
+    for md in sorted((REPO / "chapters").glob("[0-9]*.md")):
+        if not md.with_suffix(".ipynb").is_file():
+            continue
+        features = _features(md.read_text(encoding="utf-8"))
+        if not features["exercise"]:
+            continue
+        score = sum(1 for v in features.values() if v)
+        if best is None or score > best[0]:
+            best = (score, md.with_suffix(".ipynb"), features)
+    assert best, "no chapter has an exercise"
+    return best[1], best[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _processes_mentioning(marker: str) -> list[int]:
+    """Pids whose command line contains `marker` (the test's own temporary folder)."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            if marker in (proc / "cmdline").read_bytes().decode(errors="replace"):
+                pids.append(int(proc.name))
+        except OSError:
+            continue
+    return pids
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    if not JUPYTER.exists():
+        pytest.fail(f"{JUPYTER} missing: run `make setup`")
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium not found at {CHROMIUM}: run `make chromium` or set CHROMIUM")
+    home = tmp_path_factory.mktemp("lab")
+    settings = home / "settings" / "@jupyterlab" / "notebook-extension"
+    settings.mkdir(parents=True)
+    (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+    token = os.urandom(16).hex()
+    port = _free_port()
+    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(home / "runtime"), JUPYTER_CONFIG_DIR=str(home / "config"),
+               JUPYTER_DATA_DIR=str(home / "data"), PYTHONPATH=str(REPO / "src"))
+    command = [str(JUPYTER), "lab", "--no-browser", "--ServerApp.ip=127.0.0.1", f"--port={port}",
+               "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={REPO}",
+               f"--LabApp.user_settings_dir={home / 'settings'}", f"--LabApp.workspaces_dir={home / 'workspaces'}"]
+    if os.geteuid() == 0:
+        command.append("--allow-root")
+    log = open(home / "server.log", "w")
+    server = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
+                              stdin=subprocess.DEVNULL, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"JupyterLab did not start:\n{(home / 'server.log').read_text()[-3000:]}")
+                time.sleep(0.5)
+        yield {"base": base, "token": token, "home": home}
+    finally:
+        # a clean shutdown also ends the kernels (they run in sessions of their own)
+        try:
+            request = urllib.request.Request(f"{base}/api/shutdown", method="POST",
+                                             headers={"Authorization": f"token {token}"})
+            urllib.request.urlopen(request, timeout=5)
+        except OSError:
+            pass
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait(timeout=10)
+        log.close()
+        leftovers = _processes_mentioning(str(home))
+        for pid in leftovers:
+            os.kill(pid, signal.SIGKILL)
+        assert not leftovers, f"processes left running after JupyterLab's shutdown: {leftovers}"
+
+
+def test_a_chapter_renders_its_myst_in_jupyterlab(lab):
+    from playwright.sync_api import sync_playwright
+
+    notebook, features = pick_chapter()
+    relative = notebook.relative_to(REPO).as_posix()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.goto(f"{lab['base']}/lab/tree/{relative}?token={lab['token']}", timeout=90_000)
+            # wait until every exercise and solution of the chapter is rendered
+            wanted = features["exercise"] + features["solution"]
+            page.wait_for_function(f"document.querySelectorAll('.myst-exercise').length >= {wanted}",
+                                   timeout=90_000)
+            page.wait_for_timeout(1000)
+            page.screenshot(path=str(lab["home"] / "lab.png"))
+            found = page.evaluate("""() => {
+                const text = (sel) => [...document.querySelectorAll(sel)].map(e => e.innerText.trim());
+                const rendered = [...document.querySelectorAll('.jp-MarkdownCell .lm-Widget.myst')]
+                    .filter(e => e.offsetParent !== null);
+                return {
+                    titles: text('.myst-exercise-title'),
+                    exercises: document.querySelectorAll('.myst-exercise').length,
+                    admonitions: document.querySelectorAll('.myst-admonition, aside.admonition').length,
+                    cites: document.querySelectorAll('.jp-MarkdownCell cite, .jp-MarkdownCell [title="Citation Not Found"]').length,
+                    xrefs: [...document.querySelectorAll('.jp-MarkdownCell .myst a[href^="#"]')]
+                        .filter(a => !a.closest('.myst-exercise-title') && !a.getAttribute('title')?.startsWith('Link to this')).length,
+                    raw: rendered.map(e => e.innerText).filter(t => /:::\\{|\\{(cite|exercise|solution|ref|numref|term|admonition|note|tip)(:[tp])?\\}`?/.test(t))
+                        .map(t => t.slice(0, 120)),
+                    renderedCells: rendered.length,
+                };
+            }""")
+        finally:
+            browser.close()
+
+    assert found["renderedCells"] > 0, "no rendered Markdown cell"
+    assert found["exercises"] == wanted, f"{found['exercises']} rendered exercise/solution blocks, the chapter has {wanted}"
+    exercise_titles = [t for t in found["titles"] if re.fullmatch(r"Exercise \d+.*", t, re.S)]
+    solution_titles = [t for t in found["titles"] if t.startswith("Solution to Exercise")]
+    assert len(exercise_titles) == features["exercise"], found["titles"]
+    assert len(solution_titles) == features["solution"], found["titles"]
+    assert not found["raw"], f"raw MyST shown in rendered cells of {relative}: {found['raw']}"
+    if features["admonition"]:
+        assert found["admonitions"] >= features["admonition"], f"admonitions not rendered in {relative}"
+    if features["cite"]:
+        assert found["cites"] >= 1, f"citations not rendered in {relative}"
+    if features["xref"]:
+        assert found["xrefs"] >= 1, f"cross-references not rendered as links in {relative}"
+    assert not errors, f"JavaScript errors: {errors[:5]}"
