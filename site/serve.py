@@ -20,7 +20,8 @@ folder), so no server extension (JupyterLab, ...) is loaded and nothing is writt
 folder, which is removed on exit.
 
 Usage: python site/serve.py [--port 8000] [--jupyter-port 0] [--site _build/html] [--no-kernel]
-When started, prints ``[serve] ready site=<url> jupyter=<url>`` (``jupyter=none`` with --no-kernel).
+When started, prints ``[serve] ready site=<url> jupyter=<url> jupyter_pgid=<process group>`` (``jupyter=none``
+and ``jupyter_pgid=0`` with --no-kernel).
 """
 
 from __future__ import annotations
@@ -244,7 +245,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             log("static pages only (--no-kernel): widgets show their static twins")
         log("stop with Ctrl-C")
-        log(f"ready site={site_url} jupyter={jupyter.url if jupyter else 'none'}")
+        jupyter_pid = jupyter.proc.pid if jupyter and jupyter.proc else 0
+        log(f"ready site={site_url} jupyter={jupyter.url if jupyter else 'none'} jupyter_pgid={jupyter_pid}")
         while not stop:
             time.sleep(0.3)
             if jupyter and not jupyter.alive():

@@ -42,7 +42,7 @@ pytestmark = pytest.mark.browser
 
 SERVE = BOOK_DIR / "site" / "serve.py"
 LIVE_CHAPTER = "chapters/04-sticky-assignor.ipynb"  # its "how sticky is sticky?" widget has sliders
-READY = re.compile(r"\[serve\] ready site=(\S+) jupyter=(\S+)")
+READY = re.compile(r"\[serve\] ready site=(\S+) jupyter=(\S+) jupyter_pgid=(\d+)")
 
 
 # ---- make serve's set-up ---------------------------------------------------------------------------
@@ -62,6 +62,7 @@ def live_server(site_dir: Path):  # noqa: F811 - the fixture imported above
             lines.put(line)
 
     threading.Thread(target=pump, daemon=True).start()
+    jupyter_pgid = 0
     try:
         deadline = time.monotonic() + 120
         match = None
@@ -71,7 +72,7 @@ def live_server(site_dir: Path):  # noqa: F811 - the fixture imported above
             except queue.Empty:
                 continue
         assert match, f"site/serve.py did not get ready:\n{''.join(output)}"
-        site, jupyter = match.group(1), match.group(2)
+        site, jupyter, jupyter_pgid = match.group(1), match.group(2), int(match.group(3))
         with urllib.request.urlopen(site + "rebalance-live.json", timeout=10) as response:
             live = json.load(response)
         yield {"site": site, "jupyter": jupyter, "live": live, "proc": proc, "output": output}
@@ -82,15 +83,24 @@ def live_server(site_dir: Path):  # noqa: F811 - the fixture imported above
                 proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 pass
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # anything left in serve.py's process group
-        except ProcessLookupError:
-            pass
+        if proc.returncode != 0:
+            # serve.py did not stop cleanly (it waits for the Jupyter server when it does): end whatever
+            # is left in its process group and in the Jupyter server's (its own session).
+            for group in (proc.pid, jupyter_pgid):
+                try:
+                    if group:
+                        os.killpg(group, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
         proc.wait(timeout=10)
+    # serve.py's own shutdown must have stopped the Jupyter server (teardown error otherwise).
+    assert proc.returncode == 0, f"site/serve.py exited with {proc.returncode}:\n{''.join(output)[-3000:]}"
+    assert _request(jupyter + "api/status")[0] is None, "the Jupyter server still answers after serve.py stopped"
 
 
 def _request(url: str, token: str | None = None, headers: dict | None = None):
-    """(status, headers, body) of a GET; HTTP errors are answers, not exceptions."""
+    """(status, headers, body) of a GET; HTTP errors are answers, not exceptions; (None, {}, b"") when
+    nobody listens."""
     request = urllib.request.Request(url, headers=dict(headers or {}))
     if token:
         request.add_header("Authorization", f"token {token}")
@@ -99,6 +109,8 @@ def _request(url: str, token: str | None = None, headers: dict | None = None):
             return response.status, response.headers, response.read()
     except urllib.error.HTTPError as err:
         return err.code, err.headers, err.read()
+    except (urllib.error.URLError, OSError):
+        return None, {}, b""
 
 
 def test_serve_announces_a_private_jupyter_server(live_server):
