@@ -14,6 +14,8 @@ CHAPTERS_MD  := $(sort $(wildcard chapters/*.md))
 CHAPTERS_NB  := $(CHAPTERS_MD:.md=.ipynb)
 CHROMIUM     ?= /usr/bin/chromium
 PORT         ?= 8000
+JUPYTER_PORT ?= 0
+LIVE         ?= 1
 export PYTHONHASHSEED := 0
 
 .PHONY: help setup theme chromium chapters chapter site book serve lab test test-fast conform bench clean pdf pdf-tools
@@ -23,7 +25,7 @@ help:
 	@echo "make test    - set up and run every test (unit, vectors, notebooks, pairing, site in Chromium)"
 	@echo "make pdf     - build the PDF edition (_build/exports/rebalance.pdf)"
 	@echo "make lab     - open the chapters in JupyterLab"
-	@echo "make serve   - serve the built site on http://127.0.0.1:$(PORT)/"
+	@echo "make serve   - serve the built site on http://127.0.0.1:$(PORT)/ with a local Jupyter kernel (live pages; LIVE=0: static only)"
 	@echo "make bench   - run the benchmarks and print their figures"
 
 # ---- environment -------------------------------------------------------------------------------
@@ -96,8 +98,11 @@ book: setup chapters pdf site
 	@echo "Read it: run 'make serve' and open http://127.0.0.1:$(PORT)/ (the pages need a web server)"
 	@echo "To work through the chapters interactively: make lab"
 
-serve:
-	$(BIN)/python -m http.server --bind 127.0.0.1 --directory _build/html $(PORT)
+# The built site plus a Jupyter server for its live pages, both on 127.0.0.1 (site/serve.py; Ctrl-C stops both).
+# JUPYTER_PORT=0 picks a free port; the token is random at every start.  LIVE=0 serves the static site only.
+serve: $(STAMP)
+	@test -f _build/html/index.html || { echo "no built site in _build/html: run 'make book' (or 'make site') first"; exit 1; }
+	@$(BIN)/python site/serve.py --port $(PORT) --jupyter-port $(JUPYTER_PORT) $(if $(filter 0,$(LIVE)),--no-kernel,)
 
 # jupyterlab-myst (the book extra) renders the chapters' exercises, solutions, admonitions, citations and
 # cross-references in the notebooks.  Jupyter refuses to run as root without --allow-root.

@@ -3,6 +3,11 @@
 //   public/katex/         KaTeX stylesheet and fonts (the theme's default points at a CDN)
 //   public/thebe-core.*   thebe-core's browser bundle, which draws rich notebook outputs (HTML tables)
 //   public/favicon.ico    the book's icon, drawn here (32x32 PNG inside an ICO container)
+//   public/requirejs/     require.js 2.3.6 (npm `requirejs`), which thebe-core's widget manager loads before
+//                         any widget class on a live page (it asks a CDN; app/components/LivePage.tsx
+//                         answers that request with this copy)
+//   public/rebalance-live.json  `{"live": false}`: no Jupyter server on a plain static site; `make serve`
+//                         (site/serve.py) answers this URL with its local server (app/components/LivePage.tsx)
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -101,4 +106,11 @@ header.writeUInt32LE(png.length, 14);
 header.writeUInt32LE(22, 18); // offset of the image data
 fs.writeFileSync(path.join(pub, 'favicon.ico'), Buffer.concat([header, png]));
 
-console.log(`public/: katex.min.css + ${fonts} fonts, ${thebe} thebe-core files, favicon.ico`);
+const requireDir = path.dirname(require.resolve('requirejs/package.json'));
+fs.rmSync(path.join(pub, 'requirejs'), { recursive: true, force: true });
+fs.mkdirSync(path.join(pub, 'requirejs'), { recursive: true });
+fs.copyFileSync(path.join(requireDir, 'require.js'), path.join(pub, 'requirejs', 'require.js'));
+
+fs.writeFileSync(path.join(pub, 'rebalance-live.json'), JSON.stringify({ live: false }) + '\n');
+
+console.log(`public/: katex.min.css + ${fonts} fonts, ${thebe} thebe-core files, favicon.ico, requirejs/require.js, rebalance-live.json`);

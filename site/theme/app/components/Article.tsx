@@ -2,7 +2,7 @@
  * One page of the book: title block, margin outline, the MyST content (prose, notebook cells and
  * outputs, exercises, figures), footnotes, bibliography and previous/next links.
  */
-import { memo } from 'react';
+import { memo, useMemo } from 'react';
 import type { GenericParent } from 'myst-common';
 import type { SiteManifest } from 'myst-config';
 import type { PageLoader } from '@myst-theme/common';
@@ -23,7 +23,13 @@ import {
   FrontmatterParts,
   extractKnownParts,
 } from '@myst-theme/site';
-import { BusyScopeProvider, ExecuteScopeProvider } from '@myst-theme/jupyter';
+import {
+  BusyScopeProvider,
+  ConnectionStatusTray,
+  ExecuteScopeProvider,
+  useComputeOptions,
+} from '@myst-theme/jupyter';
+import { LiveNote, WIDGET_MIMETYPE, type LiveServer } from './LivePage';
 
 export type PageOptions = {
   hide_title_block?: boolean;
@@ -40,8 +46,21 @@ export function usePageOptions(page: PageLoader): PageOptions & { hide_toc?: boo
   return { ...site, ...pageOptions };
 }
 
-export const Article = memo(function Article({ page }: { page: PageLoader & { footer?: any } }) {
+export const Article = memo(function Article({
+  page,
+  live,
+}: {
+  page: PageLoader & { footer?: any };
+  live: LiveServer;
+}) {
   const top = useThemeTop();
+  const compute = useComputeOptions();
+  const canCompute = !!compute?.enabled;
+  const isNotebook = page.kind === 'Notebook';
+  const hasWidgets = useMemo(
+    () => isNotebook && JSON.stringify(page.mdast).includes(WIDGET_MIMETYPE),
+    [isNotebook, page.mdast],
+  );
   const options = usePageOptions(page);
   const outlineInMargin = useMediaQuery('(min-width: 1024px)');
   // extractKnownParts removes abstract/summary/... blocks from the tree: work on a copy.
@@ -55,7 +74,7 @@ export const Article = memo(function Article({ page }: { page: PageLoader & { fo
       frontmatter={page.frontmatter}
     >
       <BusyScopeProvider>
-        <ExecuteScopeProvider enable={false} contents={page}>
+        <ExecuteScopeProvider enable={canCompute} contents={page}>
           {!options.hide_title_block && (
             <FrontmatterBlock
               kind={page.kind}
@@ -77,12 +96,16 @@ export const Article = memo(function Article({ page }: { page: PageLoader & { fo
               />
             </div>
           )}
+          {isNotebook && (
+            <LiveNote live={canCompute ? live : { status: 'static' }} slug={page.slug} hasWidgets={hasWidgets} />
+          )}
           <div id="skip-to-article" />
           <FrontmatterParts parts={parts} keywords={keywords} hideKeywords />
           <MyST ast={tree} />
           <BackmatterParts parts={parts} />
           <Footnotes />
           <Bibliography />
+          {canCompute && <ConnectionStatusTray />}
           {!options.hide_footer_links && <FooterLinksBlock links={page.footer} />}
         </ExecuteScopeProvider>
       </BusyScopeProvider>

@@ -17,6 +17,7 @@ import { ComputeOptionsProvider, ThebeLoaderAndServer } from '@myst-theme/jupyte
 import { getBookProject, getConfig, getPage, slugFromPath, type BookPage } from '../content.server';
 import { BookLayout } from '../components/BookLayout';
 import { Article, usePageOptions } from '../components/Article';
+import { useLiveServer, useLiveThebeOptions } from '../components/LivePage';
 
 type Data = { config: SiteManifest; page: BookPage; isIndex: boolean };
 
@@ -49,16 +50,21 @@ export default function Page() {
   const { container } = useOutlineHeight();
   const baseurl = useBaseurl();
   const { hide_toc, hide_search } = usePageOptions(page);
+  // Live pages (see components/LivePage.tsx): compute is on only when `make serve` announces a local
+  // Jupyter server; otherwise notebook outputs are drawn by thebe-core's renderers and no kernel starts.
+  const live = useLiveServer(baseurl);
+  const liveOptions = useLiveThebeOptions(live);
+  const isLive = live.status === 'live';
   return (
     <BookLayout hideToc={hide_toc} hideSearch={hide_search}>
       <ProjectProvider>
-        {/* Notebook outputs are drawn by thebe-core's renderers; no kernel is ever started. */}
         <ComputeOptionsProvider
-          features={{ notebookCompute: false, figureCompute: false, launchBinder: false }}
+          features={{ notebookCompute: isLive, figureCompute: false, launchBinder: false }}
+          optionOverrideFn={liveOptions}
         >
           <ThebeLoaderAndServer baseurl={baseurl}>
             <article ref={container} className="article-grid subgrid-gap col-screen article content">
-              <Article page={page} />
+              <Article page={page} live={live} />
             </article>
           </ThebeLoaderAndServer>
         </ComputeOptionsProvider>

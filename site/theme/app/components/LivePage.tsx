@@ -1,0 +1,169 @@
+/**
+ * Live pages: a chapter can run its code cells on a local Jupyter kernel.
+ *
+ * The static site ships `rebalance-live.json` = `{"live": false}` (written into public/ by
+ * scripts/assets.cjs).  `make serve` (site/serve.py) answers the same URL with the address and token of
+ * the Jupyter server it started for this book, on loopback only.  A page reads that file after it has
+ * loaded: when a server is announced, the chapter offers "Make interactive" (thebe-core, from the
+ * theme's npm install, connects to the kernel and the cells run there; the widgets' comms go through
+ * thebe-core's bundled ipywidgets manager); otherwise the page keeps its stored outputs (the widgets'
+ * static twins) and says how to get the live version.
+ *
+ * Nothing about the server is baked into the built site: the token changes at every `make serve`.
+ */
+import { useCallback, useEffect, useState } from 'react';
+import type { CoreOptions } from 'thebe-core';
+import { useThebeServer } from 'thebe-react';
+import { useBusyScope, useExecutionScope } from '@myst-theme/jupyter';
+
+export const LIVE_FILE = 'rebalance-live.json';
+export const WIDGET_MIMETYPE = 'application/vnd.jupyter.widget-view+json';
+
+// thebe-core 0.5.0's widget manager (ThebeManager.loadClass) fetches require.js from this CDN address
+// before it hands out any widget class, even ipywidgets' own, which its bundle contains.  The theme
+// ships that release from npm (`requirejs` 2.3.6, copied to public/requirejs/ by scripts/assets.cjs),
+// and a live page answers this one address with the local copy: no CDN at run time.
+const REQUIREJS_CDN = 'https://cdnjs.cloudflare.com/ajax/libs/require.js/2.3.6/require.min.js';
+let requireJsIsLocal = false;
+
+function serveRequireJsLocally(baseurl: string | undefined) {
+  if (requireJsIsLocal || typeof window === 'undefined') return;
+  requireJsIsLocal = true;
+  const original = window.fetch.bind(window);
+  const local = `${baseurl ?? ''}/requirejs/require.js`;
+  window.fetch = (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    return original(url === REQUIREJS_CDN ? local : input, init);
+  };
+}
+
+export type LiveServer =
+  | { status: 'checking' | 'static' }
+  | { status: 'live'; url: string; token: string; kernelName: string };
+
+/** What `make serve` announces; `static` when the file says so, is missing or is malformed. */
+export function useLiveServer(baseurl: string | undefined): LiveServer {
+  const [live, setLive] = useState<LiveServer>({ status: 'checking' });
+  useEffect(() => {
+    let cancelled = false;
+    fetch(`${baseurl ?? ''}/${LIVE_FILE}`, { cache: 'no-store' })
+      .then((r) => (r.ok ? r.json() : null))
+      .catch(() => null)
+      .then((data) => {
+        if (cancelled) return;
+        const ok = data && data.live === true && typeof data.url === 'string' && typeof data.token === 'string';
+        if (ok) serveRequireJsLocally(baseurl);
+        setLive(
+          ok
+            ? { status: 'live', url: data.url, token: data.token, kernelName: data.kernelName || 'python3' }
+            : { status: 'static' },
+        );
+      });
+    return () => {
+      cancelled = true;
+    };
+  }, [baseurl]);
+  return live;
+}
+
+/** thebe-core options for the announced server (undefined: compute stays off). */
+export function useLiveThebeOptions(live: LiveServer) {
+  return useCallback(
+    (_fromFrontmatter?: CoreOptions): CoreOptions | undefined => {
+      if (live.status !== 'live') return undefined;
+      return {
+        serverSettings: { baseUrl: live.url, token: live.token, appendToken: true },
+        kernelOptions: { kernelName: live.kernelName },
+        // a fresh kernel per page load: never reconnect to a session saved in localStorage
+        savedSessionOptions: { enabled: false },
+      } as CoreOptions;
+    },
+    [live],
+  );
+}
+
+const noteClass =
+  'myst-live-note col-body my-4 rounded border-l-4 px-4 py-2 text-sm not-prose ' +
+  'border-sky-500 bg-sky-50 text-stone-800 dark:bg-stone-800 dark:text-stone-100';
+const buttonClass =
+  'myst-live-button mr-3 rounded border border-sky-600 px-3 py-1 font-semibold text-sky-800 ' +
+  'hover:bg-sky-600 hover:text-white disabled:cursor-wait disabled:opacity-50 dark:text-sky-300';
+
+/** The note at the top of a chapter: how to get the live version, or the live controls. */
+export function LiveNote({ live, slug, hasWidgets }: { live: LiveServer; slug: string; hasWidgets: boolean }) {
+  if (live.status !== 'live') {
+    return (
+      <aside className={noteClass} data-live-status={live.status}>
+        <strong>Static page.</strong> The outputs below were computed when the book was built
+        {hasWidgets
+          ? ', and each widget shows its static twin (the figure or table for its default settings). To run the code and move the widgets\u2019 sliders here'
+          : '. To run its code here'}
+        , clone the repository and run <code>make serve</code>: it serves this site together with a local
+        Jupyter kernel, and every chapter then offers <em>Make interactive</em>. (Or open the chapter in
+        JupyterLab with <code>make lab</code>.)
+      </aside>
+    );
+  }
+  return <LiveControls slug={slug} />;
+}
+
+function LiveControls({ slug }: { slug: string }) {
+  const { connect, connecting, ready: serverReady, error } = useThebeServer();
+  const { ready: scopeReady, start, execute, state } = useExecutionScope();
+  const busy = useBusyScope();
+  const [requested, setRequested] = useState(false);
+  const executing = busy.page(slug, 'execute');
+  const building = !!state.builds?.[slug] && !scopeReady;
+  // @myst-theme/jupyter 1.3.1 marks a page ready once the sessions of its *dependencies* exist, which
+  // for a plain notebook (no dependencies) is before its own kernel session: wait for every session.
+  const scopes = Object.values(state.pages?.[slug]?.scopes ?? {}) as { session?: unknown }[];
+  const ready = !!scopeReady && scopes.length > 0 && scopes.every((scope) => !!scope.session);
+  const makeInteractive = () => {
+    if (!connect) return;
+    setRequested(true);
+    connect();
+    start(slug);
+  };
+  let status = 'A local Jupyter server is running for this book (make serve).';
+  if (error) status = `Could not reach the local Jupyter server: ${error}`;
+  else if (ready && executing) status = 'Running the cells on the local kernel...';
+  else if (ready) status = 'Connected to the local kernel: run the cells, then move the sliders.';
+  else if (requested || connecting || building) status = 'Starting a kernel...';
+  return (
+    <aside
+      className={noteClass}
+      data-live-status={error ? 'error' : ready ? 'ready' : requested ? 'starting' : 'available'}
+    >
+      <div className="flex flex-wrap items-center gap-y-2">
+        {!ready && (
+          <button
+            type="button"
+            className={buttonClass}
+            onClick={makeInteractive}
+            disabled={requested && !error}
+            title="Connect this page to the local Jupyter kernel"
+          >
+            Make interactive
+          </button>
+        )}
+        {ready && (
+          <button
+            type="button"
+            className={buttonClass}
+            onClick={() => execute(slug)}
+            disabled={executing}
+            title="Run every code cell of this chapter on the local kernel"
+          >
+            Run all cells
+          </button>
+        )}
+        <span className="myst-live-status">{status}</span>
+      </div>
+      {serverReady && ready && (
+        <p className="mt-1 mb-0 text-xs opacity-80">
+          Each cell also has its own run button. Widgets come alive once their cell has run.
+        </p>
+      )}
+    </aside>
+  );
+}
