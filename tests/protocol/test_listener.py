@@ -43,7 +43,7 @@ def test_cooperative_revokes_only_what_moves_and_always_calls_assigned():
 
 
 def test_a_member_past_max_poll_interval_loses_its_partitions():
-    cfg = ProtocolConfig(initial_rebalance_delay_ms=0, rebalance_timeout_ms=10_000, session_timeout_ms=6000,
+    cfg = ProtocolConfig(initial_rebalance_delay_ms=0, max_poll_interval_ms=10_000, session_timeout_ms=6000,
                          heartbeat_interval_ms=1000)
     sim = GroupSimulation({"t": 4}, cfg)
     sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": [("t", 2), ("t", 3)]}, assignors=("cooperative-sticky",))

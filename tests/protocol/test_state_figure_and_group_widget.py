@@ -33,7 +33,10 @@ def test_every_transition_of_a_run_is_in_the_table_and_counted_on_the_figure():
     table = set(state_transitions())
     assert all(pair in table for pair in counts if pair[0] != "(loaded)")
     assert counts[(STABLE, DEAD)] == 1 and counts[(PREPARING_REBALANCE, EMPTY)] == 1
-    assert counts[(COMPLETING_REBALANCE, STABLE)] == 3
+    # the group forms, rebalances after c2's session expires, and is loaded Stable after the failover; c3
+    # hears of c1's LeaveGroup only at its next heartbeat and leaves (71 s) before it rejoins, so the last
+    # round ends Empty, not Stable
+    assert counts[(COMPLETING_REBALANCE, STABLE)] == 2
     rows = transition_rows(sim)
     assert [r["reason"] for r in rows if r["to"] == PREPARING_REBALANCE][:2] == ["adding member c1-1", "removing member c2-2"]
     fig = state_machine_figure(sim)

@@ -72,13 +72,14 @@ def test_chapter_10_leader_pile_up():
 
 
 def test_chapter_11_classic_baseline():
-    """Chapter 11: after a rolling restart cooperative settles later than eager (second rebalance) but moves
-    under half as much and has the shorter unowned tail; a crash costs every set-up the session timeout."""
+    """Chapter 11: after a rolling restart cooperative settles later than eager (second rebalance) and moves
+    under half as much, but leaves more partition-seconds unowned at the median (eager members revoke
+    together, chapter 7); a crash costs every set-up the session timeout."""
     table = exercise("montecarlo", scale=60, seed=0, events=("rolling-restart", "crash"), local=True)
     eager, coop = (_row(table, event="rolling-restart", mode=m) for m in ("eager", "cooperative"))
     assert coop["after_last_fault_p50_s"] > eager["after_last_fault_p50_s"]
     assert coop["mean_partitions_moved"] < eager["mean_partitions_moved"] / 2
-    assert coop["unowned_p90_partition_s"] < eager["unowned_p90_partition_s"]
+    assert coop["unowned_p50_partition_s"] > eager["unowned_p50_partition_s"]
     assert _row(table, event="rolling-restart", mode="static")["unowned_p50_partition_s"] > 3 * max(
         eager["unowned_p50_partition_s"], coop["unowned_p50_partition_s"])
     for mode in ("eager", "cooperative", "static"):
