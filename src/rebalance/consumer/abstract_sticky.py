@@ -134,6 +134,9 @@ class AbstractStickyAssignor(BuiltinAssignor):
     """
 
     name = "abstract-sticky"
+    #: the general path's builder class: None is Kafka's ``GeneralAssignmentBuilder``; a subclass lets a model of
+    #: another client's port (``rebalance.live.librdkafka_sticky``) change one step and keep the rest
+    general_builder: Optional[type] = None
 
     def __init__(self, max_generation: int = DEFAULT_GENERATION, trace: bool = False, *,
                  replay: Optional[ReplayOptions] = None):
@@ -212,8 +215,8 @@ class AbstractStickyAssignor(BuiltinAssignor):
             path = "constrained"
         else:
             self.partitions_transferring_ownership = None
-            builder = GeneralAssignmentBuilder(self, partitions_per_topic, rack_info, owned, subscriptions, buffers,
-                                               trace)
+            general = self.general_builder or GeneralAssignmentBuilder
+            builder = general(self, partitions_per_topic, rack_info, owned, subscriptions, buffers, trace)
             assignment = builder.build()
             movements = builder.movements.snapshot()
             path = "general"

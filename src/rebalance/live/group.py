@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Type
 
@@ -45,6 +45,11 @@ class RoundRecord:
     previous_generation: Mapping[str, Optional[int]]
     assignment: Mapping[str, Tuple[TopicPartition, ...]]
     member_ids: Mapping[str, str]
+    #: the generation of each member's last successful SyncGroup when it joined (None: never synced), the
+    #: generation librdkafka's sticky assignor sends (``rd_kafka_sticky_assignor_get_metadata``)
+    synced_generation: Mapping[str, Optional[int]] = field(default_factory=dict)
+    #: members whose JoinGroup response was never seen (closing): ``owned`` rebuilt from their callbacks
+    from_callbacks: Tuple[str, ...] = ()
 
 
 class LiveGroup:
@@ -185,20 +190,35 @@ class LiveGroup:
 
     def rounds(self) -> List[RoundRecord]:
         """Every assignor run a leader made, in order, with what each member owned when it joined that
-        generation (its ``joined`` event) -- the input of the book's replay (:mod:`rebalance.live.peer`)."""
+        generation (its ``joined`` event) -- the input of the book's replay (:mod:`rebalance.live.peer`).
+
+        A member that closes while the group rebalances can be in the leader's round without its JoinGroup
+        response ever reaching the application (it has stopped polling); for such a member the partitions it
+        held at the time of the leader's run are rebuilt from its callbacks, with the generation of its last
+        successful SyncGroup (``synced`` events), and :attr:`RoundRecord.from_callbacks` names it."""
         by_id = self.names_by_id()
         with self._lock:
             events = list(self.events)
         joined: Dict[Tuple[int, str], Tuple[TopicPartition, ...]] = {}
         previous: Dict[Tuple[int, str], Optional[int]] = {}
+        synced: Dict[Tuple[int, str], Optional[int]] = {}
         ids_at: Dict[int, Dict[str, str]] = {}  # generation -> member id -> name (the mock reuses ids)
         for e in events:
             if e.kind == "joined":
                 joined[(e.fields["generation"], e.actor)] = tuple(e.fields["owned"])
                 previous[(e.fields["generation"], e.actor)] = e.fields["previous"]
+                synced[(e.fields["generation"], e.actor)] = e.fields.get("synced")
                 ids_at.setdefault(e.fields["generation"], {})[e.fields["member_id"]] = e.actor
         out = []
+        held: Dict[str, Set[TopicPartition]] = {}  # what each member holds, from its callbacks so far
+        last_synced: Dict[str, Optional[int]] = {}
         for e in events:
+            if e.kind == "assigned":
+                held.setdefault(e.actor, set()).update(map(tuple, e.fields["partitions"]))
+            elif e.kind in ("revoke", "lost"):
+                held.setdefault(e.actor, set()).difference_update(map(tuple, e.fields["partitions"]))
+            elif e.kind == "synced":
+                last_synced[e.actor] = e.fields["generation"]
             if e.kind != "assign":
                 continue
             known = ids_at.get(e.fields["generation"], {})
@@ -209,13 +229,20 @@ class LiveGroup:
                           if any(r.generation == e.fields["generation"] for r in m.runs) and m.name == e.actor)
             run = next(r for r in leader.runs if r.generation == e.fields["generation"])
             gen = e.fields["generation"]
+            missing = tuple(n for n in names if (gen, n.split("~")[0]) not in joined)
+            owned = {n: joined.get((gen, n.split("~")[0]), ()) for n in names}
+            synced_at = {n: synced.get((gen, n.split("~")[0])) for n in names}
+            for n in missing:
+                owned[n] = tuple(sorted(held.get(n.split("~")[0], ())))
+                synced_at[n] = last_synced.get(n.split("~")[0])
             out.append(RoundRecord(
                 generation=gen, assignor=e.fields["assignor"], members=names,
-                owned={n: joined.get((gen, n.split("~")[0]), ()) for n in names},
+                owned=owned,
                 owned_counts={name_of.get(mid, mid): c for mid, c in run.owned_counts.items()},
                 previous_generation={n: previous.get((gen, n.split("~")[0])) for n in names},
                 assignment={name_of.get(mid, mid): tuple(tps) for mid, tps in e.fields["assignment"].items()},
-                member_ids={n: process[n] for n in names}))
+                member_ids={n: process[n] for n in names},
+                synced_generation=synced_at, from_callbacks=missing))
         return out
 
     def mark(self) -> int:
@@ -229,7 +256,8 @@ class LiveGroup:
         not)."""
         with self._lock:
             events = [TraceEvent(0, e.actor, e.kind, {k: v for k, v in e.fields.items()
-                                                      if k not in ("members", "instance", "previous", "member_id")})
+                                                      if k not in ("members", "instance", "previous", "synced",
+                                                                   "member_id")})
                       for e in self.events[since:] if e.kind in kinds]
         return [line.split(None, 1)[1] for line in format_events(events, kinds=tuple(kinds))]
 

@@ -31,6 +31,9 @@ _JOIN = re.compile(r"JoinGroup response: GenerationId (-?\d+), Protocol (\S*), L
 #: ``rd_kafka_cgrp_rebalance`` / ``rd_kafka_cgrp_rejoin`` log why the member (re)joins
 _REJOIN = re.compile(r'Group "[^"]*" initiating rebalance \(\w+\) in state \S+ \(join-state [\w-]+\) '
                      r'with \d+ assigned partition\(s\): (.*)$')
+#: ``rd_kafka_cgrp_handle_SyncGroup`` logs the outcome; on success the sticky assignor's state takes the
+#: generation (``rd_kafka_sticky_assignor_on_assignment_cb``), which the member sends at its next JoinGroup
+_SYNC_OK = re.compile(r"SyncGroup response: Success ")
 _RUN = re.compile(r'Group "[^"]*" running (\S+) assignor for (\d+) member\(s\)')
 _RUN_MEMBER = re.compile(r' Member "([^"]*)"(?: \(me\))? with (\d+) owned partition\(s\)')
 _DONE = re.compile(r'Group "[^"]*" (\S+) assignment for (\d+) member\(s\) finished')
@@ -63,6 +66,9 @@ class LiveMember:
         self.assignment: Set[TopicPartition] = set()
         self.member_id: Optional[str] = None
         self.generation: Optional[int] = None
+        #: the generation of the last SyncGroup that succeeded (None before the first): what librdkafka's
+        #: cooperative-sticky member reports as its generation when it rejoins
+        self.synced_generation: Optional[int] = None
         self.runs: List[AssignorRun] = []
         self.errors: List[str] = []
         self.polling = False
@@ -116,7 +122,12 @@ class LiveMember:
             with self._lock:
                 owned = sorted(self.assignment)
             self.record(self.name, "joined", {"generation": self.generation, "leader": bool(m.group(4)),
-                                              "owned": owned, "previous": previous, "member_id": self.member_id})
+                                              "owned": owned, "previous": previous,
+                                              "synced": self.synced_generation, "member_id": self.member_id})
+            return
+        if _SYNC_OK.search(text):
+            self.synced_generation = self.generation
+            self.record(self.name, "synced", {"generation": self.generation})
             return
         m = _REJOIN.search(text)
         if m:

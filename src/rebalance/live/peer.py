@@ -17,16 +17,17 @@ import random
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..consumer import assign
 from ..errors import SimulationError, require
 from .config import MemberConfig
 from .group import LiveGroup, RoundRecord
+from .librdkafka_model import LibrdkafkaCrash, librdkafka_general_assign, librdkafka_range_assign
 from .mock import MockCluster
 
 __all__ = ["PeerGroup", "RoundCheck", "PeerReport", "draw_groups", "run_peer", "run_peer_isolated", "replay_round",
-           "cooperative_adjust",
+           "round_inputs", "book_answer", "model_answer_agrees", "cooperative_adjust",
            "RACKS"]
 
 RACKS = ("a", "b", "c")
@@ -68,6 +69,17 @@ class RoundCheck:
     #: count (co-partitioned) and one of those members without ``client.rack`` while another has one
     #: (``rd_kafka_assign_co_partitioned`` skips rackless members; Kafka's ``racksMatch`` accepts them)
     copartitioned_rackless: bool = False
+    #: the round's input and librdkafka's raw output (:func:`round_inputs`), to replay it offline
+    inputs: Mapping[str, Any] = field(default_factory=dict)
+    #: whether the model of librdkafka's known departures from Kafka (:mod:`rebalance.live.librdkafka_model`)
+    #: gives librdkafka's own output for this round (None where there is no model: roundrobin, and
+    #: cooperative-sticky groups whose members all subscribe alike); "crash" where the model aborts
+    model_agrees: Optional[object] = None
+
+    @property
+    def documented(self) -> bool:
+        """A disagreement that the model of librdkafka's departures from Kafka reproduces exactly."""
+        return not self.agree and self.owned_ok and self.model_agrees is True
 
 
 @dataclass
@@ -84,12 +96,20 @@ class PeerReport:
 
     def summary(self) -> Dict[str, Dict[str, int]]:
         """Per assignor: groups, rounds, rounds in agreement, rounds with owned partitions (cooperative
-        rejoins) and how many of those agree."""
+        rejoins) and how many of those agree, rounds of groups whose members all subscribe alike and how many
+        of those agree, disagreements the model of librdkafka's departures reproduces (``documented``),
+        rounds whose input could not be rebuilt (``input_unknown``) and the rest (``unexplained``)."""
         out: Dict[str, Dict[str, int]] = {}
         for c in self.checks:
             row = out.setdefault(c.assignor, {"groups": 0, "rounds": 0, "agree": 0, "rejoin_rounds": 0,
                                               "rejoin_agree": 0, "same_subscription_rounds": 0,
-                                              "same_subscription_agree": 0})
+                                              "same_subscription_agree": 0, "documented": 0,
+                                              "unexplained": 0, "input_unknown": 0})
+            row["documented"] += c.documented
+            row["input_unknown"] += not c.owned_ok
+            # a disagreement neither the model of librdkafka's departures nor the constrained path explains
+            row["unexplained"] += (not c.agree and c.owned_ok and not c.documented
+                                   and not (c.assignor == "cooperative-sticky" and c.same_subscriptions))
             row["same_subscription_rounds"] += c.same_subscriptions
             row["same_subscription_agree"] += c.same_subscriptions and c.agree
             row["rounds"] += 1
@@ -135,32 +155,87 @@ def draw_groups(n: int, seed: int = 0, *, assignors: Sequence[str] = ("range", "
     return groups
 
 
-def replay_round(group: PeerGroup, cluster: MockCluster, record: RoundRecord) -> RoundCheck:
-    """The book's answer for one live round: ``assign(assignor, partitions, members)`` with the leader's
-    member ids in the leader's order, each member's subscription and rack, and (cooperative-sticky) what it
-    owned when it rejoined and the generation it owned it in."""
-    members = {}
+def round_inputs(group: PeerGroup, cluster: MockCluster, record: RoundRecord) -> Dict[str, Any]:
+    """What the leader's assignor had in hand in one live round, as plain JSON-able data: ``assignor``,
+    ``partitions`` (topic -> count), ``partition_racks`` (topic -> the racks of each partition's replicas, or
+    None without racks) and ``members``, in the order librdkafka passed them to its assignor, each with its
+    ``name``, member ``id``, ``topics``, ``rack``, ``owned`` partitions (from its callbacks), the owned count
+    librdkafka's leader logged (``owned_logged``), the generation of its previous JoinGroup (``joined``) and of
+    its last successful SyncGroup (``synced``, the generation librdkafka's sticky assignor reports)."""
+    racks = ({t: [sorted(r) for r in cluster.replica_racks(t)] for t in group.topics} if cluster.racks else None)
+    members = []
     for name in record.members:
-        base = name.split("~")[0]
-        topics, rack = group.members[base]
-        spec: Dict[str, object] = {"topics": list(topics), "rack": rack}
-        if group.assignor == "cooperative-sticky":
-            spec["owned"] = list(record.owned[name])
-            spec["generation"] = record.previous_generation[name]
-        members[record.member_ids[name]] = spec
-    racks = {t: cluster.replica_racks(t) for t in group.topics} if cluster.racks else None
-    book = assign(group.assignor, dict(group.topics), members, partition_racks=racks)
-    by_id = {record.member_ids[n]: n for n in record.members}
-    book_by_name = {by_id[mid]: tuple(sorted(tps)) for mid, tps in book.items()}
+        topics, rack = group.members[name.split("~")[0]]
+        members.append({"name": name, "id": record.member_ids[name], "topics": list(topics), "rack": rack,
+                        "owned": [list(tp) for tp in record.owned[name]],
+                        "owned_logged": record.owned_counts.get(name, 0),
+                        "joined": record.previous_generation.get(name),
+                        "synced": record.synced_generation.get(name),
+                        "owned_from": "callbacks" if name in record.from_callbacks else "join"})
+    return {"group": group.name, "generation": record.generation, "assignor": group.assignor,
+            "partitions": dict(group.topics), "partition_racks": racks, "members": members,
+            "live": {n: [list(tp) for tp in sorted(record.assignment.get(n, ()))] for n in record.members}}
+
+
+def book_answer(inputs: Mapping[str, Any], generation: str = "synced") -> Dict[str, Tuple[Tuple[str, int], ...]]:
+    """The book's answer (:func:`rebalance.consumer.assign`, Kafka's Java assignors) for one round's
+    :func:`round_inputs`, by member name: the leader's member ids in the leader's order, each member's
+    subscription and rack, and for cooperative-sticky what it owned and the generation it reports
+    (``generation``: ``"synced"``, the generation of its last successful SyncGroup, which is what
+    librdkafka sends, or ``"joined"``, that of its previous JoinGroup)."""
+    require(generation in ("synced", "joined"), "generation", "must be 'synced' or 'joined'")
+    specs: Dict[str, Dict[str, object]] = {}
+    for m in inputs["members"]:
+        spec: Dict[str, object] = {"topics": list(m["topics"]), "rack": m["rack"]}
+        if inputs["assignor"] == "cooperative-sticky":
+            spec["owned"] = [tuple(tp) for tp in m["owned"]]
+            spec["generation"] = m[generation]
+        specs[m["id"]] = spec
+    book = assign(inputs["assignor"], dict(inputs["partitions"]), specs,
+                  partition_racks=inputs["partition_racks"])
+    return {m["name"]: tuple(sorted(book[m["id"]])) for m in inputs["members"]}
+
+
+def replay_round(group: PeerGroup, cluster: MockCluster, record: RoundRecord) -> RoundCheck:
+    """The book's answer for one live round (:func:`book_answer` of :func:`round_inputs`) compared with the
+    leader's; for cooperative-sticky the leader's raw output is first adjusted as KIP-429 asks
+    (:func:`cooperative_adjust`)."""
+    inputs = round_inputs(group, cluster, record)
+    book_by_name = book_answer(inputs)
     live = {n: tuple(sorted(record.assignment.get(n, ()))) for n in record.members}
     if group.assignor == "cooperative-sticky":
         live = cooperative_adjust(live, record.owned)
-    owned_ok = all(record.owned_counts.get(n, 0) == len(record.owned[n]) for n in record.members)
+    owned_ok = all(m["owned_logged"] == len(m["owned"]) for m in inputs["members"])
+    same = len({group.members[n.split("~")[0]][0] for n in record.members}) == 1
     return RoundCheck(group.name, group.assignor, record.generation, len(record.members),
                       sum(len(v) for v in record.owned.values()), live == book_by_name and owned_ok, live,
-                      book_by_name, owned_ok,
-                      len({group.members[n.split("~")[0]][0] for n in record.members}) == 1,
-                      _copartitioned_rackless(group, record))
+                      book_by_name, owned_ok, same, _copartitioned_rackless(group, record), inputs,
+                      model_answer_agrees(inputs) if not (same and group.assignor == "cooperative-sticky") else None)
+
+
+def model_answer_agrees(inputs: Mapping[str, Any]) -> Optional[object]:
+    """Whether :mod:`rebalance.live.librdkafka_model` gives librdkafka's raw output of one round
+    (:func:`round_inputs`): True or False, ``"crash"`` where the model stops at an assertion, None for
+    assignors without a model (roundrobin)."""
+    specs: Dict[str, Dict[str, object]] = {}
+    for m in inputs["members"]:
+        spec: Dict[str, object] = {"topics": list(m["topics"]), "rack": m["rack"]}
+        if inputs["assignor"] == "cooperative-sticky":
+            spec["owned"] = [tuple(tp) for tp in m["owned"]]
+            spec["generation"] = m["synced"]
+        specs[m["id"]] = spec
+    args = (dict(inputs["partitions"]), specs)
+    if inputs["assignor"] == "range":
+        model = librdkafka_range_assign(*args, partition_racks=inputs["partition_racks"])
+    elif inputs["assignor"] == "cooperative-sticky":
+        try:
+            model = dict(librdkafka_general_assign(*args, partition_racks=inputs["partition_racks"]).assignment)
+        except LibrdkafkaCrash:
+            return "crash"
+    else:
+        return None
+    return all(sorted(map(tuple, model[m["id"]])) == sorted(map(tuple, inputs["live"][m["name"]]))
+               for m in inputs["members"])
 
 
 def _copartitioned_rackless(group: PeerGroup, record: RoundRecord) -> bool:
