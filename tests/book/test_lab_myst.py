@@ -29,20 +29,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from headless import OfflineTraffic, require_chromium
 
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 JUPYTER = REPO / ".venv" / "bin" / "jupyter"
 ADMONITION = r"^:{3,}\{(note|tip|warning|important|caution|attention|danger|error|hint|seealso|admonition)\}"
 
@@ -102,8 +93,7 @@ def _processes_mentioning(marker: str) -> list[int]:
 def lab(tmp_path_factory):
     if not JUPYTER.exists():
         pytest.fail(f"{JUPYTER} missing: run `make setup`")
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"Chromium not found at {CHROMIUM}: run `make chromium` or set CHROMIUM")
+    require_chromium()
     home = tmp_path_factory.mktemp("lab")
     settings = home / "settings" / "@jupyterlab" / "notebook-extension"
     settings.mkdir(parents=True)
@@ -152,42 +142,40 @@ def lab(tmp_path_factory):
         assert not leftovers, f"processes left running after JupyterLab's shutdown: {leftovers}"
 
 
-def test_a_chapter_renders_its_myst_in_jupyterlab(lab):
-    from playwright.sync_api import sync_playwright
-
+def test_a_chapter_renders_its_myst_in_jupyterlab(lab, browser):
     notebook, features = pick_chapter()
     relative = notebook.relative_to(REPO).as_posix()
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.goto(f"{lab['base']}/lab/tree/{relative}?token={lab['token']}", timeout=90_000)
-            # wait until every exercise and solution of the chapter is rendered
-            wanted = features["exercise"] + features["solution"]
-            page.wait_for_function(f"document.querySelectorAll('.myst-exercise').length >= {wanted}",
-                                   timeout=90_000)
-            page.wait_for_timeout(1000)
-            page.screenshot(path=str(lab["home"] / "lab.png"))
-            found = page.evaluate("""() => {
-                const text = (sel) => [...document.querySelectorAll(sel)].map(e => e.innerText.trim());
-                const rendered = [...document.querySelectorAll('.jp-MarkdownCell .lm-Widget.myst')]
-                    .filter(e => e.offsetParent !== null);
-                return {
-                    titles: text('.myst-exercise-title'),
-                    exercises: document.querySelectorAll('.myst-exercise').length,
-                    admonitions: document.querySelectorAll('.myst-admonition, aside.admonition').length,
-                    cites: document.querySelectorAll('.jp-MarkdownCell cite, .jp-MarkdownCell [title="Citation Not Found"]').length,
-                    xrefs: [...document.querySelectorAll('.jp-MarkdownCell .myst a[href^="#"]')]
-                        .filter(a => !a.closest('.myst-exercise-title') && !a.getAttribute('title')?.startsWith('Link to this')).length,
-                    raw: rendered.map(e => e.innerText).filter(t => /:::\\{|\\{(cite|exercise|solution|ref|numref|term|admonition|note|tip)(:[tp])?\\}`?/.test(t))
-                        .map(t => t.slice(0, 120)),
-                    renderedCells: rendered.length,
-                };
-            }""")
-        finally:
-            browser.close()
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    traffic = OfflineTraffic(context)
+    try:
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(f"{lab['base']}/lab/tree/{relative}?token={lab['token']}", timeout=90_000)
+        # wait until every exercise and solution of the chapter is rendered
+        wanted = features["exercise"] + features["solution"]
+        page.wait_for_function(f"document.querySelectorAll('.myst-exercise').length >= {wanted}",
+                               timeout=90_000)
+        page.wait_for_timeout(1000)
+        page.screenshot(path=str(lab["home"] / "lab.png"))
+        found = page.evaluate("""() => {
+            const text = (sel) => [...document.querySelectorAll(sel)].map(e => e.innerText.trim());
+            const rendered = [...document.querySelectorAll('.jp-MarkdownCell .lm-Widget.myst')]
+                .filter(e => e.offsetParent !== null);
+            return {
+                titles: text('.myst-exercise-title'),
+                exercises: document.querySelectorAll('.myst-exercise').length,
+                admonitions: document.querySelectorAll('.myst-admonition, aside.admonition').length,
+                cites: document.querySelectorAll('.jp-MarkdownCell cite, .jp-MarkdownCell [title="Citation Not Found"]').length,
+                xrefs: [...document.querySelectorAll('.jp-MarkdownCell .myst a[href^="#"]')]
+                    .filter(a => !a.closest('.myst-exercise-title') && !a.getAttribute('title')?.startsWith('Link to this')).length,
+                raw: rendered.map(e => e.innerText).filter(t => /:::\\{|\\{(cite|exercise|solution|ref|numref|term|admonition|note|tip)(:[tp])?\\}`?/.test(t))
+                    .map(t => t.slice(0, 120)),
+                renderedCells: rendered.length,
+            };
+        }""")
+    finally:
+        context.close()
 
     assert found["renderedCells"] > 0, "no rendered Markdown cell"
     assert found["exercises"] == wanted, f"{found['exercises']} rendered exercise/solution blocks, the chapter has {wanted}"
@@ -203,3 +191,4 @@ def test_a_chapter_renders_its_myst_in_jupyterlab(lab):
     if features["xref"]:
         assert found["xrefs"] >= 1, f"cross-references not rendered as links in {relative}"
     assert not errors, f"JavaScript errors: {errors[:5]}"
+    traffic.assert_local(f"JupyterLab with {relative}")
