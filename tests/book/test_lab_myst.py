@@ -2,17 +2,26 @@
 
 The test starts its own JupyterLab (loopback, a random token, a free port, settings, workspaces and
 runtime files in a temporary folder; cell windowing off so that every cell is in the page), opens one
-chapter notebook in Debian's headless Chromium (the flags of the site's browser test), waits for the
-rendered Markdown and checks that
+chapter notebook in the session's headless Chromium (tests/conftest.py) with the network outside
+127.0.0.1 blocked, waits for the rendered Markdown and checks that
 
 * every exercise and solution of the chapter is a rendered MyST block (``.myst-exercise`` with its
   "Exercise N" / "Solution to Exercise N" title), as many as the chapter's source has;
-* an admonition of the chapter is a rendered admonition block, citations are rendered citation elements
-  and the chapter's in-page cross-references are links;
-* no rendered Markdown cell shows raw MyST (``:::{exercise}``, ``{cite}`` ...).
+* an admonition of the chapter is a rendered admonition block and the chapter's in-page
+  cross-references are links;
+* every citation shows what jupyterlab-myst 2.7.0 can show: its key (one element per key, in the order of
+  the chapter's ``{cite}`` roles), marked "Citation Not Found", and each key is an entry of references.bib
+  (which the site and the PDF resolve).  jupyterlab-myst reads no bibliography: its notebook pipeline
+  starts from empty citation data (``references = {cite: {order: [], data: {}}}``, src/myst.ts lines 158
+  and 96 of the 2.7.0 release) and its ``addCiteChildrenTransform`` (src/transforms/citations.ts, line 15)
+  turns every citation into an error showing its label; bibliography and DOI support are open items of
+  its roadmap (jupyter-book/jupyterlab-myst#141, #127).  When a release resolves citations this check
+  fails on purpose: then check the rendered reference instead;
+* no rendered Markdown cell shows raw MyST (``:::{exercise}``, ``{cite}`` ...), and JupyterLab with the
+  chapter requested nothing outside 127.0.0.1.
 
 The chapter is the one that uses the most of these features (REBALANCE_LAB_CHAPTER names another).  Everything the test
-started (the server, its kernels, the browser) is stopped at the end, and the test checks that no
+started (the server, its kernels, the browser context) is stopped at the end, and the test checks that no
 process it started is left.
 """
 
@@ -36,6 +45,20 @@ pytestmark = pytest.mark.browser
 REPO = Path(__file__).resolve().parents[2]
 JUPYTER = REPO / ".venv" / "bin" / "jupyter"
 ADMONITION = r"^:{3,}\{(note|tip|warning|important|caution|attention|danger|error|hint|seealso|admonition)\}"
+
+
+CITE_ROLE = re.compile(r"\{cite(?::[a-z]+)?\}`([^`]+)`")
+
+
+def cite_keys(notebook: Path) -> list[str]:
+    """The citation keys of a notebook's Markdown cells, in order (a role may cite several: `a, b`)."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    return [key.strip() for body in CITE_ROLE.findall(text) for key in re.split(r"[,;]", body) if key.strip()]
+
+
+def bibliography_keys() -> set[str]:
+    return set(re.findall(r"^@\w+\{([^,\s]+),", (REPO / "references.bib").read_text(encoding="utf-8"), re.M))
 
 
 def _features(md: str) -> dict[str, int]:
@@ -166,7 +189,8 @@ def test_a_chapter_renders_its_myst_in_jupyterlab(lab, browser):
                 titles: text('.myst-exercise-title'),
                 exercises: document.querySelectorAll('.myst-exercise').length,
                 admonitions: document.querySelectorAll('.myst-admonition, aside.admonition').length,
-                cites: document.querySelectorAll('.jp-MarkdownCell cite, .jp-MarkdownCell [title="Citation Not Found"]').length,
+                resolvedCites: document.querySelectorAll('.jp-MarkdownCell cite').length,
+                unresolvedCites: text('.jp-MarkdownCell [title="Citation Not Found"]'),
                 xrefs: [...document.querySelectorAll('.jp-MarkdownCell .myst a[href^="#"]')]
                     .filter(a => !a.closest('.myst-exercise-title') && !a.getAttribute('title')?.startsWith('Link to this')).length,
                 raw: rendered.map(e => e.innerText).filter(t => /:::\\{|\\{(cite|exercise|solution|ref|numref|term|admonition|note|tip)(:[tp])?\\}`?/.test(t))
@@ -187,7 +211,17 @@ def test_a_chapter_renders_its_myst_in_jupyterlab(lab, browser):
     if features["admonition"]:
         assert found["admonitions"] >= features["admonition"], f"admonitions not rendered in {relative}"
     if features["cite"]:
-        assert found["cites"] >= 1, f"citations not rendered in {relative}"
+        keys = cite_keys(notebook)
+        unknown = sorted(set(keys) - bibliography_keys())
+        assert not unknown, f"{relative} cites keys that references.bib lacks: {unknown}"
+        # jupyterlab-myst 2.7.0 reads no bibliography (see the docstring): each key, flagged.
+        assert found["resolvedCites"] == 0, (
+            "jupyterlab-myst now resolves citations: check the rendered references here and update the "
+            "README's note on citations in JupyterLab"
+        )
+        assert found["unresolvedCites"] == keys, (
+            f"citations of {relative} shown as {found['unresolvedCites']}, its {{cite}} roles cite {keys}"
+        )
     if features["xref"]:
         assert found["xrefs"] >= 1, f"cross-references not rendered as links in {relative}"
     assert not errors, f"JavaScript errors: {errors[:5]}"
