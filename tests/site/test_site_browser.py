@@ -37,7 +37,6 @@ Which site is tested:
 from __future__ import annotations
 
 import functools
-import glob
 import http.server
 import json
 import os
@@ -48,6 +47,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from book_toc import read_toc
 from headless import OfflineTraffic
 
 pytestmark = pytest.mark.browser
@@ -69,41 +69,7 @@ IMAGE_MIME = ("image/png", "image/jpeg", "image/svg+xml", "image/gif")
 
 
 # ---- the book's pages, from myst.yml -------------------------------------------------------------
-def toc_sources(book_dir: Path) -> list[str]:
-    """Source files of the table of contents of ``myst.yml``, in order (patterns expanded, sorted)."""
-    import yaml
-
-    config_file = book_dir / "myst.yml"
-    if not config_file.is_file():
-        return []
-    project = (yaml.safe_load(config_file.read_text(encoding="utf-8")) or {}).get("project") or {}
-    sources: list[str] = []
-
-    def walk(entries):
-        for entry in entries or []:
-            if "file" in entry:
-                sources.append(entry["file"])
-            elif "pattern" in entry:
-                matches = sorted(glob.glob(str(book_dir / entry["pattern"]), recursive=True))
-                sources.extend(Path(m).relative_to(book_dir).as_posix() for m in matches)
-            walk(entry.get("children"))
-
-    walk(project.get("toc"))
-    return list(dict.fromkeys(sources))
-
-
-SOURCES = toc_sources(BOOK_DIR)
-
-
-def toc_parts(book_dir: Path) -> list[str]:
-    """Titles of the parts (toc entries with children) of ``myst.yml``."""
-    import yaml
-
-    config_file = book_dir / "myst.yml"
-    if not config_file.is_file():
-        return []
-    project = (yaml.safe_load(config_file.read_text(encoding="utf-8")) or {}).get("project") or {}
-    return [entry["title"] for entry in project.get("toc") or [] if entry.get("children") and entry.get("title")]
+SOURCES, PARTS = read_toc(BOOK_DIR)
 
 
 def figure_cells(source: Path) -> int:
@@ -412,7 +378,7 @@ def test_sidebar_lists_every_page(browser, base_url, site_pages):
         assert nav.count() == 1, "no sidebar table of contents"
         toc_text = " ".join(" ".join(nav.all_inner_texts()).split())
         # The parts of myst.yml are shown, folded; unfolding each one shows its chapters.
-        for part in toc_parts(BOOK_DIR):
+        for part in PARTS:
             assert " ".join(part.split()) in toc_text, f"part {part!r} of myst.yml missing from the sidebar"
             nav.get_by_text(part, exact=True).first.click()
             page.wait_for_timeout(150)
