@@ -9,16 +9,23 @@ variants: eager (dynamic members, RangeAssignor), cooperative (dynamic, Cooperat
 static (``group.instance.id``, RangeAssignor: a restart within the session timeout needs no rebalance).
 
 Each variant runs with the heartbeat fast path (the default) and, with ``--step``, step by step as well
-(``fast_heartbeats=False``); the two runs must report identical figures (the script checks it).  Printed per
-run: wall and CPU seconds (``time.process_time``: the machine is shared, so CPU time is the steadier
-figure), events the clock ran, rebalances, Heartbeats counted, settled.
+(``fast_heartbeats=False``); the two runs must report identical figures (the script checks it).  Runs keep
+their summary only (``rolling_restart(..., summary_only=True)``: no message trace, no ledger history;
+``tests/protocol/test_summary_mode.py`` checks it reports the full run's figures); ``--full`` keeps
+everything.  Each run is its own process, so that its peak resident memory is its own.  Printed per run:
+wall and CPU seconds (``time.process_time``: the machine is shared, so CPU time is the steadier figure),
+peak resident MB, events the clock ran, rebalances, Heartbeats counted, settled.
 
     python benchmarks/bench_rolling_restart.py [--members 1000] [--partitions 10000] [--variants static eager]
-                                               [--step]
+                                               [--step] [--full]
 """
 from __future__ import annotations
 
 import argparse
+import json
+import resource
+import subprocess
+import sys
 import time
 
 from rebalance.protocol.scenarios import rolling_restart
@@ -30,17 +37,18 @@ VARIANTS = {
 }
 
 
-def run_one(name: str, members: int, partitions: int, fast: bool) -> dict:
+def run_one(name: str, members: int, partitions: int, fast: bool, full: bool = False) -> dict:
     """One rolling restart; wall time and the run's figures."""
     t0, c0 = time.perf_counter(), time.process_time()
     sim = rolling_restart(members, {"events": partitions}, down_ms=5_000, gap_ms=20_000, start_ms=60_000,
-                          settle_ms=120_000, batch=1, run=False, fast_heartbeats=fast, **VARIANTS[name])
+                          settle_ms=120_000, batch=1, run=False, fast_heartbeats=fast, summary_only=not full,
+                          **VARIANTS[name])
     end = 60_000 + (members - 1) * 20_000 + 5_000 + 120_000
     events = sim.run_clock(end, max_events=10**9)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     m = sim.metrics(sim.measure_from)
     return {"variant": name, "mode": "fast" if fast else "step", "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
-            "events": events,
+            "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024, "events": events,
             "rebalances": m.rebalances, "heartbeats": sim.message_counts["Heartbeat"],
             "messages": sum(sim.message_counts.values()), "settled": m.settled,
             "unowned_partition_s": round(m.unowned_partition_seconds), "virtual_s": end // 1000}
@@ -52,16 +60,28 @@ def main() -> None:
     p.add_argument("--partitions", type=int, default=10_000)
     p.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=list(VARIANTS))
     p.add_argument("--step", action="store_true", help="also run step by step (fast_heartbeats=False)")
+    p.add_argument("--full", action="store_true", help="keep the whole trace and ledger history")
+    p.add_argument("--one", nargs=2, metavar=("VARIANT", "MODE"), help=argparse.SUPPRESS)
     args = p.parse_args()
+    if args.one:  # a child process: one run, its figures as JSON
+        print(json.dumps(run_one(args.one[0], args.members, args.partitions, args.one[1] == "fast", args.full)))
+        return
     print(f"rolling restart, one at a time: {args.members} members, {args.partitions} partitions, 20 s gaps")
+
+    def child(name: str, mode: str) -> dict:
+        cmd = [sys.executable, __file__, "--members", str(args.members), "--partitions", str(args.partitions),
+               "--one", name, mode] + (["--full"] if args.full else [])
+        return json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+
+    ignored = ("mode", "wall_s", "cpu_s", "events", "peak_mb")
     for name in args.variants:
-        fast = run_one(name, args.members, args.partitions, True)
+        fast = child(name, "fast")
         print(fast, flush=True)
         if args.step:
-            step = run_one(name, args.members, args.partitions, False)
+            step = child(name, "step")
             print(step, flush=True)
-            same = {k: v for k, v in fast.items() if k not in ("mode", "wall_s", "cpu_s", "events")} == \
-                {k: v for k, v in step.items() if k not in ("mode", "wall_s", "cpu_s", "events")}
+            same = {k: v for k, v in fast.items() if k not in ignored} == \
+                {k: v for k, v in step.items() if k not in ignored}
             print(f"{name}: fast and step-by-step figures identical: {same}", flush=True)
 
 

@@ -7,40 +7,22 @@
 #
 # Usage: site/build.sh [extra jupyter-book build options, e.g. --strict]
 # Env:   JUPYTER_BOOK  the jupyter-book (or myst) executable (default: .venv/bin/jupyter-book)
+#        PYTHON        the Python that writes the API page (default: .venv/bin/python)
 #        BASE_URL      URL prefix the site will be served under (default: none, served at /)
 set -uo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 log() { printf '[site/build] %s\n' "$*"; }
+# shellcheck source=site/lib.sh
+. "$repo/site/lib.sh"
 
-# One book build at a time in this checkout (the browser test may build while `make site` runs).
-mkdir -p _build
-exec 8>_build/.site-build.lock
-flock 8
-
+site_lock
 bash site/setup.sh || { log "ERROR: site/setup.sh failed"; exit 1; }
-
-jb="${JUPYTER_BOOK:-$repo/.venv/bin/jupyter-book}"
-[ -x "$jb" ] || jb="$(command -v jupyter-book || true)"
-[ -n "$jb" ] || { log "ERROR: jupyter-book not found (pip install -e '.[book]')"; exit 1; }
-
-buildlog="$(mktemp -t rebalance-site-build.XXXXXX)"
-pgid=""
-finish() {
-  if [ -n "$pgid" ]; then
-    kill -TERM -- "-$pgid" 2>/dev/null || true
-    for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 -- "-$pgid" 2>/dev/null || break; sleep 0.3; done
-    kill -KILL -- "-$pgid" 2>/dev/null || true
-  fi
-  rm -f "$buildlog"
-}
-trap finish EXIT
-trap 'log "interrupted"; exit 130' INT TERM
+site_tools || exit 1
+site_buildlog site-build
 
 # The API reference page is generated from the package's docstrings at every build (never committed).
-py="${PYTHON:-$repo/.venv/bin/python}"
-[ -x "$py" ] || py="$(command -v python3)"
 "$py" "$repo/site/api_reference.py" "$repo/api.md" || { log "ERROR: site/api_reference.py failed"; exit 1; }
 
 started=$SECONDS

@@ -7,7 +7,7 @@
 # of PyPI's typst wheel (site/pdf/typst_cli.py), which takes Typst packages from site/pdf/packages only.
 # REBALANCE_PRINT=1 makes the print plugin (site/pdf/print-plugin.mjs) show the cells the site
 # hides.  The build runs in its own process group, ended whatever happens, and holds the same lock as
-# site/build.sh (both write mystmd's _build folders).  When a built site is there (_build/html), the PDF
+# site/build.sh (both write mystmd's _build folders; the shared steps are in site/lib.sh).  When a built site is there (_build/html), the PDF
 # is copied into it as rebalance.pdf.
 #
 # Usage: site/pdf/build.sh
@@ -18,32 +18,16 @@ set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$repo"
 log() { printf '[pdf/build] %s\n' "$*"; }
+# shellcheck source=site/lib.sh
+. "$repo/site/lib.sh"
 pdf="$repo/_build/exports/rebalance.pdf"
 
-mkdir -p _build
-exec 8>_build/.site-build.lock
-flock 8
-
-jb="${JUPYTER_BOOK:-$repo/.venv/bin/jupyter-book}"
-[ -x "$jb" ] || jb="$(command -v jupyter-book || true)"
-[ -n "$jb" ] || { log "ERROR: jupyter-book not found (pip install -e '.[book]')"; exit 1; }
-py="${PYTHON:-$repo/.venv/bin/python}"
-[ -x "$py" ] || py="$(command -v python3)"
+site_lock
+site_tools || exit 1
 "$py" -c 'import typst' 2>/dev/null || { log "ERROR: $py has no typst module (pip install -c constraints.txt -e '.[book]')"; exit 1; }
 for font in dejavu wqy; do [ -d "/usr/share/fonts/truetype/$font" ] || log "warning: /usr/share/fonts/truetype/$font missing (make pdf-tools installs it): labels or the glossary's Chinese terms fall back to other fonts"; done
 
-buildlog="$(mktemp -t rebalance-pdf-build.XXXXXX)"
-pgid=""
-finish() {
-  if [ -n "$pgid" ]; then
-    kill -TERM -- "-$pgid" 2>/dev/null || true
-    for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 -- "-$pgid" 2>/dev/null || break; sleep 0.3; done
-    kill -KILL -- "-$pgid" 2>/dev/null || true
-  fi
-  rm -f "$buildlog"
-}
-trap finish EXIT
-trap 'log "interrupted"; exit 130' INT TERM
+site_buildlog pdf-build
 
 # The API reference page of the toc is generated from the package's docstrings (as for the site).
 "$py" "$repo/site/api_reference.py" "$repo/api.md" >/dev/null || { log "ERROR: site/api_reference.py failed"; exit 1; }

@@ -17,7 +17,6 @@ without a running head; and the built site links the PDF and each chapter's note
 
 from __future__ import annotations
 
-import glob
 import hashlib
 import json
 import os
@@ -27,6 +26,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from book_toc import read_toc
 
 pytestmark = pytest.mark.pdf
 
@@ -36,31 +36,9 @@ POPPLER = ("pdftoppm", "pdfinfo", "pdfimages", "pdffonts", "pdftotext")
 
 
 # ---- the book's table of contents ---------------------------------------------------------------
-def _toc() -> list[dict]:
-    import yaml
-
-    project = yaml.safe_load((REPO / "myst.yml").read_text(encoding="utf-8"))["project"]
-    return project["toc"]
-
-
 def toc_files_and_parts() -> tuple[list[str], list[str]]:
     """The toc's source files in order (patterns expanded) and the titles of its parts."""
-    files: list[str] = []
-    parts: list[str] = []
-
-    def walk(entries):
-        for entry in entries or []:
-            if "file" in entry:
-                files.append(entry["file"])
-            elif "pattern" in entry:
-                files.extend(Path(m).relative_to(REPO).as_posix()
-                             for m in sorted(glob.glob(str(REPO / entry["pattern"]))))
-            elif "title" in entry and entry.get("children"):
-                parts.append(entry["title"])
-            walk(entry.get("children"))
-
-    walk(_toc())
-    return list(dict.fromkeys(files)), parts
+    return read_toc(REPO)
 
 
 def page_title(source: str) -> str:

@@ -42,8 +42,11 @@ def scenarios(draw):
     return protocol, static, config, events
 
 
-def build(protocol, static, config, events, fast):
-    sim = GroupSimulation({"t": 6, "u": 3}, config, record_heartbeats=False, fast_heartbeats=fast)
+def build(protocol, static, config, events, fast, summary_from=None):
+    """The drawn group and schedule, in a simulation with or without the fast path (and, for
+    ``test_summary_mode``, kept for its summary only from ``summary_from`` on)."""
+    sim = GroupSimulation({"t": 6, "u": 3}, config, record_heartbeats=False, fast_heartbeats=fast,
+                          summary_from=summary_from)
     assignor = "cooperative-sticky" if protocol == "cooperative" else "range"
     n = len(static)
     for i, s in enumerate(static):

@@ -12,8 +12,9 @@ access outside 127.0.0.1 blocked, and we check that the page:
   "Application Error", "Page Not Found");
 * raised no uncaught JavaScript error, did not fail React hydration (Remix reloads forever when the
   served URL does not match the rendered one) and requested no missing local file;
-* asked the network for nothing outside the site, except the one known request of thebe-core
-  (MathJax 2 for HTML outputs, unused by this book's outputs).
+* requested nothing outside 127.0.0.1: every request of the page is recorded (tests/headless.py) and the
+  test names the first one that left the machine (no CDN at run time: KaTeX, thebe-core, require.js and
+  the favicon are the site's own, and thebe-core's MathJax is turned off, site/theme/app/thebe-offline.ts).
 
 Every chapter page also shows the book's scaffolding (``test_chapter_page_scaffolding``): its learning
 objectives and prerequisites, a numbered caption ("Figure N: ...") for every figure cell of its notebook, at
@@ -30,49 +31,35 @@ Which site is tested:
   than ``myst.yml``, a page source, or the site template build.
 * ``REBALANCE_BOOK_DIR`` (default: the repository) is the book whose ``myst.yml`` lists the pages.
 * ``CHROMIUM`` (default ``/usr/bin/chromium``): the browser executable (Debian: ``apt-get install
-  chromium``; ``make chromium`` does it).
+  chromium``; ``make chromium`` does it); the ``browser`` fixture is tests/conftest.py's.
 """
 
 from __future__ import annotations
 
 import functools
-import glob
 import http.server
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import threading
 from pathlib import Path
 
 import pytest
+from book_toc import read_toc
+from headless import OfflineTraffic
 
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[2]
 BOOK_DIR = Path(os.environ.get("REBALANCE_BOOK_DIR", REPO)).resolve()
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 ERROR_TEXTS = (
     "Cannot render output node",
     "Site not loading correctly",
     "Application Error",
     "Page Not Found",
 )
-# thebe-core asks a CDN for MathJax 2 when it renders an HTML output (pandas tables); offline this
-# is one failed request and nothing visible.  Any other outside request means the site is not
-# self-contained.
-ALLOWED_EXTERNAL = ("https://cdnjs.cloudflare.com/ajax/libs/mathjax/",)
 CONSOLE_FAILURES = re.compile(
     r"does not match URL at time of hydration|Hydration failed|Minified React error|"
     r"error while hydrating|There was an error while hydrating",
@@ -82,41 +69,7 @@ IMAGE_MIME = ("image/png", "image/jpeg", "image/svg+xml", "image/gif")
 
 
 # ---- the book's pages, from myst.yml -------------------------------------------------------------
-def toc_sources(book_dir: Path) -> list[str]:
-    """Source files of the table of contents of ``myst.yml``, in order (patterns expanded, sorted)."""
-    import yaml
-
-    config_file = book_dir / "myst.yml"
-    if not config_file.is_file():
-        return []
-    project = (yaml.safe_load(config_file.read_text(encoding="utf-8")) or {}).get("project") or {}
-    sources: list[str] = []
-
-    def walk(entries):
-        for entry in entries or []:
-            if "file" in entry:
-                sources.append(entry["file"])
-            elif "pattern" in entry:
-                matches = sorted(glob.glob(str(book_dir / entry["pattern"]), recursive=True))
-                sources.extend(Path(m).relative_to(book_dir).as_posix() for m in matches)
-            walk(entry.get("children"))
-
-    walk(project.get("toc"))
-    return list(dict.fromkeys(sources))
-
-
-SOURCES = toc_sources(BOOK_DIR)
-
-
-def toc_parts(book_dir: Path) -> list[str]:
-    """Titles of the parts (toc entries with children) of ``myst.yml``."""
-    import yaml
-
-    config_file = book_dir / "myst.yml"
-    if not config_file.is_file():
-        return []
-    project = (yaml.safe_load(config_file.read_text(encoding="utf-8")) or {}).get("project") or {}
-    return [entry["title"] for entry in project.get("toc") or [] if entry.get("children") and entry.get("title")]
+SOURCES, PARTS = read_toc(BOOK_DIR)
 
 
 def figure_cells(source: Path) -> int:
@@ -250,27 +203,6 @@ def site_pages(site_dir: Path) -> dict[str, dict]:
 
 
 @pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists() and not shutil.which(CHROMIUM):
-        pytest.fail(
-            f"Chromium not found at {CHROMIUM}: install Debian's package "
-            "(apt-get update && apt-get install -y chromium chromium-driver, or `make chromium`) "
-            "or set CHROMIUM=/path/to/chromium"
-        )
-    from playwright.sync_api import sync_playwright
-
-    playwright = sync_playwright().start()
-    try:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-    finally:
-        playwright.stop()
-
-
-@pytest.fixture(scope="module")
 def screenshot_dir() -> Path:
     out = BOOK_DIR / "_build" / "screenshots"
     out.mkdir(parents=True, exist_ok=True)
@@ -278,20 +210,12 @@ def screenshot_dir() -> Path:
 
 
 def _open(browser, base_url: str, path: str):
-    """Start loading one page with the outside network blocked; returns (page, context, problems)."""
+    """Start loading one page with the outside network blocked; returns (page, context, problems).
+
+    ``problems["traffic"]`` records every URL the page requests (``assert_local`` names the first one
+    outside 127.0.0.1)."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
-    problems: dict[str, list[str]] = {"pageerror": [], "console": [], "local": [], "external": []}
-
-    def route(r):
-        url = r.request.url
-        if url.startswith(base_url) or url.startswith("data:") or url.startswith("blob:"):
-            r.continue_()
-        else:
-            if not url.startswith(ALLOWED_EXTERNAL):
-                problems["external"].append(url)
-            r.abort()
-
-    context.route("**/*", route)
+    problems: dict = {"pageerror": [], "console": [], "local": [], "traffic": OfflineTraffic(context)}
     page = context.new_page()
     page.on("pageerror", lambda exc: problems["pageerror"].append(str(exc)))
     page.on(
@@ -419,7 +343,7 @@ def test_page_renders(source, base_url, site_pages, rendered):
     assert not problems["pageerror"], f"uncaught page errors: {problems['pageerror']}"
     assert not problems["console"], f"hydration/console failures: {problems['console']}"
     assert not problems["local"], f"missing local files: {problems['local']}"
-    assert not problems["external"], f"requests outside the site: {problems['external']}"
+    problems["traffic"].assert_local(source)
 
 
 CHAPTER_SOURCES = [s for s in SOURCES if s.startswith("chapters/")]
@@ -454,7 +378,7 @@ def test_sidebar_lists_every_page(browser, base_url, site_pages):
         assert nav.count() == 1, "no sidebar table of contents"
         toc_text = " ".join(" ".join(nav.all_inner_texts()).split())
         # The parts of myst.yml are shown, folded; unfolding each one shows its chapters.
-        for part in toc_parts(BOOK_DIR):
+        for part in PARTS:
             assert " ".join(part.split()) in toc_text, f"part {part!r} of myst.yml missing from the sidebar"
             nav.get_by_text(part, exact=True).first.click()
             page.wait_for_timeout(150)
@@ -471,6 +395,7 @@ def test_sidebar_lists_every_page(browser, base_url, site_pages):
         assert page.url.rstrip("/").endswith(first["path"].rstrip("/"))
         assert " ".join(first["title"].split()) in [" ".join(t.split()) for t in page.locator("h1").all_inner_texts()]
         assert not problems["pageerror"] and not problems["console"], problems
+        problems["traffic"].assert_local("the landing page and the chapter reached from the sidebar")
     finally:
         context.close()
 
@@ -487,7 +412,8 @@ def test_search_finds_a_chapter(browser, base_url, site_pages):
         search.fill(chapter["title"])
         dialog = page.get_by_role("dialog")
         dialog.get_by_text(chapter["title"], exact=False).first.wait_for(timeout=10_000)
-        assert not problems["local"] and not problems["external"], problems
+        assert not problems["local"], problems
+        problems["traffic"].assert_local("the search")
     finally:
         context.close()
 
@@ -511,5 +437,6 @@ def test_solution_dropdown_opens(browser, base_url, site_pages):
         assert solution.evaluate("d => d.open"), "the solution did not open"
         assert solution.locator(".myst-exercise-body").first.is_visible()
         assert not problems["pageerror"], problems
+        problems["traffic"].assert_local(with_solutions[0]["path"])
     finally:
         context.close()

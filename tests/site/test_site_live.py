@@ -13,7 +13,9 @@ test_site_browser.py).  With all network access outside 127.0.0.1 blocked we che
   widget's table and figure (both recomputed by the kernel);
 * served as a plain static site (no ``make serve``), the same chapter keeps its static twin (the figure
   and the table printed next to the widget), shows the widget placeholder and a note telling how to get
-  the live version, and offers no "Make interactive".
+  the live version, and offers no "Make interactive";
+* neither the live page (site, Jupyter server, kernel WebSocket) nor the static one requests anything
+  outside 127.0.0.1: every URL is recorded (tests/headless.py) and the first outside one is named.
 
 Everything started here (serve.py, the Jupyter server, its kernels, the browser contexts) is stopped
 when the module ends, also on failure.
@@ -36,7 +38,8 @@ from pathlib import Path
 
 import pytest
 
-from test_site_browser import ALLOWED_EXTERNAL, BOOK_DIR, base_url, browser, site_dir  # noqa: F401 - fixtures
+from headless import OfflineTraffic
+from test_site_browser import BOOK_DIR, base_url, site_dir  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.browser
 
@@ -152,21 +155,13 @@ def _chapter_path(site_dir: Path, source: str) -> str:
     pytest.fail(f"{source} is not a page of the built site {site_dir}")
 
 
-def _open(browser, origin: str, path: str):  # noqa: F811 - the fixture imported above
-    """A page with the network outside 127.0.0.1 blocked; returns (page, context, problems)."""
+def _open(browser, origin: str, path: str):
+    """A page with the network outside 127.0.0.1 blocked; returns (page, context, problems).
+
+    ``problems["traffic"]`` records every URL requested: the site's, the Jupyter server's (HTTP and the
+    kernel's WebSocket), and any other, which is aborted and named by ``assert_local``."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
-    problems: dict[str, list[str]] = {"pageerror": [], "external": [], "local": []}
-
-    def route(r):
-        url = r.request.url
-        if url.startswith("http://127.0.0.1:") or url.startswith(("data:", "blob:")):
-            r.continue_()
-        else:
-            if not url.startswith(ALLOWED_EXTERNAL):
-                problems["external"].append(url)
-            r.abort()
-
-    context.route("**/*", route)
+    problems: dict = {"pageerror": [], "local": [], "traffic": OfflineTraffic(context)}
     page = context.new_page()
     page.on("pageerror", lambda exc: problems["pageerror"].append(str(exc)))
     page.on("response", lambda resp: problems["local"].append(f"{resp.status} {resp.url}")
@@ -233,8 +228,10 @@ def test_chapter_widget_comes_alive(live_server, browser, site_dir):  # noqa: F8
         assert "partitions that change owner" in widget.locator(".widget-html-content").inner_text()
 
         assert not problems["pageerror"], f"uncaught page errors: {problems['pageerror']}"
-        assert not problems["external"], f"requests outside the site: {problems['external']}"
         assert not problems["local"], f"failed local requests: {problems['local']}"
+        problems["traffic"].assert_local("the live page")
+        assert any(u.startswith(("ws://127.0.0.1", "http://127.0.0.1")) and "/api/kernels" in u
+                   for u in problems["traffic"].urls), "the recorded traffic has no kernel request"
     finally:
         context.close()
 
@@ -265,8 +262,8 @@ def test_static_page_keeps_its_twins_and_says_how_to_go_live(browser, base_url, 
         assert "partitions that change owner" in twin.inner_text(), "the static twin's table is missing"
 
         assert not problems["pageerror"], f"uncaught page errors: {problems['pageerror']}"
-        assert not problems["external"], f"requests outside the site: {problems['external']}"
         assert not problems["local"], f"failed local requests: {problems['local']}"
+        problems["traffic"].assert_local("the static page")
     finally:
         context.close()
 

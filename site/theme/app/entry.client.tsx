@@ -3,10 +3,12 @@
  * server serves them as `/<slug>/` (or `/<slug>/index.html`, or under a BASE_URL).  Remix 1.19 reloads
  * the page whenever the path it rendered differs from the path in the address bar, forever; so when the
  * two name the same page we record the served path as the rendered one before hydrating.
+ * Before anything loads thebe-core, `keepThebeOffline` makes sure it will not ask a CDN for MathJax.
  */
 import { RemixBrowser } from '@remix-run/react';
 import { startTransition, StrictMode } from 'react';
 import { hydrateRoot } from 'react-dom/client';
+import { keepThebeOffline } from './thebe-offline';
 
 declare global {
   interface Window {
@@ -23,6 +25,8 @@ function samePage(rendered: string, served: string, isIndex: boolean): boolean {
   // The landing page is served at the site root: `/` or `/<BASE_URL>/`.
   return isIndex && b.split('/').length <= 2;
 }
+
+keepThebeOffline();
 
 const context = window.__remixContext;
 if (context && context.url !== window.location.pathname) {

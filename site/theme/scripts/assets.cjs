@@ -4,7 +4,7 @@
 //   public/thebe-core.*   thebe-core's browser bundle, which draws rich notebook outputs (HTML tables)
 //   public/favicon.ico    the book's icon, drawn here (32x32 PNG inside an ICO container)
 //   public/requirejs/     require.js 2.3.6 (npm `requirejs`), which thebe-core's widget manager loads before
-//                         any widget class on a live page (it asks a CDN; app/components/LivePage.tsx
+//                         any widget class on a live page (it asks a CDN; app/thebe-offline.ts
 //                         answers that request with this copy)
 //   public/rebalance-live.json  `{"live": false}`: no Jupyter server on a plain static site; `make serve`
 //                         (site/serve.py) answers this URL with its local server (app/components/LivePage.tsx)

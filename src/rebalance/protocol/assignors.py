@@ -24,7 +24,6 @@ assignment only from the user data -- ``memberAssignment`` and ``generation`` ke
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import InputError, KafkaError
@@ -86,14 +85,26 @@ class ClientAssignor:
 
     def __call__(self, members: Dict[str, dict], partitions: Dict[str, int]):
         """The leader's ``assign``: ``members`` as the simulator's assignors get them, each with the
-        ``user_data`` bytes its consumer sent (None for none)."""
-        from ..consumer.api import build_scenario
+        ``user_data`` bytes its consumer sent (None for none).
 
-        plain = {m: {k: v for k, v in meta.items() if k != "user_data"} for m, meta in members.items()}
-        scenario = build_scenario(self.name, partitions, plain)
+        The metadata comes from the simulation's own members (checked when they were added), so the
+        subscriptions are built directly, without :func:`rebalance.consumer.api.build_scenario`'s input
+        checks, which a rolling restart of 1,000 members would otherwise repeat 2,000 times."""
+        from ..consumer.model import ConsumerScenario, Subscription
+        from ..consumer.sticky_userdata import auto_user_data
+
+        subs = {}
         for m, meta in members.items():
-            if "user_data" in meta:  # exactly what the member sent (None for nothing), not rebuilt
-                scenario.members[m] = replace(scenario.members[m], user_data=meta["user_data"])
+            generation = meta.get("generation")
+            if generation is not None and generation < 0:
+                generation = None  # -1 on the wire is Optional.empty()
+            owned = [tuple(tp) for tp in meta.get("owned", ())]
+            # exactly what the member sent (None for nothing), else what its assignor would send
+            user_data = meta["user_data"] if "user_data" in meta else auto_user_data(self.name, owned, generation)
+            subs[m] = Subscription(topics=list(meta["topics"]), owned_partitions=owned, generation_id=generation,
+                                   group_instance_id=meta.get("instance_id"), rack_id=meta.get("rack"),
+                                   user_data=user_data)
+        scenario = ConsumerScenario(assignor=self.name, partitions=dict(partitions), members=subs)
         result = self.kafka_assignor.assign(scenario)
         return {m: list(result.assignment.get(m, [])) for m in scenario.members}
 

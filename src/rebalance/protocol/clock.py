@@ -22,7 +22,7 @@ NORMAL = 0
 SESSION_TIMER = 1
 HEARTBEAT = 2
 
-@dataclass(order=True)
+@dataclass(order=True, slots=True)
 class ScheduledEvent:
     time_ms: int
     seq: int

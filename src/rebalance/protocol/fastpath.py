@@ -27,6 +27,7 @@ happens.  With ``record_heartbeats=True`` (every Heartbeat in the message trace)
 """
 from __future__ import annotations
 
+import gc
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
 from .clock import HEARTBEAT
@@ -45,6 +46,11 @@ __all__ = ["HeartbeatFastPathMixin", "MAX_EVENTS"]
 
 #: the most events one :meth:`~HeartbeatFastPathMixin.run_clock` call may run (a runaway guard)
 MAX_EVENTS = 10_000_000
+
+#: allocations between two young-generation collections of Python's cycle collector while the clock runs
+#: (default 700): a run allocates millions of short-lived events, and collecting every 700 of them took
+#: half of a 150-member rolling restart's CPU time (measured; ``benchmarks/rolling_restart_results.md``)
+GC_YOUNG_THRESHOLD = 100_000
 
 
 def _count(first_ms: int, period: int, kmin: int, until_ms: int, inclusive: bool) -> int:
@@ -77,6 +83,14 @@ class HeartbeatFastPathMixin:
     # ------------------------------------------------------------------ running
     def run_clock(self, until_ms: int, max_events: int = MAX_EVENTS) -> int:
         """Run every event due at or before ``until_ms`` and set the clock there; returns the events run."""
+        thresholds = gc.get_threshold()
+        gc.set_threshold(max(thresholds[0], GC_YOUNG_THRESHOLD), *thresholds[1:])
+        try:
+            return self._run_clock(until_ms, max_events)
+        finally:
+            gc.set_threshold(*thresholds)
+
+    def _run_clock(self, until_ms: int, max_events: int) -> int:
         clock = self.clock
         fast = self.fast_heartbeats and not self.record_heartbeats \
             and 2 * self.config.network_ms < self.config.heartbeat_interval_ms

@@ -17,13 +17,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
+from ..errors import InputError
+
 TopicPartition = Tuple[str, int]
 Overlap = Tuple[int, TopicPartition, Tuple[str, ...]]
 
 __all__ = ["TopicPartition", "OwnershipInterval", "OwnershipLedger", "RebalanceMetrics"]
 
 
-@dataclass
+@dataclass(slots=True)
 class OwnershipInterval:
     """``member`` processed ``partition`` during ``[start_ms, end_ms)`` (``end_ms`` ``None``: still does)."""
 
@@ -56,12 +58,19 @@ class OwnershipLedger:
     * ``double_assignments`` -- some earlier holder is still a member of the group (or ``is_member`` is not
       given): two members of the group own the partition at once, which neither Kafka protocol allows (a
       simulator bug if it happens).
+
+    With ``summary_from`` set the ledger keeps no history (``intervals`` stays empty, :meth:`changes` is
+    unavailable) and adds up, as changes happen, only what :meth:`unowned_ms` and :meth:`churn` report
+    from ``summary_from`` on: memory stays proportional to the partitions, not to the run's length (a
+    rolling restart of 1,000 members moves 10,000 partitions 2,000 times).  Both queries then answer only
+    for ``since`` / ``t0`` equal to ``summary_from`` and for ``t1`` not before the last change.
     """
 
     def __init__(self, partitions: Sequence[TopicPartition], is_member: Optional[Callable[[str], bool]] = None,
-                 process_of: Optional[Callable[[str], str]] = None):
+                 process_of: Optional[Callable[[str], str]] = None, summary_from: Optional[int] = None):
         self.partitions = list(partitions)
-        self.owners: Dict[TopicPartition, Dict[str, OwnershipInterval]] = {tp: {} for tp in self.partitions}
+        #: each partition's holders: the open interval of each (summary mode: the time it took the partition)
+        self.owners: Dict[TopicPartition, Dict[str, object]] = {tp: {} for tp in self.partitions}
         self.intervals: List[OwnershipInterval] = []
         self.is_member = is_member
         self.process_of = process_of
@@ -72,35 +81,128 @@ class OwnershipLedger:
         #: the overlaps in which every earlier holder is a zombie (a real Kafka behaviour)
         self.zombie_overlaps: List[Overlap] = []
         self._seq = 0
+        #: virtual time of the last acquisition or release
+        self.last_change_ms = 0
+        self.summary_from = summary_from
+        # summary mode: the unowned partition-time added up to ``_acc_t``, the partitions owned by nobody
+        # now, the counters of :meth:`churn` and the process that last stopped each partition
+        self._known = frozenset(self.partitions)
+        self._unowned_acc = 0
+        self._acc_t = 0 if summary_from is None else summary_from
+        self._n_unowned = len(self._known)
+        self._churn = [0, 0, 0, 0]
+        self._last_stop: Dict[TopicPartition, str] = {}
 
     # ------------------------------------------------------------------ recording
     def acquire(self, member: str, tps: Iterable[TopicPartition], t: int) -> None:
         """``member`` starts processing ``tps`` at ``t`` (a partition it already processes is skipped)."""
+        if self.summary_from is not None:
+            self._acquire_summary(member, tps, t)
+            return
         for tp in tps:
             current = self.owners.setdefault(tp, {})
             if member in current:
                 continue
             if current:
-                record = (t, tp, tuple(sorted(current)) + (member,))
-                self.violations.append(record)
-                if self.is_member is not None and not any(self.is_member(h) for h in current):
-                    self.zombie_overlaps.append(record)
-                else:
-                    self.double_assignments.append(record)
+                self._overlap(member, tp, t, current)
             self._seq += 1
+            self.last_change_ms = max(self.last_change_ms, t)
             iv = OwnershipInterval(tp, member, t, start_seq=self._seq)
-            current[member] = iv
             self.intervals.append(iv)
+            current[member] = iv
+
+    def _overlap(self, member: str, tp: TopicPartition, t: int, current: Mapping[str, object]) -> None:
+        """``member`` takes up ``tp`` while ``current`` hold it: record and classify the overlap."""
+        record = (t, tp, tuple(sorted(current)) + (member,))
+        self.violations.append(record)
+        if self.is_member is not None and not any(self.is_member(h) for h in current):
+            self.zombie_overlaps.append(record)
+        else:
+            self.double_assignments.append(record)
 
     def release(self, member: str, tps: Iterable[TopicPartition], t: int, reason: str) -> None:
         """``member`` stops processing ``tps`` at ``t``; ``reason`` is ``revoked``, ``lost``, ``crash``..."""
+        if self.summary_from is not None:
+            self._release_summary(member, tps, t, reason)
+            return
         for tp in tps:
             iv = self.owners.get(tp, {}).pop(member, None)
             if iv is not None:
                 self._seq += 1
+                self.last_change_ms = max(self.last_change_ms, t)
                 iv.end_ms = t
                 iv.end_reason = reason
                 iv.end_seq = self._seq
+
+    # ------------------------------------------------------------------ summary mode
+    def _add_up_to(self, t: int) -> None:
+        """Summary mode: add the unowned partition-time from the last change up to ``t``."""
+        t0 = self.summary_from
+        if t > t0 and t > self._acc_t:
+            self._unowned_acc += self._n_unowned * (t - max(self._acc_t, t0))
+            self._acc_t = t
+
+    def _acquire_summary(self, member: str, tps: Iterable[TopicPartition], t: int) -> None:
+        """:meth:`acquire` without history: ``owners`` maps each holder to the time it took the partition."""
+        self._add_up_to(t)
+        owners, known = self.owners, self._known
+        counting = t >= self.summary_from
+        last_stop = self._last_stop
+        process = member if self.process_of is None else self.process_of(member)
+        taken = restarted = moved = 0
+        for tp in tps:
+            current = owners.get(tp)
+            if current is None:
+                current = owners[tp] = {}
+            elif member in current:
+                continue
+            if current:
+                self._overlap(member, tp, t, current)
+            elif tp in known:
+                taken += 1
+            current[member] = t
+            if counting:
+                previous = last_stop.pop(tp, None)
+                if previous is not None:
+                    restarted += 1
+                    moved += previous != process
+        self._n_unowned -= taken
+        self._churn[1] += restarted
+        self._churn[2] += moved
+        self.last_change_ms = max(self.last_change_ms, t)
+
+    def _release_summary(self, member: str, tps: Iterable[TopicPartition], t: int, reason: str) -> None:
+        """:meth:`release` without history."""
+        self._add_up_to(t)
+        owners, known = self.owners, self._known
+        released = []
+        freed = 0
+        for tp in tps:
+            current = owners.get(tp)
+            if current is None or current.pop(member, None) is None:
+                continue
+            released.append(tp)
+            if not current and tp in known:
+                freed += 1
+        if not released:
+            return
+        self._n_unowned += freed
+        self.last_change_ms = max(self.last_change_ms, t)
+        if t >= self.summary_from:
+            self._churn[0] += len(released)
+            if reason == "revoked":
+                self._churn[3] += len(released)
+            process = member if self.process_of is None else self.process_of(member)
+            self._last_stop.update(dict.fromkeys(released, process))
+
+    def _summary_query(self, field_name: str, t0: int, t1: Optional[int] = None) -> None:
+        """A summary-mode ledger answers only from ``summary_from`` on and up to now."""
+        if t0 != self.summary_from:
+            raise InputError(field_name, f"this ledger keeps no history: it sums up from {self.summary_from} ms "
+                                         f"on only, not from {t0} ms (summary_from)")
+        if t1 is not None and t1 < self.last_change_ms:
+            raise InputError("until", f"this ledger keeps no history: it cannot stop at {t1} ms, before its "
+                                      f"last change at {self.last_change_ms} ms")
 
     # ------------------------------------------------------------------ queries
     def current(self) -> Dict[TopicPartition, Tuple[str, ...]]:
@@ -114,6 +216,8 @@ class OwnershipLedger:
     def changes(self) -> List[Tuple[int, str, str, TopicPartition]]:
         """Every acquisition and release as ``(time, member, "add" | "remove", partition)``, in the order
         they happened."""
+        if self.summary_from is not None:
+            raise InputError("changes", "this ledger keeps no history (summary_from is set)")
         return [(t, member, kind, tp) for _, t, member, kind, tp in self._timeline()]
 
     def _timeline(self) -> List[Tuple[int, int, str, str, TopicPartition]]:
@@ -128,6 +232,13 @@ class OwnershipLedger:
     def unowned_ms(self, t0: int, t1: int, partitions: Optional[Iterable[TopicPartition]] = None) -> int:
         """Sum over ``partitions`` (default: all of the ledger's) of the time in ``[t0, t1)`` during which
         nobody owned the partition."""
+        if self.summary_from is not None:
+            self._summary_query("measure_from", t0, t1)
+            if partitions is not None and set(partitions) != self._known:
+                raise InputError("partitions", "this ledger keeps no history: it sums up all its partitions only")
+            if t1 <= t0:
+                return 0
+            return self._unowned_acc + self._n_unowned * (t1 - max(self._acc_t, t0))
         if t1 <= t0:
             return 0
         by_tp: Dict[TopicPartition, List[Tuple[int, int]]] = {
@@ -155,6 +266,10 @@ class OwnershipLedger:
         """``(stopped, restarted, moved, revoked)`` from ``since`` on: partition releases, partitions taken
         up again after a release, of those the ones taken up by another process than the one that released
         them, and the releases that were revocations."""
+        if self.summary_from is not None:
+            self._summary_query("measure_from", since)
+            stopped, restarted, moved, revoked = self._churn
+            return stopped, restarted, moved, revoked
         stopped = restarted = moved = revoked = 0
         last_stop: Dict[TopicPartition, str] = {}
         process = self.process_of or (lambda name: name)

@@ -448,7 +448,8 @@ class ConsumerMember:
     def _acquire(self, tps) -> None:
         if self.state == STOPPED:  # a closing or stopped consumer processes nothing new
             return
-        tps = [tp for tp in tps if tp not in set(self.owned)]
+        owned = set(self.owned)
+        tps = [tp for tp in tps if tp not in owned]
         if not tps:
             return
         first_batch = not self.owned

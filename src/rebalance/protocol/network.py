@@ -40,13 +40,19 @@ class NetworkMixin:
     group_id: str
     offsets_partition: int
     record_heartbeats: bool
+    summary_from: Optional[int]
     messages: List[Message]
     message_counts: Counter
     _msg_ids: int
 
+    def _recording(self, api: str) -> bool:
+        """Whether messages of ``api`` go into the message trace (all but Heartbeat unless
+        ``record_heartbeats``; none in a run for its summary only)."""
+        return self.summary_from is None and (self.record_heartbeats or api != "Heartbeat")
+
     def _record(self, api: str, kind: str, src: str, dst: str, fields: dict) -> Optional[Message]:
         self.message_counts[api] += 1
-        if api == "Heartbeat" and not self.record_heartbeats:
+        if not self._recording(api):
             return None
         self._msg_ids += 1
         now = self.clock.now_ms
@@ -57,7 +63,7 @@ class NetworkMixin:
     def request(self, member: ConsumerMember, api: str, req: dict, on_response: Callable[[dict], None],
                 summary: Optional[dict] = None) -> None:
         """Send ``req`` from ``member`` to the coordinator; deliver the response back after the latency."""
-        if self.record_heartbeats or api != "Heartbeat":
+        if self._recording(api):
             self._record(api, "request", member.name, self.coordinator_name, dict(summary or {}))
         else:
             self.message_counts[api] += 1
@@ -67,7 +73,7 @@ class NetworkMixin:
                   on_response: Callable[[dict], None]) -> None:
         """The request ``req`` from ``member`` reaches the coordinator at ``time_ms`` (``KafkaApis`` hands it
         to the group coordinator), which answers through :meth:`deliver_at`."""
-        recording = self.record_heartbeats or api != "Heartbeat"
+        recording = self._recording(api)
         epoch, incarnation = member.epoch, member.incarnation
 
         def respond(resp: dict) -> None:

@@ -40,15 +40,17 @@ def rolling_restart(n_members: int, topics: Mapping[str, int], *, protocol: str 
                     assignor: str = "range", down_ms: int = 5_000, gap_ms: int = 30_000,
                     start_ms: int = 60_000, settle_ms: int = 120_000, config: ProtocolConfig = ProtocolConfig(),
                     assignors: Optional[Mapping[str, Callable]] = None, record_heartbeats: bool = False,
-                    batch: int = 1, run: bool = True, fast_heartbeats: bool = True) -> GroupSimulation:
+                    batch: int = 1, run: bool = True, fast_heartbeats: bool = True,
+                    summary_only: bool = False) -> GroupSimulation:
     """Restart every member once: members are taken down ``batch`` at a time (a Deployment's
     ``maxUnavailable``); wave *w* shuts down at ``start_ms + w*gap_ms`` and is back ``down_ms`` later.
     With ``static=True`` every member has ``group.instance.id`` (``down_ms`` shorter than the session
-    timeout means no rebalance at all)."""
+    timeout means no rebalance at all).  ``summary_only`` keeps only what ``metrics(sim.measure_from)``
+    needs (``GroupSimulation(summary_from=start_ms)``), for groups too large to keep their whole trace."""
     require(isinstance(n_members, int) and n_members > 0, "n_members", "must be a positive whole number")
     require(isinstance(batch, int) and batch > 0, "batch", "must be a positive whole number")
     sim = GroupSimulation(topics, config, assignors=assignors, record_heartbeats=record_heartbeats,
-                          fast_heartbeats=fast_heartbeats)
+                          fast_heartbeats=fast_heartbeats, summary_from=start_ms if summary_only else None)
     names = [f"c{i + 1}" for i in range(n_members)]
     for name in names:
         sim.add_member(name, 0, assignors=(assignor,), protocol=protocol,
@@ -76,10 +78,11 @@ class RandomSchedule:
 def random_schedule(seed: int, *, protocol: Optional[str] = None, assignors: Optional[Mapping[str, Callable]] = None,
                     assignor_name: Optional[str] = None, max_members: int = 5, max_partitions: int = 8,
                     n_faults: Optional[int] = None, config: Optional[ProtocolConfig] = None,
-                    fast_heartbeats: bool = True) -> RandomSchedule:
+                    fast_heartbeats: bool = True, summary_from: Optional[int] = None) -> RandomSchedule:
     """A random group (2..``max_members`` members, some static) and a random fault schedule: crashes with
     or without restart, graceful bounces, slow members, the leader lost before SyncGroup, coordinator
-    failover, late joiners.  Short timeouts keep runs small.  Deterministic in ``seed``."""
+    failover, late joiners.  Short timeouts keep runs small.  Deterministic in ``seed``.  ``summary_from``
+    is passed to :class:`~.simulation.GroupSimulation` (a run kept for its summary only)."""
     rng = random.Random(seed)
     if protocol is None:
         protocol = rng.choice([EAGER, COOPERATIVE])
@@ -93,7 +96,7 @@ def random_schedule(seed: int, *, protocol: Optional[str] = None, assignors: Opt
     n_topics = rng.randint(1, 2)
     topics = {f"t{i}": rng.randint(1, max_partitions) for i in range(n_topics)}
     sim = GroupSimulation(topics, config, assignors=assignors, group_id=f"group-{seed}", record_heartbeats=False,
-                          fast_heartbeats=fast_heartbeats)
+                          fast_heartbeats=fast_heartbeats, summary_from=summary_from)
     n = rng.randint(2, max_members)
     names = [f"c{i + 1}" for i in range(n)]
     for name in names:

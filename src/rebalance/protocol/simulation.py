@@ -38,6 +38,9 @@ from .trace import EVENT_KINDS, Message, TraceEvent, format_events, format_messa
 
 __all__ = ["GroupSimulation", "ProtocolConfig"]
 
+#: the trace events that count as a change of the group (:meth:`GroupSimulation.last_change_ms`)
+_CHANGE_KINDS = frozenset(("state", "assigned", "revoke", "lost", "decision"))
+
 
 class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin):
     """One consumer group under the classic protocol, driven by a virtual clock.
@@ -47,17 +50,27 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin):
 
     ``fast_heartbeats`` (default on) skips the heartbeats of a quiet group (:mod:`.fastpath`), with the
     same run as the step-by-step simulation that ``fast_heartbeats=False`` gives; recording heartbeats in
-    the message trace (``record_heartbeats=True``) always runs step by step."""
+    the message trace (``record_heartbeats=True``) always runs step by step.
+
+    ``summary_from`` (default ``None``: keep everything) runs the group for its summary only, for runs too
+    long to keep whole: no message trace (``messages`` stays empty; ``message_counts`` still counts), only
+    the ``state`` events in ``events``, and an ownership ledger without history
+    (:class:`~.ledger.OwnershipLedger` with ``summary_from``).  :meth:`metrics` then answers for
+    ``measure_from=summary_from`` only; the figures are the same as the full run's."""
 
     def __init__(self, topics: Mapping[str, int], config: ProtocolConfig = ProtocolConfig(), *,
                  group_id: str = "my-group", assignors: Optional[Mapping[str, Callable]] = None,
                  brokers: Sequence[int] = (0, 1, 2), offsets_partitions: int = OFFSETS_TOPIC_PARTITIONS_DEFAULT,
-                 record_heartbeats: bool = True, fast_heartbeats: bool = True):
+                 record_heartbeats: bool = True, fast_heartbeats: bool = True,
+                 summary_from: Optional[int] = None):
         require(isinstance(topics, Mapping) and len(topics) > 0, "topics", "must map topic -> partition count")
         for t, n in topics.items():
             require(isinstance(t, str) and t != "", f"topics[{t!r}]", "topic names are non-empty strings")
             require(isinstance(n, int) and not isinstance(n, bool) and n >= 0, f"topics[{t!r}]",
                     f"partition count must be a whole number >= 0, got {n!r}")
+        require(summary_from is None or (isinstance(summary_from, int) and not isinstance(summary_from, bool)
+                                         and summary_from >= 0),
+                "summary_from", f"must be None or a virtual time in ms >= 0, got {summary_from!r}")
         self.config = config.validate()
         self.topics = dict(topics)
         self.partitions = [(t, p) for t in sorted(self.topics) for p in range(self.topics[t])]
@@ -69,7 +82,10 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin):
         self._members_version = 0
         self.messages: List[Message] = []
         self.events: List[TraceEvent] = []
-        self.ownership = OwnershipLedger(self.partitions, is_member=self.in_group)
+        self.summary_from = summary_from
+        #: virtual time of the last state change, decision, revocation or assignment logged
+        self._last_logged_change = 0
+        self.ownership = OwnershipLedger(self.partitions, is_member=self.in_group, summary_from=summary_from)
         self.members: Dict[str, ConsumerMember] = {}
         self.specs: Dict[str, MemberSpec] = {}
         self._incarnations: Counter = Counter()
@@ -129,8 +145,12 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin):
                  members=len(snapshot.members))
 
     def log(self, kind: str, actor: str, **fields: Any) -> None:
-        """Record a :class:`~.trace.TraceEvent` at the current virtual time."""
-        self.events.append(TraceEvent(self.clock.now_ms, actor, kind, fields))
+        """Record a :class:`~.trace.TraceEvent` at the current virtual time (only ``state`` events when
+        running for the summary only)."""
+        if kind in _CHANGE_KINDS:
+            self._last_logged_change = self.clock.now_ms
+        if self.summary_from is None or kind == "state":
+            self.events.append(TraceEvent(self.clock.now_ms, actor, kind, fields))
 
     def client_assignors(self, names: Sequence[str]) -> Dict[str, ClientAssignor]:
         """Fresh per-process objects for the built-in assignors among ``names`` (an assignor given to the
@@ -290,12 +310,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin):
 
     def last_change_ms(self) -> int:
         """Virtual time of the last state change, decision, revocation, assignment or ownership change."""
-        times = [e.time_ms for e in self.events if e.kind in ("state", "assigned", "revoke", "lost", "decision")]
-        for iv in self.ownership.intervals:
-            times.append(iv.start_ms)
-            if iv.end_ms is not None:
-                times.append(iv.end_ms)
-        return max(times, default=0)
+        return max(self._last_logged_change, self.ownership.last_change_ms)
 
     def metrics(self, measure_from: int = 0, until: Optional[int] = None) -> RebalanceMetrics:
         """Summary figures of the run between ``measure_from`` and ``until`` (default: now), computed by the

@@ -20,7 +20,7 @@ __all__ = ["Message", "TraceEvent", "format_messages", "format_events", "EVENT_K
 EVENT_KINDS = ("state", "revoke", "assigned", "lost", "fault", "decision", "assign")
 
 
-@dataclass
+@dataclass(slots=True)
 class Message:
     """One request or response on the wire (classic group protocol)."""
 
@@ -52,7 +52,7 @@ class Message:
         return f"{self.api}({', '.join(parts)})"
 
 
-@dataclass
+@dataclass(slots=True)
 class TraceEvent:
     """One event at virtual time ``time_ms``: ``actor`` (a member, ``coordinator``) did ``kind`` (a state
     change, a decision, a revocation, a fault...) with ``fields``."""

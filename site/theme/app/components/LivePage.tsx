@@ -10,32 +10,17 @@
  * static twins) and says how to get the live version.
  *
  * Nothing about the server is baked into the built site: the token changes at every `make serve`.
+ * Nothing comes from a CDN either: require.js and MathJax, which thebe-core would fetch from one, are
+ * handled in ../thebe-offline.ts.
  */
 import { useCallback, useEffect, useState } from 'react';
 import type { CoreOptions } from 'thebe-core';
 import { useThebeServer } from 'thebe-react';
 import { useBusyScope, useExecutionScope } from '@myst-theme/jupyter';
+import { serveRequireJsLocally, THEBE_NO_MATHJAX } from '../thebe-offline';
 
 export const LIVE_FILE = 'rebalance-live.json';
 export const WIDGET_MIMETYPE = 'application/vnd.jupyter.widget-view+json';
-
-// thebe-core 0.5.0's widget manager (ThebeManager.loadClass) fetches require.js from this CDN address
-// before it hands out any widget class, even ipywidgets' own, which its bundle contains.  The theme
-// ships that release from npm (`requirejs` 2.3.6, copied to public/requirejs/ by scripts/assets.cjs),
-// and a live page answers this one address with the local copy: no CDN at run time.
-const REQUIREJS_CDN = 'https://cdnjs.cloudflare.com/ajax/libs/require.js/2.3.6/require.min.js';
-let requireJsIsLocal = false;
-
-function serveRequireJsLocally(baseurl: string | undefined) {
-  if (requireJsIsLocal || typeof window === 'undefined') return;
-  requireJsIsLocal = true;
-  const original = window.fetch.bind(window);
-  const local = `${baseurl ?? ''}/requirejs/require.js`;
-  window.fetch = (input: RequestInfo | URL, init?: RequestInit) => {
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    return original(url === REQUIREJS_CDN ? local : input, init);
-  };
-}
 
 export type LiveServer =
   | { status: 'checking' | 'static' }
@@ -76,6 +61,8 @@ export function useLiveThebeOptions(live: LiveServer) {
         kernelOptions: { kernelName: live.kernelName },
         // a fresh kernel per page load: never reconnect to a session saved in localStorage
         savedSessionOptions: { enabled: false },
+        // no MathJax typesetter: it would load MathJax 2 from a CDN (see ../thebe-offline.ts)
+        ...THEBE_NO_MATHJAX,
       } as CoreOptions;
     },
     [live],
