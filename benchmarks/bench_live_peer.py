@@ -47,7 +47,8 @@ def main() -> None:
     coop = run_peer_isolated([g for g in groups if g.assignor == "cooperative-sticky"],
                              concurrency=args.cooperative_concurrency, parallel=args.parallel)
     report = PeerReport(checks=eager.checks + coop.checks, groups=len(groups), seconds=eager.seconds + coop.seconds,
-                        unsettled={**eager.unsettled, **coop.unsettled}, crashed=coop.crashed)
+                        unsettled={**eager.unsettled, **coop.unsettled}, crashed=coop.crashed,
+                        unreplayable={**eager.unreplayable, **coop.unreplayable})
     print(f"{report.groups} groups, {len(report.checks)} rounds replayed, {report.seconds:.1f} s "
           f"(range+roundrobin {eager.seconds:.1f} s, cooperative-sticky {coop.seconds:.1f} s)")
     for assignor, row in report.summary().items():
@@ -70,6 +71,7 @@ def main() -> None:
     print(f"  rejoin rounds (members owning partitions): {sum(c.owned > 0 for c in coop_rows)}, "
           f"{sum(c.owned > 0 and c.agree for c in coop_rows)} equal")
     print(f"  unsettled groups: {dict(sorted(report.unsettled.items()))}")
+    print(f"  rounds not replayable (a member id no member reported): {dict(sorted(report.unreplayable.items()))}")
     crashed = sorted(report.crashed.items())
     print(f"  crashed groups: {len(crashed)} in batches of {args.cooperative_concurrency} "
           f"(exit -6: an rd_assert aborted the process; -11: segmentation fault): {dict(crashed)}")

@@ -194,8 +194,9 @@ class LiveGroup:
 
         A member that closes while the group rebalances can be in the leader's round without its JoinGroup
         response ever reaching the application (it has stopped polling); for such a member the partitions it
-        held at the time of the leader's run are rebuilt from its callbacks, with the generation of its last
-        successful SyncGroup (``synced`` events), and :attr:`RoundRecord.from_callbacks` names it."""
+        held when it began to close (or, if it was not closing, at the time of the leader's run) are rebuilt
+        from its callbacks, with the generation of its last successful SyncGroup (``synced`` events), and
+        :attr:`RoundRecord.from_callbacks` names it."""
         by_id = self.names_by_id()
         with self._lock:
             events = list(self.events)
@@ -209,10 +210,17 @@ class LiveGroup:
                 previous[(e.fields["generation"], e.actor)] = e.fields["previous"]
                 synced[(e.fields["generation"], e.actor)] = e.fields.get("synced")
                 ids_at.setdefault(e.fields["generation"], {})[e.fields["member_id"]] = e.actor
+        # every id a member was ever given (the mock hands out a new one after UNKNOWN_MEMBER_ID)
+        ever = {e.fields["member_id"]: e.actor for e in events if e.kind == "joined"}
         out = []
         held: Dict[str, Set[TopicPartition]] = {}  # what each member holds, from its callbacks so far
+        at_close: Dict[str, Tuple[TopicPartition, ...]] = {}  # ... when it started to close (its last JoinGroup)
         last_synced: Dict[str, Optional[int]] = {}
         for e in events:
+            if e.kind == "member" and e.fields.get("what") == "close":
+                at_close.setdefault(e.actor, tuple(sorted(held.get(e.actor, ()))))
+            elif e.kind == "member" and e.fields.get("what") == "start":
+                at_close.pop(e.actor, None)
             if e.kind == "assigned":
                 held.setdefault(e.actor, set()).update(map(tuple, e.fields["partitions"]))
             elif e.kind in ("revoke", "lost"):
@@ -222,7 +230,7 @@ class LiveGroup:
             if e.kind != "assign":
                 continue
             known = ids_at.get(e.fields["generation"], {})
-            names = tuple(known.get(mid) or by_id.get(mid, mid) for mid in e.fields["members"])
+            names = tuple(known.get(mid) or by_id.get(mid) or ever.get(mid, mid) for mid in e.fields["members"])
             process = dict(zip(names, e.fields["members"]))
             name_of = dict(zip(e.fields["members"], names))
             leader = next(m for m in self.retired + list(self.members.values())
@@ -233,7 +241,8 @@ class LiveGroup:
             owned = {n: joined.get((gen, n.split("~")[0]), ()) for n in names}
             synced_at = {n: synced.get((gen, n.split("~")[0])) for n in names}
             for n in missing:
-                owned[n] = tuple(sorted(held.get(n.split("~")[0], ())))
+                base = n.split("~")[0]
+                owned[n] = at_close[base] if base in at_close else tuple(sorted(held.get(base, ())))
                 synced_at[n] = last_synced.get(n.split("~")[0])
             out.append(RoundRecord(
                 generation=gen, assignor=e.fields["assignor"], members=names,
@@ -271,6 +280,9 @@ class LiveGroup:
         """Close every consumer, all at once (each ``close`` waits for its revocation and LeaveGroup;
         idempotent)."""
         members = [self.members.pop(name) for name in list(self.members)]
+        for m in members:
+            if not m.closed:
+                self._record(m.name, "member", {"what": "close"})
         threads = [threading.Thread(target=m.close, name=f"close-{m.name}") for m in members]
         for t in threads:
             t.start()

@@ -237,8 +237,8 @@ def librdkafka_general_assign(partitions: Mapping[str, int], members: Mapping[st
 
 
 def observed_disagreements() -> List[Dict[str, Any]]:
-    """The rounds of the peer benchmark (``benchmarks/bench_live_peer.py``, 300 groups, seed 0, the run of
-    ``benchmarks/live_peer_results.md``) where librdkafka's answer differed from the book's, except the
+    """The rounds of one run of the peer benchmark (``benchmarks/bench_live_peer.py``, 300 groups, seed 0,
+    2026-11-24, librdkafka 2.16.0) where librdkafka's answer differed from the book's, except the
     cooperative-sticky rounds of groups whose members all subscribe alike: each as
     :func:`rebalance.live.peer.round_inputs` recorded it (members in the leader's order with their mock-given
     ids, subscriptions, racks, owned partitions and generations, and librdkafka's raw output, ``live``)."""
