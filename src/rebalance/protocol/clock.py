@@ -100,15 +100,32 @@ class VirtualClock:
             return event
         return None
 
+    def step_until(self, time_ms: int) -> Optional[ScheduledEvent]:
+        """Run the next event if it is due at or before ``time_ms`` and return it; ``None`` (and nothing
+        run) otherwise.  One look at the queue, where :meth:`peek_time` then :meth:`step` take two."""
+        queue = self._queue
+        while queue:
+            item = queue[0]
+            event = item[4]
+            if event.cancelled:
+                heapq.heappop(queue)
+                continue
+            if item[0] > time_ms:
+                return None
+            heapq.heappop(queue)
+            self.now_ms = item[0]
+            event.fired = True
+            event.action()
+            return event
+        return None
+
     def run_until(self, time_ms: int, max_events: int = 10_000_000) -> int:
         """Run every event due at or before ``time_ms``, then set the clock to ``time_ms``.
         Returns the number of events run."""
         count = 0
         while count < max_events:
-            t = self.peek_time()
-            if t is None or t > time_ms:
+            if self.step_until(time_ms) is None:
                 break
-            self.step()
             count += 1
         else:
             raise RuntimeError(f"more than {max_events} events before {time_ms} ms")

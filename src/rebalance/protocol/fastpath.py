@@ -97,15 +97,15 @@ class HeartbeatFastPathMixin:
         if fast and self._lazy is None:
             self._lazy, self._lazy_ids = {}, {}
         count = 0
+        step_until = clock.step_until
         while True:
-            t = clock.peek_time()
-            if t is None or t > until_ms:
+            event = step_until(until_ms)
+            if event is None:
                 break
-            event = clock.step()
             count += 1
             if count >= max_events:
                 raise RuntimeError(f"more than {max_events} events before {until_ms} ms")
-            if fast and event is not None and event.priority == HEARTBEAT:
+            if fast and event.priority == HEARTBEAT:
                 self._maybe_lazy()  # the group is running heartbeats step by step: take steady members off
         self.wake_all(until_ms, inclusive=True)
         clock.now_ms = max(clock.now_ms, until_ms)
