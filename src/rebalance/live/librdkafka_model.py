@@ -41,9 +41,15 @@ of the C code (line numbers of ``src/rdkafka_sticky_assignor.c`` at librdkafka 2
 Everything else (partition order, member order, the balance loop) is the book's Kafka code: librdkafka's
 ``isBalanced`` keeps the condition Kafka changed in 3.6 (``consumerPartitions->cnt < otherConsumerPartitionCount``,
 line 855, against ``consumerPartitionCount + 1 < otherConsumerPartitionCount`` since KAFKA-15106), which only
-makes its loop run longer: no move is taken unless some member has two partitions more than another.  The
-model covers groups whose members subscribe differently; for identical subscriptions librdkafka orders the
-partitions differently (``sortPartitions``, lines 1605-1796) and Kafka takes its constrained path instead.
+makes its loop run longer: no move is taken unless some member has two partitions more than another.
+
+**Cooperative-sticky, members subscribing alike** (the same :func:`librdkafka_general_assign`).  Kafka takes
+its constrained path (``AbstractStickyAssignor.assignPartitions``, ``isAllSubscriptionsEqual`` ->
+``ConstrainedAssignmentBuilder``); librdkafka has no constrained path and runs the general algorithm, with the
+partitions in the order of its ``sortPartitions`` branch for identical subscriptions (lines 1604-1796): a
+round robin over the owned partitions, then the others from the last topic's highest partition down
+(:class:`LibrdkafkaStickyBuilder`, which also models ``prepopulateCurrentAssignments``' owners, lines
+1355-1490).  New partitions therefore go out highest first, where Kafka deals them lowest first.
 """
 from __future__ import annotations
 
@@ -60,7 +66,7 @@ from ..consumer.sticky_general import GeneralAssignmentBuilder
 from ..errors import RebalanceError, require
 
 __all__ = ["observed_disagreements", "librdkafka_range_assign", "LibrdkafkaCrash", "LibrdkafkaRun", "LibrdkafkaPartitionMovements", "LibrdkafkaGeneralBuilder",
-           "librdkafka_general_assign"]
+           "LibrdkafkaStickyBuilder", "librdkafka_general_assign"]
 
 Pair = Tuple[str, str]
 
@@ -200,8 +206,115 @@ class LibrdkafkaGeneralBuilder(GeneralAssignmentBuilder):
                                "to": new_member, "reason": reason})
 
 
+def _c_key(member: str) -> bytes:
+    """``strcmp`` order of member ids (``sort_by_map_elem_val_toppar_list_cnt``, lines 506-515)."""
+    return member.encode("utf-8")
+
+
+class LibrdkafkaStickyBuilder(LibrdkafkaGeneralBuilder):
+    """The whole of librdkafka's ``rd_kafka_sticky_assignor_assign_cb`` (lines 1822-2068), for any group: the
+    general builder with librdkafka's :class:`LibrdkafkaPartitionMovements` (:class:`LibrdkafkaGeneralBuilder`)
+    and three more places where the C code departs from Kafka 3.8/3.9's ``GeneralAssignmentBuilder``:
+
+    * **current and previous owners** (``prepopulateCurrentAssignments``, lines 1355-1490): each partition's
+      claimants are sorted by generation; if *any* two claim it in the same generation
+      (``rd_list_find_duplicate``, line 1439) nobody keeps it, else the highest generation keeps it and
+      ``prevAssignment`` holds the *second* highest (lines 1470-1478) -- only partitions claimed by two
+      members have a previous owner.  Kafka's ``prepopulateCurrentAssignments`` records every partition of a
+      member of an older generation than the group's newest.
+    * **the order of the partitions** (``sortPartitions``, lines 1604-1796): every member has an entry in
+      ``currentAssignment`` (line 1399), so ``isFreshAssignment`` (line 1920) is never true, and when all
+      members have the same potential partitions (``areSubscriptionsIdentical``, lines 1553-1576) the order
+      is a round robin over the owned partitions -- repeatedly the member with the most owned partitions
+      left (ties: the greater member id), its first partition that had another owner before, else its first
+      one (lines 1700-1768) -- followed by every other partition in the iteration order of the
+      ``partition2AllPotentialConsumers`` map (lines 1773-1775), which is the *reverse* of insertion
+      (``rd_map_insert``, ``LIST_INSERT_HEAD``, ``src/rdmap.c``): the last topic of the metadata first,
+      partitions from the highest down.  Only when nobody owned anything is the list sorted (lines 1781-1783).
+      Kafka's constrained path never sees this order; its general path sorts.
+    * **the unassigned partitions** are that list minus the owned partitions kept (lines 1933-2021), in that
+      order: librdkafka hands the new partitions out highest first to the least-loaded members.
+
+    The balance loop, ``maybeAssignPartition`` and the score check are Kafka's.  ``isBalanced`` keeps the
+    pre-KAFKA-15106 test (line 855), which only lengthens the loop (no move without a two-partition gap)."""
+
+    def __init__(self, assignor: Any, partitions_per_topic: Dict[str, int], rack_info: Any,
+                 current_assignment: Dict[str, List[TopicPartition]], subscriptions: Mapping[str, Any],
+                 buffers: Mapping[str, Any], trace: Optional[list] = None,
+                 topic_order: Optional[List[str]] = None) -> None:
+        claims: Dict[TopicPartition, List[Tuple[str, int]]] = {}
+        for member, sub in subscriptions.items():  # lines 1383-1413: members in the leader's order
+            buffer = buffers.get(member)
+            if buffer is not None:
+                buffer.rewind()
+            data = assignor.member_data(sub, buffer)
+            generation = -1 if data.generation is None else data.generation
+            for tp in data.partitions:
+                claims.setdefault(tuple(tp), []).append((member, generation))  # type: ignore[arg-type]
+        self.c_prev: Dict[TopicPartition, Tuple[str, int]] = {}
+        kept: Dict[str, List[TopicPartition]] = {m: [] for m in subscriptions}
+        for tp, owners in claims.items():  # lines 1418-1481
+            owners = sorted(owners, key=lambda o: o[1])
+            if any(a[1] == b[1] for a, b in zip(owners, owners[1:])):
+                continue  # claimed twice in one generation: invalidated for all (lines 1437-1461)
+            kept[owners[-1][0]].append(tp)
+            if len(owners) >= 2:
+                self.c_prev[tp] = owners[-2]
+        for member in list(current_assignment):
+            current_assignment[member][:] = [tp for tp in kept.get(member, []) if tp[0] in partitions_per_topic]
+        super().__init__(assignor, partitions_per_topic, rack_info, current_assignment, subscriptions,  # type: ignore[arg-type]
+                         buffers, trace)
+        # the topics in the order of the leader's metadata (eligible topics, rdkafka_assignor.c lines 280-318)
+        self.topic_order = [t for t in (topic_order or sorted(partitions_per_topic, key=_c_key))
+                            if t in partitions_per_topic]
+        potential = {m: frozenset(self.consumer_topics[m]) for m in subscriptions}
+        self.identical = len(set(potential.values())) <= 1
+        if self.identical:
+            self.sorted_all_partitions = self._round_robin_order()
+
+    def _prepopulate(self, prev: Dict[TopicPartition, Tuple[str, int]]) -> None:
+        prev.update(self.c_prev)
+
+    def _round_robin_order(self) -> List[TopicPartition]:
+        """``sortPartitions``'s branch for identical subscriptions (lines 1650-1783)."""
+        valid = {t for t in self.partitions_per_topic if self.topic_consumers[t]}
+        remaining = {m: sorted((tp for tp in tps if tp[0] in valid), key=lambda tp: (_c_key(tp[0]), tp[1]))
+                     for m, tps in self.current.items()}
+        remaining = {m: tps for m, tps in remaining.items() if tps}
+        order: List[TopicPartition] = []
+        while remaining:
+            member = max(remaining, key=lambda m: (len(remaining[m]), _c_key(m)))
+            tps = remaining[member]
+            earlier = [tp for tp in tps if tp in self.c_prev]
+            pick = earlier[0] if earlier else tps[0]
+            tps.remove(pick)
+            order.append(pick)
+            if not tps:  # removed from the list on its next turn (lines 1757-1761), same order
+                del remaining[member]
+        if not order:  # wasEmpty: every partition, sorted (lines 1771-1783)
+            return [tp for t in sorted(valid, key=_c_key) for tp in ((t, p) for p in range(self.partitions_per_topic[t]))]
+        seen = set(order)
+        for t in reversed(self.topic_order):  # the map's iteration: reverse insertion order (rdmap.c)
+            if t in valid:
+                order.extend(tp for tp in ((t, p) for p in reversed(range(self.partitions_per_topic[t])))
+                             if tp not in seen)
+        return order
+
+    def _unassigned_partitions(self, assigned: List[TopicPartition]) -> List[TopicPartition]:
+        if not self.identical:
+            return super()._unassigned_partitions(assigned)
+        kept = set(assigned)
+        return [tp for tp in self.sorted_all_partitions if tp not in kept]
+
+
 class _LibrdkafkaCooperativeSticky(CooperativeStickyAssignor):
-    general_builder = LibrdkafkaGeneralBuilder
+    """librdkafka has one algorithm for every group: the general path is always taken."""
+
+    general_builder = LibrdkafkaStickyBuilder
+
+    def _all_subscriptions_equal(self, *args: Any, **kwargs: Any) -> bool:
+        super()._all_subscriptions_equal(*args, **kwargs)  # fills the owned partitions
+        return False
 
 
 @dataclass(frozen=True)
@@ -211,29 +324,32 @@ class LibrdkafkaRun:
 
     assignment: Mapping[str, List[TopicPartition]]
     substitutions: List[Tuple[TopicPartition, TopicPartition]] = field(default_factory=list)
+    #: whether librdkafka's ``sortPartitions`` took its branch for identical subscriptions
+    identical: bool = False
 
 
 def librdkafka_general_assign(partitions: Mapping[str, int], members: Mapping[str, MemberSpec], *,
-                              partition_racks: Optional[Mapping[str, Iterable[Iterable[str]]]] = None
-                              ) -> LibrdkafkaRun:
-    """librdkafka's cooperative-sticky answer, by the model, for members that subscribe differently; same
-    inputs as :func:`rebalance.consumer.assign`.  Raises :class:`LibrdkafkaCrash` where librdkafka aborts."""
+                              partition_racks: Optional[Mapping[str, Iterable[Iterable[str]]]] = None,
+                              topic_order: Optional[List[str]] = None) -> LibrdkafkaRun:
+    """librdkafka's cooperative-sticky answer (``rd_kafka_sticky_assignor_assign_cb``), by the model, for any
+    group, members subscribing alike or not; same inputs as :func:`rebalance.consumer.assign`, members in the
+    leader's order; ``topic_order`` the order of the topics in the leader's metadata (default: by name).
+    Raises :class:`LibrdkafkaCrash` where librdkafka aborts."""
     scenario = build_scenario("cooperative-sticky", partitions, members, partition_racks=partition_racks)
-    require(len({tuple(sorted(s.topics)) for s in scenario.members.values()}) > 1, "members",
-            "the model covers librdkafka's general path for members with different subscriptions only")
     assignor = _LibrdkafkaCooperativeSticky()
-    captured: List[LibrdkafkaGeneralBuilder] = []
+    captured: List[LibrdkafkaStickyBuilder] = []
 
-    class _Capturing(LibrdkafkaGeneralBuilder):
-        def __init__(self, *args: object, **kwargs: object) -> None:
-            super().__init__(*args, **kwargs)
+    class _Capturing(LibrdkafkaStickyBuilder):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, topic_order=topic_order, **kwargs)
             captured.append(self)
 
     assignor.general_builder = _Capturing
     result = assignor.assign(scenario)
     full = result.full_assignment or result.assignment
     return LibrdkafkaRun({m: list(full.get(m, [])) for m in scenario.members},
-                         list(captured[0].substitutions) if captured else [])
+                         list(captured[0].substitutions) if captured else [],
+                         bool(captured and captured[0].identical))
 
 
 def observed_disagreements() -> List[Dict[str, Any]]:
