@@ -7,8 +7,10 @@ topics of 1-12 partitions, 3-5 members with random subscriptions; range and roun
 joining and a member leaving.  The 200 range and roundrobin groups run 100 at a time on one mock cluster; the
 cooperative-sticky groups run 4 to a process (one mock cluster each), five processes at a time (librdkafka's
 sticky assignor can abort its process, see ``rebalance.live.peer.run_peer_isolated``).  Every round a leader ran is replayed
-through :func:`rebalance.consumer.assign` (Kafka's Java assignors) and through the model of librdkafka's two
-known departures from them (:mod:`rebalance.live.librdkafka_model`).  Prints, per assignor, the rounds equal to
+through :func:`rebalance.consumer.assign` (Kafka's Java assignors) and through the model of librdkafka's
+departures from them (:mod:`rebalance.live.librdkafka_model`: Range's co-partitioned pass, and the whole of
+librdkafka's sticky ``assign_cb``, whose members-subscribing-alike groups take the general algorithm with
+``sortPartitions``' round-robin order where Kafka takes its constrained path).  Prints, per assignor, the rounds equal to
 the book, the disagreements the model reproduces (documented librdkafka departures), rounds whose input could
 not be rebuilt and unexplained ones; cooperative-sticky split by whether members subscribe alike; the groups
 whose process crashed (each batch runs in its own process) or never settled; and the wall-clock time.
@@ -67,7 +69,8 @@ def main() -> None:
           f"{sum(c.agree for c in mixed)}/{len(mixed)} equal; the model of librdkafka's PartitionMovements gives "
           f"librdkafka's output in {sum(c.model_agrees is True for c in mixed)}/{len(mixed)}")
     print(f"  cooperative-sticky, members subscribing alike (Kafka's constrained path, librdkafka's general): "
-          f"{sum(c.agree for c in same)}/{len(same)} equal")
+          f"{sum(c.agree for c in same)}/{len(same)} equal; the model of librdkafka's assign_cb (sortPartitions' "
+          f"round robin) gives librdkafka's output in {sum(c.model_agrees is True for c in same)}/{len(same)}")
     print(f"  rejoin rounds (members owning partitions): {sum(c.owned > 0 for c in coop_rows)}, "
           f"{sum(c.owned > 0 and c.agree for c in coop_rows)} equal")
     print(f"  unsettled groups: {dict(sorted(report.unsettled.items()))}")

@@ -2,7 +2,9 @@
 
 * Offline (milliseconds): every disagreement the peer benchmark recorded (range rounds and cooperative-sticky
   rounds of members subscribing differently, rebalance/live/observed_rounds.jsonl) is a real librdkafka output
-  that the book's Kafka answer does not give and the model of librdkafka's departure does, exactly.
+  that the book's Kafka answer does not give and the model of librdkafka's departure does, exactly; so is
+  every recorded same-subscription round (rebalance/live/observed_same_subscription_rounds.jsonl), where
+  Kafka takes its constrained path and librdkafka its general algorithm in sortPartitions' order.
 * Live (about 5 s each): the co-partitioned Range departure with two real consumers, and the two crashes of
   librdkafka's sticky assignor (the abort at rdkafka_sticky_assignor.c line 404, the segmentation fault after
   line 363 freed a list still pointed into) on inputs where the model predicts them for every order of member
@@ -21,7 +23,7 @@ import pytest
 
 from rebalance.consumer import assign
 from rebalance.live.librdkafka_model import (LibrdkafkaCrash, librdkafka_general_assign, librdkafka_range_assign,
-                                             observed_disagreements)
+                                             observed_disagreements, observed_same_subscription_rounds)
 from rebalance.live.peer import book_answer, cooperative_adjust
 
 
@@ -148,3 +150,48 @@ def test_real_librdkafka_range_skips_a_rackless_member_in_the_co_partitioned_pas
     live_answer = {last.member_ids[n]: sorted(settled[n]) for n in ("a", "none")}
     assert {m: sorted(v) for m, v in model.items()} == live_answer
     assert {m: sorted(v) for m, v in java.items()} != live_answer
+
+
+def _model_by_name(r):
+    return _by_name(r, librdkafka_general_assign(r["partitions"], _specs(r),
+                                                 partition_racks=r["partition_racks"]).assignment)
+
+
+def test_recorded_same_subscription_rounds_are_librdkafkas_general_algorithm():
+    """Members subscribing alike: Kafka's constrained path and librdkafka's general algorithm differ on most
+    of these recorded rounds; the model of librdkafka's assign_cb gives librdkafka's raw output on all."""
+    rounds = observed_same_subscription_rounds()
+    assert rounds and all(len({tuple(sorted(m["topics"])) for m in r["members"]}) == 1 for r in rounds)
+    differ = 0
+    for r in rounds:
+        live = {n: sorted(map(tuple, tps)) for n, tps in r["live"].items()}
+        assert _model_by_name(r) == live, (r["group"], r["generation"])
+        owned = {m["name"]: tuple(map(tuple, m["owned"])) for m in r["members"]}
+        differ += book_answer(r) != cooperative_adjust({n: tuple(v) for n, v in live.items()}, owned)
+    assert 0 < differ < len(rounds)  # both kinds are in the file: the model is not the book
+
+
+def test_librdkafka_deals_new_partitions_highest_first_and_keeps_the_round_robin_order():
+    """c1 owns t0-0..3 of six, c2 joins.  Kafka's constrained path: c1 keeps 0-2, c2 gets 4 and 5 (3 after
+    c1 revoked it).  librdkafka (sortPartitions' identical-subscription branch): the unowned partitions are
+    listed 5, 4 (reverse map order) and dealt to c2; the balance loop walks the owned ones in round-robin
+    order 0, 1, 2, 3 and moves t0-0: c1 keeps 1-3."""
+    members = {"c1": {"topics": ["t0"], "owned": [("t0", p) for p in range(4)], "generation": 1},
+               "c2": {"topics": ["t0"]}}
+    run = librdkafka_general_assign({"t0": 6}, members)
+    assert run.identical
+    assert run.assignment["c2"] == [("t0", 5), ("t0", 4), ("t0", 0)]
+    assert sorted(run.assignment["c1"]) == [("t0", 1), ("t0", 2), ("t0", 3)]
+    assert assign("cooperative-sticky", {"t0": 6}, members) == {"c1": [("t0", 0), ("t0", 1), ("t0", 2)],
+                                                                "c2": [("t0", 4), ("t0", 5)]}
+
+
+def test_a_partition_with_an_earlier_owner_comes_first_in_the_round_robin():
+    """b's stale claim of t0-3 (generation 3, a owns it in 4) makes b its previous owner
+    (prepopulateCurrentAssignments, lines 1470-1478): sortPartitions lists it first among a's partitions (lines
+    1712-1738), and the balance loop gives it back to b, where without the claim it moves t0-0."""
+    members = {"a": {"topics": ["t0"], "owned": [("t0", p) for p in range(4)], "generation": 4},
+               "b": {"topics": ["t0"], "owned": [("t0", 3)], "generation": 3}}
+    assert sorted(librdkafka_general_assign({"t0": 6}, members).assignment["b"]) == [("t0", 3), ("t0", 4), ("t0", 5)]
+    members["b"] = {"topics": ["t0"]}
+    assert sorted(librdkafka_general_assign({"t0": 6}, members).assignment["b"]) == [("t0", 0), ("t0", 4), ("t0", 5)]

@@ -65,7 +65,7 @@ from ..consumer.range import RangeAssignor
 from ..consumer.sticky_general import GeneralAssignmentBuilder
 from ..errors import RebalanceError, require
 
-__all__ = ["observed_disagreements", "librdkafka_range_assign", "LibrdkafkaCrash", "LibrdkafkaRun", "LibrdkafkaPartitionMovements", "LibrdkafkaGeneralBuilder",
+__all__ = ["observed_disagreements", "observed_same_subscription_rounds", "librdkafka_range_assign", "LibrdkafkaCrash", "LibrdkafkaRun", "LibrdkafkaPartitionMovements", "LibrdkafkaGeneralBuilder",
            "LibrdkafkaStickyBuilder", "librdkafka_general_assign"]
 
 Pair = Tuple[str, str]
@@ -358,5 +358,18 @@ def observed_disagreements() -> List[Dict[str, Any]]:
     cooperative-sticky rounds of groups whose members all subscribe alike: each as
     :func:`rebalance.live.peer.round_inputs` recorded it (members in the leader's order with their mock-given
     ids, subscriptions, racks, owned partitions and generations, and librdkafka's raw output, ``live``)."""
-    text = resources.files(__package__).joinpath("observed_rounds.jsonl").read_text(encoding="utf-8")
+    return _recorded("observed_rounds.jsonl")
+
+
+def observed_same_subscription_rounds() -> List[Dict[str, Any]]:
+    """Cooperative-sticky rounds of groups whose members all subscribe alike, from one run of the peer
+    benchmark (``bench_live_peer.py --assignors cooperative-sticky --dump-all``, seed 0, 2026-11-24,
+    librdkafka 2.16.0), in the shape of :func:`observed_disagreements`: rounds where librdkafka's answer
+    differs from Kafka's (the constrained path against librdkafka's general algorithm; new partitions dealt
+    highest first; the round-robin order of the owned partitions) and a few where the two agree."""
+    return _recorded("observed_same_subscription_rounds.jsonl")
+
+
+def _recorded(name: str) -> List[Dict[str, Any]]:
+    text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
     return [json.loads(line) for line in text.splitlines() if line.strip()]

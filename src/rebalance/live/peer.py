@@ -72,8 +72,9 @@ class RoundCheck:
     #: the round's input and librdkafka's raw output (:func:`round_inputs`), to replay it offline
     inputs: Mapping[str, Any] = field(default_factory=dict)
     #: whether the model of librdkafka's known departures from Kafka (:mod:`rebalance.live.librdkafka_model`)
-    #: gives librdkafka's own output for this round (None where there is no model: roundrobin, and
-    #: cooperative-sticky groups whose members all subscribe alike); "crash" where the model aborts
+    #: gives librdkafka's own output for this round (None where there is no model: roundrobin, which equals
+    #: Kafka's); "crash" where the model aborts.  For cooperative-sticky the model is the whole of librdkafka's
+    #: ``rd_kafka_sticky_assignor_assign_cb``, members subscribing alike or not
     model_agrees: Optional[object] = None
 
     @property
@@ -101,20 +102,22 @@ class PeerReport:
         """Per assignor: groups, rounds, rounds in agreement, rounds with owned partitions (cooperative
         rejoins) and how many of those agree, rounds of groups whose members all subscribe alike and how many
         of those agree, disagreements the model of librdkafka's departures reproduces (``documented``),
-        rounds whose input could not be rebuilt (``input_unknown``) and the rest (``unexplained``)."""
+        rounds whose input could not be rebuilt (``input_unknown``) and the rest (``unexplained``);
+        ``same_subscription_model``: rounds of members subscribing alike where the model gives librdkafka's
+        output (the agreeing ones included)."""
         out: Dict[str, Dict[str, int]] = {}
         for c in self.checks:
             row = out.setdefault(c.assignor, {"groups": 0, "rounds": 0, "agree": 0, "rejoin_rounds": 0,
                                               "rejoin_agree": 0, "same_subscription_rounds": 0,
-                                              "same_subscription_agree": 0, "documented": 0,
-                                              "unexplained": 0, "input_unknown": 0})
+                                              "same_subscription_agree": 0, "same_subscription_model": 0,
+                                              "documented": 0, "unexplained": 0, "input_unknown": 0})
             row["documented"] += c.documented
             row["input_unknown"] += not c.owned_ok
-            # a disagreement neither the model of librdkafka's departures nor the constrained path explains
-            row["unexplained"] += (not c.agree and c.owned_ok and not c.documented
-                                   and not (c.assignor == "cooperative-sticky" and c.same_subscriptions))
+            # a disagreement the model of librdkafka's departures does not reproduce
+            row["unexplained"] += not c.agree and c.owned_ok and not c.documented
             row["same_subscription_rounds"] += c.same_subscriptions
             row["same_subscription_agree"] += c.same_subscriptions and c.agree
+            row["same_subscription_model"] += c.same_subscriptions and c.model_agrees is True
             row["rounds"] += 1
             row["agree"] += c.agree
             row["rejoin_rounds"] += c.owned > 0
@@ -213,7 +216,7 @@ def replay_round(group: PeerGroup, cluster: MockCluster, record: RoundRecord) ->
     return RoundCheck(group.name, group.assignor, record.generation, len(record.members),
                       sum(len(v) for v in record.owned.values()), live == book_by_name and owned_ok, live,
                       book_by_name, owned_ok, same, _copartitioned_rackless(group, record), inputs,
-                      model_answer_agrees(inputs) if not (same and group.assignor == "cooperative-sticky") else None)
+                      model_answer_agrees(inputs))
 
 
 def model_answer_agrees(inputs: Mapping[str, Any]) -> Optional[object]:
