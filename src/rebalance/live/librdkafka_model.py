@@ -38,14 +38,15 @@ of the C code (line numbers of ``src/rdkafka_sticky_assignor.c`` at librdkafka 2
    ``rd_assert(!rd_strcmp(existing_cpair->dst, old_consumer))`` (line 404) or, in
    ``getTheActualPartitionToBeMoved``, the assertion at line 438 -- the aborts the peer benchmark sees.
 
-Everything else (partition order, member order, the balance loop) is the book's Kafka code: librdkafka's
+For members subscribing differently everything else (partition order, member order, the balance loop) is
+the book's Kafka code: librdkafka's
 ``isBalanced`` keeps the condition Kafka changed in 3.6 (``consumerPartitions->cnt < otherConsumerPartitionCount``,
 line 855, against ``consumerPartitionCount + 1 < otherConsumerPartitionCount`` since KAFKA-15106), which only
 makes its loop run longer: no move is taken unless some member has two partitions more than another.
 
 **Cooperative-sticky, members subscribing alike** (the same :func:`librdkafka_general_assign`).  Kafka takes
-its constrained path (``AbstractStickyAssignor.assignPartitions``, ``isAllSubscriptionsEqual`` ->
-``ConstrainedAssignmentBuilder``); librdkafka has no constrained path and runs the general algorithm, with the
+its constrained path (``AbstractStickyAssignor.assignPartitions``, Kafka 3.8/3.9 lines 103-107:
+``allSubscriptionsEqual`` -> ``ConstrainedAssignmentBuilder``); librdkafka has no constrained path and runs the general algorithm, with the
 partitions in the order of its ``sortPartitions`` branch for identical subscriptions (lines 1604-1796): a
 round robin over the owned partitions, then the others from the last topic's highest partition down
 (:class:`LibrdkafkaStickyBuilder`, which also models ``prepopulateCurrentAssignments``' owners, lines
