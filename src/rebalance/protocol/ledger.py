@@ -134,6 +134,10 @@ class OwnershipLedger:
                 iv.end_reason = reason
                 iv.end_seq = self._seq
 
+    def _process(self, member: str) -> str:
+        """The process ``member`` runs in (``process_of``; the member name itself by default)."""
+        return member if self.process_of is None else self.process_of(member)
+
     # ------------------------------------------------------------------ summary mode
     def _add_up_to(self, t: int) -> None:
         """Summary mode: add the unowned partition-time from the last change up to ``t``."""
@@ -148,7 +152,7 @@ class OwnershipLedger:
         owners, known = self.owners, self._known
         counting = t >= self.summary_from
         last_stop = self._last_stop
-        process = member if self.process_of is None else self.process_of(member)
+        process = self._process(member)
         taken = restarted = moved = 0
         for tp in tps:
             current = owners.get(tp)
@@ -192,7 +196,7 @@ class OwnershipLedger:
             self._churn[0] += len(released)
             if reason == "revoked":
                 self._churn[3] += len(released)
-            process = member if self.process_of is None else self.process_of(member)
+            process = self._process(member)
             self._last_stop.update(dict.fromkeys(released, process))
 
     def _summary_query(self, field_name: str, t0: int, t1: Optional[int] = None) -> None:
@@ -272,7 +276,7 @@ class OwnershipLedger:
             return stopped, restarted, moved, revoked
         stopped = restarted = moved = revoked = 0
         last_stop: Dict[TopicPartition, str] = {}
-        process = self.process_of or (lambda name: name)
+        process = self._process
         timeline = []
         for iv in self.intervals:
             timeline.append((iv.start_seq, iv.start_ms, iv))
