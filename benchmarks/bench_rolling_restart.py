@@ -14,7 +14,9 @@ their summary only (``rolling_restart(..., summary_only=True)``: no message trac
 ``tests/protocol/test_summary_mode.py`` checks it reports the full run's figures); ``--full`` keeps
 everything.  Each run is its own process, so that its peak resident memory is its own.  Printed per run:
 wall and CPU seconds (``time.process_time``: the machine is shared, so CPU time is the steadier figure),
-peak resident MB, events the clock ran, rebalances, Heartbeats counted, settled.
+peak resident MB, events the clock ran, rebalances, Heartbeats counted, settled, and the leaders'
+assignments: how many, and the CPU seconds spent in them (Kafka's assignor over the whole group, which no
+fast path of the protocol can skip).
 
     python benchmarks/bench_rolling_restart.py [--members 1000] [--partitions 10000] [--variants static eager]
                                                [--step] [--full]
@@ -28,6 +30,7 @@ import subprocess
 import sys
 import time
 
+from rebalance.protocol.member import ConsumerMember
 from rebalance.protocol.scenarios import rolling_restart
 
 VARIANTS = {
@@ -37,8 +40,25 @@ VARIANTS = {
 }
 
 
+def _time_leader_assignments(spent: list) -> None:
+    """Add the CPU seconds of every leader's assignment (``ConsumerMember._perform_assignment``: Kafka's
+    assignor, ported, over all members) to ``spent[0]`` and count them in ``spent[1]``; this process only."""
+    perform = ConsumerMember._perform_assignment
+
+    def timed(self, *args):
+        c = time.process_time()
+        try:
+            return perform(self, *args)
+        finally:
+            spent[0] += time.process_time() - c
+            spent[1] += 1
+    ConsumerMember._perform_assignment = timed
+
+
 def run_one(name: str, members: int, partitions: int, fast: bool, full: bool = False) -> dict:
     """One rolling restart; wall time and the run's figures."""
+    spent = [0.0, 0]
+    _time_leader_assignments(spent)
     t0, c0 = time.perf_counter(), time.process_time()
     sim = rolling_restart(members, {"events": partitions}, down_ms=5_000, gap_ms=20_000, start_ms=60_000,
                           settle_ms=120_000, batch=1, run=False, fast_heartbeats=fast, summary_only=not full,
@@ -51,7 +71,8 @@ def run_one(name: str, members: int, partitions: int, fast: bool, full: bool = F
             "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024, "events": events,
             "rebalances": m.rebalances, "heartbeats": sim.message_counts["Heartbeat"],
             "messages": sum(sim.message_counts.values()), "settled": m.settled,
-            "unowned_partition_s": round(m.unowned_partition_seconds), "virtual_s": end // 1000}
+            "unowned_partition_s": round(m.unowned_partition_seconds), "virtual_s": end // 1000,
+            "leader_assignments": spent[1], "assignor_cpu_s": round(spent[0], 1)}
 
 
 def main() -> None:
@@ -73,7 +94,7 @@ def main() -> None:
                "--one", name, mode] + (["--full"] if args.full else [])
         return json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
 
-    ignored = ("mode", "wall_s", "cpu_s", "events", "peak_mb")
+    ignored = ("mode", "wall_s", "cpu_s", "events", "peak_mb", "assignor_cpu_s")
     for name in args.variants:
         fast = child(name, "fast")
         print(fast, flush=True)
