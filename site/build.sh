@@ -28,7 +28,7 @@ site_buildlog site-build
 started=$SECONDS
 # setsid: a new session and process group (the background job is not a group leader, so setsid
 # does not fork and $! is the group id); everything mystmd starts inherits it.
-setsid "$jb" build --html "$@" >"$buildlog" 2>&1 </dev/null &
+setsid "${jb_env[@]}" "$jb" build --html "$@" >"$buildlog" 2>&1 </dev/null &
 pgid=$!
 tail --pid="$pgid" -n +1 -f "$buildlog" &
 tailpid=$!

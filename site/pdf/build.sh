@@ -35,7 +35,7 @@ site_buildlog pdf-build
 rm -f "$pdf"
 started=$(date +%s%N)
 PATH="$repo/site/pdf/bin:$PATH" REBALANCE_PYTHON="$py" REBALANCE_PRINT=1 \
-  setsid "$jb" build --typst </dev/null >"$buildlog" 2>&1 &
+  setsid "${jb_env[@]}" "$jb" build --typst </dev/null >"$buildlog" 2>&1 &
 pgid=$!
 wait "$pgid"
 rc=$?
