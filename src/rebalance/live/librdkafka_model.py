@@ -265,7 +265,16 @@ class LibrdkafkaStickyBuilder(LibrdkafkaGeneralBuilder):
             current_assignment[member][:] = [tp for tp in kept.get(member, []) if tp[0] in partitions_per_topic]
         super().__init__(assignor, partitions_per_topic, rack_info, current_assignment, subscriptions,  # type: ignore[arg-type]
                          buffers, trace)
-        # the topics in the order of the leader's metadata (eligible topics, rdkafka_assignor.c lines 280-318)
+        # the topics in the order of the leader's metadata (eligible topics, rdkafka_assignor.c lines 280-318).
+        # That is the order of its MetadataRequest (written in list order, rdkafka_request.c lines 3026-3033;
+        # the mock answers in request order, rdkafka_mock_handlers.c lines 1410-1420; the client sorts no
+        # topics when it parses the response, only partitions, rdkafka_metadata.c lines 932-935), whose list
+        # is each member's subscription in the JoinGroup response's order, first appearance kept
+        # (rd_kafka_topic_partition_list_get_topic_names, rdkafka_partition.c lines 4361-4382, called from
+        # rdkafka_cgrp.c line 2426); every client sends its subscription sorted by name
+        # (rd_kafka_cgrp_update_subscribed_topics, rdkafka_cgrp.c line 2853, strcmp first).  The order is
+        # used only when every member has the same potential partitions, and then the first member's sorted
+        # list already holds every existing topic: the order is by name (line numbers at commit 4c3b017c3).
         self.topic_order = [t for t in (topic_order or sorted(partitions_per_topic, key=_c_key))
                             if t in partitions_per_topic]
         potential = {m: frozenset(self.consumer_topics[m]) for m in subscriptions}
