@@ -155,18 +155,36 @@ def _chapter_path(site_dir: Path, source: str) -> str:
     pytest.fail(f"{source} is not a page of the built site {site_dir}")
 
 
-def _open(browser, origin: str, path: str):
+def _open(browser, origin: str, path: str, hold: str | None = None):
     """A page with the network outside 127.0.0.1 blocked; returns (page, context, problems).
 
     ``problems["traffic"]`` records every URL requested: the site's, the Jupyter server's (HTTP and the
-    kernel's WebSocket), and any other, which is aborted and named by ``assert_local``."""
+    kernel's WebSocket), and any other, which is aborted and named by ``assert_local``.  Requests matching
+    the glob ``hold`` wait until ``problems["release"]()`` lets them (and any later ones) through."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     problems: dict = {"pageerror": [], "local": [], "traffic": OfflineTraffic(context)}
     page = context.new_page()
     page.on("pageerror", lambda exc: problems["pageerror"].append(str(exc)))
     page.on("response", lambda resp: problems["local"].append(f"{resp.status} {resp.url}")
             if resp.url.startswith(origin) and resp.status >= 400 else None)
-    page.goto(origin + path, wait_until="load", timeout=60_000)
+    if hold:
+        held: list = []
+        released = []
+
+        def wait_or_pass(route) -> None:
+            if released:
+                route.fallback()  # on to the context's route (recorded, then sent)
+            else:
+                held.append(route)  # left unanswered: the request waits
+
+        def release() -> int:
+            released.append(True)
+            for route in held:
+                route.fallback()
+            return len(held)
+        page.route(hold, wait_or_pass)
+        problems["release"] = release
+    page.goto(origin + path, wait_until="domcontentloaded" if hold else "load", timeout=60_000)
     return page, context, problems
 
 
@@ -182,11 +200,17 @@ RUN_CELL = """async (button) => {
 
 
 def test_chapter_widget_comes_alive(live_server, browser, site_dir):  # noqa: F811
-    page, context, problems = _open(browser, live_server["site"].rstrip("/"), _chapter_path(site_dir, LIVE_CHAPTER))
+    # thebe-core's bundle is held back until after the click: a reader may click "Make interactive"
+    # before it has loaded, and thebe-react's connect() does nothing then (LivePage.tsx remembers the click)
+    page, context, problems = _open(browser, live_server["site"].rstrip("/"), _chapter_path(site_dir, LIVE_CHAPTER),
+                                    hold="**/thebe-core.min.js")
     try:
         note = page.locator(".myst-live-note")
         note.and_(page.locator("[data-live-status=available]")).wait_for(timeout=30_000)
+        assert page.evaluate("() => !window.thebeCore"), "thebe-core loaded although its bundle was held back"
         page.get_by_role("button", name="Make interactive").click()
+        note.and_(page.locator("[data-live-status=starting]")).wait_for(timeout=10_000)
+        problems["release"]()
         page.locator(".myst-live-note[data-live-status=ready]").wait_for(timeout=90_000)
 
         # Run the chapter's code cells in order, down to the first one whose output is a widget (its

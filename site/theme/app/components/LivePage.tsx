@@ -13,7 +13,7 @@
  * Nothing comes from a CDN either: require.js and MathJax, which thebe-core would fetch from one, are
  * handled in ../thebe-offline.ts.
  */
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { CoreOptions } from 'thebe-core';
 import { useThebeServer } from 'thebe-react';
 import { useBusyScope, useExecutionScope } from '@myst-theme/jupyter';
@@ -95,22 +95,32 @@ export function LiveNote({ live, slug, hasWidgets }: { live: LiveServer; slug: s
 }
 
 function LiveControls({ slug }: { slug: string }) {
-  const { connect, connecting, ready: serverReady, error } = useThebeServer();
+  const { connect, connecting, ready: serverReady, error, server } = useThebeServer();
   const { ready: scopeReady, start, execute, state } = useExecutionScope();
   const busy = useBusyScope();
   const [requested, setRequested] = useState(false);
+  const started = useRef(false);
+  // "Make interactive" must wait for thebe-core, which loads after the page does.  Before it has loaded,
+  // thebe-react 0.5.0's connect() does nothing (ThebeServerProvider's connectToServer returns while its
+  // `server` is undefined, and nothing calls it again), and @myst-theme/jupyter 1.3.1's start() skips the
+  // notebook (selectAreAllNotebookScopesBuilt counts only the page's dependencies, so the build moves on
+  // before NotebookBuilder, which needs the core, has made the notebook scope; the session starter then
+  // finds no scope and the build is cleared).  Either left the page at "Starting a kernel..." for good.
+  // The click is remembered and both are called once the server object exists, which the provider makes
+  // from the loaded core (tests/site/test_site_live.py holds thebe-core's bundle back until after the click).
+  useEffect(() => {
+    if (!requested || started.current || !server || !connect) return;
+    started.current = true;
+    connect();
+    start(slug);
+  }, [requested, server, connect, start, slug]);
   const executing = busy.page(slug, 'execute');
   const building = !!state.builds?.[slug] && !scopeReady;
   // @myst-theme/jupyter 1.3.1 marks a page ready once the sessions of its *dependencies* exist, which
   // for a plain notebook (no dependencies) is before its own kernel session: wait for every session.
   const scopes = Object.values(state.pages?.[slug]?.scopes ?? {}) as { session?: unknown }[];
   const ready = !!scopeReady && scopes.length > 0 && scopes.every((scope) => !!scope.session);
-  const makeInteractive = () => {
-    if (!connect) return;
-    setRequested(true);
-    connect();
-    start(slug);
-  };
+  const makeInteractive = () => setRequested(true);
   let status = 'A local Jupyter server is running for this book (make serve).';
   if (error) status = `Could not reach the local Jupyter server: ${error}`;
   else if (ready && executing) status = 'Running the cells on the local kernel...';
