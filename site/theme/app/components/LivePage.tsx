@@ -98,8 +98,10 @@ function LiveControls({ slug }: { slug: string }) {
   const { connect, connecting, ready: serverReady, error, server } = useThebeServer();
   const { ready: scopeReady, start, execute, state } = useExecutionScope();
   const busy = useBusyScope();
-  const [requested, setRequested] = useState(false);
-  const started = useRef(false);
+  // clicks on "Make interactive" (again after an error), and the last one acted on
+  const [clicks, setClicks] = useState(0);
+  const handled = useRef(0);
+  const requested = clicks > 0;
   // "Make interactive" must wait for thebe-core, which loads after the page does.  Before it has loaded,
   // thebe-react 0.5.0's connect() does nothing (ThebeServerProvider's connectToServer returns while its
   // `server` is undefined, and nothing calls it again), and @myst-theme/jupyter 1.3.1's start() skips the
@@ -109,18 +111,18 @@ function LiveControls({ slug }: { slug: string }) {
   // The click is remembered and both are called once the server object exists, which the provider makes
   // from the loaded core (tests/site/test_site_live.py holds thebe-core's bundle back until after the click).
   useEffect(() => {
-    if (!requested || started.current || !server || !connect) return;
-    started.current = true;
+    if (clicks === handled.current || !server) return;
+    handled.current = clicks;
     connect();
     start(slug);
-  }, [requested, server, connect, start, slug]);
+  }, [clicks, server, connect, start, slug]);
   const executing = busy.page(slug, 'execute');
   const building = !!state.builds?.[slug] && !scopeReady;
   // @myst-theme/jupyter 1.3.1 marks a page ready once the sessions of its *dependencies* exist, which
   // for a plain notebook (no dependencies) is before its own kernel session: wait for every session.
   const scopes = Object.values(state.pages?.[slug]?.scopes ?? {}) as { session?: unknown }[];
   const ready = !!scopeReady && scopes.length > 0 && scopes.every((scope) => !!scope.session);
-  const makeInteractive = () => setRequested(true);
+  const makeInteractive = () => setClicks((n) => n + 1);
   let status = 'A local Jupyter server is running for this book (make serve).';
   if (error) status = `Could not reach the local Jupyter server: ${error}`;
   else if (ready && executing) status = 'Running the cells on the local kernel...';
