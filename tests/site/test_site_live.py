@@ -168,20 +168,19 @@ def _open(browser, origin: str, path: str, hold: str | None = None):
     page.on("response", lambda resp: problems["local"].append(f"{resp.status} {resp.url}")
             if resp.url.startswith(origin) and resp.status >= 400 else None)
     if hold:
-        held: list = []
-        released = []
+        held: list | None = []  # None once released
 
         def wait_or_pass(route) -> None:
-            if released:
+            if held is None:
                 route.fallback()  # on to the context's route (recorded, then sent)
             else:
                 held.append(route)  # left unanswered: the request waits
 
-        def release() -> int:
-            released.append(True)
-            for route in held:
+        def release() -> None:
+            nonlocal held
+            waiting, held = held or [], None
+            for route in waiting:
                 route.fallback()
-            return len(held)
         page.route(hold, wait_or_pass)
         problems["release"] = release
     page.goto(origin + path, wait_until="domcontentloaded" if hold else "load", timeout=60_000)
@@ -201,7 +200,8 @@ RUN_CELL = """async (button) => {
 
 def test_chapter_widget_comes_alive(live_server, browser, site_dir):  # noqa: F811
     # thebe-core's bundle is held back until after the click: a reader may click "Make interactive"
-    # before it has loaded, and thebe-react's connect() does nothing then (LivePage.tsx remembers the click)
+    # before it has loaded, when thebe-react's connect() does nothing and @myst-theme/jupyter's start()
+    # skips the notebook (LivePage.tsx remembers the click and acts on it once the core has loaded)
     page, context, problems = _open(browser, live_server["site"].rstrip("/"), _chapter_path(site_dir, LIVE_CHAPTER),
                                     hold="**/thebe-core.min.js")
     try:
