@@ -50,6 +50,11 @@ class KafkaError(RebalanceError):
         return {"type": self.type, "message": self.message}
 
 
+class JavaUnavailableError(RebalanceError):
+    """Java 17+ or Maven (or the Java module's build) is missing where Kafka's own classes are asked for:
+    the message says what to install or run."""
+
+
 def require(condition: bool, field: str, message: str) -> None:
     """Raise ``InputError(field, message)`` unless ``condition`` holds."""
     if not condition:

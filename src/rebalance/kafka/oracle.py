@@ -1,0 +1,295 @@
+"""Kafka's own classes as the oracle of every vector.
+
+The book's Java module (``java/``, class ``org.rebalance.oracle.Oracle``) reads scenario lines -- a vector's
+``input`` -- and answers each with what Kafka's classes from the pinned jars compute, in the vectors'
+``output`` schema.  This module starts that JVM, streams lines through it and compares or rewrites the
+committed vectors:
+
+* :class:`Oracle` -- one JVM for many lines (``with Oracle() as o: o.answer(scenario)``);
+* :func:`check_files` -- ``make vectors-check``: every committed output must equal Kafka's;
+* :func:`rewrite_files` -- ``make vectors``: the committed outputs recomputed by Kafka;
+* ``python -m rebalance run FILE --oracle kafka`` answers any input file through the same JVM.
+
+A kind runs on the release the book pins, :data:`rebalance.KAFKA_VERSION`, except ``adminutils``:
+``AdminUtils`` (the ZooKeeper-era replica assignment) was removed in Kafka 4.0, so its lines are answered by
+the last release that has it, :data:`ADMINUTILS_RELEASE`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+
+from ..errors import JavaUnavailableError
+from ..versions import ADMINUTILS_RELEASE, KAFKA_VERSION
+
+MAIN_CLASS = "org.rebalance.oracle.Oracle"
+
+
+def java_module() -> Path:
+    """The Java module's folder: ``$REBALANCE_JAVA_DIR`` when set, else ``java/`` of this checkout."""
+    return Path(os.environ.get("REBALANCE_JAVA_DIR") or Path(__file__).resolve().parents[3] / "java")
+
+
+def find_java() -> str:
+    """``$JAVA_HOME/bin/java``, else ``java`` on the PATH; one clear error when neither exists."""
+    home = os.environ.get("JAVA_HOME")
+    if home and (Path(home) / "bin" / "java").exists():
+        return str(Path(home) / "bin" / "java")
+    found = shutil.which("java")
+    if not found:
+        raise JavaUnavailableError("Kafka's classes need Java 17 or newer: install a JDK (Debian: apt-get install "
+                                   "openjdk-17-jdk-headless maven; macOS: brew install openjdk@17 maven) or set JAVA_HOME")
+    return found
+
+
+def classpath(release: str = KAFKA_VERSION) -> str:
+    """The oracle's classpath for ``release``: the module's classes and that release's jars, as ``make java``
+    resolved them (``java/target/lib-RELEASE``).  ``$REBALANCE_ORACLE_EXTRA_CP`` is put in front (a folder of
+    classes being developed)."""
+    root = java_module()
+    classes, lib = root / "target" / "classes", root / "target" / f"lib-{release}"
+    if not (classes / "org" / "rebalance" / "oracle" / "Oracle.class").exists() or not lib.is_dir():
+        raise JavaUnavailableError(f"the Java module is not built for Kafka {release}: run 'make java' "
+                                   f"(needs Java 17+ and Maven){'' if release == KAFKA_VERSION else f' and make java KAFKA={release}'}")
+    parts = [str(classes), str(lib / "*")]
+    extra = os.environ.get("REBALANCE_ORACLE_EXTRA_CP")
+    return os.pathsep.join(([extra] if extra else []) + parts)
+
+
+def release_for(kind: object, release: Optional[str] = None) -> str:
+    """The Kafka release that answers ``kind``: ``release`` when given, else the pinned one (``adminutils``:
+    :data:`ADMINUTILS_RELEASE`, the last release with ``AdminUtils``)."""
+    if release:
+        return release
+    return ADMINUTILS_RELEASE if kind == "adminutils" else KAFKA_VERSION
+
+
+@dataclass(frozen=True)
+class OracleAnswer:
+    """Kafka's answer to one scenario: ``output`` (the vectors' output schema), or ``fault`` when the line could
+    not be run at all (``{"type", "field", "message"}``: bad input named by field, or a class the release lacks)."""
+
+    id: object
+    kind: object
+    output: Optional[dict] = None
+    fault: Optional[dict] = None
+
+
+class Oracle:
+    """One JVM running Kafka's classes of ``release`` (default: the pinned one).
+
+    >>> with Oracle() as kafka:                                    # doctest: +SKIP
+    ...     kafka.answer({"kind": "coordinator_partition", "numPartitions": 50, "groupIds": ["my-group"]}).output
+    {'partitions': [12], 'javaHashCodes': [-1906497762]}
+    """
+
+    def __init__(self, release: str = KAFKA_VERSION, heap: str = "1g"):
+        self.release = release
+        self._cmd = [find_java(), f"-Xmx{heap}", "-XX:+UseParallelGC", "-cp", classpath(release), MAIN_CLASS]
+        self._proc: Optional[subprocess.Popen] = None
+
+    def __enter__(self) -> "Oracle":
+        self._proc = subprocess.Popen(self._cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            if proc.stdin:
+                proc.stdin.close()
+            proc.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            proc.kill()
+            proc.wait()
+        finally:
+            for stream in (proc.stdout, proc.stderr):
+                if stream:
+                    stream.close()
+
+    def answers(self, scenarios: Iterable[object]) -> Iterator[OracleAnswer]:
+        """Kafka's answers, in order; lines are written by a thread while answers are read, so any number of
+        large lines streams through without filling a pipe."""
+        if self._proc is None:
+            raise RuntimeError("use the Oracle in a 'with' block")
+        proc = self._proc
+        sent: List[int] = [0]
+        failure: List[BaseException] = []
+
+        def feed() -> None:
+            try:
+                for scenario in scenarios:
+                    proc.stdin.write(json.dumps(scenario, ensure_ascii=False, separators=(",", ":")) + "\n")
+                    sent[0] += 1
+                proc.stdin.flush()
+            except BaseException as exc:  # a broken pipe shows below as a JVM that stopped
+                failure.append(exc)
+
+        writer = threading.Thread(target=feed, daemon=True)
+        writer.start()
+        received = 0
+        while True:
+            text = proc.stdout.readline()
+            if not text:
+                break
+            received += 1
+            row = json.loads(text)
+            yield OracleAnswer(row.get("id"), row.get("kind"), row.get("output"), row.get("fault"))
+            if not writer.is_alive() and received >= sent[0]:
+                break
+        writer.join()
+        if received < sent[0] or failure:
+            proc.wait(timeout=5)
+            raise JavaUnavailableError(f"the Kafka oracle JVM stopped after {received} of {sent[0]} lines: "
+                                       + (proc.stderr.read()[-2000:] or str(failure[:1])))
+
+    def answer(self, scenario: object) -> OracleAnswer:
+        return next(iter(self.answers([scenario])))
+
+
+def _by_release(scenarios: Sequence[object], release: Optional[str]) -> Dict[str, List[int]]:
+    groups: Dict[str, List[int]] = {}
+    for i, s in enumerate(scenarios):
+        kind = s.get("kind") if isinstance(s, dict) else None
+        groups.setdefault(release_for(kind, release), []).append(i)
+    return groups
+
+
+def answer_all(scenarios: Sequence[object], release: Optional[str] = None,
+               progress: Optional[Callable[[int], None]] = None) -> List[OracleAnswer]:
+    """Kafka's answers to ``scenarios``, each kind on its release (see :func:`release_for`); one JVM per release."""
+    answers: List[Optional[OracleAnswer]] = [None] * len(scenarios)
+    for rel, positions in _by_release(scenarios, release).items():
+        with Oracle(rel) as kafka:
+            for pos, ans in zip(positions, kafka.answers(scenarios[p] for p in positions)):
+                answers[pos] = ans
+                if progress:
+                    progress(1)
+    return answers  # type: ignore[return-value]
+
+
+# ---------------------------------------------------------------------------------------------
+# the committed vectors against Kafka
+
+
+def _read_vectors(path: Path) -> List[dict]:
+    return [json.loads(t) for t in path.read_text(encoding="utf-8").splitlines() if t.strip()]
+
+
+def _first_difference(expected: object, actual: object, where: str = "output") -> str:
+    if type(expected) is not type(actual):
+        return f"{where}: Kafka {_short(actual)}, committed {_short(expected)}"
+    if isinstance(expected, dict):
+        for key in list(expected) + [k for k in actual if k not in expected]:
+            if key not in actual or key not in expected or expected[key] != actual[key]:
+                return _first_difference(expected.get(key), actual.get(key), f"{where}.{key}")
+    if isinstance(expected, list):
+        if len(expected) != len(actual):
+            return f"{where}: Kafka has {len(actual)} items, committed {len(expected)}"
+        for i, (e, a) in enumerate(zip(expected, actual)):
+            if e != a:
+                return _first_difference(e, a, f"{where}[{i}]")
+    return f"{where}: Kafka {_short(actual)}, committed {_short(expected)}"
+
+
+def _short(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+@dataclass
+class FileCheck:
+    path: Path
+    passed: int = 0
+    failed: int = 0
+    differences: Tuple[Tuple[object, str], ...] = ()
+
+
+def check_files(paths: Iterable[Path], release: Optional[str] = None,
+                report: Callable[[str], None] = print) -> List[FileCheck]:
+    """``make vectors-check``: every line's committed ``output`` must equal Kafka's answer to its ``input``,
+    value for value (list orders included).  Reports each difference and a summary line per file."""
+    results = []
+    for path in map(Path, paths):
+        lines = _read_vectors(path)
+        answers = answer_all([line.get("input") for line in lines], release)
+        check = FileCheck(path)
+        diffs = []
+        for line, ans in zip(lines, answers):
+            ident = line.get("id", (line.get("input") or {}).get("id"))
+            if ans.fault is not None:
+                problem = f"not run: {ans.fault['type']} ({ans.fault.get('field')}): {ans.fault['message']}"
+            elif ans.output != line.get("output"):
+                problem = _first_difference(line.get("output"), ans.output)
+            else:
+                check.passed += 1
+                continue
+            check.failed += 1
+            diffs.append((ident, problem))
+            report(f"DIFF {ident} ({path.name}): {problem}")
+        check.differences = tuple(diffs)
+        report(f"{path}: {check.passed} passed, {check.failed} failed")
+        results.append(check)
+    return results
+
+
+def rewrite_files(paths: Iterable[Path], release: Optional[str] = None,
+                  report: Callable[[str], None] = print) -> int:
+    """``make vectors``: rewrite each file's ``output`` fields with Kafka's answers (everything else of a line
+    is kept).  A line Kafka's classes could not run is left as it is and counted; returns that count."""
+    not_run = 0
+    for path in map(Path, paths):
+        lines = _read_vectors(path)
+        answers = answer_all([line.get("input") for line in lines], release)
+        changed = 0
+        for line, ans in zip(lines, answers):
+            if ans.fault is not None:
+                not_run += 1
+                report(f"NOT RUN {line.get('id')} ({path.name}): {ans.fault['message']}")
+                continue
+            if line.get("output") != ans.output:
+                changed += 1
+                line["output"] = ans.output
+        compact = all(text.startswith('{"') for text in path.read_text(encoding="utf-8").splitlines()[:1])
+        sep = (",", ":") if compact else (", ", ": ")
+        path.write_text("".join(json.dumps(line, ensure_ascii=False, separators=sep) + "\n" for line in lines),
+                        encoding="utf-8")
+        report(f"{path}: {len(lines)} lines, {changed} outputs changed")
+    return not_run
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m rebalance.kafka.oracle",
+                                     description="the committed vectors against Kafka's own classes")
+    parser.add_argument("command", choices=("check", "rewrite"))
+    parser.add_argument("files", nargs="+", type=Path)
+    parser.add_argument("--release", default=None,
+                        help=f"answer every kind with this Kafka release (default: {KAFKA_VERSION}; adminutils: {ADMINUTILS_RELEASE})")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "check":
+            results = check_files(args.files, args.release)
+            passed, failed = sum(r.passed for r in results), sum(r.failed for r in results)
+            print(f"{passed} passed, {failed} failed")
+            return 1 if failed else 0
+        return 1 if rewrite_files(args.files, args.release) else 0
+    except JavaUnavailableError as exc:
+        print(f"error: {exc}")
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,18 @@
+"""The Kafka release the book models, in one place.
+
+:data:`KAFKA_VERSION` is the release whose jars the Java module pins (``kafka.version`` in ``java/pom.xml``;
+a test keeps the two equal): the package's algorithms follow it, the vectors are recomputed by it
+(``make vectors``) and the book's prose names it.  Kafka 4.4.0's class jars resolve too, but Maven Central
+serves no ``-sources`` or ``test`` jars for it (measured 2026-11-27), and the book cites Kafka's source by
+line: 4.3.1 is the newest release with all three.
+
+:data:`ADMINUTILS_RELEASE` is the last release with ``org.apache.kafka.admin.AdminUtils`` (the ZooKeeper-era
+replica assignment, removed with ZooKeeper in 4.0): chapter 10 teaches it as history, checked against that
+release's jar.
+"""
+from __future__ import annotations
+
+KAFKA_VERSION = "4.3.1"
+ADMINUTILS_RELEASE = "3.9.2"
+
+__all__ = ["ADMINUTILS_RELEASE", "KAFKA_VERSION"]
