@@ -18,7 +18,7 @@ JUPYTER_PORT ?= 0
 LIVE         ?= 1
 export PYTHONHASHSEED := 0
 
-.PHONY: help setup theme chromium chapters chapter site book serve lab test test-fast conform bench clean pdf pdf-tools
+.PHONY: help setup java theme chromium chapters chapter site book serve lab test test-fast conform vectors vectors-check bench clean pdf pdf-tools
 
 help:
 	@echo "make book    - set up, execute every chapter, build the book site (open _build/html/index.html)"
@@ -27,6 +27,7 @@ help:
 	@echo "make lab     - open the chapters in JupyterLab"
 	@echo "make serve   - serve the built site on http://127.0.0.1:$(PORT)/ with a local Jupyter kernel (live pages; LIVE=0: static only)"
 	@echo "make bench   - run the benchmarks and print their figures"
+	@echo "make vectors - recompute kafka-vectors/ with Kafka's own classes (make vectors-check: compare only)"
 
 # ---- environment -------------------------------------------------------------------------------
 $(STAMP): pyproject.toml constraints.txt
@@ -37,9 +38,14 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3" >/dev/null
 	@touch $(STAMP)
 
-setup: $(STAMP)
+setup: $(STAMP) java
 	@$(BIN)/python -c "import rebalance, pyspark; print('environment ready: rebalance', rebalance.__version__, '| pyspark', pyspark.__version__)"
 	@$(BIN)/python -c "from rebalance.spark.session import find_java; j = find_java(); print('java:', j or 'MISSING (see README: Java)')"
+
+# The book's Java module (java/): Kafka's jars from Maven Central at the pinned release (java/pom.xml's
+# kafka.version, = rebalance.KAFKA_VERSION) and the oracle compiled against them.  Needs Java 17+ and Maven.
+java:
+	@bash java/build.sh
 
 theme:
 	@bash site/setup.sh
@@ -115,7 +121,16 @@ conform: $(STAMP)
 	@test -d "$(VECTORS)" || { echo "vectors folder $(VECTORS) missing"; exit 1; }
 	@$(BIN)/python -m rebalance conform -v $(VECTORS)/*.jsonl | tail -n 25; test "$${PIPESTATUS[0]}" = 0
 
-test: setup chromium conform pdf site
+# Kafka's own classes recompute every committed vector: vectors-check fails on any difference, vectors rewrites
+# the outputs (AdminUtils lines on the last release that has it, see rebalance.versions).
+vectors-check: $(STAMP) java
+	@test -d "$(VECTORS)" || { echo "vectors folder $(VECTORS) missing"; exit 1; }
+	@$(BIN)/python -m rebalance.kafka.oracle check $(VECTORS)/*.jsonl
+
+vectors: $(STAMP) java
+	$(BIN)/python -m rebalance.kafka.oracle rewrite $(VECTORS)/*.jsonl
+
+test: setup chromium conform vectors-check pdf site
 	REBALANCE_VECTORS="$(abspath $(VECTORS))" REBALANCE_SITE_DIR="$(CURDIR)/_build/html" CHROMIUM="$(CHROMIUM)" \
 	REBALANCE_PDF="$(CURDIR)/_build/exports/rebalance.pdf" \
 	PATH="$(CURDIR)/$(BIN):$$PATH" \

@@ -1,14 +1,18 @@
 """Rebalance: the executable textbook's package.
 
-Every algorithm of the book lives here and mirrors a named Kafka class:
+Every algorithm of the book lives here and mirrors a named Kafka class of the release the book pins,
+:data:`KAFKA_VERSION` (checked against that release's own classes by ``make vectors-check``):
 
 * ``rebalance.consumer``  -- client-side consumer partition assignors (Range, RoundRobin, Sticky,
-  CooperativeSticky), Kafka 3.8/3.9;
+  CooperativeSticky);
 * ``rebalance.protocol``  -- coordinator lookup and the classic group protocol as a simulator;
 * ``rebalance.connect``   -- Kafka Connect's eager and incremental cooperative assignors;
 * ``rebalance.replicas``  -- replica placement (AdminUtils, StripedReplicaPlacer);
 * ``rebalance.kip848``    -- the KIP-848 consumer group protocol and its server-side assignors;
 * ``rebalance.spark``     -- the PySpark data pipeline used by the Spark-scale exercises;
+* ``rebalance.live``      -- librdkafka's clients against its mock cluster;
+* ``rebalance.kafka``     -- real Apache Kafka from its jars: the oracle that answers any scenario with Kafka's
+  own classes (``python -m rebalance run FILE --oracle kafka``);
 * ``rebalance.widgets`` / ``rebalance.viz`` -- the chapters' widgets and figures.
 
 ``python -m rebalance conform FILE...`` replays Kafka's conformance vectors.
@@ -28,6 +32,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from .versions import KAFKA_VERSION
+
 __version__ = "0.1.0"
 
 #: public name -> the module that defines it
@@ -41,7 +47,7 @@ _EXPORTS = {
     "assign_group": "rebalance.kip848", "ConsumerGroupPartitionAssignor": "rebalance.kip848",
     "InputError": "rebalance.errors", "KafkaError": "rebalance.errors",
 }
-__all__ = ["__version__", *_EXPORTS]
+__all__ = ["__version__", "KAFKA_VERSION", *_EXPORTS]
 
 if TYPE_CHECKING:  # what type checkers and IDEs see
     from .connect import ConnectAssignor, ConnectCluster

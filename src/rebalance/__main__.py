@@ -2,6 +2,7 @@
 
 * ``conform FILE...``  replays Kafka's conformance vectors and ends with ``N passed, M failed``;
 * ``run FILE``         writes one ``{"id", "output"}`` line per scenario line (``-`` reads stdin);
+  ``--oracle kafka`` computes them with Kafka's own classes instead (:mod:`rebalance.kafka.oracle`);
 * ``simulate FILE``    runs each group scenario through the classic or KIP-848 simulator and writes one
   line per completed rebalance and a summary line (:mod:`rebalance.simulate`);
 * ``assign SCENARIO.json [--assignor NAME]``  prints a consumer group's assignment as a table (the
@@ -15,7 +16,7 @@ import json
 import sys
 from typing import Callable, Iterable, List, Optional, Tuple
 
-from .errors import InputError
+from .errors import InputError, JavaUnavailableError
 from .gcpause import paused_gc
 from .vectors import Line, conform_lines, read_lines, run_lines
 
@@ -72,6 +73,10 @@ def _write_outputs(args, read: Callable[[str], Iterable[Line]],
 
 
 def _run(args) -> int:
+    if args.oracle == "kafka":
+        from .kafka.oracle import run_lines as kafka_run_lines  # starts Java: imported only when asked
+
+        return _write_outputs(args, read_lines, kafka_run_lines)
     return _write_outputs(args, read_lines, run_lines)
 
 
@@ -101,6 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="write to this file instead of stdout")
     p.add_argument("--max-cells", type=int, default=None, metavar="N",
                    help="size limit in cells: partitions + subscriptions + owned partitions for a consumer group (default rebalance.errors.MAX_INPUT_CELLS; 0: none)")
+    p.add_argument("--oracle", choices=("package", "kafka"), default="package",
+                   help="who computes: this package (default) or Kafka's own classes from the pinned jars "
+                        "(needs Java 17+ and 'make java')")
     p.set_defaults(func=_run)
 
     p = sub.add_parser("simulate", help="run group simulations: one line per completed rebalance, then a summary")
@@ -126,6 +134,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         return args.func(args)
     except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except JavaUnavailableError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # pragma: no cover

@@ -23,10 +23,13 @@ import subprocess
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ..errors import JavaUnavailableError
 from ..versions import ADMINUTILS_RELEASE, KAFKA_VERSION
+
+if TYPE_CHECKING:
+    from ..vectors import Line
 
 MAIN_CLASS = "org.rebalance.oracle.Oracle"
 
@@ -89,8 +92,9 @@ class Oracle:
     {'partitions': [12], 'javaHashCodes': [-1906497762]}
     """
 
-    def __init__(self, release: str = KAFKA_VERSION, heap: str = "1g"):
+    def __init__(self, release: str = KAFKA_VERSION, heap: Optional[str] = None):
         self.release = release
+        heap = heap or os.environ.get("REBALANCE_ORACLE_HEAP", "2g")
         self._cmd = [find_java(), f"-Xmx{heap}", "-XX:+UseParallelGC", "-cp", classpath(release), MAIN_CLASS]
         self._proc: Optional[subprocess.Popen] = None
 
@@ -179,6 +183,46 @@ def answer_all(scenarios: Sequence[object], release: Optional[str] = None,
     return answers  # type: ignore[return-value]
 
 
+def run_lines(lines: Iterable["Line"], write: Callable[[dict], None], release: Optional[str] = None) -> Tuple[int, int]:
+    """``python -m rebalance run FILE --oracle kafka``: the same rows as ``run`` (``{"id", "output"}``, or
+    ``{"id", "error": {"type", "field", "message"}}`` for a line that cannot be run), computed by Kafka's own
+    classes.  Lines that are not JSON or over the size limit are answered here without starting Java; the
+    others go through one JVM per release, in order.  Returns (ok, errors)."""
+    from ..errors import InputError
+    from ..vectors import check_input_size, line_id
+
+    rows: List[Optional[dict]] = []
+    pending: List[Tuple[int, object]] = []
+    for line in lines:
+        ident = line_id(line.value, line.where)
+        scenario = line.value
+        if isinstance(scenario, dict) and isinstance(scenario.get("input"), dict):
+            scenario = scenario["input"]
+        try:
+            if line.error is not None:
+                raise line.error
+            if not isinstance(scenario, dict):
+                raise InputError("input", f"must be a JSON object, got {type(scenario).__name__}")
+            check_input_size(scenario)
+        except InputError as exc:
+            rows.append({"id": ident, "error": exc.to_json()})
+            continue
+        rows.append({"id": ident})
+        pending.append((len(rows) - 1, scenario))
+    answers = answer_all([s for _, s in pending], release)
+    for (pos, _), ans in zip(pending, answers):
+        if ans.fault is not None:
+            rows[pos]["error"] = {"type": ans.fault["type"], "field": ans.fault.get("field") or "input",
+                                  "message": ans.fault["message"]}
+        else:
+            rows[pos]["output"] = ans.output
+    errors = 0
+    for row in rows:
+        errors += "error" in row
+        write(row)
+    return len(rows) - errors, errors
+
+
 # ---------------------------------------------------------------------------------------------
 # the committed vectors against Kafka
 
@@ -217,9 +261,10 @@ class FileCheck:
 
 
 def check_files(paths: Iterable[Path], release: Optional[str] = None,
-                report: Callable[[str], None] = print) -> List[FileCheck]:
+                report: Callable[[str], None] = print, shown: int = 10) -> List[FileCheck]:
     """``make vectors-check``: every line's committed ``output`` must equal Kafka's answer to its ``input``,
-    value for value (list orders included).  Reports each difference and a summary line per file."""
+    value for value (list orders included).  Reports the first ``shown`` differences of each file (all are in
+    the returned :class:`FileCheck`) and a summary line per file."""
     results = []
     for path in map(Path, paths):
         lines = _read_vectors(path)
@@ -237,9 +282,11 @@ def check_files(paths: Iterable[Path], release: Optional[str] = None,
                 continue
             check.failed += 1
             diffs.append((ident, problem))
-            report(f"DIFF {ident} ({path.name}): {problem}")
+            if len(diffs) <= shown:
+                report(f"DIFF {ident} ({path.name}): {problem}")
         check.differences = tuple(diffs)
-        report(f"{path}: {check.passed} passed, {check.failed} failed")
+        more = f" ({len(diffs) - shown} differences not shown)" if len(diffs) > shown else ""
+        report(f"{path}: {check.passed} passed, {check.failed} failed{more}")
         results.append(check)
     return results
 

@@ -20,7 +20,7 @@ public final class JavaRandomKind implements Kind {
         Random random = new Random(Json.reqLong(input, "seed"));
         ArrayNode outputs = Json.array();
         int i = 0;
-        for (JsonNode op : Json.optArray(input, "ops")) {
+        for (JsonNode op : Json.reqArray(input, "ops")) {
             String where = "ops[" + i++ + "]";
             if (!op.isArray() || op.size() != 2 || !op.get(0).isTextual()) {
                 throw new InputException(where, "must be [\"nextInt\", bound] or [\"shuffle\", [ints]], got " + op);

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Build the book's Java module: resolve Kafka's jars from Maven Central and compile the oracle.
+#   java/build.sh                 the pinned release (kafka.version of java/pom.xml) and ADMINUTILS_RELEASE
+#   java/build.sh 4.0.0 ...       other releases' classpaths too (java/target/lib-RELEASE)
+# Needs Java 17+ and Maven 3.6+; says which one is missing in one line.  Idempotent and quick when nothing changed.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+need() { echo "The Java module needs $1: $2" >&2; exit 3; }
+command -v java >/dev/null || need "Java 17 or newer" "apt-get install openjdk-17-jdk-headless (macOS: brew install openjdk@17), or set JAVA_HOME"
+command -v javac >/dev/null || need "a JDK (javac), not only a JRE" "apt-get install openjdk-17-jdk-headless"
+major=$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
+[ "${major%%.*}" -ge 17 ] 2>/dev/null || need "Java 17 or newer (found ${major:-unknown})" "apt-get install openjdk-17-jdk-headless, or set JAVA_HOME"
+command -v mvn >/dev/null || need "Maven" "apt-get install maven (macOS: brew install maven)"
+
+pinned=$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' pom.xml)
+adminutils=$(sed -n 's/^ADMINUTILS_RELEASE = "\(.*\)"$/\1/p' ../src/rebalance/versions.py)
+log=target/build.log
+mkdir -p target
+run_mvn() {  # Maven's output goes to the log, shown only when a step fails
+  if ! mvn -B --no-transfer-progress "$@" >"$log" 2>&1; then
+    grep -E "ERROR|BUILD" "$log" | sed 's/\x1b\[[0-9;]*m//g' | head -40 >&2
+    echo "java: Maven failed (mvn $*); full log in java/$log" >&2
+    exit 1
+  fi
+}
+
+stamp=target/.built
+inputs=$(find pom.xml build.sh src -type f -newer "$stamp" 2>/dev/null | head -1 || true)
+if [ -f "$stamp" ] && [ -z "$inputs" ] && [ $# -eq 0 ]; then
+  exit 0
+fi
+echo "java: resolving Kafka $pinned and $adminutils from Maven Central and compiling the oracle"
+run_mvn compile
+fresh_pom=$([ ! -f "$stamp" ] || [ pom.xml -nt "$stamp" ] && echo yes || true)
+for release in "$pinned" "$adminutils" "$@"; do
+  # a changed pom may drop a jar: start that classpath afresh; otherwise the copy only adds what is missing
+  [ -z "$fresh_pom" ] || rm -rf "target/lib-$release"
+  run_mvn -Dkafka.version="$release" dependency:copy-dependencies -DincludeScope=runtime \
+    -DoutputDirectory="target/lib-$release"
+  # the released sources, which the book cites by line (tests/test_kafka_source_refs.py reads them)
+  mvn -B -q --no-transfer-progress -Dkafka.version="$release" dependency:copy-dependencies -Dclassifier=sources \
+    -DincludeGroupIds=org.apache.kafka -DoutputDirectory="target/src-$release" >/dev/null 2>&1 \
+    || echo "java: no -sources jars for Kafka $release (the source-reference test skips that release)"
+done
+touch "$stamp"
+echo "java: ready (Kafka $pinned: $(ls target/lib-$pinned | wc -l) jars)"
