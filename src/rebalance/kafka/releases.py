@@ -1,0 +1,143 @@
+"""What changed in Kafka 4: every committed vector input answered by two releases' own classes.
+
+The book pins :data:`~rebalance.versions.KAFKA_VERSION`.  Readers still run 3.9 brokers and clients, and the
+vectors were first recorded before 4.0, so the book shows where the pinned release answers differently from
+the last 3.x release (:data:`OLD_RELEASE`): :func:`compare_releases` runs every input of ``kafka-vectors/``
+through both releases' jars (one JVM each) and counts, per vectors file, the lines both answer alike, the
+lines they answer differently (with the output fields that differ) and the lines the older release cannot
+run (a class or API it lacks).  ``make vectors`` writes the table to ``kafka-vectors/releases.json`` and
+``make vectors-check`` recomputes it and fails if it changed; chapters read it with :func:`load`.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Iterable, List, Optional
+
+from ..versions import ADMINUTILS_RELEASE, KAFKA_VERSION
+
+#: the last 3.x release, the one the 4.x answers are set against
+OLD_RELEASE = ADMINUTILS_RELEASE
+TABLE = "releases.json"
+
+
+@dataclass
+class ReleaseDifference:
+    """One vectors file's inputs answered by ``old`` and ``new``."""
+
+    file: str
+    kind: str
+    lines: int
+    same: int = 0
+    different: int = 0
+    only_new: int = 0    #: lines the old release cannot run (a class or method it lacks)
+    only_old: int = 0    #: lines the new release cannot run (AdminUtils: removed in 4.0)
+    neither: int = 0     #: lines neither release can run (bad input kept as a test of the error path)
+    fields: List[str] = field(default_factory=list)  #: output fields that differ, list indices as [*]
+    examples: List[str] = field(default_factory=list)  #: ids of up to three differing lines
+
+
+def _field(path: str) -> str:
+    return re.sub(r"\[\d+\]", "[*]", path)
+
+
+def _difference_paths(old: object, new: object, where: str = "output") -> Iterable[str]:
+    """Every place where ``old`` and ``new`` differ, as dotted paths (a dict key that only one side has, a
+    list of another length or a value that differs)."""
+    if type(old) is not type(new):
+        yield where
+    elif isinstance(old, dict):
+        for key in sorted(set(old) | set(new), key=str):
+            if key not in old or key not in new:
+                yield f"{where}.{key}"
+            elif old[key] != new[key]:
+                yield from _difference_paths(old[key], new[key], f"{where}.{key}")
+    elif isinstance(old, list):
+        if len(old) != len(new):
+            yield where
+        else:
+            for i, (a, b) in enumerate(zip(old, new)):
+                if a != b:
+                    yield from _difference_paths(a, b, f"{where}[{i}]")
+    elif old != new:
+        yield where
+
+
+def _generalize(paths: Iterable[str], ids: Iterable[str]) -> List[str]:
+    """Paths with list indices and member, worker or topic names replaced, so that a field is named once."""
+    names = {re.escape(i) for i in ids}
+    out = set()
+    for path in paths:
+        path = _field(path)
+        # keys that are data (a member, a worker, a partition number), not schema: written as *
+        path = re.sub(r"\.(assignment|sortedAssignment|workers|running_after|partitionsTransferringOwnership"
+                      r"|partition_counts|protocol_versions)\.[^.\[]+", r".\1.*", path)
+        out.add(path)
+    return sorted(out)
+
+
+def compare_releases(paths: Iterable[Path], old: str = OLD_RELEASE, new: str = KAFKA_VERSION) -> List[dict]:
+    """The table of :mod:`rebalance.kafka.releases` for the vectors files ``paths``."""
+    from .oracle import answer_all
+
+    rows = []
+    for path in sorted(map(Path, paths)):
+        lines = [json.loads(t) for t in path.read_text(encoding="utf-8").splitlines() if t.strip()]
+        inputs = [line.get("input") for line in lines]
+        old_answers = answer_all(inputs, old)
+        new_answers = answer_all(inputs, new)
+        kind = next((i.get("kind") for i in inputs if isinstance(i, dict)), "")
+        row = ReleaseDifference(path.name, kind, len(lines))
+        fields: List[str] = []
+        for line, a, b in zip(lines, old_answers, new_answers):
+            if a.fault is not None and b.fault is not None:
+                row.neither += 1
+            elif a.fault is not None:
+                row.only_new += 1
+            elif b.fault is not None:
+                row.only_old += 1
+            elif a.output == b.output:
+                row.same += 1
+            else:
+                row.different += 1
+                fields.extend(_difference_paths(a.output, b.output))
+                if len(row.examples) < 3:
+                    row.examples.append(str(line.get("id", (line.get("input") or {}).get("id"))))
+        row.fields = _generalize(fields, ())
+        rows.append(asdict(row))
+    return rows
+
+
+def table(vectors: Path, old: str = OLD_RELEASE, new: str = KAFKA_VERSION) -> dict:
+    return {"old": old, "new": new, "files": compare_releases(sorted(vectors.glob("*.jsonl")), old, new)}
+
+
+def load(vectors: Optional[Path] = None) -> dict:
+    """The committed table (``kafka-vectors/releases.json``), as :func:`table` computed it."""
+    from ..vectors import vectors_dir
+
+    return json.loads(((vectors or vectors_dir()) / TABLE).read_text(encoding="utf-8"))
+
+
+def write(vectors: Path) -> dict:
+    result = table(vectors)
+    (vectors / TABLE).write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return result
+
+
+def check(vectors: Path) -> List[str]:
+    """The rows of the committed table that Kafka's jars no longer give (empty: it is current)."""
+    committed = load(vectors)
+    fresh = table(vectors)
+    if committed == fresh:
+        return []
+    old_rows = {r["file"]: r for r in committed.get("files", [])}
+    problems = [f"{r['file']}: committed {old_rows.get(r['file'])}, Kafka now {r}"
+                for r in fresh["files"] if old_rows.get(r["file"]) != r]
+    return problems or [f"releases differ: committed {committed.get('old')}/{committed.get('new')}, "
+                        f"now {fresh['old']}/{fresh['new']}"]
+
+
+__all__ = ["OLD_RELEASE", "ReleaseDifference", "check", "compare_releases", "load", "table", "write"]
