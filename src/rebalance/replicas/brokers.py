@@ -63,6 +63,8 @@ def parse_brokers(brokers: object, field: str = "brokers", *, with_fenced: bool 
     for i, entry in enumerate(brokers):
         where = f"{field}[{i}]"
         fenced = False
+        # where each part is: .id/.rack/.fenced of an object, [0]/[1]/[2] of a tuple, the entry of a bare id
+        names = (f"{where}.id", f"{where}.rack", f"{where}.fenced")
         if isinstance(entry, Broker):
             ident, rack, fenced = entry.id, entry.rack, entry.fenced
         elif isinstance(entry, Mapping):
@@ -73,21 +75,23 @@ def parse_brokers(brokers: object, field: str = "brokers", *, with_fenced: bool 
                 raise InputError(where, f"unknown field(s) {sorted(unknown)}; a broker has id, rack, fenced")
             ident, rack, fenced = entry["id"], entry.get("rack"), entry.get("fenced", False)
         elif isinstance(entry, (tuple, list)) and 1 <= len(entry) <= 3:
+            names = (f"{where}[0]", f"{where}[1]", f"{where}[2]")
             ident = entry[0]
             rack = entry[1] if len(entry) > 1 else None
             fenced = entry[2] if len(entry) > 2 else False
         elif isinstance(entry, int) and not isinstance(entry, bool):
+            names = (where, where, where)
             ident, rack = entry, None
         else:
             raise InputError(where, f"must be a broker ({{'id': ..., 'rack': ...}}), got {entry!r}")
-        ident = check_int(ident, f"{where}.id", minimum=0, what="a broker id (non-negative Java int)")
-        rack = _check_rack(rack, f"{where}.rack")
+        ident = check_int(ident, names[0], minimum=0, what="a broker id (non-negative Java int)")
+        rack = _check_rack(rack, names[1])
         if not isinstance(fenced, bool):
-            raise InputError(f"{where}.fenced", f"must be true or false, got {fenced!r}")
+            raise InputError(names[2], f"must be true or false, got {fenced!r}")
         if fenced and not with_fenced:
-            raise InputError(f"{where}.fenced", "AdminUtils has no notion of fenced brokers")
+            raise InputError(names[2], "AdminUtils has no notion of fenced brokers")
         if ident in seen:
-            raise InputError(f"{where}.id", f"duplicate broker id {ident} (also {field}[{seen[ident]}])")
+            raise InputError(names[0], f"duplicate broker id {ident} (also {field}[{seen[ident]}])")
         seen[ident] = i
         out.append(Broker(ident, rack, fenced))
     return out

@@ -1,7 +1,7 @@
 """The KRaft controller's replica placement: ``org.apache.kafka.metadata.placement.StripedReplicaPlacer``.
 
-Mirrors ``metadata/.../placement/StripedReplicaPlacer.java`` of Kafka 3.8/3.9 (the placer arrived with
-KRaft in 2.8 and has kept this algorithm since 3.0), including its use of ``java.util.Random``, so that a
+Mirrors ``metadata/.../placement/StripedReplicaPlacer.java`` of Kafka 4.3.1 (the placer arrived with
+KRaft in 2.8 and has kept this algorithm since 3.0; 3.9.2 differs only in two error messages), including its use of ``java.util.Random``, so that a
 seeded run gives the controller's exact placements.
 
 Structure (names as in Kafka):
@@ -28,7 +28,8 @@ Random draws, in Kafka's order (they decide every result):
    ``HashMap`` order, of the fenced and the unfenced broker list.
 
 Errors (all ``InvalidReplicationFactorException``, checked in this order by ``place``): a replication
-factor <= 0; no unfenced broker ("All brokers are currently fenced."); more replicas than brokers.
+factor <= 0; no unfenced broker; more replicas than brokers.  The messages are Kafka 4.3.1's, which also name
+cordoned log directories; 3.9.2's ended at "fenced." and "registered." (``kafka-vectors/releases.json``).
 """
 from __future__ import annotations
 
@@ -61,14 +62,16 @@ def _non_positive(replication_factor: int) -> None:
 
 def _all_fenced(num_unfenced: int) -> None:
     if num_unfenced == 0:
-        raise KafkaError(INVALID_REPLICATION_FACTOR, "All brokers are currently fenced.")
+        raise KafkaError(INVALID_REPLICATION_FACTOR, "All brokers are currently fenced, or have all their log "
+                                                     "directories cordoned.")
 
 
 def _too_few(replication_factor: int, num_total: int) -> None:
     if replication_factor > num_total:
         raise KafkaError(INVALID_REPLICATION_FACTOR, f"The target replication factor of {replication_factor} "
                                                      f"cannot be reached because only {num_total} broker(s) "
-                                                     "are registered.")
+                                                     "are registered or some brokers have all their log "
+                                                     "directories cordoned.")
 
 
 class BrokerList:
