@@ -59,7 +59,7 @@ def classpath(release: str = KAFKA_VERSION) -> str:
     classes, lib = root / "target" / "classes", root / "target" / f"lib-{release}"
     if not (classes / "org" / "rebalance" / "oracle" / "Oracle.class").exists() or not lib.is_dir():
         raise JavaUnavailableError(f"the Java module is not built for Kafka {release}: run 'make java' "
-                                   f"(needs Java 17+ and Maven){'' if release == KAFKA_VERSION else f' and make java KAFKA={release}'}")
+                                   f"(needs Java 17+ and Maven){'' if release == KAFKA_VERSION else f'; other releases: bash java/build.sh {release}'}")
     parts = [str(classes), str(lib / "*")]
     extra = os.environ.get("REBALANCE_ORACLE_EXTRA_CP")
     return os.pathsep.join(([extra] if extra else []) + parts)
@@ -308,8 +308,8 @@ def rewrite_files(paths: Iterable[Path], release: Optional[str] = None,
             if line.get("output") != ans.output:
                 changed += 1
                 line["output"] = ans.output
-        compact = all(text.startswith('{"') for text in path.read_text(encoding="utf-8").splitlines()[:1])
-        sep = (",", ":") if compact else (", ", ": ")
+        first = path.read_text(encoding="utf-8").split("\n", 1)[0]
+        sep = (", ", ": ") if '": ' in first else (",", ":")  # each file keeps its own JSON spacing
         path.write_text("".join(json.dumps(line, ensure_ascii=False, separators=sep) + "\n" for line in lines),
                         encoding="utf-8")
         report(f"{path}: {len(lines)} lines, {changed} outputs changed")
