@@ -126,9 +126,11 @@ conform: $(STAMP)
 vectors-check: $(STAMP) java
 	@test -d "$(VECTORS)" || { echo "vectors folder $(VECTORS) missing"; exit 1; }
 	@$(BIN)/python -m rebalance.kafka.oracle check $(VECTORS)/*.jsonl
+	@$(BIN)/python -m rebalance.kafka.releases check $(VECTORS)
 
 vectors: $(STAMP) java
 	$(BIN)/python -m rebalance.kafka.oracle rewrite $(VECTORS)/*.jsonl
+	$(BIN)/python -m rebalance.kafka.releases write $(VECTORS)
 
 test: setup chromium conform vectors-check pdf site
 	REBALANCE_VECTORS="$(abspath $(VECTORS))" REBALANCE_SITE_DIR="$(CURDIR)/_build/html" CHROMIUM="$(CHROMIUM)" \

@@ -45,3 +45,27 @@ def _scenarios(path: Path) -> list:
 @pytest.mark.parametrize("name", FILES)
 def test_the_committed_scenarios_are_the_shared_copy_s(name):
     assert _scenarios(COMMITTED / name) == _scenarios(SHARED / name), f"kafka-vectors/{name}: scenarios differ from {SHARED / name}"
+
+
+def _outputs_changed(name: str) -> int:
+    committed = [json.loads(t) for t in (COMMITTED / name).read_text(encoding="utf-8").splitlines() if t.strip()]
+    shared = [json.loads(t) for t in (SHARED / name).read_text(encoding="utf-8").splitlines() if t.strip()]
+    return sum(a["output"] != b["output"] for a, b in zip(committed, shared))
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="no shared copy of the vectors beside the repository")
+def test_the_readme_counts_the_outputs_that_recomputing_changed():
+    """kafka-vectors/README.md says how many outputs Kafka 4.3.1 changed, per file; those counts are computed here."""
+    readme = (COMMITTED / "README.md").read_text(encoding="utf-8")
+    changed = {name: _outputs_changed(name) for name in FILES}
+    total = sum(changed.values())
+    assert f"Recomputing changed {total} of the {sum(len((COMMITTED / n).read_text().splitlines()) for n in FILES):,} outputs" in readme
+    group = changed["group_uniform.jsonl"] + changed["group_unit.jsonl"]
+    assert (f"{group} `group` lines ({changed['group_uniform.jsonl']} of `group_uniform.jsonl`, "
+            f"{changed['group_unit.jsonl']} of `group_unit.jsonl`)") in readme
+    striped = changed["striped.jsonl"] + changed["striped_unit_tests.jsonl"]
+    assert f"{striped} `striped` lines" in readme
+    assert total == group + striped
+    unit_not_ok = [json.loads(t)["input"]["id"] for t in (COMMITTED / "group_unit.jsonl").read_text().splitlines()
+                   if json.loads(t)["output"].get("ok") is False]
+    assert len(unit_not_ok) == changed["group_unit.jsonl"]

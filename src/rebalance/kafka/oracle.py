@@ -260,15 +260,24 @@ class FileCheck:
     differences: Tuple[Tuple[object, str], ...] = ()
 
 
+def answer_files(paths: Iterable[Path], release: Optional[str] = None) -> List[Tuple[Path, List[dict], List[OracleAnswer]]]:
+    """Each vectors file's lines with Kafka's answers to their inputs; all files go through one JVM per release."""
+    files = [(path, _read_vectors(path)) for path in map(Path, paths)]
+    answers = answer_all([line.get("input") for _, lines in files for line in lines], release)
+    out, start = [], 0
+    for path, lines in files:
+        out.append((path, lines, answers[start:start + len(lines)]))
+        start += len(lines)
+    return out
+
+
 def check_files(paths: Iterable[Path], release: Optional[str] = None,
                 report: Callable[[str], None] = print, shown: int = 10) -> List[FileCheck]:
     """``make vectors-check``: every line's committed ``output`` must equal Kafka's answer to its ``input``,
     value for value (list orders included).  Reports the first ``shown`` differences of each file (all are in
     the returned :class:`FileCheck`) and a summary line per file."""
     results = []
-    for path in map(Path, paths):
-        lines = _read_vectors(path)
-        answers = answer_all([line.get("input") for line in lines], release)
+    for path, lines, answers in answer_files(paths, release):
         check = FileCheck(path)
         diffs = []
         for line, ans in zip(lines, answers):
@@ -296,9 +305,7 @@ def rewrite_files(paths: Iterable[Path], release: Optional[str] = None,
     """``make vectors``: rewrite each file's ``output`` fields with Kafka's answers (everything else of a line
     is kept).  A line Kafka's classes could not run is left as it is and counted; returns that count."""
     not_run = 0
-    for path in map(Path, paths):
-        lines = _read_vectors(path)
-        answers = answer_all([line.get("input") for line in lines], release)
+    for path, lines, answers in answer_files(paths, release):
         changed = 0
         for line, ans in zip(lines, answers):
             if ans.fault is not None:

@@ -80,14 +80,12 @@ def _generalize(paths: Iterable[str], ids: Iterable[str]) -> List[str]:
 
 def compare_releases(paths: Iterable[Path], old: str = OLD_RELEASE, new: str = KAFKA_VERSION) -> List[dict]:
     """The table of :mod:`rebalance.kafka.releases` for the vectors files ``paths``."""
-    from .oracle import answer_all
+    from .oracle import answer_files
 
     rows = []
-    for path in sorted(map(Path, paths)):
-        lines = [json.loads(t) for t in path.read_text(encoding="utf-8").splitlines() if t.strip()]
+    paths = sorted(map(Path, paths))
+    for (path, lines, old_answers), (_, _, new_answers) in zip(answer_files(paths, old), answer_files(paths, new)):
         inputs = [line.get("input") for line in lines]
-        old_answers = answer_all(inputs, old)
-        new_answers = answer_all(inputs, new)
         kind = next((i.get("kind") for i in inputs if isinstance(i, dict)), "")
         row = ReleaseDifference(path.name, kind, len(lines))
         fields: List[str] = []
@@ -141,3 +139,27 @@ def check(vectors: Path) -> List[str]:
 
 
 __all__ = ["OLD_RELEASE", "ReleaseDifference", "check", "compare_releases", "load", "table", "write"]
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m rebalance.kafka.releases",
+                                     description=f"where Kafka {OLD_RELEASE} answers the vectors differently from {KAFKA_VERSION}")
+    parser.add_argument("command", choices=("write", "check"))
+    parser.add_argument("vectors", type=Path)
+    args = parser.parse_args(argv)
+    if args.command == "write":
+        for row in write(args.vectors)["files"]:
+            print(f"{row['file']}: {row['same']} same, {row['different']} different, {row['only_new']} only on "
+                  f"{KAFKA_VERSION}, {row['only_old']} only on {OLD_RELEASE}")
+        return 0
+    problems = check(args.vectors)
+    for problem in problems:
+        print(f"DIFF {problem}")
+    print(f"{args.vectors / TABLE}: {'current' if not problems else 'out of date (make vectors)'}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
