@@ -1,5 +1,5 @@
-"""Kafka's large assignor tests, every cell: in-process ``assign`` time, ``python -m rebalance run`` wall time,
-and Kafka's Java figures side by side.
+"""Kafka's large assignor tests, every cell: this package and Kafka's Java timed side by side, in-process and
+end to end.
 
 The group is the one of ``AbstractStickyAssignorTest.testLargeAssignmentAndGroupWith{Uniform,NonEqual}
 Subscription`` (Kafka 3.8/3.9, commit 1eb7644, no consumer racks): 500 topics ``t000``..``t499`` x 2,000
@@ -9,33 +9,47 @@ of subscriptions.  Step 1 is the first assignment; step 2 is the same group agai
 ``c0000`` reports its step-1 partitions with generation 1 (``buildSubscriptionV2Above``).  Range and
 RoundRobin run on the same two groups (they ignore owned partitions).
 
+    bash java/build.sh                                                # compiles AssignorBench with the oracle
     .venv/bin/python benchmarks/bench_large_tests.py                  # every cell, best of 3
-    .venv/bin/python benchmarks/bench_large_tests.py --repeat 1 --only sticky
+    .venv/bin/python benchmarks/bench_large_tests.py --repeat 1 --only sticky --kinds uniform --steps 2
+    .venv/bin/python benchmarks/bench_large_tests.py --skip run oracle    # the in-process figures only
 
-Method:
+Method, cell by cell (one assignor, group and step), every measurement of a cell before the next cell:
 
 * each case is written as one input line (the vectors' ``kind: consumer`` schema) to a temporary folder;
-  step 2's line is built from step 1's ``run`` output;
-* **in-process**: a fresh interpreter reads the line, then ``parse_consumer_input`` and a fresh assignor's
-  ``assign`` (timed: ``assign`` only), ``--repeat`` times; the best is shown, with the parse and the
-  output-formatting (``assignment`` / ``sortedAssignment`` lists) times of the best run;
-* **run**: ``python -m rebalance run --max-cells 0 IN -o OUT`` timed from outside as a subprocess
-  (interpreter start, JSON read, parse, assign, formatting, JSON write), best of ``--repeat``;
-* peak RSS: the largest ``ru_maxrss`` of the run subprocesses (``os.wait4``);
-* **Java**: the figures stated in issue 13 ("Kafka's Java takes 1.5 s (Range), 0.16 s / 3.9 s (Sticky),
-  0.08 s / 2.0 s (cooperative) in-process"): Kafka's own classes at commit 1eb7644 called in-process on the
-  uniform group on this machine.  They are quoted, not re-measured here (no recipe that builds Kafka's code
-  is part of this repository); cells the issue gives no figure for show ``-``.
+  step 2's line is built from step 1's package ``run`` output;
+* **package in-process**: one interpreter (``PYTHONHASHSEED=0``) reads the line once; each timed run is
+  ``parse_consumer_input``, a fresh assignor and a full ``gc.collect()`` (untimed), then ``assign``
+  (timed), then the output lists (timed apart, shown as ``output``);
+* **Java in-process**: one JVM (``org.rebalance.oracle.AssignorBench``, ``--jvm-opts``, default
+  ``-Xms6g -Xmx6g -XX:+UseParallelGC``) reads the line once and builds Kafka's inputs with the oracle's own
+  code (``ConsumerKind.prepare``: the same maps, user data and entry) on a fresh assignor for every run; it
+  makes ``--warmup`` untimed runs, then each timed run is a ``System.gc()`` and Kafka's call alone
+  (``assignPartitions(partitionsPerTopic, subscriptions)`` here, as the input's ``entry`` says and Kafka's
+  test calls it; ``assign(Cluster, GroupSubscription)`` for ``entry: cluster``);
+  the package's and Java's timed runs alternate (package, Java, package, Java, ...), so both see the same
+  load; the best of ``--repeat`` each;
+* **run** and **run --oracle kafka**: wall time of ``python -m rebalance run --max-cells 0 IN -o OUT`` and of
+  the same with ``--oracle kafka`` (``REBALANCE_ORACLE_HEAP``, default ``--heap``), each a subprocess timed
+  from outside (interpreter start, JSON read, parse, assign, output, JSON write; for the oracle also the
+  JVM's start, the line sent to it and its answer read back), alternating, best of ``--repeat``; peak RSS
+  from ``os.wait4`` (the oracle's includes its JVM); **equal**: the two ``run`` outputs are the same
+  (``output`` objects equal: ordered and sorted lists, and for the sticky assignors the path,
+  ``partitionsTransferringOwnership`` and ``maxGeneration``);
+* the 1-minute load average is recorded at each cell's start and end: timings on a shared machine are
+  noisy, so run this when the load is low.
 
-The machine's load average is printed with the table: timings on a shared machine are noisy, so run this
-when the load is low.  ``benchmarks/large_tests_results.md`` holds a measured table, before and after the
-speed work of issue 13, with the targets met and the gaps left.
+Targets (``benchmarks/large_tests_results.md`` holds a measured table): package in-process at most 1.0x
+Java in-process; ``run`` at most ``run --oracle kafka``.
 """
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
+import platform
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -45,11 +59,8 @@ from pathlib import Path
 TOPICS, PARTITIONS, CONSUMERS = 500, 2_000, 2_000
 ASSIGNORS = ("range", "roundrobin", "sticky", "cooperative-sticky")
 KINDS = ("uniform", "non-equal")
-
-#: (assignor, kind, step) -> seconds, as stated in issue 13 (see the module docstring)
-JAVA = {("range", "uniform", 1): 1.5,
-        ("sticky", "uniform", 1): 0.16, ("sticky", "uniform", 2): 3.9,
-        ("cooperative-sticky", "uniform", 1): 0.08, ("cooperative-sticky", "uniform", 2): 2.0}
+MEASURES = ("package", "java", "run", "oracle")
+BENCH_CLASS = "org.rebalance.oracle.AssignorBench"
 
 
 def _name(prefix: str, i: int, most: int) -> str:
@@ -79,10 +90,11 @@ def write_line(path: Path, obj: dict) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# the in-process measurement (runs in its own interpreter)
+# the package in-process (its own interpreter, serving "time" lines on stdin)
 
 
-def inprocess(path: str, repeat: int) -> dict:
+def inprocess_serve(path: str) -> None:
+    """Reads the line once, prints ``{"ready"}``, then answers each ``time`` line with one timed run."""
     import resource
 
     from rebalance.consumer.assignor import assignor_for
@@ -90,71 +102,193 @@ def inprocess(path: str, repeat: int) -> dict:
     from rebalance.consumer.vectors import parse_replay_options, result_output
 
     data = json.loads(Path(path).read_text(encoding="utf-8"))
-    best = None
-    for _ in range(repeat):
+    print(json.dumps({"ready": True}), flush=True)
+    for command in sys.stdin:
+        if command.strip() != "time":
+            continue
         t0 = time.perf_counter()
         scenario = parse_consumer_input(data)
-        assignor = assignor_for(scenario.assignor, replay=parse_replay_options(data))  # entry assignPartitions
+        assignor = assignor_for(scenario.assignor, replay=parse_replay_options(data))
         t1 = time.perf_counter()
-        result = assignor.assign(scenario)
+        gc.collect()
         t2 = time.perf_counter()
-        result_output(scenario, result)
+        result = assignor.assign(scenario)
         t3 = time.perf_counter()
-        run = {"parse_s": t1 - t0, "assign_s": t2 - t1, "output_s": t3 - t2, "path": result.path or ""}
-        if best is None or run["assign_s"] < best["assign_s"]:
-            best = run
-        del result, scenario
-    best["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return best
+        result_output(scenario, result)
+        t4 = time.perf_counter()
+        run = {"parse_s": t1 - t0, "assign_s": t3 - t2, "output_s": t4 - t3, "path": result.path or "",
+               "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+        del result, scenario, assignor
+        print(json.dumps(run), flush=True)
 
 
-def _child(args) -> dict:
+class Server:
+    """A child process that prints one ready line, then one JSON line per ``time`` line it is sent."""
+
+    def __init__(self, cmd, env=None):
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+        self.ready = self._read()
+
+    def _read(self) -> dict:
+        text = self.proc.stdout.readline()
+        if not text:
+            code = self.proc.wait()
+            raise SystemExit(f"{' '.join(map(str, self.proc.args[:4]))} ... stopped (exit {code})")
+        return json.loads(text)
+
+    def time(self) -> dict:
+        self.proc.stdin.write("time\n")
+        self.proc.stdin.flush()
+        return self._read()
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        if self.proc.wait(timeout=120) != 0:
+            raise SystemExit(f"{' '.join(map(str, self.proc.args[:4]))} ... failed (exit {self.proc.returncode})")
+
+
+def package_server(inp: Path) -> Server:
+    return Server([sys.executable, __file__, "--inprocess", str(inp)], env=dict(os.environ, PYTHONHASHSEED="0"))
+
+
+def java_classpath() -> str:
+    """The oracle's classpath (``rebalance.kafka.oracle.classpath``), which holds AssignorBench once built."""
+    from rebalance.kafka.oracle import classpath
+
+    cp = classpath()
+    if not any((Path(part) / (BENCH_CLASS.replace(".", "/") + ".class")).exists()
+               for part in cp.split(os.pathsep) if not part.endswith("*")):
+        raise SystemExit(f"{BENCH_CLASS} is not compiled: run 'bash java/build.sh'")
+    return cp
+
+
+def java_server(inp: Path, args) -> Server:
+    from rebalance.kafka.oracle import find_java
+
+    return Server([find_java(), *shlex.split(args.jvm_opts), "-cp", java_classpath(), BENCH_CLASS,
+                   "--warmup", str(args.warmup), "--serve", str(inp)])
+
+
+# ---------------------------------------------------------------------------------------------
+# end to end
+
+
+def timed_run(inp: Path, out: Path, oracle: bool, heap: str):
+    """Wall time of one ``python -m rebalance run`` (``--oracle kafka`` when ``oracle``) and its peak RSS (MB)."""
     env = dict(os.environ, PYTHONHASHSEED="0")
-    out = subprocess.run([sys.executable, __file__, "--inprocess", str(args[0]), "--repeat", str(args[1])],
-                         capture_output=True, text=True, env=env, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    cmd = [sys.executable, "-m", "rebalance", "run", "--max-cells", "0", str(inp), "-o", str(out)]
+    if oracle:
+        cmd += ["--oracle", "kafka"]
+        env.setdefault("REBALANCE_ORACLE_HEAP", heap)
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env)
+    _, status, usage = os.wait4(proc.pid, 0)
+    took = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd[1:])} failed (exit {proc.returncode})")
+    return took, usage.ru_maxrss / 1024
 
 
-def timed_run(inp: Path, out: Path, repeat: int):
-    """Best wall time of ``python -m rebalance run`` and the largest peak RSS (MB) over ``repeat`` runs."""
-    best, rss = float("inf"), 0.0
-    env = dict(os.environ, PYTHONHASHSEED="0")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "rebalance", "run", "--max-cells", "0", str(inp),
-                                 "-o", str(out)], env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        took = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.returncode != 0:
-            raise SystemExit(f"run failed on {inp} (exit {proc.returncode})")
-        best = min(best, took)
-        rss = max(rss, usage.ru_maxrss / 1024)
-    return best, rss
+def read_output(path: Path) -> dict:
+    row = json.loads(path.read_text(encoding="utf-8"))
+    if "output" not in row:
+        raise SystemExit(f"{path}: no output ({row.get('error')})")
+    return row["output"]
 
 
-def _fmt(x) -> str:
-    return "-" if x is None else f"{x:.2f}"
+def same_outputs(a: Path, b: Path) -> str:
+    """``yes`` when the two ``run`` outputs are equal, else the keys that differ."""
+    x, y = read_output(a), read_output(b)
+    differ = sorted(k for k in set(x) | set(y) if x.get(k) != y.get(k))
+    return "yes" if not differ else "no: " + ",".join(differ)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _best(runs, key="assign_s"):
+    return min(runs, key=lambda r: r[key]) if runs else None
+
+
+def _f(x, fmt="{:.2f}") -> str:
+    return "-" if x is None else fmt.format(x)
+
+
+def _ratio(a, b) -> str:
+    return "-" if a is None or b is None else f"{a / b:.2f}x"
+
+
+def measure_cell(inp: Path, out_pkg: Path, out_ora: Path, args) -> dict:
+    row = {"load_start": os.getloadavg()[0]}
+    pkg_runs, java_runs = [], []
+    if "package" not in args.skip or "java" not in args.skip:
+        pkg = package_server(inp) if "package" not in args.skip else None
+        java = java_server(inp, args) if "java" not in args.skip else None
+        try:
+            for _ in range(args.repeat):  # alternating, so both see the same load
+                if pkg:
+                    pkg_runs.append(pkg.time())
+                if java:
+                    java_runs.append(java.time())
+        finally:
+            for server in (pkg, java):
+                if server:
+                    server.close()
+        if java:
+            row["java_ready"] = java.ready
+    best_pkg, best_java = _best(pkg_runs), _best(java_runs)
+    row.update(package_s=best_pkg and best_pkg["assign_s"], java_s=best_java and best_java["assign_s"],
+               package_runs=pkg_runs, java_runs=java_runs,
+               parse_s=best_pkg and best_pkg["parse_s"], output_s=best_pkg and best_pkg["output_s"],
+               path=best_pkg["path"] if best_pkg else "", java_gc_s=best_java and best_java["gc_s"])
+    run_times, oracle_times, run_rss, oracle_rss = [], [], 0.0, 0.0
+    for _ in range(args.repeat):  # alternating
+        if "run" not in args.skip:
+            took, rss = timed_run(inp, out_pkg, False, args.heap)
+            run_times.append(took)
+            run_rss = max(run_rss, rss)
+        if "oracle" not in args.skip:
+            took, rss = timed_run(inp, out_ora, True, args.heap)
+            oracle_times.append(took)
+            oracle_rss = max(oracle_rss, rss)
+    row.update(run_s=min(run_times, default=None), oracle_s=min(oracle_times, default=None),
+               run_all_s=run_times, oracle_all_s=oracle_times,
+               run_rss_mb=run_rss or None, oracle_rss_mb=oracle_rss or None,
+               equal=same_outputs(out_pkg, out_ora) if run_times and oracle_times else "-")
+    row["load_end"] = os.getloadavg()[0]
+    return row
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3, help="runs per figure; the best is shown (default 3)")
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs per figure; the best is shown (default 3)")
+    parser.add_argument("--warmup", type=int, default=2, help="Java's untimed warm-up runs per cell (default 2)")
     parser.add_argument("--only", nargs="*", choices=ASSIGNORS, help="assignors to run (default: all)")
     parser.add_argument("--kinds", nargs="*", choices=KINDS, default=list(KINDS))
+    parser.add_argument("--steps", nargs="*", type=int, choices=(1, 2), default=[1, 2])
+    parser.add_argument("--skip", nargs="*", choices=MEASURES, default=[],
+                        help="measurements to leave out (package, java: in-process; run, oracle: end to end)")
+    parser.add_argument("--heap", default="6g",
+                        help="the oracle's heap (REBALANCE_ORACLE_HEAP when not set already; default 6g)")
+    parser.add_argument("--jvm-opts", default="-Xms6g -Xmx6g -XX:+UseParallelGC",
+                        help="AssignorBench's JVM options (default: %(default)s)")
     parser.add_argument("--json", help="also write the rows to this file")
     parser.add_argument("--inprocess", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.inprocess:
-        print(json.dumps(inprocess(args.inprocess, args.repeat)))
+        inprocess_serve(args.inprocess)
         return
 
     rows = []
-    load_before = os.getloadavg()
     print(f"Kafka's large tests: {TOPICS} topics x {PARTITIONS:,} partitions = {TOPICS * PARTITIONS:,} partitions, "
-          f"{CONSUMERS:,} consumers; best of {args.repeat}; load average {load_before[0]:.2f} at start")
-    header = (f"{'assignor':19s} {'group':9s} {'step':>4s} {'Java':>6s} {'assign':>7s} {'run':>7s} "
-              f"{'run/assign':>10s} {'parse':>6s} {'output':>7s} {'RSS MB':>7s}  path")
+          f"{CONSUMERS:,} consumers; best of {args.repeat} (Java after {args.warmup} warm-up runs, "
+          f"{args.jvm_opts}); oracle heap {os.environ.get('REBALANCE_ORACLE_HEAP', args.heap)}")
+    print(f"{time.strftime('%Y-%m-%d %H:%M')}, {platform.node()}, {os.cpu_count()} CPUs, Python "
+          f"{platform.python_version()}; load average {os.getloadavg()[0]:.2f} at start")
+    header = (f"{'assignor':19s} {'group':9s} {'step':>4s} | {'package':>7s} {'Java':>6s} {'pkg/Java':>8s} | "
+              f"{'run':>6s} {'oracle':>6s} {'run/orc':>7s} {'equal':>5s} | {'parse':>5s} {'output':>6s} "
+              f"{'Java GC':>7s} {'RSS run':>7s} {'RSS orc':>7s} | load")
     print(header, flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-large-") as tmp:
         tmp = Path(tmp)
@@ -163,23 +297,30 @@ def main(argv=None) -> None:
                 first = step1_input(assignor, kind)
                 for step in (1, 2):
                     inp = tmp / f"{assignor}-{kind}-{step}.jsonl"
-                    out = tmp / f"{assignor}-{kind}-{step}.out.jsonl"
+                    out_pkg = tmp / f"{assignor}-{kind}-{step}.out.jsonl"
+                    out_ora = tmp / f"{assignor}-{kind}-{step}.oracle.jsonl"
                     if step == 1:
                         write_line(inp, first)
                     else:
-                        result = json.loads((tmp / f"{assignor}-{kind}-1.out.jsonl").read_text(encoding="utf-8"))
-                        write_line(inp, step2_input(first, result["output"]["assignment"]))
-                    ip = _child((inp, args.repeat))
-                    wall, rss = timed_run(inp, out, args.repeat)
+                        step1_out = tmp / f"{assignor}-{kind}-1.out.jsonl"
+                        if not step1_out.exists():  # step 1 not measured, or its run skipped: computed untimed
+                            timed_run(tmp / f"{assignor}-{kind}-1.jsonl", step1_out, False, args.heap)
+                        write_line(inp, step2_input(first, read_output(step1_out)["assignment"]))
+                    if step not in args.steps:
+                        continue
                     row = {"assignor": assignor, "group": kind, "step": step,
-                           "java_s": JAVA.get((assignor, kind, step)), "assign_s": ip["assign_s"],
-                           "run_s": wall, "parse_s": ip["parse_s"], "output_s": ip["output_s"],
-                           "rss_mb": max(rss, ip["rss_mb"]), "path": ip["path"], "load": os.getloadavg()[0]}
+                           **measure_cell(inp, out_pkg, out_ora, args)}
                     rows.append(row)
-                    print(f"{assignor:19s} {kind:9s} {step:4d} {_fmt(row['java_s']):>6s} {row['assign_s']:7.2f} "
-                          f"{wall:7.2f} {wall / row['assign_s']:9.1f}x {row['parse_s']:6.2f} {row['output_s']:7.2f} "
-                          f"{row['rss_mb']:7.0f}  {row['path']}", flush=True)
-    print(f"load average at end {os.getloadavg()[0]:.2f}; Java: figures quoted from issue 13 (see the docstring)")
+                    rss_run = max([row["run_rss_mb"] or 0] + [r["rss_mb"] for r in row["package_runs"]]) or None
+                    print(f"{assignor:19s} {kind:9s} {step:4d} | {_f(row['package_s']):>7s} {_f(row['java_s']):>6s} "
+                          f"{_ratio(row['package_s'], row['java_s']):>8s} | {_f(row['run_s']):>6s} "
+                          f"{_f(row['oracle_s']):>6s} {_ratio(row['run_s'], row['oracle_s']):>7s} "
+                          f"{row['equal']:>5s} | {_f(row['parse_s']):>5s} {_f(row['output_s']):>6s} "
+                          f"{_f(row['java_gc_s']):>7s} {_f(rss_run, '{:.0f}'):>7s} "
+                          f"{_f(row['oracle_rss_mb'], '{:.0f}'):>7s} | {row['load_start']:.2f}-{row['load_end']:.2f}"
+                          f"  {row['path']}", flush=True)
+    print(f"load average at end {os.getloadavg()[0]:.2f}; seconds; package and Java: in-process assign, "
+          f"run and oracle: end to end (see the docstring)")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
 

@@ -61,17 +61,20 @@ def require(condition: bool, field: str, message: str) -> None:
         raise InputError(field, message)
 
 
+#: ``Integer.MAX_VALUE``: a partition or task number is a Java ``int``
+JAVA_INT_MAX = (1 << 31) - 1
+
+
 def parse_dashed_id(text: object, field: str, name: str, number: str) -> tuple[str, int]:
     """Read Kafka's ``"<name>-<number>"`` form (``TopicPartition``, ``ConnectorTaskId``), split at the last
     ``-`` as Kafka's own ``toString`` output must be, and name ``field`` if the text is malformed."""
     require(isinstance(text, str), field, f"must be a '{name}-{number}' string, got {text!r}")
     head, sep, tail = text.rpartition("-")
     require(bool(sep) and bool(head), field, f"{text!r} is not of the form '{name}-{number}'")
-    try:
-        value = int(tail)
-    except ValueError:
-        raise InputError(field, f"{text!r}: {number} {tail!r} is not a whole number") from None
-    require(value >= 0, field, f"{text!r}: {number} number must not be negative")
+    # the digits toString writes: int() alone would also take '+5', ' 5', '1_0' and non-ASCII digits
+    require(tail.isascii() and tail.isdigit(), field, f"{text!r}: {number} {tail!r} is not a whole number")
+    value = int(tail)
+    require(value <= JAVA_INT_MAX, field, f"{text!r}: {number} {value} does not fit a Java int")
     return head, value
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -57,10 +58,26 @@ def adapter_for(kind: object) -> ModuleType:
 # the size of an input, estimated before anything is allocated
 
 
+# The estimators run *before* the adapter has validated anything, so each is total: it reads any JSON value
+# in any field without failing.  A value of the wrong shape counts 0 (a list that should be a count, a count
+# that should be a list, a member that is not an object...) and is left to the adapter, which reports it as
+# an ``InputError`` naming the field; only a well-formed count over the limit is refused here, with its field.
+
+
 def _count(value) -> int:
     """A count as the input gives it; anything that is not a whole number >= 0 counts 0 (the adapter
     reports it with its field)."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _length(value) -> int:
+    """The length of a JSON list; anything else (a number, a string, an object, null) counts 0."""
+    return len(value) if isinstance(value, list) else 0
+
+
+def _objects(value) -> List[dict]:
+    """The JSON objects of a list (the members, steps, placements... that are objects); none otherwise."""
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
 def _largest(counts: Dict[str, int]) -> Tuple[str, int]:
@@ -89,10 +106,9 @@ def _consumer_size(s: dict) -> None:
     counts = {f"topics.{t}": (len(n) if isinstance(n, list) else _count(n)) for t, n in topics.items()}
     if not counts:
         return
-    members = s.get("members")
-    members = members if isinstance(members, list) else []
-    pairs = sum(len(m.get("topics") or ()) for m in members if isinstance(m, dict))
-    owned = sum(len(m.get("ownedPartitions") or ()) for m in members if isinstance(m, dict))
+    members = _objects(s.get("members"))
+    pairs = sum(_length(m.get("topics")) for m in members)
+    owned = sum(_length(m.get("ownedPartitions")) for m in members)
     total = sum(counts.values())
     field_name, largest = _largest(counts)
     check_size(field_name, total + pairs + owned,
@@ -101,14 +117,14 @@ def _consumer_size(s: dict) -> None:
 
 
 def _replicas_size(s: dict) -> None:
-    brokers = s.get("brokers")
-    n_brokers = len(brokers) if isinstance(brokers, list) else 0
+    n_brokers = _length(s.get("brokers"))
     if s.get("kind") == "adminutils":
         specs = [("partitions", s.get("partitions"), s.get("replicationFactor"))]
     else:
         placements = s.get("placements")
+        placements = placements if isinstance(placements, list) else []
         specs = [(f"placements[{i}].numPartitions", p.get("numPartitions"), p.get("numReplicas"))
-                 for i, p in enumerate(placements) if isinstance(p, dict)] if isinstance(placements, list) else []
+                 for i, p in enumerate(placements) if isinstance(p, dict)]
     counts = {}
     for field_name, partitions, replicas in specs:
         replicas = _count(replicas)
@@ -130,7 +146,7 @@ def _with_steps(s: dict, key: str, counter: Callable[[object, str], Dict[str, in
     counts = counter(s.get(key), key)
     most = 1
     steps = s.get("steps")
-    for i, step in enumerate(steps if isinstance(steps, list) else []):
+    for i, step in enumerate(steps if isinstance(steps, list) else ()):
         if isinstance(step, dict):
             for name in (key, f"add_{key}"):
                 counts.update(counter(step.get(name), f"steps[{i}].{name}"))
@@ -162,8 +178,7 @@ def _topic_partitions(topics: object, where: str) -> Dict[str, int]:
 
 def _group_size(s: dict) -> None:
     counts, members = _with_steps(s, "topics", _topic_partitions, (list,))
-    if isinstance(s.get("members"), list):
-        members = max(members, len(s["members"]))
+    members = max(members, _length(s.get("members")))
     if counts:  # partitions + at most every member subscribed to every topic (as kip848.check_group_size)
         total = sum(counts.values())
         field_name, largest = _largest(counts)
@@ -186,8 +201,11 @@ def check_input_size(scenario: dict) -> None:
     """Estimate the size of one scenario before it runs, and refuse one over
     :data:`~rebalance.errors.MAX_INPUT_CELLS` with an :class:`InputError` naming the count to reduce
     (e.g. ``topics.t0``): without this, a partition count of 2^31-1 exhausts memory and takes the whole
-    run down.  ``coordinator_partition`` and ``java_random`` allocate only what the line itself lists."""
-    estimator = SIZE_ESTIMATORS.get(scenario.get("kind"))
+    run down.  ``coordinator_partition`` and ``java_random`` allocate only what the line itself lists.
+    Any JSON value is read without failing (see :func:`_count`): the shape is the adapter's to check."""
+    if not isinstance(scenario, dict) or not isinstance(scenario.get("kind"), str):
+        return
+    estimator = SIZE_ESTIMATORS.get(scenario["kind"])
     if estimator is not None:
         estimator(scenario)
 
@@ -273,25 +291,61 @@ class Line:
 
 def read_lines(path: str) -> Iterator[Line]:
     """Parse a JSONL file (``-``: stdin); a line that is not JSON becomes a :class:`Line` with an error."""
+    # bytes that are not UTF-8 are read as lone surrogates (surrogateescape), so that parse_lines reports
+    # their line instead of the decoder ending the whole run
     if path == "-":
+        import io
         import sys
 
-        yield from parse_lines(path, sys.stdin)
-        return
-    with open(path, encoding="utf-8") as stream:
+        buffer = getattr(sys.stdin, "buffer", None)
+        stream = sys.stdin if buffer is None else io.TextIOWrapper(buffer, encoding="utf-8", errors="surrogateescape")
         yield from parse_lines(path, stream)
+        return
+    with open(path, encoding="utf-8", errors="surrogateescape") as stream:
+        yield from parse_lines(path, stream)
+
+
+#: a JSON escape of a UTF-16 surrogate (``\ud800``): alone (without its pair) it decodes to a string that has
+#: no UTF-8 form, which no output line could then be written with
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _not_utf8(text: str, value: object) -> Optional[str]:
+    """Why the line ``text`` (parsed: ``value``) cannot be echoed as UTF-8, or ``None``."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return f"not valid UTF-8 (at character {exc.start + 1})"
+    if _SURROGATE_ESCAPE.search(text):  # a surrogate pair is fine; only a lone one has no UTF-8 form
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            return "a string holds a lone UTF-16 surrogate (a \\ud800-\\udfff escape without its pair), " \
+                   "which has no UTF-8 form"
+    return None
 
 
 def parse_lines(source: str, texts: Iterable[str]) -> Iterator[Line]:
     """One :class:`Line` per non-blank text line of ``source`` (numbered from 1); a line that is not JSON
-    carries an ``InputError`` instead of a value."""
+    (or not UTF-8, or nested deeper than Python parses, or with an integer of more digits than Python
+    converts) carries an ``InputError`` instead of a value."""
     for number, text in enumerate(texts, 1):
         if not text.strip():
             continue
         try:
-            yield Line(source, number, json.loads(text))
+            value = json.loads(text)
         except json.JSONDecodeError as exc:
             yield Line(source, number, error=InputError("line", f"not valid JSON ({exc.msg} at column {exc.colno})"))
+            continue
+        except (ValueError, RecursionError) as exc:  # int('1' * 5000), '[' * 100000
+            yield Line(source, number, error=InputError("line", f"not readable JSON ({exc})"))
+            continue
+        problem = _not_utf8(text, value)
+        if problem is not None:
+            yield Line(source, number, error=InputError("line", problem))
+            continue
+        yield Line(source, number, value)
 
 
 def line_id(value: object, fallback: str) -> object:

@@ -20,18 +20,30 @@ def test_three_partitions_third_member_joins():
     assert r.by_name() == {"c1": {"t": [0]}, "c2": {"t": [2]}, "c3": {"t": [1]}}
 
 
-def test_homogeneous_extra_partition_follows_member_map_order():
-    # 7 partitions, 3 members: quotas 3, 2, 2 handed out in HashMap iteration order of the member ids.
-    # "b" comes first in that order, so "b" may keep 3 and "a" (which held 3) must give one back.
+def test_homogeneous_extra_partition_stays_with_a_member_that_holds_it():
+    # 7 partitions, 3 members: minimum quota 2, one "+1" slot.  Since KAFKA-18688 (Kafka 4.1.0) a member
+    # visited while the slot is free takes it only if it already fills it, or if it is among the last members
+    # that must take the remaining slots; otherwise it gives the "+1" up for a later member.
     members = [{"id": "a", "subscriptions": ["t"], "assignment": {"t": [0, 1, 2]}},
                {"id": "b", "subscriptions": ["t"], "assignment": {"t": [3, 4, 5]}},
                {"id": "c", "subscriptions": ["t"], "assignment": {"t": [6]}}]
     in_tree_order = assign_group("uniform", {"t": 7}, members, members_map="tree").by_name()
+    # TreeMap order a, b, c: "a" holds 3 and keeps the "+1"; "b" gives one back to "c"
     assert in_tree_order == {"a": {"t": [0, 1, 2]}, "b": {"t": [3, 4]}, "c": {"t": [5, 6]}}
     reversed_ids = [dict(m, id=n) for m, n in zip(members, ["z", "y", "x"])]
     tree = assign_group("uniform", {"t": 7}, reversed_ids, members_map="tree").by_name()
-    # TreeMap order x, y, z: x gets the +1 first; z (3 partitions) gives one back
-    assert tree == {"z": {"t": [0, 1]}, "y": {"t": [3, 4]}, "x": {"t": [2, 5, 6]}}
+    # TreeMap order x, y, z: "x" (1 partition) gives the "+1" up, "y" (3 partitions) keeps it, and only
+    # "z" gives one back.  Up to Kafka 4.0 "x" took the "+1" and both "y" and "z" gave one back.
+    assert tree == {"z": {"t": [0, 1]}, "y": {"t": [3, 4, 5]}, "x": {"t": [2, 6]}}
+
+
+def test_homogeneous_fresh_assignment_puts_the_extras_on_the_last_members():
+    # KAFKA-18688 (Kafka 4.1.0): with nobody holding anything, every member but the last total % members
+    # gives its "+1" up, so the extras go to the last members in memberIds() order (the first ones up to 4.0)
+    members = [{"id": m, "subscriptions": ["t"]} for m in ("a", "b", "c", "d")]
+    counts = {m: sum(len(p) for p in a.values())
+              for m, a in assign_group("uniform", {"t": 10}, members, members_map="tree").by_name().items()}
+    assert counts == {"a": 2, "b": 2, "c": 3, "d": 3}
 
 
 def test_homogeneous_revokes_in_hashset_iteration_order():

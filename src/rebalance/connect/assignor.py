@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Dict, Mapping, Optional, Protocol, Sequence, Tuple, Type, Union, runtime_checkable
 
 from ..errors import require
+from ..java import INT_MAX, INT_MIN
 from .eager import EagerAssignor
 from .incremental import DEFAULT_MAX_DELAY_MS, IncrementalCooperativeAssignor, MockTime
 from .leader import CoordinatorState
@@ -99,8 +100,8 @@ class ReplayOptions:
         require(self.members_map in ("hash", "linked"), "members_map",
                 f"must be 'hash' or 'linked', got {self.members_map!r}")
         prev = self.initial_previous_generation_id
-        require(prev is None or (isinstance(prev, int) and not isinstance(prev, bool)),
-                "initial_previous_generation_id", f"must be an integer, got {prev!r}")
+        require(prev is None or (isinstance(prev, int) and not isinstance(prev, bool) and INT_MIN <= prev <= INT_MAX),
+                "initial_previous_generation_id", f"must be an integer (a Java int), got {prev!r}")
         return self
 
 

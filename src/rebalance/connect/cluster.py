@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import require
+from ..java import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN
 from .assignor import ASSIGNORS, ConnectAssignor, ReplayOptions, assignor_class, assignor_for, connect_protocol
 from .eager import EagerAssignor
 from .incremental import DEFAULT_MAX_DELAY_MS, DEFAULT_START_TIME_MS, MockTime
@@ -86,8 +87,11 @@ class RoundResult:
         return any(w.revoked_connectors or w.revoked_tasks for w in self.workers.values())
 
 
-def _whole(value: object, field: str, minimum: Optional[int] = None) -> int:
+def _whole(value: object, field: str, minimum: Optional[int] = None, java: str = "int") -> int:
+    """``value`` as a Java ``int`` (or ``long``), at least ``minimum`` if given, or ``InputError`` naming ``field``."""
     require(isinstance(value, int) and not isinstance(value, bool), field, f"must be an integer, got {value!r}")
+    lo, hi = (INT_MIN, INT_MAX) if java == "int" else (LONG_MIN, LONG_MAX)
+    require(lo <= value <= hi, field, f"{value} does not fit a Java {java}")
     require(minimum is None or value >= minimum, field, f"must be >= {minimum}, got {value!r}")
     return value
 
@@ -143,7 +147,7 @@ class ConnectCluster:
         self.protocol = protocol
         self.version = protocol_version(self.protocol)
         self.max_delay_ms = _whole(max_delay_ms, "max_delay_ms", 0)
-        self.time = MockTime(_whole(initial_time_ms, "initial_time_ms"))
+        self.time = MockTime(_whole(initial_time_ms, "initial_time_ms", java="long"))
         self.members_map = replay.members_map
         self.generation_id = _whole(initial_generation_id, "initial_generation_id")
         self.connectors: Dict[str, int] = check_connectors(connectors if connectors is not None else {}, "connectors")

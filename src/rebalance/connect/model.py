@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Callable, Container, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import parse_dashed_id, require
-from ..java import JavaHashOrder, hash_set_copy_capacity, java_string_key, string_hash, to_int32
+from ..java import INT_MAX, JavaHashOrder, hash_set_copy_capacity, java_string_key, string_hash, to_int32
 
 ConnectorTaskId = Tuple[str, int]
 
@@ -211,8 +211,8 @@ def check_connectors(connectors: object, field: str) -> Dict[str, int]:
     out: Dict[str, int] = {}
     for name, count in connectors.items():
         require(isinstance(name, str) and name != "", f"{field}.{name}", "connector names must be non-empty strings")
-        require(isinstance(count, int) and not isinstance(count, bool) and count >= 0, f"{field}.{name}",
-                f"task count must be a whole number >= 0, got {count!r}")
+        require(isinstance(count, int) and not isinstance(count, bool) and 0 <= count <= INT_MAX, f"{field}.{name}",
+                f"task count must be a whole number >= 0 (a Java int), got {count!r}")
         out[name] = count
     return out
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 from typing import List, Mapping, Optional
 
 from ..errors import InputError, require
+from ..java import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN
 from ..vectors import diff_summary
 from .assignor import ReplayOptions
 from .cluster import ConnectCluster, RoundResult, WorkerRound
 from .incremental import IncrementalCooperativeAssignor
+from .leader import worker_url
 from .model import (
     ConnectorsAndTasks,
     WorkerLoad,
@@ -40,9 +42,17 @@ def totals_string(wr: WorkerRound) -> str:
             f"={count_string(wr.n_connectors, wr.n_tasks)}")
 
 
-def _int(value, field: str) -> int:
+def _int(value, field: str, java: str = "int", minimum: Optional[int] = None) -> int:
+    """A Java ``int`` (generations, delays, counts) or ``long`` (times), at least ``minimum`` if given."""
     require(isinstance(value, int) and not isinstance(value, bool), field, f"must be an integer, got {value!r}")
+    lo, hi = (INT_MIN, INT_MAX) if java == "int" else (LONG_MIN, LONG_MAX)
+    require(lo <= value <= hi, field, f"{value} does not fit a Java {java}")
+    require(minimum is None or value >= minimum, field, f"must be >= {minimum}, got {value}")
     return value
+
+
+def _long(value, field: str) -> int:
+    return _int(value, field, "long")
 
 
 def _bool(value, field: str) -> bool:
@@ -54,6 +64,77 @@ def _str_list(value, field: str) -> List[str]:
     require(isinstance(value, list) and all(isinstance(x, str) for x in value), field,
             f"must be a list of strings, got {value!r}")
     return list(value)
+
+
+def _int_list(value, field: str) -> List[int]:
+    require(isinstance(value, list), field, f"must be a list of whole numbers, got {value!r}")
+    return [_int(x, f"{field}[{i}]") for i, x in enumerate(value)]
+
+
+def _workers(value, field: str) -> List[str]:
+    """A list of distinct, non-empty worker ids."""
+    workers = _str_list(value, field)
+    for i, w in enumerate(workers):
+        require(w != "", f"{field}[{i}]", "worker ids must be non-empty strings")
+    require(len(set(workers)) == len(workers), field, "lists a worker twice")
+    return workers
+
+
+def _loads(value, field: str) -> List[WorkerLoad]:
+    """``[{worker, connectors, tasks}]``: the ``WorkerLoad`` list of ``handleLostAssignments`` and ``assign``."""
+    require(isinstance(value, list), field, "must be a list of {worker, connectors, tasks}")
+    loads = []
+    for i, item in enumerate(value):
+        f = f"{field}[{i}]"
+        require(isinstance(item, dict) and isinstance(item.get("worker"), str), f, "needs a 'worker' id")
+        for key in item:
+            require(key in ("worker", "connectors", "tasks"), f"{f}.{key}",
+                    "unknown field (a worker load has worker, connectors, tasks)")
+        loads.append(WorkerLoad(item["worker"], _str_list(item.get("connectors", []), f"{f}.connectors"),
+                                _task_list(item.get("tasks", []), f"{f}.tasks")))
+    return loads
+
+
+#: Kafka's protocol ``STRING`` holds at most this many UTF-8 bytes: on the protocol path (and eager's) every
+#: connector name and worker url (``http://<worker>:8083``) the leader serializes must fit
+STRING_BYTES = 32767
+_URL_BYTES = len(worker_url("").encode("utf-8"))
+
+
+def _wire_name(name: str, field: str, extra: int = 0) -> None:
+    """Raise ``InputError(field)`` when ``name`` (plus ``extra`` bytes around it) does not fit a ``STRING``;
+    only names of more than a quarter of the limit in characters are encoded to find out."""
+    if len(name) > (STRING_BYTES - extra) // 4:
+        size = len(name.encode("utf-8", "surrogatepass")) + extra
+        require(size <= STRING_BYTES, field, f"{size - extra:,} UTF-8 bytes: too long for Kafka's protocol STRING "
+                                             f"(at most {STRING_BYTES - extra:,} here)")
+
+
+#: the expectations each step may carry (the vectors README) and the check of each value
+_REBALANCE_EXPECT = {
+    "delay": _int, "delay_gt": _int, "workers": _str_list, "connector_allocations": _int_list,
+    "task_allocations": _int_list, "no_revocations": _bool, "empty_assignment": _bool,
+    "balanced_and_complete": _bool, "leader_state_set": _bool, "protocol_version": _int,
+}
+_LOST_EXPECT = {
+    "candidate_workers": _str_list, "delay": _int, "scheduled_rebalance": _long,
+    "scheduled_rebalance_minus_now": _long, "to_reassign_contains_lost": _bool, "to_reassign_equals_lost": _bool,
+    "workers_contain_lost": _str_list,
+}
+_ASSIGN_EXPECT = {"worker_loads": _loads, "each_connectors": _int, "each_tasks": _int}
+
+
+def _expectations(value, field: str, schema: Mapping) -> dict:
+    """A step's ``expect`` checked against ``schema`` (key -> check of its value); absent: none."""
+    if value is None:
+        return {}
+    require(isinstance(value, Mapping), field, f"must be an object of expectations, got {value!r}")
+    for key, want in value.items():
+        check = schema.get(key)
+        if check is None:
+            raise InputError(f"{field}.{key}", f"unknown expectation (expected one of {', '.join(schema)})")
+        check(want, f"{field}.{key}")
+    return dict(value)
 
 
 def _task_list(value, field: str):
@@ -75,13 +156,14 @@ class _Scenario:
         self.id = scenario.get("id")
         assignor = scenario.get("assignor", "incremental")
         detail = scenario.get("detail")
+        verbose = _bool(scenario.get("verbose", True), "verbose")
         if detail is None:
-            detail = "compact" if scenario.get("verbose", True) is False else "full"
+            detail = "full" if verbose else "compact"
         require(detail in DETAILS, "detail", f"must be one of {', '.join(DETAILS)}, got {detail!r}")
         self.detail = "compact" if detail == "verbose" else detail
         self.settle = _bool(scenario.get("settle", False), "settle")
         self.settle_delay = _bool(scenario.get("settle_delay", True), "settle_delay")
-        self.max_follow_ups = _int(scenario.get("max_follow_ups", 20), "max_follow_ups")
+        self.max_follow_ups = _int(scenario.get("max_follow_ups", 20), "max_follow_ups", minimum=0)
         # the same validated entry point as the chapters' (ConnectCluster checks every field and names it);
         # only this adapter passes the harness switches
         self.cluster = ConnectCluster(
@@ -93,6 +175,7 @@ class _Scenario:
             replay=ReplayOptions(members_map=scenario.get("members_map", "hash"),
                                  initial_previous_generation_id=scenario.get("initial_previous_generation_id")))
         self.assignor_name = assignor
+        self._wire_names(self.cluster.connectors, "connectors")
         steps = scenario.get("steps", [])
         require(isinstance(steps, list), "steps", "must be a list of step objects")
         self.steps = steps
@@ -114,8 +197,9 @@ class _Scenario:
                 prev = self.cluster.reset(None if prev is None else _int(prev, f"{field}.previous_generation_id"))
                 self._emit({"op": "reset", "previous_generation_id": prev}, i)
             elif op == "set_previous_members":
-                self._incremental(field).previous_members = _str_list(step.get("members", []), f"{field}.members")
-                self._emit({"op": "set_previous_members", "members": list(step.get("members", []))}, i)
+                members = _str_list(step.get("members", []), f"{field}.members")
+                self._incremental(field).previous_members = members
+                self._emit({"op": "set_previous_members", "members": list(members)}, i)
             elif op == "handle_lost_assignments":
                 self._handle_lost(step, i, field)
             elif op == "assign":
@@ -124,6 +208,12 @@ class _Scenario:
                 raise InputError(f"{field}.op", f"unknown op {op!r}")
         return {"id": self.id, "kind": "connect", "assignor": self.assignor_name, "mode": self.cluster.mode,
                 "steps": self.out_steps, "ok": self.ok}
+
+    def _wire_names(self, connectors, field: str) -> None:
+        """On the protocol path, every connector name of ``connectors`` (``field.<name>``) must fit a STRING."""
+        if self.cluster.mode == "protocol":
+            for name in connectors:
+                _wire_name(name, f"{field}.{name}")
 
     def _emit(self, record: dict, scenario_step: int) -> dict:
         record["step"] = len(self.out_steps)
@@ -138,10 +228,13 @@ class _Scenario:
     def _clock(self, step: dict, field: str) -> None:
         time = self.cluster.time
         if "time_ms" in step:
-            time.set(_int(step["time_ms"], f"{field}.time_ms"))
+            time.set(_long(step["time_ms"], f"{field}.time_ms"))
         if "sleep_ms" in step:
             value = step["sleep_ms"]
             if isinstance(value, dict):
+                for key in value:
+                    require(key in ("of", "div", "plus"), f"{field}.sleep_ms.{key}",
+                            "unknown field (a computed sleep has of, div, plus)")
                 of = value.get("of")
                 require(of in ("delay", "max_delay"), f"{field}.sleep_ms.of", f"must be 'delay' or 'max_delay', got {of!r}")
                 base = self.cluster.delay if of == "delay" else self.cluster.max_delay_ms
@@ -152,15 +245,18 @@ class _Scenario:
                 q = q if (base >= 0) == (div > 0) else -q  # Java int division truncates towards zero
                 time.sleep(q + plus)
             else:
-                time.sleep(_int(value, f"{field}.sleep_ms"))
+                time.sleep(_long(value, f"{field}.sleep_ms"))
 
     # ------------------------------------------------------------------------------------------
     def _rebalance(self, step: dict, index: int, field: str) -> None:
         cluster = self.cluster
         if "connectors" in step:
             cluster.connectors = check_connectors(step["connectors"], f"{field}.connectors")
+            self._wire_names(cluster.connectors, f"{field}.connectors")
         if "add_connectors" in step:
-            cluster.connectors.update(check_connectors(step["add_connectors"], f"{field}.add_connectors"))
+            added = check_connectors(step["add_connectors"], f"{field}.add_connectors")
+            self._wire_names(added, f"{field}.add_connectors")
+            cluster.connectors.update(added)
         if "remove_connectors" in step:
             for name in _str_list(step["remove_connectors"], f"{field}.remove_connectors"):
                 cluster.connectors.pop(name, None)
@@ -168,45 +264,61 @@ class _Scenario:
         gen = step.get("generation_id")
         gen = cluster.generation_id + 1 if gen is None else _int(gen, f"{field}.generation_id")
         last = step.get("last_completed_generation_id")
+        mismatch = _bool(step.get("generation_mismatch", False), f"{field}.generation_mismatch")
         if last is None:
-            last = gen - 2 if step.get("generation_mismatch") else gen - 1
+            last = gen - 2 if mismatch else gen - 1
         else:
             last = _int(last, f"{field}.last_completed_generation_id")
         failed = _bool(step.get("failed", False), f"{field}.failed")
+        require(len(members) > 0, f"{field}.members", "a rebalance needs at least one member")
         leader = step.get("leader")
         if leader is not None:
             require(isinstance(leader, str), f"{field}.leader", "must be a worker id")
+            if cluster.mode == "protocol":
+                require(leader in members, f"{field}.leader", f"{leader!r} is not a member of this round")
+        settle = _bool(step.get("settle", self.settle), f"{field}.settle")
+        expect = _expectations(step.get("expect"), f"{field}.expect", _REBALANCE_EXPECT)
         result = cluster.rebalance(members, gen, last, failed=failed, leader=leader)
         self.last_members = list(members)
         record = self._round_record(result, index)
-        expect = step.get("expect")
-        if expect is not None:
-            failures = self._check_expect(expect, result, f"{field}.expect")
+        if expect:
+            failures = self._check_expect(expect, result)
             if failures:
                 record["expect_failures"] = failures
                 self.ok = False
-        settle = step.get("settle", self.settle)
         if settle and not failed:
             for follow in cluster.settle(result, self.settle_delay, self.max_follow_ups):
                 self._round_record(follow, index)
 
     def _members(self, spec, field: str):
         cluster = self.cluster
+        protocol = cluster.mode == "protocol"
         if spec is None:
             return cluster.carried_members(self.last_members or list(cluster.running))
         if isinstance(spec, list):
-            workers = _str_list(spec, field)
-            require(len(set(workers)) == len(workers), field, "lists a worker twice")
+            workers = _workers(spec, field)
+            if protocol:
+                for i, w in enumerate(workers):
+                    _wire_name(w, f"{field}[{i}]", _URL_BYTES)
             return cluster.carried_members(workers)
         require(isinstance(spec, Mapping), field, "must be a list of worker ids or an object worker -> running state")
         out = {}
         for w, value in spec.items():
+            require(w != "", f"{field}.{w}", "worker ids must be non-empty strings")
+            if protocol:
+                _wire_name(w, f"{field}.{w}", _URL_BYTES)
             if value == "carry":
                 out.update(cluster.carried_members([w]))
             elif value == "empty":
                 out[w] = ([], [])
             else:
                 out[w] = _running(value, f"{field}.{w}")
+                if protocol:
+                    connectors, tasks = out[w]
+                    for j, name in enumerate(connectors):
+                        _wire_name(name, f"{field}.{w}.connectors[{j}]")
+                    for j, (name, _) in enumerate(tasks):
+                        _wire_name(name, f"{field}.{w}.tasks[{j}]")
         return out
 
     # ------------------------------------------------------------------------------------------
@@ -252,8 +364,8 @@ class _Scenario:
                                        for w, (c, ts) in self.cluster.running.items()}
         return self._emit(record, index)
 
-    def _check_expect(self, expect: dict, r: RoundResult, field: str) -> List[str]:
-        require(isinstance(expect, dict), field, "must be an object")
+    def _check_expect(self, expect: dict, r: RoundResult) -> List[str]:
+        """The failed expectations of a round (``expect`` checked by :func:`_expectations`)."""
         cluster = self.cluster
         fails = []
         running = cluster.running
@@ -288,27 +400,16 @@ class _Scenario:
             elif key == "protocol_version":
                 if r.protocol_versions is None or any(v != want for v in r.protocol_versions.values()):
                     fails.append(f"protocol versions {r.protocol_versions} != {want}")
-            else:
-                raise InputError(f"{field}.{key}", "unknown expectation")
         return fails
 
     # ------------------------------------------------------------------------------------------
-    def _loads(self, value, field: str) -> List[WorkerLoad]:
-        require(isinstance(value, list), field, "must be a list of {worker, connectors, tasks}")
-        loads = []
-        for i, item in enumerate(value):
-            f = f"{field}[{i}]"
-            require(isinstance(item, dict) and isinstance(item.get("worker"), str), f, "needs a 'worker' id")
-            loads.append(WorkerLoad(item["worker"], _str_list(item.get("connectors", []), f"{f}.connectors"),
-                                    _task_list(item.get("tasks", []), f"{f}.tasks")))
-        return loads
-
     def _handle_lost(self, step: dict, index: int, field: str) -> None:
         assignor = self._incremental(field)
         lost_spec = step.get("lost", {})
         require(isinstance(lost_spec, dict), f"{field}.lost", "must be {connectors, tasks}")
         lost = ConnectorsAndTasks(*_running(lost_spec, f"{field}.lost"))
-        loads = self._loads(step.get("worker_loads", []), f"{field}.worker_loads")
+        loads = _loads(step.get("worker_loads", []), f"{field}.worker_loads")
+        expect = _expectations(step.get("expect"), f"{field}.expect", _LOST_EXPECT)
         if "previous_members" in step:
             assignor.previous_members = _str_list(step["previous_members"], f"{field}.previous_members")
         to_reassign = ConnectorsAndTasks()
@@ -319,7 +420,7 @@ class _Scenario:
                   "candidate_workers_for_reassignment": list(assignor.candidate_workers_for_reassignment),
                   "scheduled_rebalance": assignor.scheduled_rebalance, "delay": assignor.delay}
         fails = []
-        for key, want in (step.get("expect") or {}).items():
+        for key, want in expect.items():
             if key == "candidate_workers":
                 if set(assignor.candidate_workers_for_reassignment) != set(want):
                     fails.append(f"candidate workers {list(assignor.candidate_workers_for_reassignment)} != {want}")
@@ -344,8 +445,6 @@ class _Scenario:
                 have_t = set().union(*(wl.tasks for wl in chosen)) if chosen else set()
                 if not (set(lost.connectors) <= have_c and set(lost.tasks) <= have_t):
                     fails.append(f"lost work not all on workers {want}")
-            else:
-                raise InputError(f"{field}.expect.{key}", "unknown expectation")
         self._emit_checked(record, fails, index)
 
     def _emit_checked(self, record: dict, fails: List[str], index: int) -> None:
@@ -356,13 +455,16 @@ class _Scenario:
         self._emit(record, index)
 
     def _assign(self, step: dict, index: int, field: str) -> None:
-        loads = self._loads(step.get("worker_loads", []), f"{field}.worker_loads")
+        loads = _loads(step.get("worker_loads", []), f"{field}.worker_loads")
         require(len(loads) > 0, f"{field}.worker_loads", "needs at least one worker")
-        IncrementalCooperativeAssignor.assign_connectors(loads, _str_list(step.get("connectors", []), f"{field}.connectors"))
-        IncrementalCooperativeAssignor.assign_tasks(loads, _task_list(step.get("tasks", []), f"{field}.tasks"))
+        connectors = _str_list(step.get("connectors", []), f"{field}.connectors")
+        tasks = _task_list(step.get("tasks", []), f"{field}.tasks")
+        expect = _expectations(step.get("expect"), f"{field}.expect", _ASSIGN_EXPECT)
+        IncrementalCooperativeAssignor.assign_connectors(loads, connectors)
+        IncrementalCooperativeAssignor.assign_tasks(loads, tasks)
         record = {"op": "assign", "worker_loads": [wl.to_json() for wl in loads]}
         fails = []
-        for key, want in (step.get("expect") or {}).items():
+        for key, want in expect.items():
             if key == "worker_loads":
                 if [wl.to_json() for wl in loads] != want:
                     fails.append("worker loads differ")
@@ -372,8 +474,6 @@ class _Scenario:
             elif key == "each_tasks":
                 if any(len(wl.tasks) != want for wl in loads):
                     fails.append(f"not every worker has {want} tasks")
-            else:
-                raise InputError(f"{field}.expect.{key}", "unknown expectation")
         self._emit_checked(record, fails, index)
 
 

@@ -15,7 +15,7 @@ from itertools import repeat
 from operator import itemgetter
 from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
-from ..errors import InputError, parse_dashed_id, require
+from ..errors import JAVA_INT_MAX, InputError, parse_dashed_id, require
 
 TopicPartition = Tuple[str, int]
 
@@ -40,9 +40,13 @@ def parse_tps(texts: Sequence, field_name: str) -> List[TopicPartition]:
     try:
         parts = list(map(str.rpartition, texts, repeat("-")))
         heads = list(map(_HEAD, parts))
-        # (the number follows the last "-", so it is never negative: only a missing part can be wrong)
-        if all(heads) and all(map(_SEP, parts)):
-            result = list(zip(heads, map(int, map(_TAIL, parts))))
+        tails = list(map(_TAIL, parts))
+        # (the number follows the last "-", so it is never negative: only a missing part, a number that is
+        # not plain ASCII digits -- int() would take '+5', ' 5', '1_0' -- or one over a Java int can be wrong)
+        if all(heads) and all(map(_SEP, parts)) and all(map(str.isdigit, tails)) and "".join(tails).isascii():
+            numbers = list(map(int, tails))
+            if not numbers or max(numbers) <= JAVA_INT_MAX:
+                result = list(zip(heads, numbers))
     except (TypeError, ValueError):
         pass
     if result is None:
@@ -110,11 +114,35 @@ class AssignorResult:
     trace: Optional[List[dict]] = None
 
 def _int(value, field_name: str, minimum: Optional[int] = None) -> int:
+    """``value`` as a Java ``int`` (broker ids, partition counts, generations are ints in Kafka), at least
+    ``minimum`` if given; anything else is an :class:`InputError` naming ``field_name``."""
     require(isinstance(value, int) and not isinstance(value, bool), field_name,
             f"must be a whole number, got {value!r}")
+    require(-JAVA_INT_MAX - 1 <= value <= JAVA_INT_MAX, field_name, f"{value} does not fit a Java int")
     if minimum is not None:
         require(value >= minimum, field_name, f"must be at least {minimum}, got {value}")
     return value
+
+
+#: Kafka's protocol ``STRING`` (an INT16 length): a topic name of more UTF-8 bytes cannot travel in a
+#: subscription (``ConsumerProtocolSubscription.topics``, the sticky assignors' user data)
+MAX_STRING_BYTES = 32767
+
+
+def check_name_length(name: str, field_name: str) -> None:
+    """Raise :class:`InputError` naming ``field_name`` when ``name`` has more UTF-8 bytes than Kafka's
+    ``STRING`` holds (only names of more than 8191 characters are encoded to find out)."""
+    if len(name) > MAX_STRING_BYTES // 4:
+        size = len(name.encode("utf-8", "surrogatepass"))
+        require(size <= MAX_STRING_BYTES, field_name,
+                f"a name of {size:,} UTF-8 bytes does not fit Kafka's STRING (at most {MAX_STRING_BYTES:,})")
+
+
+def check_tp_names(tps: Sequence[TopicPartition], field_name: str) -> None:
+    """:func:`check_name_length` for the topic of each partition (``field_name[j]`` names a bad one)."""
+    if tps and max(map(len, map(_HEAD, tps))) > MAX_STRING_BYTES // 4:
+        for j, (topic, _) in enumerate(tps):
+            check_name_length(topic, f"{field_name}[{j}]")
 
 
 def parse_consumer_input(data: Mapping) -> ConsumerScenario:
@@ -146,6 +174,7 @@ def parse_consumer_input(data: Mapping) -> ConsumerScenario:
     for topic, spec in raw_topics.items():
         where = f"topics.{topic}"
         require(isinstance(topic, str) and topic != "", where, "topic names must be non-empty strings")
+        check_name_length(topic, where)
         if isinstance(spec, list):
             racks: List[FrozenSet[str]] = []
             for p, replicas in enumerate(spec):
@@ -175,9 +204,13 @@ def parse_consumer_input(data: Mapping) -> ConsumerScenario:
         topics = member.get("topics", [])
         require(isinstance(topics, list) and set(map(type, topics)) <= {str}, f"{where}.topics",
                 "must be a list of topic names")
+        if topics and max(map(len, topics)) > MAX_STRING_BYTES // 4:
+            for j, topic in enumerate(topics):
+                check_name_length(topic, f"{where}.topics[{j}]")
         owned_raw = member.get("ownedPartitions", [])
         require(isinstance(owned_raw, list), f"{where}.ownedPartitions", "must be a list of 'topic-partition'")
         owned = parse_tps(owned_raw, f"{where}.ownedPartitions")
+        check_tp_names(owned, f"{where}.ownedPartitions")
         generation = member.get("generationId", -1)
         generation = _int(generation, f"{where}.generationId")
         rack = member.get("rackId")

@@ -31,7 +31,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ..errors import InputError, require
 from ..java import INT_MAX, INT_MIN, hashmap_order
 from ..wire import ByteBuffer, SchemaError
-from .model import TopicPartition, parse_tps
+from .model import TopicPartition, check_tp_names, parse_tps
 
 DEFAULT_GENERATION = -1
 
@@ -259,6 +259,20 @@ def auto_user_data(assignor: str, owned: Sequence[TopicPartition], generation_id
     return user_data_from_spec("auto", assignor, owned, generation_id)[0]
 
 
+#: each encoding of the vectors' ``userData`` and the fields it may have, and the fields of its body
+_USER_DATA_FIELDS = {"stickyV1": ("stickyV1",), "stickyV0": ("stickyV0",), "cooperativeV0": ("cooperativeV0",),
+                     "base64": ("base64", "position")}
+_USER_DATA_BODIES = {"stickyV1": ("partitions", "generation"), "stickyV0": ("partitions",),
+                     "cooperativeV0": ("generation",)}
+
+
+def _generation(value: object, field: str) -> int:
+    """A generation as the user data's ``INT32`` field holds it."""
+    require(isinstance(value, int) and not isinstance(value, bool) and INT_MIN <= value <= INT_MAX, field,
+            f"must be a whole number (a Java int), got {value!r}")
+    return value
+
+
 def user_data_from_spec(spec: object, assignor: str, owned: Sequence[TopicPartition], generation_id: Optional[int],
                         field: str = "userData") -> Tuple[Optional[bytes], int]:
     """Bytes and buffer position for a member's ``userData`` as the vectors describe it.
@@ -280,6 +294,16 @@ def user_data_from_spec(spec: object, assignor: str, owned: Sequence[TopicPartit
         return None, 0
     require(isinstance(spec, dict) and len(spec) >= 1, field,
             "must be \"auto\", null or an object such as {\"stickyV1\": ...} or {\"base64\": ...}")
+    encodings = [k for k in _USER_DATA_FIELDS if k in spec]
+    require(len(encodings) == 1, field, f"must hold exactly one of {', '.join(_USER_DATA_FIELDS)}, "
+                                        f"got {sorted(spec)!r}")
+    allowed = _USER_DATA_FIELDS[encodings[0]]
+    for key in spec:
+        require(key in allowed, f"{field}.{key}", f"unknown field; {encodings[0]} user data has {', '.join(allowed)}")
+    for key, inner in _USER_DATA_BODIES.items():
+        if isinstance(spec.get(key), dict):
+            for name in spec[key]:
+                require(name in inner, f"{field}.{key}.{name}", f"unknown field; {key} has {', '.join(inner)}")
     if "base64" in spec:
         raw = spec["base64"]
         require(isinstance(raw, str), f"{field}.base64", "must be a base64 string")
@@ -298,18 +322,15 @@ def user_data_from_spec(spec: object, assignor: str, owned: Sequence[TopicPartit
         raw_parts = body.get("partitions", [])
         require(isinstance(raw_parts, list), f"{field}.{key}.partitions", "must be a list of 'topic-partition'")
         parts = parse_tps(raw_parts, f"{field}.{key}.partitions")
+        check_tp_names(parts, f"{field}.{key}.partitions")
         if key == "stickyV0":
             return encode_sticky_v0(parts), 0
-        generation = body.get("generation", DEFAULT_GENERATION)
-        require(isinstance(generation, int) and not isinstance(generation, bool), f"{field}.{key}.generation",
-                "must be a whole number")
+        generation = _generation(body.get("generation", DEFAULT_GENERATION), f"{field}.{key}.generation")
         return encode_sticky_v1(parts, generation), 0
     if "cooperativeV0" in spec:
         body = spec["cooperativeV0"]
         require(isinstance(body, dict), f"{field}.cooperativeV0", "must be an object with 'generation'")
-        generation = body.get("generation", DEFAULT_GENERATION)
-        require(isinstance(generation, int) and not isinstance(generation, bool),
-                f"{field}.cooperativeV0.generation", "must be a whole number")
+        generation = _generation(body.get("generation", DEFAULT_GENERATION), f"{field}.cooperativeV0.generation")
         return encode_cooperative_v0(generation), 0
     raise InputError(field, f"unknown user data encoding {sorted(spec)!r}; use stickyV1, stickyV0, "
                             "cooperativeV0 or base64")

@@ -22,9 +22,10 @@ from typing import Dict, List, Mapping, Optional, Sequence
 
 from .assignor import assignor_for
 from .model import AssignorResult, ConsumerScenario, TopicPartition, parse_consumer_input, tp_str
+from .sticky_userdata import user_data_from_spec
 from ..errors import require
 from .replay import ENTRIES, SUBSCRIPTION_MAP_TYPES, ReplayOptions
-from ..java import java_string_key, same_order_as_python
+from ..java import INT_MAX, INT_MIN, java_string_key, same_order_as_python
 
 STICKY_FIELDS = ("stickyPath", "partitionsTransferringOwnership", "maxGeneration")
 
@@ -121,12 +122,21 @@ def parse_replay_options(data: Mapping) -> ReplayOptions:
     if map_type == "java.util.Collections$SingletonMap":
         require(len(members) == 1, "subscriptionMapType", "a SingletonMap holds exactly one member")
     initial = data.get("initialMaxGeneration")
-    require(initial is None or (isinstance(initial, int) and not isinstance(initial, bool)),
-            "initialMaxGeneration", f"must be a whole number, got {initial!r}")
+    require(initial is None or (isinstance(initial, int) and not isinstance(initial, bool)
+                                and INT_MIN <= initial <= INT_MAX),
+            "initialMaxGeneration", f"must be a whole number (a Java int), got {initial!r}")
+    for i, member in enumerate(members):
+        # an explicit encoding is checked here, whatever the assignor (only the sticky ones read it); "auto"
+        # is built from the member's fields, which parse_consumer_input has checked
+        spec = member.get("userData", "auto")
+        if spec is not None and spec != "auto":
+            user_data_from_spec(spec, "", (), None, field=f"members[{i}].userData")
+    prefer = data.get("preferRackAwareLogic", False)
+    require(isinstance(prefer, bool), "preferRackAwareLogic", f"must be true or false, got {prefer!r}")
     return ReplayOptions(
         entry=entry,
         subscription_map_type=map_type,
-        prefer_rack_aware_logic=bool(data.get("preferRackAwareLogic", False)),
+        prefer_rack_aware_logic=prefer,
         initial_max_generation=initial,
         user_data_specs={m["memberId"]: m.get("userData", "auto") for m in members},
         topic_order=list(data.get("topics") or {}),

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..errors import InputError, KafkaError, check_size
+from ..java import INT_MAX, INT_MIN
 from .assignor import ASSIGNORS, COORDINATOR, MAP_KINDS, ReplayOptions, assignor_for
 from ..jcollections import HashJSet, JMap, LinkedJSet, new_map, new_set
 from .spec import GroupAssignment, GroupSpec, MemberSpec, TopicDescriber, inverted_assignment
@@ -81,24 +82,34 @@ class TopicCatalog:
         return TopicDescriber({t.id: t.partitions for t in self._by_name.values()})
 
 
+TOPIC_KEYS = ("name", "id", "partitions")
+
+
 def parse_topics(value: object, field: str = "topics") -> List[Topic]:
-    """``[{"name", "id"?, "partitions"}]`` or ``{"name": partitions}``."""
+    """``[{"name", "id"?, "partitions"}]`` or ``{"name": partitions}``; an error names the field as the
+    input spells it (``topics[1].partitions``, or ``topics.t1`` in the second form)."""
     if isinstance(value, Mapping):
-        value = [{"name": k, "partitions": v} for k, v in value.items()]
-    if not isinstance(value, list):
+        # field of the name, of the partitions, of the id: all the entry itself
+        entries = [((f"{field}.{k}",) * 3, {"name": k, "partitions": v}) for k, v in value.items()]
+    elif isinstance(value, list):
+        entries = [((f"{field}[{i}].name", f"{field}[{i}].partitions", f"{field}[{i}].id"), t)
+                   for i, t in enumerate(value)]
+    else:
         raise InputError(field, "must be a list of {name, id, partitions} objects or a {name: partitions} object")
     topics = []
-    for i, t in enumerate(value):
-        f = f"{field}[{i}]"
+    for i, ((name_field, parts_field, id_field), t) in enumerate(entries):
         if not isinstance(t, Mapping):
-            raise InputError(f, "must be an object {name, id, partitions}")
+            raise InputError(f"{field}[{i}]", "must be an object {name, id, partitions}")
+        for key in t:
+            if key not in TOPIC_KEYS:
+                raise InputError(f"{field}[{i}].{key}", f"unknown field; a topic has {', '.join(TOPIC_KEYS)}")
         name = t.get("name")
         if not isinstance(name, str) or not name:
-            raise InputError(f"{f}.name", "must be a non-empty string")
+            raise InputError(name_field, "must be a non-empty string")
         parts = t.get("partitions")
-        if not isinstance(parts, int) or isinstance(parts, bool) or parts < 0:
-            raise InputError(f"{f}.partitions", f"must be a partition count >= 0, got {parts!r}")
-        tid = Uuid.from_string(t["id"], f"{f}.id") if t.get("id") is not None else topic_id_for_name(name)
+        if not isinstance(parts, int) or isinstance(parts, bool) or not 0 <= parts <= INT_MAX:
+            raise InputError(parts_field, f"must be a partition count >= 0 (a Java int), got {parts!r}")
+        tid = Uuid.from_string(t["id"], id_field) if t.get("id") is not None else topic_id_for_name(name)
         topics.append(Topic(name, tid, parts))
     return topics
 
@@ -141,8 +152,9 @@ def build_member_assignment(value: object, catalog: TopicCatalog, kind: str, fie
     for ref, parts in value.items():
         tf = f"{field}.{ref}"
         tid = ref if isinstance(ref, Uuid) else catalog.resolve(ref, tf)
-        if not isinstance(parts, list) or not all(isinstance(p, int) and not isinstance(p, bool) for p in parts):
-            raise InputError(tf, "must be a list of partition numbers")
+        if not isinstance(parts, list) or not all(isinstance(p, int) and not isinstance(p, bool)
+                                                  and INT_MIN <= p <= INT_MAX for p in parts):
+            raise InputError(tf, "must be a list of partition numbers (Java ints)")
         items.append((tid, parts))
     for tid, parts in items:
         result.put(tid, new_set("hash" if kind == "hash" else "linked", parts))
@@ -240,10 +252,17 @@ def parse_inverted(value: object, catalog: TopicCatalog, field: str = "inverted_
         tid = catalog.resolve(ref, f"{field}.{ref}")
         if not isinstance(owners, Mapping):
             raise InputError(f"{field}.{ref}", "must be an object {partition: member}")
-        try:
-            out[tid] = {int(p): m for p, m in owners.items()}
-        except ValueError:
-            raise InputError(f"{field}.{ref}", "partition keys must be integers") from None
+        partitions: Dict[int, str] = {}
+        for p, member in owners.items():
+            where = f"{field}.{ref}.{p}"
+            text = str(p)
+            digits = text[1:] if text.startswith("-") else text
+            if not (digits.isascii() and digits.isdigit() and len(digits) <= 10 and INT_MIN <= int(text) <= INT_MAX):
+                raise InputError(where, f"partition keys must be whole numbers (Java ints), got {p!r}")
+            if not isinstance(member, str):
+                raise InputError(where, f"must be a member id string, got {member!r}")
+            partitions[int(text)] = member
+        out[tid] = partitions
     return out
 
 

@@ -1,19 +1,27 @@
-"""``UniformHomogeneousAssignmentBuilder`` (Kafka 3.8/3.9 group coordinator): every member subscribes to
-the same topics.
+"""``UniformHomogeneousAssignmentBuilder`` (Kafka 4.3.1 group coordinator): every member subscribes to the
+same topics.
 
 The algorithm in three moves:
 
 1. every partition of the subscribed topics that no member currently holds is *unassigned*, listed topic by
    topic in the iteration order of a ``HashSet<Uuid>`` of the subscribed topic ids;
-2. members are visited in ``memberIds()`` order; the first ``total % members`` of them get a quota of
-   ``total // members + 1``, the others ``total // members``.  A member keeps its current partitions, in the
-   iteration order of its assignment map and sets, up to its quota; the rest (and every partition of a
-   topic it no longer subscribes to) is revoked and appended to the unassigned list;
+2. members are visited in ``memberIds()`` order with a quota of ``total // members``, plus one while some of
+   the ``total % members`` "+1" slots are left.  A member keeps its current partitions, in the iteration order
+   of its assignment map and sets, up to its quota; the rest (and every partition of a topic it no longer
+   subscribes to) is revoked and appended to the unassigned list.  A member that still has room after that
+   gives its "+1" back (``quotaHasExtraPartition``) for a later member to claim, unless it is one of the last
+   members in visiting order that must take the remaining "+1" slots;
 3. the unassigned partitions are dealt, in list order, to the members still under quota, in visiting order.
 
-Because quotas are fixed before anyone is looked at, the member that gets the "+1" is decided by the member
-map's iteration order, not by who already holds more: a member with ``min + 1`` partitions visited after the
-extra slots are used up gives one back.
+So a member that already holds ``min + 1`` partitions keeps them as long as "+1" slots are left when it is
+visited, and on a fresh assignment (nobody holds anything) the extras go to the *last* ``total % members``
+members in ``memberIds()`` order.
+
+This is KAFKA-18688 ("Fix uniform homogeneous assignor stability", apache/kafka PR 19677), first released in
+Kafka 4.1.0.  Up to 4.0.x ``maybeRevokePartitions`` fixed the quotas before looking at anyone: the first
+``total % members`` members in ``memberIds()`` order got ``min + 1`` whatever they held, so a fresh assignment
+put the extras on the *first* members, and a member with ``min + 1`` visited after the extra slots were used
+up gave one back even though nobody needed it.
 """
 from __future__ import annotations
 
@@ -51,13 +59,15 @@ def assign_homogeneous(group: GroupSpec, describer: TopicDescriber) -> GroupAssi
 
     target = {}
     unfilled: List[Tuple[str, int]] = []
-    for member_id in member_ids:
+    member_count = n
+    for member_index, member_id in enumerate(member_ids):
         old: JMap = group.member_assignment(member_id)
         new = None
         quota = min_quota
+        quota_has_extra = False
         if extra > 0:
             quota += 1
-            extra -= 1
+            quota_has_extra = True
         for topic_id, partitions in old.items():
             if topic_id in subscribed:
                 if len(partitions) <= quota:
@@ -78,8 +88,15 @@ def assign_homogeneous(group: GroupSpec, describer: TopicDescriber) -> GroupAssi
                 if new is None:
                     new = deep_copy_assignment(old, uuid_hash)
                 new.remove(topic_id)
+        if quota > 0 and quota_has_extra and member_count - member_index > extra:
+            # KAFKA-18688 (4.1.0+): give up the "+1" for a later member to claim, unless this member is one
+            # of the last ``extra`` members in the list and must take it.
+            quota -= 1
+            quota_has_extra = False
         if quota > 0:
             unfilled.append((member_id, quota))
+        if quota_has_extra:
+            extra -= 1
         target[member_id] = old if new is None else new
 
     index = 0

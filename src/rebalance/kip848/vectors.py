@@ -11,11 +11,12 @@ insertion order.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional
+from typing import Dict, List, Mapping, Optional, Tuple
 
 from ..errors import InputError, KafkaError
-from .assignor import ReplayOptions, assignor_for
-from .group import GroupResult, MemberInput, TopicCatalog, parse_topics, prepare_group, run_assignor
+from .assignor import MAP_KINDS, ReplayOptions, assignor_for
+from .group import GroupResult, MemberInput, TopicCatalog, parse_inverted, parse_topics, prepare_group, run_assignor
+from .spec import HETEROGENEOUS, HOMOGENEOUS
 from ..jcollections import JMap
 
 __all__ = ["run", "replay_options", "compare", "step_stats", "valid_and_balanced", "conformance_counts"]
@@ -102,16 +103,63 @@ def _check_expect(expect: Mapping, step_out: dict, catalog: TopicCatalog, member
     return failures
 
 
-def replay_options(step: Mapping, scenario: Mapping) -> ReplayOptions:
-    """The harness switches of one step (a step's value wins over the scenario's): the
-    :class:`~rebalance.kip848.assignor.ReplayOptions` only this adapter passes."""
-    def option(name: str, default: object) -> object:
-        return step.get(name, scenario.get(name, default))
+#: the harness switches a step may set (else the scenario's value, else the default) and their values
+SWITCHES = {"members_map": MAP_KINDS, "assignment_map": ("hash", "linked"), "subscription_set": ("hash", "linked"),
+            "subscription_type": (None, HOMOGENEOUS, HETEROGENEOUS)}
+#: what a step's (or a step-less line's) ``expect`` may hold
+EXPECT_KEYS = ("assignment", "error", "valid_and_balanced")
 
-    return ReplayOptions(assignment_map=option("assignment_map", "hash"),
-                         subscription_set=option("subscription_set", "hash"),
-                         subscription_type=option("subscription_type", None),
-                         inverted_assignment=option("inverted_assignment", None))
+
+def _switch(step: Mapping, scenario: Mapping, name: str, dot: str, default: object) -> Tuple[object, str]:
+    """A switch's value and the field it came from (the step's when the step sets it)."""
+    if dot and name in step:
+        return step[name], f"{dot}{name}"
+    return scenario.get(name, default), name
+
+
+def replay_options(step: Mapping, scenario: Mapping, dot: str = "") -> ReplayOptions:
+    """The harness switches of one step (a step's value wins over the scenario's): the
+    :class:`~rebalance.kip848.assignor.ReplayOptions` only this adapter passes, each switch checked here
+    with the field it came from (``dot``: the step's prefix, ``"steps[2]."``)."""
+    values = {}
+    for name, allowed in SWITCHES.items():
+        value, where = _switch(step, scenario, name, dot, allowed[0])
+        if value not in allowed:
+            raise InputError(where, f"must be one of {', '.join(a for a in allowed if a)}, got {value!r}")
+        values[name] = value
+    inverted, where = _switch(step, scenario, "inverted_assignment", dot, None)
+    if inverted is not None and not isinstance(inverted, Mapping):
+        raise InputError(where, "must be an object {topic: {partition: member}}")
+    return ReplayOptions(assignment_map=values["assignment_map"], subscription_set=values["subscription_set"],
+                         subscription_type=values["subscription_type"], inverted_assignment=inverted)
+
+
+def _expect(value: object, field: str) -> Optional[Mapping]:
+    """A step's ``expect``, checked: ``{"assignment": {member: {topic: [partitions]}}, "error": "...",
+    "valid_and_balanced": true}``, each optional."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise InputError(field, "must be an object {assignment?, error?, valid_and_balanced?}")
+    for key in value:
+        if key not in EXPECT_KEYS:
+            raise InputError(f"{field}.{key}", f"unknown expectation; expected one of {', '.join(EXPECT_KEYS)}")
+    if "error" in value and not isinstance(value["error"], str):
+        raise InputError(f"{field}.error", f"must be the start of an error message (a string), got {value['error']!r}")
+    if "valid_and_balanced" in value and not isinstance(value["valid_and_balanced"], bool):
+        raise InputError(f"{field}.valid_and_balanced", f"must be true or false, got {value['valid_and_balanced']!r}")
+    if "assignment" in value:
+        assignment = value["assignment"]
+        if not isinstance(assignment, Mapping):
+            raise InputError(f"{field}.assignment", "must be an object {member: {topic: [partitions]}}")
+        for member, topics in assignment.items():
+            where = f"{field}.assignment.{member}"
+            if not isinstance(topics, Mapping):
+                raise InputError(where, "must be an object {topic: [partitions]}")
+            for topic, parts in topics.items():
+                if not isinstance(parts, list) or not all(isinstance(p, int) and not isinstance(p, bool) for p in parts):
+                    raise InputError(f"{where}.{topic}", "must be a list of partition numbers")
+    return value
 
 
 def run(scenario: dict) -> dict:
@@ -145,15 +193,19 @@ def run(scenario: dict) -> dict:
         for topic in parse_topics(step.get("add_topics", []), f"{dot}add_topics"):
             catalog.put(topic)
         removals = step.get("remove_topics", [])
-        if not isinstance(removals, list):
+        if not isinstance(removals, list) or not all(isinstance(name, str) for name in removals):
             raise InputError(f"{dot}remove_topics", "must be a list of topic names")
         for name in removals:
             catalog.remove(name)
         if "members" in step:
             members_value = step["members"]
-        replay = replay_options(step, scenario)
-        members, spec = prepare_group(catalog, members_value, previous=previous,
-                                      members_map=step.get("members_map", scenario.get("members_map", "hash")),
+        replay = replay_options(step, scenario, dot if prefix else "")
+        expect = _expect(step.get("expect") if prefix else scenario.get("expect"), f"{dot}expect")
+        if replay.inverted_assignment is not None:  # checked here to name where it came from
+            parse_inverted(replay.inverted_assignment, catalog,
+                           _switch(step, scenario, "inverted_assignment", dot if prefix else "", None)[1])
+        members_map = _switch(step, scenario, "members_map", dot if prefix else "", "hash")[0]
+        members, spec = prepare_group(catalog, members_value, previous=previous, members_map=members_map,
                                       replay=replay, prefix=dot)
         materialized_members = []
         inputs_by_member = {}
@@ -183,8 +235,7 @@ def run(scenario: dict) -> dict:
             step_out["stats"] = step_stats(inputs_by_member, by_name)
         if replay.inverted_assignment is not None:
             step_out["inverted_assignment_override"] = True
-        expect = step.get("expect") if prefix else scenario.get("expect")
-        if isinstance(expect, Mapping):
+        if expect is not None:
             failures = _check_expect(expect, step_out, catalog, members)
             if failures:
                 step_out["expect_failures"] = failures

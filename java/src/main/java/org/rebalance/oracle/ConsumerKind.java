@@ -3,6 +3,7 @@ package org.rebalance.oracle;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupAssignment;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupSubscription;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
@@ -52,6 +53,56 @@ public final class ConsumerKind implements Kind {
 
     @Override
     public JsonNode run(JsonNode input) {
+        Call call = prepare(input);
+        return output(call.assignor, call.memberIds, call.assignment(call.invoke()));
+    }
+
+    /**
+     * One scenario's call into Kafka, built from the input line: a fresh assignor (test-only fields set) and the
+     * arguments of the entry's call. {@link #run} makes one per line; {@link AssignorBench} makes one per timed
+     * run (a {@link Subscription}'s user data buffer is consumed by the sticky assignor, so none is reused).
+     */
+    static final class Call {
+        final AbstractPartitionAssignor assignor;
+        final String entry;
+        final List<String> memberIds;
+        final Map<String, List<PartitionInfo>> topics;
+        final Map<String, Subscription> subscriptions;
+        /** entry {@code "cluster"} only, else null */
+        final Cluster cluster;
+        final GroupSubscription groupSubscription;
+
+        private Call(AbstractPartitionAssignor assignor, String entry, List<String> memberIds,
+                     Map<String, List<PartitionInfo>> topics, Map<String, Subscription> subscriptions, Cluster cluster) {
+            this.assignor = assignor;
+            this.entry = entry;
+            this.memberIds = memberIds;
+            this.topics = topics;
+            this.subscriptions = subscriptions;
+            this.cluster = cluster;
+            this.groupSubscription = cluster == null ? null : new GroupSubscription(subscriptions);
+        }
+
+        /** Kafka's call and nothing else: {@code assign(Cluster, GroupSubscription)} or {@code assignPartitions}. */
+        Object invoke() {
+            return cluster != null ? assignor.assign(cluster, groupSubscription)
+                : assignor.assignPartitions(topics, subscriptions);
+        }
+
+        /** member -> partitions of {@link #invoke}'s result. */
+        @SuppressWarnings("unchecked")
+        Map<String, List<TopicPartition>> assignment(Object result) {
+            if (cluster == null) {
+                return (Map<String, List<TopicPartition>>) result;
+            }
+            Map<String, List<TopicPartition>> assignment = new HashMap<>();
+            ((GroupAssignment) result).groupAssignment().forEach((member, a) -> assignment.put(member, a.partitions()));
+            return assignment;
+        }
+    }
+
+    /** The {@link Call} of one input line; bad input is reported in the order {@link #run} always checked it. */
+    static Call prepare(JsonNode input) {
         String assignorName = Json.reqString(input, "assignor");
         AbstractPartitionAssignor assignor = newAssignor(assignorName);
         if (Json.optBool(input, "preferRackAwareLogic", false)) {
@@ -69,21 +120,15 @@ public final class ConsumerKind implements Kind {
         List<String> memberIds = new ArrayList<>();
         Map<String, Subscription> subscriptions = subscriptions(input, assignorName, memberIds);
 
-        Map<String, List<TopicPartition>> assignment;
         String entry = Json.optString(input, "entry", "cluster");
         switch (entry) {
             case "cluster":
-                assignment = new HashMap<>();
-                assignor.assign(cluster(brokers, topics), new GroupSubscription(subscriptions)).groupAssignment()
-                    .forEach((member, a) -> assignment.put(member, a.partitions()));
-                break;
+                return new Call(assignor, entry, memberIds, topics, subscriptions, cluster(brokers, topics));
             case "assignPartitions":
-                assignment = assignor.assignPartitions(topics, subscriptions);
-                break;
+                return new Call(assignor, entry, memberIds, topics, subscriptions, null);
             default:
                 throw new InputException("entry", "entry must be \"cluster\" or \"assignPartitions\", got " + entry);
         }
-        return output(assignor, memberIds, assignment);
     }
 
     private static AbstractPartitionAssignor newAssignor(String name) {

@@ -16,7 +16,6 @@ import org.apache.kafka.coordinator.group.modern.Assignment;
 import org.apache.kafka.coordinator.group.modern.GroupSpecImpl;
 import org.apache.kafka.coordinator.group.modern.MemberSubscriptionAndAssignmentImpl;
 import org.apache.kafka.coordinator.group.modern.ModernGroup;
-import org.apache.kafka.coordinator.group.modern.SubscriptionCount;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -338,7 +337,7 @@ public final class GroupKind implements Kind {
             case "linked" -> new LinkedHashMap<>();
             default -> new HashMap<>();
         };
-        Map<String, SubscriptionCount> subscribedTopicNames = new HashMap<>();
+        Map<String, Integer> subscribedTopicNames = new HashMap<>();
         for (int i = 0; i < members.size(); i++) {
             Member m = members.get(i);
             String f = dot + "members[" + i + "]";
@@ -351,7 +350,7 @@ public final class GroupKind implements Kind {
             }
             // each topic counted once per member, as the group's subscribedTopicNames counts a member's set
             for (String topic : new HashSet<>(m.subscriptions())) {
-                subscribedTopicNames.compute(topic, SubscriptionCount::incNameCount);
+                subscribedTopicNames.merge(topic, 1, Integer::sum);
             }
             Assignment assignment;
             if (m.assignment() != null) {
@@ -373,7 +372,7 @@ public final class GroupKind implements Kind {
                 assignment));
         }
         SubscriptionType type = switches.subscriptionType() != null ? switches.subscriptionType()
-            : ModernGroup.subscriptionType(subscribedTopicNames, members.size());
+            : GroupCompat.subscriptionType(subscribedTopicNames, members.size());
         Map<Uuid, Map<Integer, String>> inverted = switches.invertedAssignment() != null
             ? switches.invertedAssignment() : invertedAssignment(inputs);
         return new GroupSpecImpl(Collections.unmodifiableMap(specs), type, inverted);
