@@ -48,8 +48,14 @@ import java.util.TreeSet;
  * omitted or {@code "carry"} starts from its result in the previous successful step, rebuilt as a fresh map of
  * fresh sets filled in the iteration order of that result, as the recorded harness did.
  *
+ * <p>The same compiled class runs on the kafka-group-coordinator of 3.9.2, 4.0.0, 4.1.0 and 4.3.1
+ * ({@code check --release}): it is compiled against 4.3.1, and the two calls whose API differs between those
+ * releases, the {@code SubscribedTopicDescriberImpl} constructor and {@code ModernGroup.subscriptionType}'s map, go
+ * through {@link GroupCompat}, which picks the release's form by reflection.
+ *
  * <p>{@code builder} names the code that computed the step. Kafka does not report it; it follows from the dispatch
- * of {@code UniformAssignor.assign} and {@code RangeAssignor.assign} (identical in 3.9.2 and 4.3.1): a group without
+ * of {@code UniformAssignor.assign} and {@code RangeAssignor.assign} (the same in 3.9.2, 4.0.0, 4.1.0 and 4.3.1:
+ * between them only the name constant and {@code Collections.emptyMap()}/{@code Map.of()} changed): a group without
  * members gets the empty assignment from {@code assign} itself (no builder); otherwise the
  * {@link GroupSpec#subscriptionType()} picks {@code UniformHomogeneousAssignmentBuilder} /
  * {@code UniformHeterogeneousAssignmentBuilder}, or {@code RangeAssignor.assignHomogeneousGroup} /
@@ -59,7 +65,15 @@ import java.util.TreeSet;
  * <p>The committed vectors were recorded at Kafka commit 1eb7644 (October 2024). Against 4.3.1 only the homogeneous
  * uniform builder answers differently: KAFKA-18688 (apache/kafka#19677) lets any member keep the "+1" partition of
  * an uneven split, where {@code UniformHomogeneousAssignmentBuilder} of 1eb7644 gave it to the first members in
- * {@code memberIds()} order.
+ * {@code memberIds()} order. By release, against the committed (4.3.1) outputs of kafka-vectors/group_*.jsonl:
+ * 4.1.0 answers all 86 lines alike (KAFKA-18688 is in 4.1.0; the builders of 4.1.0 and 4.3.1 differ only in form);
+ * 4.0.0 differs on the 20 lines KAFKA-18688 changed, only in {@code UniformHomogeneousAssignmentBuilder} steps, and
+ * reproduces the 1eb7644 recording on all 86; 3.9.2 differs on those 20 and on 17 more, only in
+ * {@code UniformHeterogeneousAssignmentBuilder} steps: 3.9's heterogeneous builder (sticky partitions, then sorted
+ * partitions to the least-loaded member, then iterative reassignment with partition-movement tracking) predates its
+ * rework KAFKA-17710 (apache/kafka#17385, in 4.0.0). {@code RangeAssignor} is the same algorithm in all four releases.
+ * On 3.9.2 and 4.0.0 a topic whose id is {@code Uuid.ZERO_UUID} makes the line fail: their {@code TopicMetadata}
+ * rejects it ({@code IllegalArgumentException: Topic id cannot be ZERO_UUID.}).
  */
 public final class GroupKind implements Kind {
     /** {@code group.consumer.assignors} default ({@code GroupCoordinatorConfig}): the assignors by {@code name()}. */

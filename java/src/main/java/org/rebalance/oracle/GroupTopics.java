@@ -5,10 +5,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.metadata.PartitionRecord;
 import org.apache.kafka.common.metadata.TopicRecord;
-import org.apache.kafka.coordinator.common.runtime.KRaftCoordinatorMetadataImage;
 import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
 import org.apache.kafka.coordinator.group.modern.SubscribedTopicDescriberImpl;
 import org.apache.kafka.image.MetadataDelta;
+import org.apache.kafka.image.MetadataImage;
 import org.apache.kafka.image.MetadataProvenance;
 
 import java.nio.charset.StandardCharsets;
@@ -23,9 +23,10 @@ import java.util.UUID;
  * The topics of one {@code group} step (what the coordinator's metadata image holds), by name in input order,
  * with their Kafka topic ids. {@link #describer()} turns them into Kafka's own metadata image: a
  * {@link MetadataDelta} replaying one {@link TopicRecord} and one {@link PartitionRecord} per partition (no
- * replicas, so no racks), applied, wrapped in {@link KRaftCoordinatorMetadataImage} and handed to
- * {@link SubscribedTopicDescriberImpl}, as {@code GroupCoordinatorService.onMetadataUpdate} and
- * {@code TargetAssignmentBuilder.build} do in Kafka 4.3.1.
+ * replicas, so no racks), applied, and hands it to {@link SubscribedTopicDescriberImpl} in the form of the release
+ * on the classpath ({@link GroupCompat#describer}): wrapped in {@code KRaftCoordinatorMetadataImage} as
+ * {@code GroupCoordinatorService.onMetadataUpdate} and {@code TargetAssignmentBuilder.build} do in Kafka 4.3.1, the
+ * image itself in 4.1.x, or the {@code TopicMetadata} map that 3.9.x and 4.0.x made from it.
  */
 final class GroupTopics {
     /** A topic: name, id and partition count. */
@@ -171,8 +172,16 @@ final class GroupTopics {
         return id.toString();
     }
 
-    /** Kafka's {@link SubscribedTopicDescriberImpl} over a metadata image of these topics. */
+    /**
+     * Kafka's {@link SubscribedTopicDescriberImpl} over a metadata image of these topics, built as the release on
+     * the classpath builds it ({@link GroupCompat#describer}).
+     */
     SubscribedTopicDescriber describer() {
+        return GroupCompat.describer(metadataImage(), byName.values().stream().map(Topic::id).toList());
+    }
+
+    /** The metadata image of these topics: one {@link TopicRecord} and one {@link PartitionRecord} per partition. */
+    MetadataImage metadataImage() {
         MetadataDelta delta = new MetadataDelta.Builder().build();
         for (Topic t : byName.values()) {
             delta.replay(new TopicRecord().setName(t.name()).setTopicId(t.id()));
@@ -180,7 +189,6 @@ final class GroupTopics {
                 delta.replay(new PartitionRecord().setTopicId(t.id()).setPartitionId(p));
             }
         }
-        return new SubscribedTopicDescriberImpl(
-            new KRaftCoordinatorMetadataImage(delta.apply(MetadataProvenance.EMPTY)));
+        return delta.apply(MetadataProvenance.EMPTY);
     }
 }
