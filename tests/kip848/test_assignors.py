@@ -51,7 +51,8 @@ def test_homogeneous_revokes_in_hashset_iteration_order():
     r = assign_group("uniform", {"t": 17}, [
         {"id": "a", "subscriptions": ["t"], "assignment": {"t": [16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9]}},
         {"id": "b", "subscriptions": ["t"]}])
-    # quotas: 9 for the first member in map order ("a"), 8 for "b"; "a" keeps the first 9 it iterates
+    # quotas: 9 for the first member in map order ("a", which holds 11 and so keeps the "+1"), 8 for "b";
+    # "a" keeps the first 9 it iterates
     assert r.by_name()["a"] == {"t": [0, 1, 2, 3, 4, 5, 6, 7, 16]}
     assert r.by_name()["b"] == {"t": [8, 9, 10, 11, 12, 13, 14, 15]}
 

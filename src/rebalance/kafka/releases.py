@@ -14,7 +14,7 @@ import json
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterable, List, Optional
+from typing import Dict, Iterable, List, Optional
 
 from ..versions import ADMINUTILS_RELEASE, KAFKA_VERSION
 
@@ -37,6 +37,8 @@ class ReleaseDifference:
     neither: int = 0     #: lines neither release can run (bad input kept as a test of the error path)
     fields: List[str] = field(default_factory=list)  #: output fields that differ, list indices as [*]
     examples: List[str] = field(default_factory=list)  #: ids of up to three differing lines
+    #: KIP-848 ``group`` lines: differing lines counted by the builder of their first differing step
+    builders: Dict[str, int] = field(default_factory=dict)
 
 
 def _field(path: str) -> str:
@@ -65,17 +67,31 @@ def _difference_paths(old: object, new: object, where: str = "output") -> Iterab
         yield where
 
 
-def _generalize(paths: Iterable[str], ids: Iterable[str]) -> List[str]:
-    """Paths with list indices and member, worker or topic names replaced, so that a field is named once."""
-    names = {re.escape(i) for i in ids}
+#: output fields whose keys and items are data (members, workers, topics, partitions): a difference inside one
+#: is named by the field itself
+_DATA_FIELDS = {"assignment", "sortedAssignment", "partitionsTransferringOwnership", "input", "partition_counts",
+                "workers", "running_after", "worker_loads", "outputs", "partitions"}
+
+
+def _generalize(paths: Iterable[str]) -> List[str]:
+    """The output fields where ``paths`` lie: list indices written ``[*]``, paths cut at a data field."""
     out = set()
     for path in paths:
-        path = _field(path)
-        # keys that are data (a member, a worker, a partition number), not schema: written as *
-        path = re.sub(r"\.(assignment|sortedAssignment|workers|running_after|partitionsTransferringOwnership"
-                      r"|partition_counts|protocol_versions)\.[^.\[]+", r".\1.*", path)
-        out.add(path)
+        kept = []
+        for segment in _field(path).split("."):
+            kept.append(segment)
+            if segment.split("[")[0] in _DATA_FIELDS:
+                break
+        out.add(".".join(kept))
     return sorted(out)
+
+
+def _first_differing_builder(old: dict, new: dict) -> Optional[str]:
+    """A KIP-848 ``group`` line: the builder that ran at the first step whose outputs differ."""
+    for a, b in zip(old.get("steps", []), new.get("steps", [])):
+        if a != b:
+            return b.get("builder") or a.get("builder")
+    return None
 
 
 def compare_releases(paths: Iterable[Path], old: str = OLD_RELEASE, new: str = KAFKA_VERSION) -> List[dict]:
@@ -101,9 +117,12 @@ def compare_releases(paths: Iterable[Path], old: str = OLD_RELEASE, new: str = K
             else:
                 row.different += 1
                 fields.extend(_difference_paths(a.output, b.output))
+                if kind == "group":
+                    builder = _first_differing_builder(a.output, b.output) or "none"
+                    row.builders[builder] = row.builders.get(builder, 0) + 1
                 if len(row.examples) < 3:
                     row.examples.append(str(line.get("id", (line.get("input") or {}).get("id"))))
-        row.fields = _generalize(fields, ())
+        row.fields = _generalize(fields)
         rows.append(asdict(row))
     return rows
 
