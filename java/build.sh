@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build the book's Java module: resolve Kafka's jars from Maven Central and compile the oracle.
-#   java/build.sh                 the pinned release (kafka.version of java/pom.xml) and ADMINUTILS_RELEASE
+#   java/build.sh                 the pinned release (kafka.version of java/pom.xml), ADMINUTILS_RELEASE and
+#                                 KAFKA_3_RELEASE (src/rebalance/versions.py)
 #   java/build.sh 4.0.0 ...       other releases' classpaths too (java/target/lib-RELEASE)
 # Needs Java 17+ and Maven 3.6+; says which one is missing in one line.  Idempotent and quick when nothing changed.
 set -euo pipefail
@@ -15,6 +16,7 @@ command -v mvn >/dev/null || need "Maven" "apt-get install maven (macOS: brew in
 
 pinned=$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' pom.xml)
 adminutils=$(sed -n 's/^ADMINUTILS_RELEASE = "\(.*\)"$/\1/p' ../src/rebalance/versions.py)
+kafka3=$(sed -n 's/^KAFKA_3_RELEASE = "\(.*\)"$/\1/p' ../src/rebalance/versions.py)
 log=target/build.log
 mkdir -p target
 run_mvn() {  # Maven's output goes to the log, shown only when a step fails
@@ -30,9 +32,9 @@ inputs=$(find pom.xml build.sh src -type f -newer "$stamp" 2>/dev/null | head -1
 if [ -f "$stamp" ] && [ -z "$inputs" ] && [ $# -eq 0 ]; then
   exit 0
 fi
-echo "java: resolving Kafka $pinned and $adminutils from Maven Central and compiling the oracle"
+echo "java: resolving Kafka $pinned, $adminutils and $kafka3 from Maven Central and compiling the oracle"
 fresh_pom=$([ ! -f "$stamp" ] || [ pom.xml -nt "$stamp" ] && echo yes || true)
-for release in "$pinned" "$adminutils" "$@"; do
+for release in "$pinned" "$adminutils" "$kafka3" "$@"; do
   # a changed pom may drop a jar: start that classpath afresh; otherwise the copy only adds what is missing
   [ -z "$fresh_pom" ] || rm -rf "target/lib-$release"
   run_mvn -Dkafka.version="$release" dependency:copy-dependencies -DincludeScope=runtime \

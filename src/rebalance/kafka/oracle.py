@@ -11,8 +11,8 @@ committed vectors:
 * ``python -m rebalance run FILE --oracle kafka`` answers any input file through the same JVM.
 
 A kind runs on the release the book pins, :data:`rebalance.KAFKA_VERSION`, except ``adminutils``:
-``AdminUtils`` (the ZooKeeper-era replica assignment) was removed in Kafka 4.0, so its lines are answered by
-the last release that has it, :data:`ADMINUTILS_RELEASE`.
+``AdminUtils`` (ZooKeeper mode's replica assignment) is gone from the pinned release, so its lines are answered
+by the last release that has it, :data:`ADMINUTILS_RELEASE`.
 """
 from __future__ import annotations
 

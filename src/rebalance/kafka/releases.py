@@ -16,10 +16,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional
 
-from ..versions import ADMINUTILS_RELEASE, KAFKA_VERSION
+from ..versions import KAFKA_3_RELEASE, KAFKA_VERSION
 
 #: the last 3.x release, the one the 4.x answers are set against
-OLD_RELEASE = ADMINUTILS_RELEASE
+OLD_RELEASE = KAFKA_3_RELEASE
 TABLE = "releases.json"
 
 
@@ -33,7 +33,7 @@ class ReleaseDifference:
     same: int = 0
     different: int = 0
     only_new: int = 0    #: lines the old release cannot run (a class or method it lacks)
-    only_old: int = 0    #: lines the new release cannot run (AdminUtils: removed in 4.0)
+    only_old: int = 0    #: lines the new release cannot run (AdminUtils: removed after 4.0)
     neither: int = 0     #: lines neither release can run (bad input kept as a test of the error path)
     fields: List[str] = field(default_factory=list)  #: output fields that differ, list indices as [*]
     examples: List[str] = field(default_factory=list)  #: ids of up to three differing lines
