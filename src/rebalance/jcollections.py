@@ -1,11 +1,11 @@
 """The ``java.util`` collections whose iteration order decides Kafka's results, emulated once for the package.
 
 * :class:`JavaHashSet`: the ``HashSet<TopicPartition>`` of ``AbstractStickyAssignor.PartitionMovements``
-  (client assignors, Kafka 3.8/3.9), reduced to add, remove and its first element -- the hot path of the
+  (client assignors, Kafka 4.3.1), reduced to add, remove and its first element -- the hot path of the
   sticky general builder, so it keeps only what that needs;
 * the collections of the KIP-848 server-side assignors, below.
 
-The group coordinator's assignors (Kafka 3.8/3.9, ``group-coordinator/.../assignor``) keep member
+The group coordinator's assignors (Kafka 4.3.1, ``group-coordinator/.../assignor``) keep member
 assignments as ``Map<Uuid, Set<Integer>>`` and topic ids as ``Set<Uuid>``.  Which partitions a member keeps
 when it is over its quota follows the iteration order of those collections, so each collection here
 remembers how Java would iterate it:

@@ -10,9 +10,10 @@ One scenario is a consumer group, its topics, its members and a schedule of what
 
 ``protocol`` picks the simulator: ``eager`` and ``cooperative`` run the classic group protocol
 (:class:`rebalance.protocol.simulation.GroupSimulation`: ``ClassicGroup`` on the coordinator,
-``ConsumerCoordinator`` on the client, Kafka 3.8/3.9), ``consumer`` runs KIP-848's
+``ConsumerCoordinator`` on the client), ``consumer`` runs KIP-848's
 (:class:`rebalance.kip848.simulation.KIP848Simulation`: ``GroupMetadataManager.consumerGroupHeartbeat`` and
-the ``AsyncKafkaConsumer`` membership manager).  ``config`` sets fields of
+the ``AsyncKafkaConsumer`` membership manager); both simulators are modelled on Kafka's source at commit
+1eb7644 (trunk before 4.0).  ``config`` sets fields of
 :class:`~rebalance.protocol.config.ProtocolConfig` (classic) or :class:`~rebalance.kip848.config.KIP848Config`
 (``consumer``) by name -- whatever fields those dataclasses have.
 

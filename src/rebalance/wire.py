@@ -1,6 +1,6 @@
 """Kafka's protocol types read from a ``java.nio.ByteBuffer``: the one reader of both group protocols' bytes.
 
-Mirrors ``org.apache.kafka.common.protocol.types`` (Kafka 3.8/3.9): ``Type.INT16``/``INT32``/``INT64`` are
+Mirrors ``org.apache.kafka.common.protocol.types`` (Kafka 4.3.1): ``Type.INT16``/``INT32``/``INT64`` are
 big-endian, ``Type.STRING`` an INT16 length and UTF-8 bytes, ``Type.NULLABLE_BYTES`` an INT32 length (-1 for
 null) and the bytes, ``ArrayOf`` an INT32 count and the elements.  The consumer's sticky user data
 (:mod:`rebalance.consumer.sticky_userdata`) and Connect's assignment and worker metadata
@@ -79,15 +79,17 @@ class ByteBuffer:
         return value
 
     def read_string(self) -> str:
-        """``Type.STRING.read`` (``Type.java`` line 455): malformed UTF-8 is replaced, as ``Utils.utf8``
-        (``new String(bytes, UTF_8)``)."""
+        """``Type.STRING.read`` (``Type.java`` line 493 in 4.3.1, 455 at commit 1eb7644): malformed UTF-8 is
+        replaced, as ``Utils.utf8`` (``new String(bytes, UTF_8)``)."""
         return self._take(self._length(self.get_short(), "string", "length")).decode("utf-8", errors="replace")
 
     def read_nullable_bytes(self) -> Optional[bytes]:
-        """``Type.NULLABLE_BYTES.read`` (``Type.java`` line 802): a negative size is null."""
+        """``Type.NULLABLE_BYTES.read`` (``Type.java`` line 790 in 4.3.1, 802 at commit 1eb7644): a negative
+        size is null."""
         n = self.get_int()
         return None if n < 0 else self._take(self._length(n, "bytes", "size"))
 
     def read_array_size(self) -> int:
-        """The element count ``ArrayOf.read`` starts with (``ArrayOf.java`` line 70; not nullable)."""
+        """The element count ``ArrayOf.read`` starts with (``ArrayOf.java`` lines 70-72 in 4.3.1, line 70 at
+        commit 1eb7644; not nullable)."""
         return self._length(self.get_int(), "array", "size")

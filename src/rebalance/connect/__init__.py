@@ -1,4 +1,8 @@
-"""Kafka Connect's assignment of connectors and tasks to workers (Kafka 3.8/3.9 logic).
+"""Kafka Connect's assignment of connectors and tasks to workers.
+
+The assignors and their wire format follow Kafka 4.3.1 (the same answers as 3.9.2); the herder's follow-up
+rounds and clock (:mod:`.cluster`, :mod:`.experiment`) are modelled on Kafka's source at commit 1eb7644
+(trunk before 4.0).
 
 * :class:`~rebalance.connect.assignor.ConnectAssignor` -- the interface (``ConnectAssignor``), :data:`ASSIGNORS` the
   registry by ``connect.protocol`` (eager / compatible / sessioned), :class:`ReplayOptions` the vectors' switches;

@@ -1,11 +1,12 @@
 """The interface of Kafka Connect's assignors and the registry keyed by ``connect.protocol``.
 
-Mirrors ``org.apache.kafka.connect.runtime.distributed.ConnectAssignor`` (Kafka 3.8/3.9, commit 1eb7644):
+Mirrors ``org.apache.kafka.connect.runtime.distributed.ConnectAssignor`` (Kafka 4.3.1):
 ``performAssignment(leaderId, protocol, allMemberMetadata, coordinator)``, the leader's call on serialized
-``JoinGroup`` metadata.  ``WorkerCoordinator`` builds one ``EagerAssignor`` and one
+``JoinGroup`` metadata (``protocol`` is the wire name up to 4.1.0 and a ``ConnectProtocolCompatibility`` in
+4.3.1, KAFKA-19140; the behaviour is the same).  ``WorkerCoordinator`` builds one ``EagerAssignor`` and one
 ``IncrementalCooperativeAssignor`` and picks by ``ConnectProtocolCompatibility.fromProtocol(protocol)``
-(``WorkerCoordinator.onLeaderElected``, lines 229-239): ``EAGER`` (wire name ``default``) -> eager, the
-others (``compatible``, ``sessioned``) -> incremental.  :data:`ASSIGNORS` is that choice by the
+(``WorkerCoordinator.onLeaderElected``, lines 224-235 in 4.3.1, 229-239 at commit 1eb7644): ``EAGER``
+(wire name ``default``) -> eager, the others (``compatible``, ``sessioned``) -> incremental.  :data:`ASSIGNORS` is that choice by the
 ``connect.protocol`` config value, and :func:`assignor_for` builds one; the cluster driver
 (:class:`~rebalance.connect.cluster.ConnectCluster`), the vectors adapter and the chapter helpers go through it.
 
@@ -32,7 +33,7 @@ from .protocol import protocol_version
 
 @runtime_checkable
 class ConnectAssignor(Protocol):
-    """``ConnectAssignor`` (Kafka 3.8/3.9, commit 1eb7644) plus the direct call of Kafka's unit tests.
+    """``ConnectAssignor`` (Kafka 4.3.1) plus the direct call of Kafka's unit tests.
 
     ``NAME`` is the assignor family (``"eager"`` or ``"incremental"``), ``PROTOCOLS`` the ``connect.protocol``
     values it serves and ``delay`` the ``scheduled.rebalance.max.delay.ms`` wait it last sent (always 0 for

@@ -1,7 +1,8 @@
 """A Connect cluster driven round by round: workers, what they run, and the leader's assignor.
 
-This is the loop Kafka spreads over ``WorkerCoordinator`` and ``DistributedHerder`` (Kafka 3.8/3.9),
-reduced to what decides *who runs what*:
+This is the loop Kafka spreads over ``WorkerCoordinator`` and ``DistributedHerder`` (modelled on Kafka's
+source at commit 1eb7644, trunk before 4.0; the assignors themselves follow Kafka 4.3.1), reduced to what
+decides *who runs what*:
 
 * **eager** (``connect.protocol=eager``): ``onJoinPrepare`` stops everything a worker runs, the leader's
   :class:`~rebalance.connect.eager.EagerAssignor` hands out a complete assignment, each worker starts it;
@@ -11,10 +12,10 @@ reduced to what decides *who runs what*:
   revocation makes the workers rejoin at once (``DistributedHerder.handleRebalanceCompleted`` ->
   ``requestRejoin``), and a positive ``delay`` schedules the next rebalance (the "scheduled delay").
 
-The herder's clock (``DistributedHerder`` at trunk commit 1eb7644, the 3.8/3.9 logic; in the 3.8.0 tag the
-same code sits about 20 lines earlier): when a worker receives an
-assignment with ``delay > 0`` it sets ``scheduledRebalance = now + delay`` (``onAssigned``, lines
-2660-2663; ``Long.MAX_VALUE`` when the delay is 0); its tick loop polls no longer than until that time
+The herder's clock (``DistributedHerder`` at trunk commit 1eb7644, before 4.0, not yet checked against a
+release; the line numbers are that commit's, and in the 3.8.0 tag the same code sits about 20 lines
+earlier): when a worker receives an assignment with ``delay > 0`` it sets ``scheduledRebalance = now +
+delay`` (``onAssigned``, lines 2660-2663; ``Long.MAX_VALUE`` when the delay is 0); its tick loop polls no longer than until that time
 (lines 506-511 and 563-569), and once ``scheduledRebalance <= now`` ``handleRebalanceCompleted`` logs
 "Requesting rebalance because scheduled rebalance timeout has been reached" and calls
 ``member.requestRejoin()`` (lines 1818-1825 and 1840-1842).  So the group rebalances *when the delay

@@ -1,6 +1,6 @@
 """Kafka Connect's eager (stop-the-world) assignor.
 
-Mirrors ``org.apache.kafka.connect.runtime.distributed.EagerAssignor`` (Kafka 3.8/3.9, unchanged since
+Mirrors ``org.apache.kafka.connect.runtime.distributed.EagerAssignor`` (Kafka 4.3.1, unchanged since
 the herder's first distributed mode): the leader ignores what the workers are running, sorts the
 connectors and the workers, and deals the connectors round-robin over the sorted workers; it then deals
 every connector's tasks (connector by connector, task numbers ascending), *continuing the same circular
@@ -27,7 +27,7 @@ CompleteAssignment = Dict[str, Tuple[List[str], List[ConnectorTaskId]]]
 
 
 class EagerAssignor:
-    """``EagerAssignor`` (Kafka 3.8/3.9): a stateless round-robin over sorted workers, the
+    """``EagerAssignor`` (Kafka 4.3.1): a stateless round-robin over sorted workers, the
     :class:`~rebalance.connect.assignor.ConnectAssignor` of ``connect.protocol=eager``.
 
     The constructor takes the same arguments as :class:`~rebalance.connect.incremental.IncrementalCooperativeAssignor`

@@ -132,10 +132,10 @@ def bounce_rounds(assignor: str, away_ms: int = 60_000, leave_for_good: bool = F
     """The rounds around a departure: ``worker-01`` leaves a steady cluster and (unless
     ``leave_for_good``) comes back empty ``away_ms`` later; then the herder's follow-ups run.
 
-    Time runs as in Kafka's ``DistributedHerder`` (3.8/3.9 logic; lines at commit 1eb7644): the departure
-    round sends the survivors a delay (``scheduled.rebalance.max.delay.ms``), and when it expires their
-    herders rejoin ("scheduled rebalance timeout has been reached", ``DistributedHerder.java`` lines
-    1818-1825) whether or not the worker is back.  Back in time, the worker is a candidate and the expiry
+    Time runs as in Kafka's ``DistributedHerder`` (modelled on Kafka's source at commit 1eb7644, trunk before
+    4.0; the line numbers are that commit's): the departure round sends the survivors a delay
+    (``scheduled.rebalance.max.delay.ms``), and when it expires their herders rejoin ("scheduled rebalance
+    timeout has been reached", ``DistributedHerder.java`` lines 1818-1825) whether or not the worker is back.  Back in time, the worker is a candidate and the expiry
     round hands it the lost work (``IncrementalCooperativeAssignor.handleLostAssignments``, lines
     473-503).  Away longer, the expiry round runs without it and the lost work goes to the survivors as
     new work (line 505); its return is then an ordinary join, answered by load-balancing revocations

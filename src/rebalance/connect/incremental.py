@@ -1,7 +1,8 @@
 """Kafka Connect's incremental cooperative assignor (KIP-415).
 
-Mirrors ``org.apache.kafka.connect.runtime.distributed.IncrementalCooperativeAssignor`` at Kafka
-commit 1eb7644 (= 3.8/3.9 logic), including the state the leader keeps between rounds:
+Mirrors ``org.apache.kafka.connect.runtime.distributed.IncrementalCooperativeAssignor`` of Kafka
+4.3.1 (unchanged since 3.9; first written from trunk commit 1eb7644), including the state the leader
+keeps between rounds:
 
 * the previous assignment and the generation it was computed in (forgotten when the last completed
   generation does not match: the previous round's assignment may never have reached the workers);
@@ -362,7 +363,8 @@ class IncrementalCooperativeAssignor:
                 candidates = [active[w] for w in self.candidate_workers_for_reassignment if w in active]
             if candidates:
                 # round robin over the candidates, from the first one for the connectors and again for the
-                # tasks (IncrementalCooperativeAssignor lines 485-502: a fresh iterator each time)
+                # tasks (IncrementalCooperativeAssignor lines 482-499 in 4.3.1, 485-502 at commit 1eb7644:
+                # a fresh iterator each time)
                 for i, connector in enumerate(lost.connectors):
                     candidates[i % len(candidates)].assign_connector(connector)
                 for i, task in enumerate(lost.tasks):

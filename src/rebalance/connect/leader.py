@@ -3,7 +3,8 @@
 
 Mirrors ``ConnectAssignor.performAssignment`` as implemented by ``EagerAssignor`` and
 ``IncrementalCooperativeAssignor`` (including ``ensureLeaderConfig`` and the ``CONFIG_MISMATCH``
-answer), and ``WorkerCoordinator.onJoinPrepare``/``onJoinComplete`` (Kafka 3.8/3.9).  A group-protocol
+answer), and ``WorkerCoordinator.onJoinPrepare``/``onJoinComplete`` (the assignors as in Kafka 4.3.1,
+``WorkerCoordinator`` as at Kafka's commit 1eb7644, trunk before 4.0).  A group-protocol
 simulator can treat Connect workers as ordinary members: each member sends
 :func:`member_metadata` in its JoinGroup request, the leader calls :func:`perform_assignment` with all
 members' metadata and returns one assignment blob per member, and each member applies its blob with
@@ -35,7 +36,7 @@ class ConfigSnapshot:
 @dataclass
 class CoordinatorState:
     """What ``ConnectAssignor.performAssignment`` reads from its ``WorkerCoordinator`` argument (Kafka
-    3.8/3.9): ``configSnapshot()``, ``configFreshSnapshot()`` (default: the same snapshot),
+    4.3.1): ``configSnapshot()``, ``configFreshSnapshot()`` (default: the same snapshot),
     ``generationId()`` and ``lastCompletedGenerationId()``."""
 
     snapshot: ConfigSnapshot
@@ -71,7 +72,7 @@ def leader_assignment(assignor: "ConnectAssignor", leader_id: str, protocol: str
                       all_member_metadata: Sequence[Tuple[str, bytes]], coordinator: CoordinatorState
                       ) -> Dict[str, bytes]:
     """``ConnectAssignor.performAssignment(leaderId, protocol, allMemberMetadata, coordinator)`` as
-    ``EagerAssignor`` and ``IncrementalCooperativeAssignor`` implement it (Kafka 3.8/3.9).
+    ``EagerAssignor`` and ``IncrementalCooperativeAssignor`` implement it (Kafka 4.3.1).
 
     ``coordinator.snapshot`` is the leader's config snapshot and ``coordinator.fresh_snapshot`` what it
     would read if it refreshed it (``coordinator.configFreshSnapshot()``).  If some member has seen

@@ -1,4 +1,4 @@
-"""The vocabulary of Kafka Connect's distributed herder, as the assignors see it (Kafka 3.8/3.9).
+"""The vocabulary of Kafka Connect's distributed herder, as the assignors see it (Kafka 4.3.1).
 
 * a **connector** is a name (``str``);
 * a **task** is ``org.apache.kafka.connect.util.ConnectorTaskId``: here a tuple ``(connector, task)``,
@@ -158,7 +158,7 @@ class WorkerLoad:
 
 @dataclass
 class ClusterAssignment:
-    """``IncrementalCooperativeAssignor.ClusterAssignment`` (Kafka 3.8/3.9): what each worker starts, stops
+    """``IncrementalCooperativeAssignor.ClusterAssignment`` (Kafka 4.3.1): what each worker starts, stops
     and ends with -- the one result type of every Connect assignor here (the eager assignor's complete
     assignment is "start all of it, after stopping everything", ``WorkerCoordinator.onJoinPrepare``).
 

@@ -1,7 +1,7 @@
 """What Connect's group protocol does to the order of connectors and tasks on the wire.
 
 Mirrors ``ConnectProtocol`` (V0, eager), ``IncrementalCooperativeConnectProtocol`` (V1 "compatible",
-V2 "sessioned"), ``ExtendedAssignment`` and ``ExtendedWorkerState`` (Kafka 3.8/3.9).
+V2 "sessioned"), ``ExtendedAssignment`` and ``ExtendedWorkerState`` (Kafka 4.3.1).
 
 An assignment is serialized as a list of ``(connector, [task numbers])`` groups, ``-1`` standing for the
 connector itself (``ConnectProtocol.CONNECTOR_TASK``):

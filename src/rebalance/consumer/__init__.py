@@ -1,5 +1,5 @@
 """Client-side consumer partition assignors, exactly as Kafka's ``org.apache.kafka.clients.consumer``
-classes compute them (Kafka 3.8/3.9): Range, RoundRobin, Sticky and CooperativeSticky.
+classes compute them (Kafka 4.3.1, unchanged since 3.9): Range, RoundRobin, Sticky and CooperativeSticky.
 
 The common entry point is :func:`assign`::
 

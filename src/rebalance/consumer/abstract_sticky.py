@@ -1,5 +1,5 @@
 """What ``StickyAssignor`` and ``CooperativeStickyAssignor`` share: Kafka's ``AbstractStickyAssignor``
-(clients, Kafka 3.8/3.9, commit 1eb7644).
+(clients, Kafka 4.3.1, unchanged since 3.9; first written from trunk commit 1eb7644).
 
 One ``assign`` call does what ``AbstractStickyAssignor.assignPartitions`` does:
 
@@ -127,7 +127,7 @@ class RackInfo:
 
 
 class AbstractStickyAssignor(BuiltinAssignor):
-    """``org.apache.kafka.clients.consumer.internals.AbstractStickyAssignor`` (Kafka 3.8/3.9).
+    """``org.apache.kafka.clients.consumer.internals.AbstractStickyAssignor`` (Kafka 4.3.1).
 
     Subclasses define :meth:`member_data` (how a member's owned partitions and generation are read) and
     may post-process the builder's result (:meth:`_finish`).  ``max_generation`` persists across calls.
@@ -285,7 +285,7 @@ class AbstractStickyAssignor(BuiltinAssignor):
 def partitions_left(everything: List[TopicPartition],
                     assigned: List[TopicPartition]) -> Optional[List[TopicPartition]]:
     """What the two-pointer walk of ``getUnassignedPartitions`` (``AbstractStickyAssignor``'s constrained and
-    general builders, Kafka 3.8/3.9) over ``everything`` (all partitions, in the builder's order) and the ``assigned`` ones (sorted the same way) leaves, computed as a set difference --
+    general builders, Kafka 4.3.1) over ``everything`` (all partitions, in the builder's order) and the ``assigned`` ones (sorted the same way) leaves, computed as a set difference --
     or ``None`` when the walk is not a plain difference: ``assigned`` holds a partition twice or one that is
     not in ``everything`` (the walk then stops matching and every later partition counts as unassigned,
     which only the walk itself reproduces)."""
@@ -301,7 +301,7 @@ def partitions_left(everything: List[TopicPartition],
 def unassigned_partitions(everything: List[TopicPartition], assigned: List[TopicPartition],
                           order: Callable[[TopicPartition], object]) -> List[TopicPartition]:
     """``getUnassignedPartitions`` of ``AbstractStickyAssignor``'s constrained and general builders (Kafka
-    3.8/3.9): ``everything`` (all partitions, in the builder's order) minus ``assigned``, by Kafka's
+    4.3.1): ``everything`` (all partitions, in the builder's order) minus ``assigned``, by Kafka's
     two-pointer walk over ``assigned`` sorted by ``order`` (the same order as ``everything``; sorted in
     place) -- a plain set difference (:func:`partitions_left`) whenever the walk is one."""
     if not assigned:

@@ -1,7 +1,7 @@
 """The one call every consumer chapter uses: ``assign(assignor, partitions, members)``.
 
 It builds what a Kafka consumer group leader has in hand when it runs a client-side assignor
-(``ConsumerPartitionAssignor.assign(Cluster, GroupSubscription)``, Kafka 3.8/3.9): the partition count of
+(``ConsumerPartitionAssignor.assign(Cluster, GroupSubscription)``, Kafka 4.3.1): the partition count of
 each topic (optionally the racks of each partition's replicas, KIP-881) and every member's
 ``Subscription`` (topics, owned partitions, generation, ``group.instance.id``, rack).  Members are put
 into the leader's ``HashMap`` in the order given, so list orders are exactly Kafka's.
@@ -72,9 +72,9 @@ def require_members(members: Sized) -> None:
     """One rule for an empty group, the same for every assignor: at least one member.
 
     Kafka never runs a client-side assignor without members: the leader runs it in
-    ``ConsumerCoordinator.onLeaderElected`` (Kafka 3.8/3.9, lines 612-649) over the JoinGroup response's
-    members, and the leader is one of them.  Kafka's classes called directly on an empty group disagree
-    (``RangeAssignor`` returns an empty map, ``RoundRobinAssignor``'s ``CircularIterator`` throws
+    ``ConsumerCoordinator.onLeaderElected`` (Kafka 4.3.1, lines 653-690; lines 612-649 at commit 1eb7644)
+    over the JoinGroup response's members, and the leader is one of them.  Kafka's classes called directly
+    on an empty group disagree (``RangeAssignor`` returns an empty map, ``RoundRobinAssignor``'s ``CircularIterator`` throws
     ``IllegalArgumentException``, ``AbstractStickyAssignor``'s constrained builder divides by the member
     count, ``ArithmeticException``), so none of those is "Kafka's answer"; the conformance adapter, which
     drives the classes directly, still reproduces each.  Partitions without members, or members without

@@ -1,6 +1,6 @@
 """The consumer assignor interface and the one registry of Kafka's built-in assignors.
 
-Mirrors ``org.apache.kafka.clients.consumer.ConsumerPartitionAssignor`` (Kafka 3.8/3.9): an assignor has a
+Mirrors ``org.apache.kafka.clients.consumer.ConsumerPartitionAssignor`` (Kafka 4.3.1): an assignor has a
 ``name()`` (the value of ``partition.assignment.strategy`` it answers to), the rebalance protocols it
 supports (``supportedProtocols()``), the user data its consumer puts into JoinGroup
 (``subscriptionUserData``), the leader's ``assign`` and the member's ``onAssignment``.  One object serves one
@@ -29,7 +29,7 @@ __all__ = ["ConsumerPartitionAssignor", "ASSIGNORS", "ALIASES", "EAGER", "COOPER
 
 @runtime_checkable
 class ConsumerPartitionAssignor(Protocol):
-    """``org.apache.kafka.clients.consumer.ConsumerPartitionAssignor`` (Kafka 3.8/3.9)."""
+    """``org.apache.kafka.clients.consumer.ConsumerPartitionAssignor`` (Kafka 4.3.1)."""
 
     #: ``name()``: the strategy name members announce in JoinGroup
     name: str

@@ -1,5 +1,5 @@
 """What Kafka's built-in consumer assignors share (``ConsumerPartitionAssignor``'s default methods,
-Kafka 3.8/3.9): the eager protocol, no user data, nothing to remember from ``onAssignment``.  The sticky
+Kafka 4.3.1): the eager protocol, no user data, nothing to remember from ``onAssignment``.  The sticky
 assignors override the last two; see :mod:`rebalance.consumer.assignor` for the interface."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``org.apache.kafka.clients.consumer.CooperativeStickyAssignor`` (Kafka 3.8/3.9; KIP-429, 2.4).
+"""``org.apache.kafka.clients.consumer.CooperativeStickyAssignor`` (Kafka 4.3.1; KIP-429, 2.4).
 
 The same plan as :class:`~rebalance.consumer.sticky.StickyAssignor`, but for the COOPERATIVE protocol:
 members keep their partitions while they rejoin and report them in the protocol's ``ownedPartitions``.

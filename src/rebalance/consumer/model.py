@@ -1,7 +1,7 @@
 """The inputs of a client-side consumer partition assignor, as Kafka's leader sees them.
 
 Mirrors ``org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.{Subscription, GroupSubscription}``
-and the parts of ``org.apache.kafka.common.Cluster`` an assignor reads (Kafka 3.8/3.9).
+and the parts of ``org.apache.kafka.common.Cluster`` an assignor reads (Kafka 4.3.1).
 
 A topic-partition is a plain tuple ``(topic, partition)``; lists of them are what the assignors return.
 ``parse_consumer_input`` turns a scenario in the conformance vectors' schema (see

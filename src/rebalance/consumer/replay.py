@@ -20,7 +20,7 @@ ENTRIES = ("cluster", "assignPartitions")
 
 @dataclass(frozen=True)
 class ReplayOptions:
-    """How the harness called the assignor (Kafka 3.8/3.9 test code, commit 1eb7644).
+    """How the harness called the assignor (Kafka's test code at commit 1eb7644, trunk before 4.0).
 
     * ``entry``: ``"cluster"`` is ``AbstractPartitionAssignor.assign(Cluster, GroupSubscription)`` (drops
       topics without partitions or metadata); ``"assignPartitions"`` the direct call the unit tests make;

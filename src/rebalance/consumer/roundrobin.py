@@ -1,5 +1,5 @@
 """Kafka's consumer ``RoundRobinAssignor`` (``org.apache.kafka.clients.consumer.RoundRobinAssignor``;
-unchanged in substance since KAFKA-8356 in 2.4.0, logic as in 3.8/3.9).  No rack awareness.
+unchanged in substance since KAFKA-8356 in 2.4.0, logic as in 4.3.1).  No rack awareness.
 
 All partitions of all subscribed topics are laid out in one list -- topics in ``TreeSet`` order
 (``String.compareTo``), each topic's partitions 0..n-1 -- and dealt out by a ``CircularIterator`` over the

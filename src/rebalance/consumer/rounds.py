@@ -1,7 +1,7 @@
 """Rebalance until the group settles: the cooperative protocol's follow-up rebalances (KIP-429).
 
 Under the eager protocol one rebalance finishes the job.  Under the cooperative one
-(``ConsumerCoordinator.onJoinComplete``, Kafka 3.8/3.9) a member that had partitions revoked rejoins at
+(``ConsumerCoordinator.onJoinComplete``, Kafka 4.3.1) a member that had partitions revoked rejoins at
 once, and the leader's ``CooperativeStickyAssignor`` hands the revoked partitions out only in that
 follow-up rebalance.  :func:`rebalance_rounds` replays this for any built-in assignor: after each round every
 member owns exactly what it was given, in the next generation, and the same assignor object (the leader's,

@@ -1,4 +1,4 @@
-"""``org.apache.kafka.clients.consumer.StickyAssignor`` (Kafka 3.8/3.9; KIP-54, generation in user data
+"""``org.apache.kafka.clients.consumer.StickyAssignor`` (Kafka 4.3.1; KIP-54, generation in user data
 since KIP-341 / 2.3).
 
 An *eager* assignor: members give up everything before they rejoin, so the leader learns what each member

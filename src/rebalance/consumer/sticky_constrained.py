@@ -1,4 +1,4 @@
-"""``AbstractStickyAssignor.ConstrainedAssignmentBuilder`` (Kafka 3.8/3.9): the path taken when every
+"""``AbstractStickyAssignor.ConstrainedAssignmentBuilder`` (Kafka 4.3.1): the path taken when every
 member subscribes to the same topics.
 
 With ``P`` partitions and ``N`` members, ``minQuota = floor(P/N)``, ``maxQuota = ceil(P/N)`` and exactly

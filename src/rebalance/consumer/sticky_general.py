@@ -1,4 +1,4 @@
-"""``AbstractStickyAssignor.GeneralAssignmentBuilder`` and ``PartitionMovements`` (Kafka 3.8/3.9): the
+"""``AbstractStickyAssignor.GeneralAssignmentBuilder`` and ``PartitionMovements`` (Kafka 4.3.1): the
 path taken when members subscribe to different topics.
 
 1. ``prepopulateCurrentAssignments`` re-reads every member's data (rewinding the user-data buffer) and

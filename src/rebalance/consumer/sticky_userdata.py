@@ -1,6 +1,6 @@
 """The user data the sticky assignors put into a member's JoinGroup subscription.
 
-Mirrors (Kafka 3.8/3.9):
+Mirrors (Kafka 4.3.1, unchanged since 3.9):
 
 * ``StickyAssignor.STICKY_ASSIGNOR_USER_DATA_V0`` -- ``previous_assignment: [{topic: STRING, partitions: [INT32]}]``
   (KIP-54, Kafka 1.0);
@@ -138,7 +138,7 @@ class _StickyV1Buffer(ByteBuffer):
 
 def sticky_v1_buffer(partitions: Sequence[TopicPartition], generation: int) -> ByteBuffer:
     """``ByteBuffer(encode_sticky_v1(partitions, generation))`` (``StickyAssignor.serializeTopicPartitionAssignment``,
-    Kafka 3.8/3.9), with the bytes produced only on demand
+    Kafka 4.3.1), with the bytes produced only on demand
     when every value fits the schema (topic names up to 32,767 UTF-8 bytes, Java ints); otherwise encoded
     at once, raising where the encoder raises."""
     numbers = list(map(_PARTITION, partitions))
@@ -254,7 +254,7 @@ def decode_cooperative(buffer: Optional[ByteBuffer]) -> Optional[int]:
 
 def auto_user_data(assignor: str, owned: Sequence[TopicPartition], generation_id: Optional[int]) -> Optional[bytes]:
     """The user data a real client of ``assignor`` sends in JoinGroup for what it owns (``subscriptionUserData``,
-    Kafka 3.8/3.9): StickyAssignor V1 of its owned partitions and generation once it has either,
+    Kafka 4.3.1): StickyAssignor V1 of its owned partitions and generation once it has either,
     CooperativeStickyAssignor its generation (-1 before any), nothing for Range and RoundRobin."""
     return user_data_from_spec("auto", assignor, owned, generation_id)[0]
 

@@ -1,4 +1,8 @@
-"""KIP-848, the next-generation consumer group protocol (``group.protocol=consumer``), Kafka 3.8/3.9.
+"""KIP-848, the next-generation consumer group protocol (``group.protocol=consumer``).
+
+Early access in Kafka 3.7, preview in 3.8 and 3.9, generally available in 4.0.  The server-side assignors
+match Kafka 4.3.1; the reconciliation simulator is modelled on Kafka's source at commit 1eb7644 (trunk
+before 4.0) and not yet checked against a running Kafka.
 
 * :class:`ConsumerGroupPartitionAssignor` -- the server-side assignor interface; :data:`ASSIGNORS` its registry
   (``uniform``, ``range``), :class:`ReplayOptions` the switches only the vectors adapter passes;

@@ -1,7 +1,7 @@
 """Timings of the KIP-848 reconciliation model and the brokers' bounds on them.
 
 :class:`KIP848Config` holds the group coordinator's consumer-group configs of ``GroupCoordinatorConfig``
-(Kafka 3.8/3.9: ``group.consumer.heartbeat.interval.ms``, ``group.consumer.session.timeout.ms``,
+(Kafka 4.3.1's defaults: ``group.consumer.heartbeat.interval.ms``, ``group.consumer.session.timeout.ms``,
 ``group.consumer.assignors``), the client's poll loop (:class:`rebalance.protocol.pollloop.PollLoopConfig`,
 shared with the classic simulator's :class:`rebalance.protocol.config.ProtocolConfig`:
 ``max.poll.interval.ms``, ``max.poll.records``, the application's time per record or per batch, and
@@ -21,7 +21,8 @@ from .assignor import assignor_for
 
 __all__ = ["KIP848Config", "BROKER_BOUNDS_MS", "GROUP_CONFIGS", "group_config"]
 
-#: The brokers' bounds on the two KIP-848 timings (``GroupCoordinatorConfig``, Kafka 3.8/3.9, lines 95-115:
+#: The brokers' bounds on the two KIP-848 timings (``GroupCoordinatorConfig``, Kafka 4.3.1's defaults,
+#: lines 186-204; lines 95-115 at commit 1eb7644:
 #: ``group.consumer.min/max.heartbeat.interval.ms`` and ``group.consumer.min/max.session.timeout.ms``);
 #: a client cannot ask for a value outside them.
 BROKER_BOUNDS_MS = {"group.consumer.heartbeat.interval.ms": (5_000, 15_000),
@@ -53,8 +54,9 @@ class KIP848Config(PollLoopConfig):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
                 raise InputError(f"config.{name}", f"must be >= 0 ms, got {getattr(self, name)!r}")
         if self.heartbeat_interval_ms >= self.session_timeout_ms:
-            # GroupCoordinatorConfig (Kafka 3.8/3.9, line 341): require(consumerGroupHeartbeatIntervalMs <
-            # consumerGroupSessionTimeoutMs); otherwise every member is fenced between two heartbeats
+            # GroupCoordinatorConfig (Kafka 4.3.1 line 597, line 341 at commit 1eb7644; not in 3.9):
+            # require(consumerGroupHeartbeatIntervalMs < consumerGroupSessionTimeoutMs); otherwise every
+            # member is fenced between two heartbeats
             raise InputError("config.heartbeat_interval_ms",
                              f"must be less than config.session_timeout_ms ({self.session_timeout_ms}), "
                              f"got {self.heartbeat_interval_ms}")
@@ -62,8 +64,8 @@ class KIP848Config(PollLoopConfig):
         return self
 
 
-#: The per-group overrides of the two timings, ``GroupConfig`` (Kafka's 4.0 branch at commit 1eb7644, KAFKA-14511 /
-#: KAFKA-17327: set with ``kafka-configs.sh --alter --entity-type groups --entity-name G --add-config ...``;
+#: The per-group overrides of the two timings, ``GroupConfig`` (new in 4.0; modelled on commit 1eb7644,
+#: trunk before 4.0; KAFKA-14511 / KAFKA-17327: set with ``kafka-configs.sh --alter --entity-type groups --entity-name G --add-config ...``;
 #: not in 3.9): group config name -> the :class:`KIP848Config` field it overrides.
 GROUP_CONFIGS = {"consumer.heartbeat.interval.ms": "heartbeat_interval_ms",
                  "consumer.session.timeout.ms": "session_timeout_ms"}
@@ -73,7 +75,7 @@ def group_config(overrides: Mapping[str, int], base: Optional[KIP848Config] = No
                  bounds: Optional[Mapping[str, tuple]] = None) -> KIP848Config:
     """The timings one group runs with after ``overrides`` (group config name -> value) are applied to the
     broker-wide ``base``, validated as ``GroupConfig.validateNames`` and ``GroupConfig.validateValues`` do
-    (Kafka 4.0 branch, commit 1eb7644): an unknown name is refused, each value must lie within the broker's
+    (at Kafka's commit 1eb7644, trunk before 4.0): an unknown name is refused, each value must lie within the broker's
     ``group.consumer.min/max.*`` bounds (``bounds``, default :data:`BROKER_BOUNDS_MS`), and the session
     timeout must exceed the heartbeat interval.  ``InputError`` names the bad override with Kafka's message."""
     base = (base if base is not None else KIP848Config()).validate()

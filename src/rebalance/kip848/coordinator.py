@@ -1,8 +1,9 @@
 """KIP-848 group coordinator: the consumer-group half of ``GroupMetadataManager`` for one group.
 
-Mirrors Kafka 3.8/3.9's ``GroupMetadataManager.consumerGroupHeartbeat`` (and ``consumerGroupLeave`` for
-epochs -1/-2, ``consumerGroupFenceMember``, the session timer), ``ConsumerGroup``'s partition epochs
-(``maybeUpdatePartitionEpoch`` / ``maybeRemovePartitionEpoch``) and ``TargetAssignmentBuilder``:
+Modelled on Kafka's source at commit 1eb7644 (trunk before 4.0): ``GroupMetadataManager.consumerGroupHeartbeat``
+(and ``consumerGroupLeave`` for epochs -1/-2, ``consumerGroupFenceMember``, the session timer),
+``ConsumerGroup``'s partition epochs (``maybeUpdatePartitionEpoch`` / ``maybeRemovePartitionEpoch``) and
+``TargetAssignmentBuilder``:
 
 * **Group epoch.**  A member joining, leaving, being fenced or changing its subscription bumps the group
   epoch.  The next heartbeat from *any* member then recomputes the **target assignment** with the real

@@ -1,5 +1,5 @@
 """The group coordinator's server-side ``RangeAssignor`` (``group-coordinator/.../assignor/RangeAssignor``,
-Kafka 3.8/3.9, ``group.remote.assignor=range``).
+Kafka 4.3.1, ``group.remote.assignor=range``; the 3.9 algorithm, where 3.8's was sticky, KAFKA-16944).
 
 Members are sorted: static members first, by ``group.instance.id``; then dynamic members by member id
 (``String.compareTo``).  Each topic is cut into contiguous ranges for *its* subscribers in that order: the

@@ -1,7 +1,8 @@
 """KIP-848 reconciliation, coordinator side: ``CurrentAssignmentBuilder`` and ``ConsumerGroupMember``.
 
-The group coordinator of Kafka 3.8/3.9 advances a member that is not reconciled to the group's target
-assignment on each of its heartbeats (``CurrentAssignmentBuilder.build``): partitions it keeps stay
+The group coordinator (modelled on Kafka's source at commit 1eb7644, trunk before 4.0) advances a member
+that is not reconciled to the group's target assignment on each of its heartbeats
+(``CurrentAssignmentBuilder.build``): partitions it keeps stay
 *assigned*; partitions it must give up become *pending revocation* and the member waits in
 ``UNREVOKED_PARTITIONS`` (at its old epoch) until a heartbeat no longer reports them as owned; new
 partitions are handed out only when their **partition epoch** is ``-1`` (nobody holds them); otherwise the

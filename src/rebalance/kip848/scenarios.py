@@ -1,9 +1,10 @@
 """KIP-848 scenarios: a group formed through the protocol, then one join, leave, crash or rolling restart.
 
 Each runs a :class:`~.simulation.KIP848Simulation` (``GroupMetadataManager.consumerGroupHeartbeat`` and
-``CurrentAssignmentBuilder`` of Kafka 3.8/3.9 on the coordinator side, ``AsyncKafkaConsumer``'s membership
-manager on the client side) and returns a :class:`~.simulation.SimulationResult` whose metrics are the
-shared :class:`~rebalance.protocol.ledger.RebalanceMetrics`.
+``CurrentAssignmentBuilder`` on the coordinator side, ``AsyncKafkaConsumer``'s membership manager on the
+client side, modelled on Kafka's source at commit 1eb7644, trunk before 4.0) and returns a
+:class:`~.simulation.SimulationResult` whose metrics are the shared
+:class:`~rebalance.protocol.ledger.RebalanceMetrics`.
 """
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 """KIP-848 reconciliation on the shared virtual clock: the consumers' heartbeat loop and the run.
 
-The client side follows ``AsyncKafkaConsumer``'s membership manager (``MembershipManagerImpl`` and
-``HeartbeatRequestManager`` of Kafka 3.8/3.9, later renamed ``ConsumerMembershipManager`` and
-``ConsumerHeartbeatRequestManager``): a member heartbeats every ``heartbeat_interval_ms``
+The client side is modelled on ``AsyncKafkaConsumer``'s membership manager in Kafka's source at commit
+1eb7644 (trunk before 4.0; line numbers below are that commit's): ``ConsumerMembershipManager`` and
+``ConsumerHeartbeatRequestManager``, 4.0's names of 3.8's and 3.9's ``MembershipManagerImpl`` and
+``HeartbeatRequestManager``.  A member heartbeats every ``heartbeat_interval_ms``
 (``group.consumer.heartbeat.interval.ms``, 5 s by default), and at once after finishing a reconciliation
 (the acknowledgement).  The rebalance callbacks run on the application thread
 (``ConsumerMembershipManager`` enqueues a ``ConsumerRebalanceListenerCallbackNeededEvent``, line 434, which

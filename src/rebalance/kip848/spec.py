@@ -1,7 +1,7 @@
 """What a KIP-848 server-side assignor sees: the group spec and the topic describer.
 
 Mirrors ``GroupSpecImpl``, ``MemberSubscriptionAndAssignmentImpl``, ``SubscribedTopicDescriberImpl`` and
-``GroupAssignment`` of Kafka's group coordinator (``group-coordinator/.../modern``, Kafka 3.8/3.9), and
+``GroupAssignment`` of Kafka's group coordinator (``group-coordinator/.../modern``, Kafka 4.3.1), and
 ``ModernGroup.subscriptionType``.  Collections keep their Java iteration order (see
 :mod:`rebalance.jcollections`).
 """

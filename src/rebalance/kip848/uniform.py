@@ -1,4 +1,4 @@
-"""``UniformAssignor`` (Kafka 3.8/3.9 group coordinator, ``group.remote.assignor=uniform``, the default).
+"""``UniformAssignor`` (Kafka 4.3.1 group coordinator, ``group.remote.assignor=uniform``, the default).
 
 It picks one of two builders from the group's subscription type: when every member subscribes to the same
 topics (``HOMOGENEOUS``) the quota-based :mod:`~rebalance.kip848.uniform_homogeneous` builder, otherwise the

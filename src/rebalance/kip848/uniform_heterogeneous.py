@@ -1,5 +1,5 @@
-"""``UniformHeterogeneousAssignmentBuilder`` (Kafka 3.8/3.9 group coordinator): members subscribe to
-different topics.
+"""``UniformHeterogeneousAssignmentBuilder`` (Kafka 4.3.1 group coordinator): members subscribe to
+different topics.  This is the builder as reworked for 4.0 (KAFKA-17710); 3.9's was a different algorithm.
 
 1. Members are numbered in ``memberIds()`` order; each topic's subscribers are kept as ascending member
    indices.  A partition of a topic the member no longer subscribes to is dropped; every other current

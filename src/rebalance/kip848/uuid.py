@@ -1,4 +1,4 @@
-"""Kafka topic ids: ``org.apache.kafka.common.Uuid`` (clients, Kafka 3.8/3.9).
+"""Kafka topic ids: ``org.apache.kafka.common.Uuid`` (clients, Kafka 4.3.1).
 
 A topic id is 128 bits held as two Java ``long`` values.  Kafka prints it as the URL-safe base64 of its 16
 bytes without padding (22 characters), orders it by ``compareTo`` (signed most significant bits, then signed

@@ -4,14 +4,14 @@
 **Range, co-partitioned topics** (:func:`librdkafka_range_assign`).  Rack-aware Range (KIP-881) assigns topics
 that have the same subscribers and partition count together: partition *p* of all of them goes to the first
 member whose rack matches *p* in every topic and who has quota left.  Kafka's ``racksMatch`` accepts a member
-without a rack (``RangeAssignor.TopicAssignmentState.racksMatch``, Kafka 3.8/3.9 lines 269-273, used by
+without a rack (``RangeAssignor.TopicAssignmentState.racksMatch``, Kafka 4.3.1 lines 269-273, used by
 ``assignCoPartitionedWithRackMatching``, line 196); librdkafka's ``rd_kafka_assign_co_partitioned``
 (``src/rdkafka_range_assignor.c``, check "(1.)", lines 443-449) skips it, although its single-topic pass
 accepts it (``rd_kafka_racks_match``, lines 325-335).  The partitions it would have taken go to the racked
 members first, and the member without a rack gets what the plain pass leaves over.
 
 **Cooperative-sticky, general path** (:func:`librdkafka_general_assign`).  librdkafka 2.16's ``src/rdkafka_sticky_assignor.c`` is a C port of the *general* algorithm of Kafka's
-``AbstractStickyAssignor`` (``GeneralAssignmentBuilder``, Kafka 3.8/3.9, commit 1eb7644).  Replaying live rounds
+``AbstractStickyAssignor`` (``GeneralAssignmentBuilder``, Kafka 4.3.1).  Replaying live rounds
 of groups whose members subscribe differently (:mod:`rebalance.live.peer`) shows the two answers differ only
 in *which* partition moves back to a member when a partition that already moved is moved again.  The cause is
 in librdkafka's ``PartitionMovements``, and this module is the book's general builder
@@ -45,7 +45,7 @@ line 855, against ``consumerPartitionCount + 1 < otherConsumerPartitionCount`` s
 makes its loop run longer: no move is taken unless some member has two partitions more than another.
 
 **Cooperative-sticky, members subscribing alike** (the same :func:`librdkafka_general_assign`).  Kafka takes
-its constrained path (``AbstractStickyAssignor.assignPartitions``, Kafka 3.8/3.9 lines 103-107:
+its constrained path (``AbstractStickyAssignor.assignPartitions``, Kafka 4.3.1 lines 103-107:
 ``allSubscriptionsEqual`` -> ``ConstrainedAssignmentBuilder``); librdkafka has no constrained path and runs the general algorithm, with the
 partitions in the order of its ``sortPartitions`` branch for identical subscriptions (lines 1604-1796): a
 round robin over the owned partitions, then the others from the last topic's highest partition down
@@ -215,7 +215,7 @@ def _c_key(member: str) -> bytes:
 class LibrdkafkaStickyBuilder(LibrdkafkaGeneralBuilder):
     """The whole of librdkafka's ``rd_kafka_sticky_assignor_assign_cb`` (lines 1822-2068), for any group: the
     general builder with librdkafka's :class:`LibrdkafkaPartitionMovements` (:class:`LibrdkafkaGeneralBuilder`)
-    and three more places where the C code departs from Kafka 3.8/3.9's ``GeneralAssignmentBuilder``:
+    and three more places where the C code departs from Kafka 4.3.1's ``GeneralAssignmentBuilder``:
 
     * **current and previous owners** (``prepopulateCurrentAssignments``, lines 1355-1490): each partition's
       claimants are sorted by generation; if *any* two claim it in the same generation

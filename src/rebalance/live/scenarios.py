@@ -4,8 +4,8 @@
   group settles, with one assignor (eager Range/RoundRobin or cooperative-sticky);
 * :func:`static_restart` -- three static members (``group.instance.id``, KIP-345) and a restart of ``c1``;
 * :func:`simulate_steps` -- the same schedule in the classic-protocol simulator
-  (:class:`rebalance.protocol.simulation.GroupSimulation`, Kafka 3.8/3.9's ``ConsumerCoordinator`` and
-  ``ClassicGroup``), with the simulator's default timings;
+  (:class:`rebalance.protocol.simulation.GroupSimulation`, ``ConsumerCoordinator`` and ``ClassicGroup``
+  modelled on Kafka's source at commit 1eb7644, trunk before 4.0), with the simulator's default timings;
 * :func:`step_rows` / :func:`simulated_rows` -- per step, the figures that do not depend on timing: rebalances
   (generations the members joined), partitions revoked, lost and assigned.
 """

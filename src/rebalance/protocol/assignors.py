@@ -2,7 +2,7 @@
 
 The group leader is a *client*: it receives every member's subscription in its JoinGroup response and
 runs the assignor named by the group's selected protocol (``ConsumerCoordinator.onLeaderElected`` in
-Kafka 3.8/3.9).  In the simulator an assignor is any callable
+Kafka 4.3.1).  In the simulator an assignor is any callable
 
     assignor(members, partitions) -> {member_id: [(topic, partition), ...]}
 
@@ -17,7 +17,7 @@ Kafka's built-in consumer assignors are *objects with state*, one per consumer f
 assignor what this consumer was given and in which generation, ``subscriptionUserData`` puts that into the
 next JoinGroup, and the leader's ``assign`` runs on the leader's own object.  :class:`ClientAssignor` is one
 such object; every simulated consumer process holds one per configured built-in assignor.  That matters for
-``StickyAssignor`` (Kafka 3.8/3.9, ``clients/.../consumer/StickyAssignor.java``): an eager member revokes
+``StickyAssignor`` (Kafka 4.3.1, ``clients/.../consumer/StickyAssignor.java``): an eager member revokes
 everything before JoinGroup, so its ``ownedPartitions`` field is empty, and the leader learns the previous
 assignment only from the user data -- ``memberAssignment`` and ``generation`` kept by ``onAssignment``
 (``STICKY_ASSIGNOR_USER_DATA_V1``); ``AbstractStickyAssignor.maxGeneration`` also lives on the object.
@@ -55,7 +55,7 @@ def consumer_assignor(name: str) -> Assignor:
 
 class ClientAssignor:
     """One consumer's instance of Kafka's built-in assignor ``name`` (``ConsumerPartitionAssignor``, Kafka
-    3.8/3.9), kept for the life of the consumer process.
+    4.3.1), kept for the life of the consumer process.
 
     * :meth:`on_assignment` is ``onAssignment(Assignment, ConsumerGroupMetadata)``: ``StickyAssignor`` keeps
       the partitions and the generation (``memberAssignment``, ``generation``), ``CooperativeStickyAssignor``

@@ -1,7 +1,7 @@
 """Settings of the classic group protocol simulator: client and broker configs, per-member specs.
 
-:class:`ProtocolConfig` holds the consumer configs of ``ConsumerConfig`` (Kafka 3.8/3.9, with their
-defaults, see the consumer configs documentation): ``session.timeout.ms`` (45 s since Kafka 3.0, KIP-735),
+:class:`ProtocolConfig` holds the consumer configs of ``ConsumerConfig`` (with their defaults, the same in
+Kafka 4.3.1, see the consumer configs documentation): ``session.timeout.ms`` (45 s since Kafka 3.0, KIP-735),
 ``heartbeat.interval.ms`` (3 s), ``retry.backoff.ms``, and the poll loop's ``max.poll.interval.ms`` and
 ``max.poll.records`` with the application's assumed processing and commit times
 (:class:`~.pollloop.PollLoopConfig`); and the broker configs of ``GroupCoordinatorConfig``
@@ -26,7 +26,7 @@ _WHOLE_MS = ("session_timeout_ms", "heartbeat_interval_ms", "network_ms", "initi
 
 @dataclass(frozen=True)
 class ProtocolConfig(PollLoopConfig):
-    """Client and broker settings with Kafka 3.8/3.9's defaults, and the poll loop's assumed costs
+    """Client and broker settings with Kafka 4.3.1's defaults, and the poll loop's assumed costs
     (:class:`~.pollloop.PollLoopConfig`: ``max_poll_interval_ms``, ``max_poll_records``,
     ``record_processing_ms``, ``poll_processing_ms``, ``revoke_ms``)."""
 

@@ -1,6 +1,6 @@
 """Finding a group's coordinator: which ``__consumer_offsets`` partition, and which broker leads it.
 
-Mirrors ``org.apache.kafka.coordinator.group.GroupCoordinatorService.partitionFor`` (Kafka 3.8/3.9; the
+Mirrors ``org.apache.kafka.coordinator.group.GroupCoordinatorService.partitionFor`` (Kafka 4.3.1; the
 same expression as the older ``kafka.coordinator.group.GroupMetadataManager.partitionFor`` in core and
 ``TransactionStateManager.partitionFor`` for transactional ids)::
 

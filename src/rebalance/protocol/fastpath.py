@@ -3,9 +3,9 @@
 A member of a ``Stable`` group that is itself ``STABLE`` in the group's generation does the same thing
 every ``heartbeat.interval.ms``: its heartbeat thread sends Heartbeat, the coordinator moves its session
 deadline (``GroupMetadataManager.classicGroupHeartbeat`` -> ``rescheduleClassicGroupMemberHeartbeat``,
-Kafka 3.8/3.9) and answers ``NONE``.  Nothing else happens until an event that is not part of that cycle
-occurs: a fault, a request, a timer of the coordinator, a member's poll.  Simulating each of those
-heartbeats is what made a rolling restart of a 1,000-member group too slow to run.
+at Kafka's commit 1eb7644, trunk before 4.0) and answers ``NONE``.  Nothing else happens until an event
+that is not part of that cycle occurs: a fault, a request, a timer of the coordinator, a member's poll.
+Simulating each of those heartbeats is what made a rolling restart of a 1,000-member group too slow to run.
 
 While the coordinator is ``Stable``, :class:`HeartbeatFastPathMixin` takes the heartbeat cycle of every
 *steady* member -- ``STABLE`` in the group's generation, nothing pending, at most a successful Heartbeat in

@@ -1,7 +1,7 @@
 """Fault injection for the classic group protocol simulator.
 
 What Kafka's own tests do to a group (``ConsumerCoordinatorTest``, ``GroupMetadataManagerTest`` and the
-system tests' ``consumer_rolling_upgrade_test`` / ``consumer_test``, Kafka 3.8/3.9), as timed actions on
+system tests' ``consumer_rolling_upgrade_test`` / ``consumer_test`` at Kafka's commit 1eb7644), as timed actions on
 the virtual clock: a member crashes (no ``LeaveGroup``; the coordinator finds out by
 ``session.timeout.ms``), restarts (a new process, same ``group.instance.id`` if static), shuts down
 gracefully (``KafkaConsumer.close``: revoke, then ``LeaveGroup`` for a dynamic member), bounces (a rolling

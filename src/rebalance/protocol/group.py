@@ -1,12 +1,13 @@
 """The coordinator side of Kafka's classic group protocol: one group's state machine.
 
-Mirrors the classic-group half of ``org.apache.kafka.coordinator.group.GroupMetadataManager`` together with
-``classic.ClassicGroup``, ``classic.ClassicGroupMember`` and ``classic.ClassicGroupState`` (Kafka 3.8/3.9,
-commit 1eb7644), which a 3.8/3.9 broker runs only with the new group coordinator enabled
-(``KafkaConfig.isNewGroupCoordinatorEnabled``: ``group.coordinator.rebalance.protocols`` includes ``consumer``).
-A broker with default settings (and every ZooKeeper-mode broker) runs the same classic rules in the Scala
-``kafka.coordinator.group.GroupCoordinator`` / ``GroupMetadata.replaceStaticMember`` in core
-(``BrokerServer.createGroupCoordinator``, 3.8.0 and 3.9.0):
+Modelled on the classic-group half of ``org.apache.kafka.coordinator.group.GroupMetadataManager`` together with
+``classic.ClassicGroup``, ``classic.ClassicGroupMember`` and ``classic.ClassicGroupState`` in Kafka's source
+at commit 1eb7644 (trunk before 4.0).  A 3.8 or 3.9 broker runs that coordinator only with the new group
+coordinator enabled (``KafkaConfig.isNewGroupCoordinatorEnabled``: ``group.coordinator.rebalance.protocols``
+includes ``consumer``); with default settings (and in ZooKeeper mode) it runs the same classic rules in the
+Scala ``kafka.coordinator.group.GroupCoordinator`` / ``GroupMetadata.replaceStaticMember`` in core
+(``BrokerServer.createGroupCoordinator``, 3.8.0 and 3.9.0).  From 4.0 the new coordinator is the default;
+the Scala one is gone from 4.1:
 
 * states ``Empty``, ``PreparingRebalance``, ``CompletingRebalance``, ``Stable``, ``Dead``;
 * JoinGroup: a session timeout outside ``group.{min,max}.session.timeout.ms`` is refused with

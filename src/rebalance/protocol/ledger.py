@@ -9,7 +9,8 @@ that depends on ownership -- unowned partition-seconds, partitions stopped, rest
 revocations, double ownership and zombie overlaps -- is computed here, once, for both simulators.
 
 Kafka has no such ledger: the client only knows its own assignment (``SubscriptionState``) and the
-coordinator only the assignment it handed out (``ClassicGroup`` / ``ConsumerGroup`` of Kafka 3.8/3.9).
+coordinator only the assignment it handed out (``ClassicGroup`` / ``ConsumerGroup`` of Kafka's group
+coordinator, modelled at commit 1eb7644).
 The ledger is the outside observer that Kafka's guarantees are stated against.
 """
 from __future__ import annotations
@@ -312,8 +313,8 @@ class RebalanceMetrics:
       assignments computed;
     * ``group_epoch`` -- at the end: the classic group's generation id (``ClassicGroup.generationId``) or
       the consumer group's epoch (``ConsumerGroup.groupEpoch``), the number Kafka carries over when it
-      converts a classic group to a consumer group (``ConsumerGroup.fromClassicGroup``, Kafka 3.8 line 1310:
-      ``setGroupEpoch(classicGroup.generationId())``);
+      converts a classic group to a consumer group (``ConsumerGroup.fromClassicGroup``, Kafka 3.8 line 1310, 4.3.1
+      line 1222: ``setGroupEpoch(classicGroup.generationId())``);
     * ``unowned_partition_seconds`` -- partition-seconds in ``[start_ms, end_ms)`` with no owner;
     * ``partitions_stopped`` -- partition releases (revoked, lost, crash) from ``start_ms`` on, of which
       ``revocations`` were revocations; ``partitions_restarted`` -- partitions taken up again after a stop,

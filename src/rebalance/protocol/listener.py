@@ -1,8 +1,8 @@
 """What an application's ``ConsumerRebalanceListener`` is called with during a simulated run.
 
 Kafka's consumer calls the three methods of ``org.apache.kafka.clients.consumer.ConsumerRebalanceListener``
-through ``ConsumerRebalanceListenerInvoker`` at fixed points of ``ConsumerCoordinator`` (Kafka 3.8/3.9,
-commit 1eb7644), which :class:`~.member.ConsumerMember` mirrors and records as ``listener`` events:
+through ``ConsumerRebalanceListenerInvoker`` at fixed points of ``ConsumerCoordinator`` (Kafka's source at
+commit 1eb7644, trunk before 4.0), which :class:`~.member.ConsumerMember` mirrors and records as ``listener`` events:
 
 * ``onJoinPrepare`` (before JoinGroup): under the eager protocol ``onPartitionsRevoked`` with *every* owned
   partition, called even when the set is empty; under the cooperative protocol nothing (the simulator does

@@ -1,7 +1,7 @@
 """The client side of the classic group protocol: one consumer (or any group client).
 
-Mirrors ``org.apache.kafka.clients.consumer.internals.AbstractCoordinator`` and ``ConsumerCoordinator``
-(Kafka 3.8/3.9):
+Modelled on ``org.apache.kafka.clients.consumer.internals.AbstractCoordinator`` and ``ConsumerCoordinator``
+in Kafka's source at commit 1eb7644 (trunk before 4.0; the line numbers below are that commit's):
 
 * the member finds its coordinator (FindCoordinator), sends JoinGroup (a dynamic member learns its member
   id from ``MEMBER_ID_REQUIRED`` and joins again), then SyncGroup; the leader runs the assignor;
@@ -17,11 +17,11 @@ Mirrors ``org.apache.kafka.clients.consumer.internals.AbstractCoordinator`` and 
 * each process keeps one object per configured built-in assignor for its whole life
   (:class:`~.assignors.ClientAssignor`): ``onAssignment`` feeds it, ``subscriptionUserData`` goes into every
   JoinGroup, and the leader assigns with its own object -- so an eager ``StickyAssignor`` member, which
-  revokes everything before it joins, still tells the leader what it had (``StickyAssignor``, Kafka 3.8/3.9).
+  revokes everything before it joins, still tells the leader what it had (``StickyAssignor``, Kafka 4.3.1).
 
 The application thread's poll loop (:class:`~.config.ProtocolConfig`: ``max_poll_records`` records per
 ``poll()``, ``batch_ms`` to process them) decides *when* the member acts on the group: the group work of
-``ConsumerCoordinator.poll`` (Kafka 3.8/3.9, line 470) runs on the application thread, inside ``poll()``, so
+``ConsumerCoordinator.poll`` (line 470 at commit 1eb7644) runs on the application thread, inside ``poll()``, so
 
 * a member that hears of a rebalance from its heartbeat thread rejoins at its next ``poll()``, when its
   current batch is done (``AbstractCoordinator.joinGroupIfNeeded``, line 457);

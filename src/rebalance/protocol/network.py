@@ -1,6 +1,7 @@
 """The network of the classic group protocol simulator: requests, responses, latency, message accounting.
 
-The client side mirrors ``ConsumerNetworkClient`` (Kafka 3.8/3.9): a request to the coordinator arrives
+The client side is modelled on ``ConsumerNetworkClient`` (Kafka's source at commit 1eb7644, trunk before
+4.0): a request to the coordinator arrives
 ``network_ms`` after it is sent, is handled by the coordinator (``KafkaApis.handleJoinGroupRequest``,
 ``handleSyncGroupRequest``, ``handleHeartbeatRequest``, ``handleLeaveGroupRequest`` calling
 ``GroupCoordinator``), and its response travels back ``network_ms`` later.  A response for a process that

@@ -2,7 +2,8 @@
 
 Both of the book's group simulators model a consumer as Kafka runs it: an application thread that calls
 ``poll()``, gets up to ``max.poll.records`` records (500 by default, ``ConsumerConfig.DEFAULT_MAX_POLL_RECORDS``,
-Kafka 3.8/3.9, line 93) and processes them before it calls ``poll()`` again, and a background thread that
+line 93; the defaults here are Kafka 4.3.1's, the line numbers those of Kafka's source at commit 1eb7644,
+trunk before 4.0) and processes them before it calls ``poll()`` again, and a background thread that
 heartbeats.  Everything the consumer does for the group that runs user code or has to see the application
 between two batches -- rejoining, the rebalance callbacks, ``onPartitionsLost`` after a poll timeout --
 waits for the next ``poll()``.  If a batch takes longer than ``max.poll.interval.ms`` (300 s by default,
@@ -42,8 +43,9 @@ class PollLoopConfig:
 
     @property
     def rebalance_timeout_ms(self) -> int:
-        """The rebalance timeout a consumer sends: its ``max.poll.interval.ms`` (``GroupRebalanceConfig``,
-        Kafka 3.8/3.9, line 55; the KIP-848 consumer sends it in its first ``ConsumerGroupHeartbeat``)."""
+        """The rebalance timeout a consumer sends: its ``max.poll.interval.ms`` (``GroupRebalanceConfig``
+        line 55, at commit 1eb7644 and in Kafka 4.3.1; the KIP-848 consumer sends it in its first
+        ``ConsumerGroupHeartbeat``)."""
         return self.max_poll_interval_ms
 
     @property

@@ -6,7 +6,7 @@
 * :func:`random_schedule` -- a seeded random group and fault schedule, for the invariant tests.
 
 Each builds a :class:`~.simulation.GroupSimulation` (``ClassicGroupCoordinator`` and ``ConsumerCoordinator``
-behaviour of Kafka 3.8/3.9) and schedules its faults (:mod:`.faults`).
+behaviour, modelled on Kafka's source at commit 1eb7644, trunk before 4.0) and schedules its faults (:mod:`.faults`).
 """
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """A deterministic discrete-event simulation of Kafka's classic group protocol: the group and its run.
 
 One group, one coordinator (the leader of the group's ``__consumer_offsets`` partition, see
-:mod:`.coordinator`; its state machine ``ClassicGroupCoordinator`` in :mod:`.group` mirrors
-``GroupMetadataManager`` / ``ClassicGroup`` of Kafka 3.8/3.9), any number of members (:mod:`.member`,
-``ConsumerCoordinator`` / ``AbstractCoordinator``), and a :class:`~.clock.VirtualClock`.
+:mod:`.coordinator`; its state machine ``ClassicGroupCoordinator`` in :mod:`.group` is modelled on
+``GroupMetadataManager`` / ``ClassicGroup`` of Kafka's source at commit 1eb7644, trunk before 4.0), any
+number of members (:mod:`.member`, ``ConsumerCoordinator`` / ``AbstractCoordinator``), and a :class:`~.clock.VirtualClock`.
 :class:`GroupSimulation` wires them together; the other responsibilities live in their own modules:
 
 * :mod:`.config` -- :class:`~.config.ProtocolConfig` (client and broker settings, the model's time costs);

@@ -1,9 +1,9 @@
 """Trace records shared by both group simulators: wire messages and events on the virtual clock.
 
 :class:`Message` is one request or response of the classic group protocol (``JoinGroup``, ``SyncGroup``,
-``Heartbeat``, ``LeaveGroup``, ``FindCoordinator``; the request and response schemas of Kafka 3.8/3.9's
-``clients/src/main/resources/common/message``), kept for sequence diagrams.  :class:`TraceEvent` is one
-state change, decision or fault, recorded by the classic simulator
+``Heartbeat``, ``LeaveGroup``, ``FindCoordinator``; the request and response schemas of
+``clients/src/main/resources/common/message`` at Kafka's commit 1eb7644, trunk before 4.0), kept for
+sequence diagrams.  :class:`TraceEvent` is one state change, decision or fault, recorded by the classic simulator
 (:class:`rebalance.protocol.simulation.GroupSimulation`) and by the KIP-848 model
 (:class:`rebalance.kip848.simulation.KIP848Simulation`) alike.
 """

@@ -1,4 +1,8 @@
-"""Replica placement at topic creation, exactly as Kafka 3.8/3.9 computes it.
+"""Replica placement at topic creation, exactly as Kafka computes it.
+
+The KRaft controller's ``StripedReplicaPlacer`` follows Kafka 4.3.1; ``AdminUtils`` (ZooKeeper mode's
+placement up to 3.9, kept by 4.0 only for ``kafka-reassign-partitions --generate``, gone from 4.1) follows the
+last release that has it, :data:`rebalance.versions.ADMINUTILS_RELEASE` (the same source as 3.9.2).
 
 * :mod:`.placer`      -- the ``ReplicaPlacer`` interface (``org.apache.kafka.metadata.placement.ReplicaPlacer``),
   the :data:`PLACERS` registry and :func:`placer_for`; :class:`AdminUtilsPlacer` adapts ``AdminUtils``;

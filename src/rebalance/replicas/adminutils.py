@@ -1,8 +1,10 @@
 """Replica placement at topic creation: ``org.apache.kafka.admin.AdminUtils.assignReplicasToBrokers``.
 
-Mirrors ``server-common/.../admin/AdminUtils.java`` of Kafka 3.8/3.9 (the Scala ``kafka.admin.AdminUtils``
-of earlier releases computes the same thing).  ZooKeeper-mode brokers and the admin tools use it when a
-topic is created or partitions are added; KRaft controllers use :mod:`rebalance.replicas.striped` instead.
+Mirrors ``server-common/.../admin/AdminUtils.java`` of Kafka 3.9.2 and 4.0 (the same source; 4.0 kept it only
+for ``kafka-reassign-partitions --generate``, and it is gone from 4.1; the Scala ``kafka.admin.AdminUtils`` of
+earlier releases computes the same thing).  Up to 3.9, ZooKeeper-mode brokers and the admin tools use it
+when a topic is created or partitions are added; KRaft controllers use :mod:`rebalance.replicas.striped`
+instead.
 
 Rack-unaware (no broker has a rack): the brokers keep the given order (Kafka's callers sort them by id).
 Partition ``p``'s leader is ``brokers[(p + startIndex) % n]``; its followers are taken at an *increasing
@@ -212,7 +214,7 @@ def assign_replicas_to_brokers(brokers: Iterable, n_partitions: int, replication
                                random: Optional[JavaRandom] = None, seed: Optional[int] = None,
                                trace: Optional[List[PartitionTrace]] = None) -> Dict[int, List[int]]:
     """``AdminUtils.assignReplicasToBrokers(brokerMetadatas, nPartitions, replicationFactor,
-    fixedStartIndex, startPartitionId)`` of Kafka 3.8/3.9.
+    fixedStartIndex, startPartitionId)`` of Kafka 3.9.2 and 4.0.
 
     ``brokers``: broker ids, ``(id, rack)`` pairs, ``{"id", "rack"}`` dicts or :class:`Broker` objects.
     Returns ``{partition id: [replica broker ids, leader first]}`` in ascending partition id, the ids
@@ -249,8 +251,8 @@ def add_partitions(brokers: Iterable, existing_assignment: Mapping[int, Sequence
                    num_partitions: int, topic: str = "topic") -> Dict[int, List[int]]:
     """The replicas Kafka gives the partitions added to a topic: ``AdminZkClient.createNewPartitionsAssignment``
     without a manual assignment (``core/src/main/scala/kafka/zk/AdminZkClient.scala`` lines 253-283 at
-    1eb7644, Kafka 3.8/3.9 in ZooKeeper mode; ``ZkAdminManager.createPartitions`` calls it with
-    ``getBrokerMetadatas()``, which sorts the brokers by id, line 88).
+    commit 1eb7644, trunk before 4.0; ZooKeeper mode, removed in 4.0; ``ZkAdminManager.createPartitions``
+    calls it with ``getBrokerMetadatas()``, which sorts the brokers by id, line 88 at that commit).
 
     Kafka does not remember the start index or the shift the topic was created with.  It takes
     ``startIndex = max(0, position in the id-sorted broker list of the first broker whose id >= partition

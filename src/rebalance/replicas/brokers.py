@@ -24,8 +24,8 @@ SHORT_MAX = (1 << 15) - 1
 
 @dataclass(frozen=True)
 class Broker:
-    """One broker as the placers see it: ``BrokerMetadata`` (id, rack) or ``UsableBroker``
-    (id, rack, fenced) of Kafka 3.8/3.9."""
+    """One broker as the placers see it: ``BrokerMetadata`` (id, rack; ``AdminUtils``, Kafka 3.9.2/4.0) or
+    ``UsableBroker`` (id, rack, fenced; ``StripedReplicaPlacer``, Kafka 4.3.1)."""
 
     id: int
     rack: Optional[str] = None

@@ -3,7 +3,7 @@
 A consumer group's coordinator is the broker that leads one partition of ``__consumer_offsets``
 (``offsets.topic.num.partitions``, default 50; ``offsets.topic.replication.factor``, default 3).  The
 partition comes from the group id alone, ``Utils.abs(groupId.hashCode()) % numPartitions``
-(``GroupCoordinatorService.partitionFor``, Kafka 3.8/3.9); the broker comes from wherever the replica placer
+(``GroupCoordinatorService.partitionFor``, Kafka 4.3.1); the broker comes from wherever the replica placer
 put that partition's leader when the offsets topic was created:
 
 * ZooKeeper mode: ``AdminZkClient.createTopic`` -> ``AdminUtils.assignReplicasToBrokers(brokers, 50, 3)``

@@ -1,4 +1,4 @@
-"""What a replica placer is given and what it returns (``org.apache.kafka.metadata.placement``, Kafka 3.8/3.9).
+"""What a replica placer is given and what it returns (``org.apache.kafka.metadata.placement``, Kafka 4.3.1).
 
 * :class:`PlacementSpec` -- ``PlacementSpec``: which partitions to place, with how many replicas;
 * :class:`ClusterDescriber` -- ``ClusterDescriber``: the usable brokers (id, rack, fenced) in iteration
@@ -22,7 +22,7 @@ from .brokers import SHORT_MAX, SHORT_MIN, Broker, check_int, parse_brokers
 
 @dataclass(frozen=True)
 class PlacementSpec:
-    """``org.apache.kafka.metadata.placement.PlacementSpec`` (Kafka 3.8/3.9): which partitions to place,
+    """``org.apache.kafka.metadata.placement.PlacementSpec`` (Kafka 4.3.1): which partitions to place,
     with how many replicas (a Java ``short``).  ``start_partition`` does not influence
     ``StripedReplicaPlacer``; for ``AdminUtils`` it is ``startPartitionId``."""
 
@@ -61,7 +61,7 @@ def placement_spec(value: Union[PlacementSpec, Mapping], prefix: str = "") -> Pl
 
 @runtime_checkable
 class ClusterDescriber(Protocol):
-    """``org.apache.kafka.metadata.placement.ClusterDescriber`` (Kafka 3.8/3.9): ``usableBrokers()``."""
+    """``org.apache.kafka.metadata.placement.ClusterDescriber`` (Kafka 4.3.1): ``usableBrokers()``."""
 
     def usable_brokers(self) -> Iterator[Broker]: ...
 
@@ -89,7 +89,7 @@ def usable_brokers(cluster: Union[ClusterDescriber, Iterable], field: str = "bro
 
 @dataclass(frozen=True)
 class PartitionAssignment:
-    """``org.apache.kafka.metadata.placement.PartitionAssignment`` (Kafka 3.8/3.9): one partition's replica
+    """``org.apache.kafka.metadata.placement.PartitionAssignment`` (Kafka 4.3.1): one partition's replica
     broker ids, the preferred leader first (the directory ids are not modelled)."""
 
     replicas: Tuple[int, ...]
@@ -97,7 +97,7 @@ class PartitionAssignment:
 
 @dataclass(frozen=True)
 class TopicAssignment:
-    """``org.apache.kafka.metadata.placement.TopicAssignment`` (Kafka 3.8/3.9): one
+    """``org.apache.kafka.metadata.placement.TopicAssignment`` (Kafka 4.3.1): one
     :class:`PartitionAssignment` per placed partition, in partition order, the first being
     ``start_partition``."""
 

@@ -1,6 +1,6 @@
 """The replica placer interface and the registry of Kafka's two placers.
 
-Mirrors ``org.apache.kafka.metadata.placement.ReplicaPlacer`` (Kafka 3.8/3.9, commit 1eb7644):
+Mirrors ``org.apache.kafka.metadata.placement.ReplicaPlacer`` (Kafka 4.3.1):
 ``TopicAssignment place(PlacementSpec placement, ClusterDescriber cluster) throws
 InvalidReplicationFactorException``.  Two implementations:
 
@@ -25,7 +25,7 @@ from .striped import StripedReplicaPlacer
 
 @runtime_checkable
 class ReplicaPlacer(Protocol):
-    """``org.apache.kafka.metadata.placement.ReplicaPlacer`` (Kafka 3.8/3.9): ``place(placement, cluster)``.
+    """``org.apache.kafka.metadata.placement.ReplicaPlacer`` (Kafka 4.3.1): ``place(placement, cluster)``.
     Raises :class:`~rebalance.errors.KafkaError` where Kafka throws (``InvalidReplicationFactorException``...)
     and :class:`~rebalance.errors.InputError` for malformed input."""
 
@@ -34,7 +34,7 @@ class ReplicaPlacer(Protocol):
 
 class AdminUtilsPlacer:
     """``AdminUtils.assignReplicasToBrokers(brokers, nPartitions, replicationFactor, fixedStartIndex,
-    startPartitionId)`` (Kafka 3.8/3.9) behind the :class:`ReplicaPlacer` interface.
+    startPartitionId)`` (Kafka 3.9.2 and 4.0, gone from 4.1) behind the :class:`ReplicaPlacer` interface.
 
     ``PlacementSpec.start_partition`` is ``startPartitionId``, ``num_replicas`` the replication factor;
     ``fixed_start_index`` (``-1``: random) is fixed per placer.  With a random start, ``startIndex`` and the

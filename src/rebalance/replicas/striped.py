@@ -223,7 +223,7 @@ class RackList:
 
 
 class StripedReplicaPlacer:
-    """``StripedReplicaPlacer`` (Kafka 3.8/3.9), a :class:`~rebalance.replicas.placer.ReplicaPlacer`: one
+    """``StripedReplicaPlacer`` (Kafka 4.3.1), a :class:`~rebalance.replicas.placer.ReplicaPlacer`: one
     instance (and one random stream) serves every ``place`` call, as in the controller.
 
     >>> placer = StripedReplicaPlacer(seed=17, random="MockRandom")

@@ -3,7 +3,7 @@
 This is the definition of :func:`rebalance.java.string_hash` (``h = 31*h + c`` over UTF-16 code units,
 32-bit overflow) evaluated on numpy arrays, so that tens of millions of group ids can be hashed inside
 Spark's Arrow batches; :func:`partition_for_array` is ``Utils.abs(groupId.hashCode()) % numPartitions``
-(``GroupCoordinatorService.partitionFor``, Kafka 3.8/3.9, the same expression as
+(``GroupCoordinatorService.partitionFor``, Kafka 4.3.1, the same expression as
 :func:`rebalance.protocol.coordinator.partition_for`).  ``tests/spark`` checks both, value by value,
 against those scalar functions and against Kafka's own vectors.
 

@@ -1,4 +1,6 @@
-"""The classic group's state machine (``ClassicGroupState``, Kafka 3.8/3.9) drawn from the simulator's table.
+"""The classic group's state machine (``ClassicGroupState``) drawn from the simulator's table.
+
+The simulator's coordinator is modelled on Kafka's source at commit 1eb7644 (trunk before 4.0).
 
 The arrows are :func:`rebalance.protocol.group.state_transitions` -- the valid-previous-state table the
 simulated coordinator enforces on every transition -- and their labels count how often a given run took

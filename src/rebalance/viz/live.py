@@ -1,6 +1,6 @@
 """Figures of the real-client chapter: what live librdkafka consumers did next to what the book predicts
-(:mod:`rebalance.live`, the classic protocol of Kafka 3.8/3.9's ``ConsumerCoordinator`` as simulated by
-:mod:`rebalance.protocol`)."""
+(:mod:`rebalance.live`, the classic protocol of Kafka's ``ConsumerCoordinator`` as simulated by
+:mod:`rebalance.protocol`, modelled on Kafka's source at commit 1eb7644, trunk before 4.0)."""
 from __future__ import annotations
 
 from typing import Mapping, Sequence

@@ -1,4 +1,4 @@
-"""Figures and tables for the Sticky and CooperativeSticky chapters (Kafka 3.8/3.9 logic).
+"""Figures and tables for the Sticky and CooperativeSticky chapters (Kafka 4.3.1).
 
 Built on :mod:`rebalance.viz.assignment` (partition grids coloured by owner):
 

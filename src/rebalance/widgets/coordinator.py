@@ -1,7 +1,7 @@
 """Chapter 1's widget: where a group lives and how its first rebalance and a failure unfold as settings change.
 
 The coordinator is the leader of partition ``Utils.abs(groupId.hashCode()) % offsets.topic.num.partitions``
-of ``__consumer_offsets`` (``GroupCoordinatorService.partitionFor``, Kafka 3.8/3.9); the timeline is a run of
+of ``__consumer_offsets`` (``GroupCoordinatorService.partitionFor``, Kafka 4.3.1); the timeline is a run of
 the classic group simulator (:mod:`rebalance.protocol`) with the chosen ``group.initial.rebalance.delay.ms``,
 ``heartbeat.interval.ms`` and ``session.timeout.ms``.  :func:`group_timeline_view` is the static
 counterpart of :func:`group_timeline_widget` (same defaults), for the book's site.

@@ -1,5 +1,6 @@
 """Widgets of the first chapter: which ``__consumer_offsets`` partition (and so which coordinator)
-a group id maps to.  Mirrors ``GroupCoordinatorService.partitionFor`` (Kafka 3.8/3.9)."""
+a group id maps to.  Mirrors ``GroupCoordinatorService.partitionFor`` (Kafka 4.3.1; the same expression
+since the old coordinator)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable

@@ -2,7 +2,7 @@
 
 Reads the ``broker_load`` table of the coordinator job (:mod:`rebalance.spark.jobs.coordinator`: millions
 of group ids hashed with ``String.hashCode`` to ``__consumer_offsets`` partitions, ``Utils.abs(hash) %
-offsets.topic.num.partitions`` as ``GroupCoordinatorService.partitionFor`` does in Kafka 3.8/3.9, each
+offsets.topic.num.partitions`` as ``GroupCoordinatorService.partitionFor`` does in Kafka 4.3.1, each
 partition mapped to its leader).  :func:`coordinator_load_view` is the static counterpart of
 :func:`coordinator_load_widget` (same defaults), for the book's site.
 """

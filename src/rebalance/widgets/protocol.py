@@ -1,4 +1,7 @@
-"""Tables and widgets of the group-protocol chapters (classic JoinGroup/SyncGroup protocol, Kafka 3.8/3.9).
+"""Tables and widgets of the group-protocol chapters (classic JoinGroup/SyncGroup protocol).
+
+The protocol is simulated by :mod:`rebalance.protocol`, modelled on Kafka's source at commit 1eb7644 (trunk
+before 4.0).
 
 Every widget has a static counterpart (a table or figure computed with the widget's defaults) so the
 static site shows the same content."""

@@ -1,7 +1,7 @@
 """Tables and the widget of the replica-placement chapter.
 
-Everything here calls the package's placers (``AdminUtils.assignReplicasToBrokers`` and
-``StripedReplicaPlacer`` of Kafka 3.8/3.9, see :mod:`rebalance.replicas`) and formats the results.
+Everything here calls the package's placers (``AdminUtils.assignReplicasToBrokers`` of Kafka 3.9.2/4.0 and
+``StripedReplicaPlacer`` of Kafka 4.3.1, see :mod:`rebalance.replicas`) and formats the results.
 """
 from __future__ import annotations
 

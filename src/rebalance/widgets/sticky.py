@@ -134,7 +134,7 @@ def stickiness_widget(topics: int = 3, partitions_per_topic: int = 6, members: i
 
 def double_claim_table(generations: Sequence[Tuple[int, int]] = ((3, 5), (5, 3), (4, 4))) -> pd.DataFrame:
     """Two members A and B both report partition t-0 (of 2) as owned, with the given generations: who
-    keeps it, and whether Kafka records it as transferring ownership (StickyAssignor, Kafka 3.8/3.9)."""
+    keeps it, and whether Kafka records it as transferring ownership (StickyAssignor, Kafka 4.3.1)."""
     rows = []
     for gen_a, gen_b in generations:
         # the vectors' input schema, because the friendly API refuses same-generation double claims

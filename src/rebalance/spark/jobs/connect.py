@@ -3,7 +3,8 @@
 Each scenario of :func:`rebalance.spark.generators.connect_scenario` is a steady Connect cluster (3 to 20
 workers, 1 to 60 connectors with the same ``tasks.max``) and one change, replayed round by round by
 :class:`rebalance.connect.cluster.ConnectCluster` (the leader's ``EagerAssignor`` or
-``IncrementalCooperativeAssignor`` and the ``DistributedHerder`` follow-ups of Kafka 3.8/3.9), through the
+``IncrementalCooperativeAssignor`` of Kafka 4.3.1 and the ``DistributedHerder`` follow-ups modelled on
+Kafka's source at commit 1eb7644, trunk before 4.0), through the
 connect area's own experiment functions:
 
 * ``worker-bounce`` -- ``worker-01`` leaves and comes back empty ``away_ms`` later

@@ -2,7 +2,7 @@
 
 A consumer group's coordinator is the leader of partition ``Utils.abs(groupId.hashCode()) %
 offsets.topic.num.partitions`` of ``__consumer_offsets`` (``GroupCoordinatorService.partitionFor``,
-Kafka 3.8/3.9).  This job generates ``n`` realistic group ids inside Spark
+Kafka 4.3.1).  This job generates ``n`` realistic group ids inside Spark
 (:func:`rebalance.spark.generators.group_ids`), hashes them with the vectorised ``String.hashCode``
 (:mod:`rebalance.spark.hashing`), and counts groups and offset commits per partition for several
 partition counts at once.  The driver then maps partitions to their leader brokers for several cluster

@@ -14,9 +14,10 @@ or one member crashing for good) is replayed under each set-up of :data:`MODES`:
   barrier, each member reconciles on its own heartbeats.
 
 The first three run in the classic group protocol simulator (:class:`rebalance.protocol.simulation.GroupSimulation`,
-``ClassicGroupCoordinator`` and ``ConsumerCoordinator`` of Kafka 3.8/3.9 on a virtual clock), the last in
+``ClassicGroupCoordinator`` and ``ConsumerCoordinator`` on a virtual clock), the last in
 :class:`rebalance.kip848.simulation.KIP848Simulation` (``GroupMetadataManager.consumerGroupHeartbeat`` and
-the ``AsyncKafkaConsumer`` membership manager of Kafka 3.8/3.9), on the same schedule of events; both report
+the ``AsyncKafkaConsumer`` membership manager), both modelled on Kafka's source at commit 1eb7644 (trunk
+before 4.0), on the same schedule of events; both report
 the same :class:`~rebalance.protocol.ledger.RebalanceMetrics`.  ``kip848`` is not in the default set-ups:
 ask for it with ``modes``.
 

@@ -5,8 +5,8 @@ The ``scale`` topic creations are spread over clusters of :func:`rebalance.spark
 broker).  Every cluster creates its topics in order twice, once with each of Kafka's placers from the
 replicas area:
 
-* ``AdminUtils`` -- ``AdminUtils.assignReplicasToBrokers`` (ZooKeeper-mode topic creation, Kafka
-  3.8/3.9) with a random start index and shift, drawn from one ``java.util.Random`` per cluster;
+* ``AdminUtils`` -- ``AdminUtils.assignReplicasToBrokers`` (ZooKeeper-mode topic creation up to
+  Kafka 3.9; gone from 4.1) with a random start index and shift, drawn from one ``java.util.Random`` per cluster;
 * ``StripedReplicaPlacer`` -- the KRaft controller's placer, one instance and one ``java.util.Random``
   per cluster serving every creation in turn.
 

@@ -1,7 +1,7 @@
 """Scenario sweep: every consumer assignor on many generated consumer groups.
 
 For each scenario of :func:`rebalance.spark.generators.sweep_scenario` and each assignor (``range``,
-``roundrobin``, ``sticky``, ``cooperative-sticky``: Kafka 3.8/3.9's ``RangeAssignor``,
+``roundrobin``, ``sticky``, ``cooperative-sticky``: Kafka 4.3.1's ``RangeAssignor``,
 ``RoundRobinAssignor``, ``StickyAssignor`` and ``CooperativeStickyAssignor``, called through
 :func:`rebalance.consumer.assign`) the job records:
 
@@ -45,9 +45,9 @@ from .common import JobResult, check_scale, check_seed, columns_of, map_range, s
 
 #: every built-in consumer assignor, from the consumer registry
 ASSIGNORS: Tuple[str, ...] = tuple(CONSUMER_ASSIGNORS)
-#: at most this many rebalances after the churn.  Cooperative-sticky usually needs 2, but with racks Kafka 3.9
-#: itself can need more or never settle (see tests/consumer/test_cooperative_cycle.py); such groups are
-#: reported as incomplete.
+#: at most this many rebalances after the churn.  Cooperative-sticky usually needs 2, but with racks Kafka's
+#: own assignor (checked at commit 1eb7644) can need more or never settle (see
+#: tests/consumer/test_cooperative_cycle.py); such groups are reported as incomplete.
 MAX_ROUNDS = 5
 #: ``run`` returns the per-group rows when there are at most this many (unless ``keep_rows`` says otherwise)
 KEEP_ROWS = 100_000
