@@ -44,6 +44,12 @@ for release in "$pinned" "$adminutils" "$kafka3" "$@"; do
     -DincludeGroupIds=org.apache.kafka -DoutputDirectory="target/src-$release" >/dev/null 2>&1 \
     || echo "java: no -sources jars for Kafka $release (the source-reference test skips that release)"
 done
+# the broker's Scala sources, which the book also cites (KafkaConfig, the Scala group coordinator, AdminZkClient)
+for release in "$pinned" "$kafka3"; do
+  mvn -B -q --no-transfer-progress dependency:get -Dtransitive=false \
+    -Dartifact="org.apache.kafka:kafka_2.13:$release:jar:sources" >/dev/null 2>&1 \
+    || echo "java: no kafka_2.13 -sources jar for Kafka $release (the source-reference test skips its references)"
+done
 # compiled against exactly the pinned release's runtime classpath (Kafka publishes some of its own modules,
 # e.g. kafka-group-coordinator-api, as runtime dependencies only, so Maven's compile classpath lacks them)
 rm -rf target/classes

@@ -32,7 +32,7 @@ by its last part as a whole word.  A reference to a Kafka file that names no sub
 *Release.*  A Kafka source entry of ``references.bib`` names its file and release twice, and both must agree:
 ``howpublished = {Java source, <path> at Kafka <release>}`` and ``url = {.../apache/kafka/blob/<release>/<path>}``.
 The release is :data:`rebalance.versions.KAFKA_VERSION` unless the entry is one of :data:`HISTORY`, the
-sources of behaviour that 4.3.1 no longer has, which cite :data:`rebalance.versions.ADMINUTILS_RELEASE`
+sources of behaviour that 4.3.1 no longer has, which cite :data:`rebalance.versions.KAFKA_3_RELEASE`
 (3.9.2, the last release with ZooKeeper mode, whose replica placer is ``AdminUtils``, and the last whose
 brokers ran the Scala group coordinator by default).
 
@@ -65,7 +65,7 @@ from typing import Optional
 
 import pytest
 
-from rebalance.versions import ADMINUTILS_RELEASE, KAFKA_VERSION
+from rebalance.versions import KAFKA_3_RELEASE, KAFKA_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "chapters").glob("[0-9][0-9]-*.md"))
@@ -335,7 +335,7 @@ def test_bib_entry_names_one_release_and_file(key):
     language = "Scala" if source.path.endswith(".scala") else "Java"
     assert source.howpublished == f"{language} source, {source.path} at Kafka {source.ref}", (
         f"{key}: howpublished {source.howpublished!r} does not name the url's file and release")
-    expected = ADMINUTILS_RELEASE if key in HISTORY else KAFKA_VERSION
+    expected = KAFKA_3_RELEASE if key in HISTORY else KAFKA_VERSION
     assert source.ref == expected, f"{key} cites Kafka {source.ref}; the book models {KAFKA_VERSION}" + (
         "" if key in HISTORY else " (an older release needs an entry in HISTORY, with the reason)")
 
