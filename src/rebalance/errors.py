@@ -38,6 +38,26 @@ class SimulationError(FieldError, RuntimeError):
     not stabilise within ``max_ms``).  ``field`` names the parameter to change."""
 
 
+class EventLimitError(SimulationError):
+    """A simulation that ran more than ``limit`` events on its virtual clock without reaching ``until_ms``: a
+    runaway guard, not a fault of the group.  ``field`` is ``until_ms`` (shorten the run, or the group), or
+    ``max_events`` for a run with no end time (:meth:`rebalance.protocol.clock.VirtualClock.run`)."""
+
+    def __init__(self, limit: int, until_ms: Optional[int] = None):
+        self.limit = limit
+        self.until_ms = until_ms
+        if until_ms is None:
+            super().__init__("max_events", f"the simulation did not finish within {limit:,} events")
+        else:
+            super().__init__("until_ms", f"more than {limit:,} simulated events before {until_ms} ms; "
+                                         "shorten the run or the group")
+
+
+class IllegalStateError(RebalanceError, RuntimeError):
+    """A simulator reached a state its model forbids (Kafka's ``IllegalStateException``), e.g. a group state
+    transition that ``ClassicGroupState`` does not allow: a bug in the simulator, never bad input."""
+
+
 class KafkaError(RebalanceError):
     """An exception Kafka's own code throws for this input, named by its Java class."""
 

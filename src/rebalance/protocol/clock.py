@@ -17,6 +17,12 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, Callable, List, Optional
 
+from ..errors import EventLimitError
+
+#: the most events one run of a simulator's clock may take (a runaway guard; past it,
+#: :class:`~rebalance.errors.EventLimitError`)
+MAX_EVENTS = 10_000_000
+
 #: tie-break classes of events at the same virtual millisecond (lower runs first)
 NORMAL = 0
 SESSION_TIMER = 1
@@ -119,24 +125,26 @@ class VirtualClock:
             return event
         return None
 
-    def run_until(self, time_ms: int, max_events: int = 10_000_000) -> int:
+    def run_until(self, time_ms: int, max_events: int = MAX_EVENTS) -> int:
         """Run every event due at or before ``time_ms``, then set the clock to ``time_ms``.
-        Returns the number of events run."""
+        Returns the number of events run; :class:`~rebalance.errors.EventLimitError` (field ``until_ms``)
+        after ``max_events``."""
         count = 0
         while count < max_events:
             if self.step_until(time_ms) is None:
                 break
             count += 1
         else:
-            raise RuntimeError(f"more than {max_events} events before {time_ms} ms")
+            raise EventLimitError(max_events, time_ms)
         self.now_ms = max(self.now_ms, time_ms)
         return count
 
-    def run(self, max_events: int = 10_000_000) -> int:
-        """Run until no event is left.  Returns the number of events run."""
+    def run(self, max_events: int = MAX_EVENTS) -> int:
+        """Run until no event is left.  Returns the number of events run; :class:`~rebalance.errors.EventLimitError`
+        (field ``max_events``) after ``max_events``."""
         count = 0
         while self.step() is not None:
             count += 1
             if count >= max_events:
-                raise RuntimeError(f"simulation did not finish within {max_events} events")
+                raise EventLimitError(max_events)
         return count

@@ -30,7 +30,8 @@ from __future__ import annotations
 import gc
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
-from .clock import HEARTBEAT
+from ..errors import EventLimitError
+from .clock import HEARTBEAT, MAX_EVENTS
 from .group import STABLE
 from .member import STABLE as MEMBER_STABLE
 
@@ -43,9 +44,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from .member import ConsumerMember
 
 __all__ = ["HeartbeatFastPathMixin", "MAX_EVENTS"]
-
-#: the most events one :meth:`~HeartbeatFastPathMixin.run_clock` call may run (a runaway guard)
-MAX_EVENTS = 10_000_000
 
 #: allocations between two young-generation collections of Python's cycle collector while the clock runs
 #: (default 700): a run allocates millions of short-lived events, and collecting every 700 of them took
@@ -82,7 +80,8 @@ class HeartbeatFastPathMixin:
 
     # ------------------------------------------------------------------ running
     def run_clock(self, until_ms: int, max_events: int = MAX_EVENTS) -> int:
-        """Run every event due at or before ``until_ms`` and set the clock there; returns the events run."""
+        """Run every event due at or before ``until_ms`` and set the clock there; returns the events run.
+        :class:`~rebalance.errors.EventLimitError` (field ``until_ms``) once ``max_events`` have run."""
         thresholds = gc.get_threshold()
         gc.set_threshold(max(thresholds[0], GC_YOUNG_THRESHOLD), *thresholds[1:])
         try:
@@ -104,7 +103,7 @@ class HeartbeatFastPathMixin:
                 break
             count += 1
             if count >= max_events:
-                raise RuntimeError(f"more than {max_events} events before {until_ms} ms")
+                raise EventLimitError(max_events, until_ms)
             if fast and event.priority == HEARTBEAT:
                 self._maybe_lazy()  # the group is running heartbeats step by step: take steady members off
         self.wake_all(until_ms, inclusive=True)

@@ -37,6 +37,7 @@ from operator import attrgetter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from ..errors import IllegalStateError
 from ..java import JavaHashOrder, spread, string_hash
 from .clock import SESSION_TIMER, ScheduledEvent, VirtualClock
 
@@ -251,7 +252,7 @@ class ClassicGroupCoordinator:
 
     def _transition(self, new_state: str) -> None:
         if self.state not in _VALID_PREVIOUS[new_state]:
-            raise RuntimeError(f"illegal transition {self.state} -> {new_state}")
+            raise IllegalStateError(f"illegal transition {self.state} -> {new_state} of group {self.group_id}")
         self.state_changing()
         self.previous_state = self.state
         self.state = new_state
