@@ -3,7 +3,8 @@
 What Kafka's own tests do to a group (``ConsumerCoordinatorTest``, ``GroupMetadataManagerTest`` and the
 system tests' ``consumer_rolling_upgrade_test`` / ``consumer_test`` at Kafka's commit 1eb7644), as timed actions on
 the virtual clock: a member crashes (no ``LeaveGroup``; the coordinator finds out by
-``session.timeout.ms``), restarts (a new process, same ``group.instance.id`` if static), shuts down
+``session.timeout.ms``), restarts (a running process is closed first; then a new process, same
+``group.instance.id`` if static), shuts down
 gracefully (``KafkaConsumer.close``: revoke, then ``LeaveGroup`` for a dynamic member), bounces (a rolling
 restart step), stops calling ``poll()`` for a while (``max.poll.interval.ms``), a second process starts
 with the same ``group.instance.id``, the leader is lost between ``JoinGroup`` and ``SyncGroup``, and the
@@ -45,6 +46,7 @@ class FaultsMixin:
     _fault_times: List[int]
     log: Callable[..., None]
     _start: Callable[[str], None]
+    _start_after_close: set
     _new_coordinator: Callable[[], "ClassicGroupCoordinator"]
 
     def should_lose_leader(self, member: ConsumerMember, resp: dict) -> bool:
@@ -88,10 +90,24 @@ class FaultsMixin:
         self._on_live(name, at, "crash", lambda m: m.crash())
 
     def restart(self, name: str, at: int) -> None:
-        """Start a new process for ``name`` (same ``group.instance.id`` if it is static)."""
+        """At ``at``, a new process for ``name`` (same ``group.instance.id`` if it is static).  A process
+        still running then is closed first (``KafkaConsumer.close``: revoke, then LeaveGroup unless static),
+        and one that is closing is let finish: the new process starts the moment the old one has stopped,
+        never alongside it.  A dynamic member rejoins with a new member id (a rebalance); a static one
+        back within its session timeout replaces its old member id (``ClassicGroup.replaceStaticMember``)
+        and, while the group is ``Stable`` and the selected protocol stays, gets its old assignment back
+        with no rebalance."""
+        require(name in self.specs, "name", f"unknown member {name!r}")
+
         def act():
             self.log("fault", name, what="restart")
-            self._start(name)
+            m = self._live(name)
+            if m is None:
+                self._start(name)
+                return
+            self._start_after_close.add(name)  # before close(): a close with nothing to revoke stops at once
+            if not m.closing:
+                m.close()
         self._at(at, act, f"restart:{name}")
 
     def shutdown(self, name: str, at: int) -> None:
@@ -99,7 +115,8 @@ class FaultsMixin:
         self._on_live(name, at, "shutdown", lambda m: m.close())
 
     def bounce(self, name: str, at: int, down_ms: int) -> None:
-        """Rolling-restart step: graceful shutdown at ``at``, new process ``down_ms`` later."""
+        """Rolling-restart step: graceful shutdown at ``at``, new process ``down_ms`` later (or as soon as
+        the close has finished, if that takes longer: :meth:`restart`)."""
         self.shutdown(name, at)
         self.restart(name, at + down_ms)
 

@@ -135,6 +135,12 @@ class ConsumerMember:
     def now(self) -> int:
         return self.sim.clock.now_ms
 
+    @property
+    def closing(self) -> bool:
+        """``KafkaConsumer.close()`` has been called and has not returned yet (the revocation callback and
+        the LeaveGroup are still to come): the process is alive but takes no part in the group."""
+        return self.alive and self.state == STOPPED
+
     def _later(self, delay_ms: int, action, label: str = "", priority: int = NORMAL, key: str = ""):
         inc = self.incarnation
 

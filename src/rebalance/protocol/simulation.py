@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
-from ..errors import InputError, require
+from ..errors import IllegalStateError, InputError, require
 from .assignors import (BUILTIN_PROTOCOLS, COOPERATIVE, EAGER, ClientAssignor, consumer_assignor,
                         rebalance_protocol_for)
 from .clock import VirtualClock
@@ -89,6 +89,8 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin):
         self.members: Dict[str, ConsumerMember] = {}
         self.specs: Dict[str, MemberSpec] = {}
         self._incarnations: Counter = Counter()
+        #: members whose new process starts when the current one has finished closing (``restart``)
+        self._start_after_close: set = set()
         self._msg_ids = 0
         self._member_id_counter = 0
         self._lose_leader_at: List[Optional[int]] = []
@@ -173,7 +175,13 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin):
         raise InputError("assignors", f"unknown assignor {name!r}: pass it in GroupSimulation(assignors=...)")
 
     def member_stopped(self, member: ConsumerMember) -> None:
+        """Process ``member`` has stopped (closed, crashed or fatal); a :meth:`restart` waiting for it
+        starts the new process now."""
         self._members_version += 1
+        name = member.name
+        if name in self._start_after_close and self.members.get(name) is member:
+            self._start_after_close.discard(name)
+            self._start(name)
 
     # ------------------------------------------------------------------ scenario API
     def add_member(self, name: str, at: int = 0, *, assignors: Sequence[str] = ("range",),
@@ -273,9 +281,14 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin):
             c.reschedule_member_heartbeat(m.member_id)
 
     def _start(self, name: str) -> None:
+        """A new process for member ``name``; if the current one is still closing, once it has stopped."""
         old = self.members.get(name)
         if old is not None and old.alive:
-            return
+            if old.closing:  # KafkaConsumer.close has not returned yet: the new process comes after it
+                self._start_after_close.add(name)
+                return
+            raise IllegalStateError(f"member {name!r} already runs a process (incarnation {old.incarnation}); "
+                                    "close or crash it first, or use start_duplicate for a second one")
         m = self._new_process(name)
         self.members[name] = m
         self._members_version += 1
