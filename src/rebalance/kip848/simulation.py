@@ -18,6 +18,11 @@ releases its partitions as lost (simplified: at once, where Kafka's ``onPartitio
 everything, then sends epoch ``-1`` (``-2`` for a static member, whose assignment is then kept for it for
 ``session_timeout_ms``).  The coordinator is :class:`~.coordinator.GroupCoordinatorModel`.
 
+:class:`KIP848Simulation` is a :class:`~rebalance.protocol.driver.ConsumerGroupDriver`, as the classic
+simulator is: ``join``, ``leave``, ``crash`` and ``restart`` a consumer by name at a virtual time, ``run`` to a
+time, ``metrics``, and listeners for completed rebalances and trace events.  A consumer's processes are
+``name``, then ``name~k`` after a restart (a new member id each time, :func:`process_of` gives the name back).
+
 No member ever stops for a group-wide barrier: only the partitions that move are paused.  The run records
 a trace of :class:`~rebalance.protocol.trace.TraceEvent` and who owned which partition when in the
 :class:`~rebalance.protocol.ledger.OwnershipLedger` shared with the classic simulator, which also computes
@@ -29,9 +34,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Union, cast
 
+from ..errors import EventLimitError, require
 from ..protocol.clock import ScheduledEvent, VirtualClock
+from ..protocol.driver import CompletedRebalance, DriverHooks, format_assignment
 from ..protocol.ledger import OwnershipLedger, RebalanceMetrics
 from ..protocol.pollloop import next_poll_delay
 from ..protocol.trace import TraceEvent
@@ -70,6 +77,10 @@ class ClientMember:
     batch_anchor: int = 0
     #: the owned partitions the last heartbeat reported (``HeartbeatState.sentFields.localAssignment``)
     sent_owned: Optional[frozenset] = None
+    #: ``close()`` was called (:meth:`KIP848Simulation.stop_member`): revoking, then the leave heartbeat
+    closing: bool = False
+    #: a restart waits for this close: the new process starts when the leave heartbeat has gone out
+    restart_after_close: bool = False
 
 
 @dataclass
@@ -101,8 +112,13 @@ class SimulationResult:
                 "heartbeats": self.heartbeats, "group_epoch": m.group_epoch}
 
 
-class KIP848Simulation:
-    """Members and one coordinator on a :class:`~rebalance.protocol.clock.VirtualClock`."""
+#: ``metrics(stable_ms=...)`` not given: the time the group last became stable, if it is stable at the end
+_STABLE_NOW: Any = object()
+
+
+class KIP848Simulation(DriverHooks):
+    """Members and one coordinator on a :class:`~rebalance.protocol.clock.VirtualClock`; a
+    :class:`~rebalance.protocol.driver.ConsumerGroupDriver`."""
 
     def __init__(self, topics: Union[TopicCatalog, Mapping[str, Any]], config: Optional[KIP848Config] = None,
                  clock: Optional[VirtualClock] = None):
@@ -119,10 +135,15 @@ class KIP848Simulation:
         self.coordinator = GroupCoordinatorModel(self.catalog, self.config, self.clock, self._log)
         self.clients: Dict[str, ClientMember] = {}
         self._restarts = 0
+        #: the group epoch of the last completed rebalance :meth:`run` reported, and when it completed
+        self._reported_epoch = 0
+        self._stable_since: Optional[int] = None
 
     # -- bookkeeping ---------------------------------------------------------------------------------
     def _log(self, actor: str, kind: str, fields: Dict[str, Any]) -> None:
-        self.trace.append(TraceEvent(self.clock.now_ms, actor, kind, fields))
+        event = TraceEvent(self.clock.now_ms, actor, kind, fields)
+        self.trace.append(event)
+        self._emit_event(event)
         if kind == "member-epoch":
             self.epochs.append((self.clock.now_ms, actor, fields["epoch"], fields["state"]))
         elif kind == "group-epoch":
@@ -295,12 +316,14 @@ class KIP848Simulation:
         self.clock.schedule_at(max(next_poll_ms, self.clock.now_ms), rejoin, f"rejoin {client.member_id}")
 
     def stop_member(self, member_id: str, restart_after_ms: Optional[int] = None) -> None:
-        """Graceful shutdown: revoke everything, then leave (epoch -1, or -2 for a static member)."""
+        """Graceful shutdown: revoke everything, then leave (epoch -1, or -2 for a static member); with
+        ``restart_after_ms``, a new process that long after the leave heartbeat went out."""
         client = self.clients[member_id]
         if client.timer is not None:
             client.timer.cancel()
             client.timer = None
         client.leaving = True
+        client.closing = True
         self._log(member_id, "shutdown", {"owned": len(client.owned)})
 
         def revoked():
@@ -311,6 +334,8 @@ class KIP848Simulation:
             self._send_heartbeat(client, epoch, then=lambda resp: None)
             if restart_after_ms is not None:
                 self.clock.schedule(restart_after_ms, lambda: self._restart(client), f"restart {member_id}")
+            elif client.restart_after_close:
+                self._restart(client)
 
         self.clock.schedule(self.config.revoke_ms if client.owned else 0, revoked, f"leave {member_id}")
 
@@ -325,12 +350,99 @@ class KIP848Simulation:
         self._log(member_id, "crash", {})
 
     def _restart(self, old: ClientMember) -> None:
+        old.restart_after_close = False
         self._restarts += 1
         # a restarted consumer gets a new member id; a static one keeps its group.instance.id
         base = process_of(old.member_id)
         new_id = f"{base}~{self._restarts}"
         del self.clients[old.member_id]
         self.start_member(new_id, old.subscriptions, old.instance_id)
+
+    # -- the driver interface (rebalance.protocol.driver.ConsumerGroupDriver) -----------------------
+    def process(self, name: str) -> Optional[ClientMember]:
+        """Consumer ``name``'s latest process (``name`` or ``name~k``), ``None`` if it never started."""
+        for member_id in reversed(self.clients):
+            if process_of(member_id) == name:
+                return self.clients[member_id]
+        return None
+
+    def _current(self, name: str) -> ClientMember:
+        client = self.process(name)
+        require(client is not None, "name", f"consumer {name!r} has not started")
+        return cast(ClientMember, client)
+
+    def join(self, name: str, at_ms: int, /, *, topics: Optional[Sequence[str]] = None,
+             instance_id: Optional[str] = None) -> None:
+        """Consumer ``name`` starts at ``at_ms`` subscribed to ``topics`` (default: every topic of the
+        catalog), with ``group.instance.id`` ``instance_id``: its first heartbeat, epoch 0."""
+        require(isinstance(name, str) and name != "" and "~" not in name, "name",
+                f"must be a non-empty string without '~', got {name!r}")
+        subscriptions = tuple(topics) if topics is not None else tuple(t.name for t in self.catalog.topics())
+        self.clock.schedule_at(at_ms, lambda: self.start_member(name, subscriptions, instance_id), f"start {name}")
+
+    def leave(self, name: str, at_ms: int, /) -> None:
+        """``close()`` of ``name`` at ``at_ms``: revoke, then epoch -1 (-2 for a static member); nothing if
+        it is not running then."""
+        def act() -> None:
+            client = self._current(name)
+            if client.running and not client.closing:
+                self.stop_member(client.member_id)
+        self.clock.schedule_at(at_ms, act, f"leave {name}")
+
+    def crash(self, name: str, at_ms: int, /) -> None:
+        """``name``'s process dies at ``at_ms`` (nothing if it is not running then)."""
+        def act() -> None:
+            client = self._current(name)
+            if client.running:
+                self.crash_member(client.member_id)
+        self.clock.schedule_at(at_ms, act, f"crash {name}")
+
+    def restart(self, name: str, at_ms: int, /) -> None:
+        """At ``at_ms``: a running ``name`` is closed (:meth:`stop_member`) and its new process starts as
+        soon as the leave heartbeat has gone out; one still closing is let finish first; a stopped one
+        starts again at once.  The new process has a new member id (``name~k``) and the same
+        ``group.instance.id``: a static member that left with epoch -2 is replaced, its assignment kept."""
+        def act() -> None:
+            client = self._current(name)
+            if client.running and client.closing:
+                client.restart_after_close = True
+            elif client.running:
+                self.stop_member(client.member_id, restart_after_ms=0)
+            else:
+                self._restart(client)
+        self.clock.schedule_at(at_ms, act, f"restart {name}")
+
+    def _completed_rebalance(self) -> None:
+        """After each event of :meth:`run`: a group epoch newer than the last reported one whose group is
+        now stable is a completed rebalance."""
+        co = self.coordinator
+        if co.group_epoch > self._reported_epoch and self.is_stable():
+            self._reported_epoch = co.group_epoch
+            self._stable_since = self.clock.now_ms
+            if self._rebalance_listeners:
+                owned: Dict[str, List[TP]] = {}
+                for mid, member in co.members.items():  # the coordinator's assignment, by process
+                    owned.setdefault(process_of(mid), []).extend(topic_partitions(member.assigned))
+                self._emit_rebalance(CompletedRebalance(co.group_epoch, self.clock.now_ms, format_assignment(owned)))
+
+    def run(self, until_ms: int, /) -> "KIP848Simulation":
+        """Run every event up to ``until_ms`` and set the clock there, reporting each completed rebalance
+        (:meth:`on_rebalance_completed`); :class:`~rebalance.errors.EventLimitError` after ``max_events``
+        events (by default :data:`~rebalance.protocol.clock.MAX_EVENTS`)."""
+        require(isinstance(until_ms, int) and until_ms >= self.clock.now_ms, "until_ms",
+                f"must be a time >= now ({self.clock.now_ms}), got {until_ms!r}")
+        clock, steps, max_events = self.clock, 0, self.max_events
+        while True:
+            t = clock.peek_time()
+            if t is None or t > until_ms:
+                break
+            clock.step()
+            steps += 1
+            if steps > max_events:
+                raise EventLimitError(max_events, until_ms)
+            self._completed_rebalance()
+        clock.now_ms = max(clock.now_ms, until_ms)
+        return self
 
     # -- running ----------------------------------------------------------------------------------
     def run_until_stable(self, max_ms: int = 3_600_000, min_time_ms: Optional[int] = None,
@@ -347,10 +459,17 @@ class KIP848Simulation:
                 return None
             self.clock.step()
 
-    def metrics(self, start_ms: int, end_ms: int, stable_ms: Optional[int]) -> RebalanceMetrics:
-        """The run's :class:`~rebalance.protocol.ledger.RebalanceMetrics` over ``[start_ms, end_ms)``:
-        ``rebalances`` are the group-epoch bumps, ``completed_rebalances`` the target assignments computed
-        from ``start_ms`` on; unowned time counts the partitions of subscribed topics only."""
+    def metrics(self, start_ms: int = 0, end_ms: Optional[int] = None,
+                stable_ms: Optional[int] = _STABLE_NOW) -> RebalanceMetrics:
+        """The run's :class:`~rebalance.protocol.ledger.RebalanceMetrics` over ``[start_ms, end_ms)``
+        (``end_ms`` default: now): ``rebalances`` are the group-epoch bumps, ``completed_rebalances`` the
+        target assignments computed from ``start_ms`` on; unowned time counts the partitions of subscribed
+        topics only.  ``stable_ms`` (``None``: not settled) defaults to when :meth:`run` last saw the group
+        become stable after a group-epoch bump, if it is stable now."""
+        if end_ms is None:
+            end_ms = self.clock.now_ms
+        if stable_ms is _STABLE_NOW:
+            stable_ms = self._stable_since if self._stable_since is not None and self.is_stable() else None
         bumps = sum(1 for t, _ in self.group_epochs if t >= start_ms)
         computed = sum(1 for e in self.trace if e.kind == "target-assignment" and e.time_ms >= start_ms)
         return RebalanceMetrics.from_ledger(

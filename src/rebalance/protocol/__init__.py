@@ -14,5 +14,7 @@
 * :mod:`.faults`      -- crashes, restarts, shutdowns, slow members, coordinator failover;
 * :mod:`.trace`       -- wire messages and trace events (shared with the KIP-848 model);
 * :mod:`.ledger`      -- the ownership ledger and ``RebalanceMetrics`` (shared with the KIP-848 model);
+* :mod:`.driver`      -- :class:`~.driver.ConsumerGroupDriver`: join, leave, crash, restart, run, metrics
+  and the event hooks, the one interface of this simulator and the KIP-848 one;
 * :mod:`.scenarios`   -- the p1/p2/p3 example, rolling restarts, random fault schedules.
 """

@@ -12,7 +12,9 @@ number of members (:mod:`.member`, ``ConsumerCoordinator`` / ``AbstractCoordinat
 * :mod:`.trace` -- the wire messages and events every run records, and their text form;
 * :mod:`.ledger` -- who processed which partition when, and :class:`~.ledger.RebalanceMetrics`, the
   same ledger and metrics type as the KIP-848 model's (:mod:`rebalance.kip848.simulation`);
-* :mod:`.scenarios` -- the p1/p2/p3 example, rolling restarts, random fault schedules.
+* :mod:`.scenarios` -- the p1/p2/p3 example, rolling restarts, random fault schedules;
+* :mod:`.driver` -- :class:`~.driver.ConsumerGroupDriver`, the interface (``join``, ``leave``, ``crash``,
+  ``restart``, ``run``, ``metrics`` and the event hooks) this simulator shares with the KIP-848 one.
 
 Same inputs, same run: nothing depends on wall-clock time or unseeded randomness.
 """
@@ -27,6 +29,7 @@ from .assignors import (BUILTIN_PROTOCOLS, COOPERATIVE, EAGER, ClientAssignor, c
 from .clock import VirtualClock
 from .config import MemberSpec, ProtocolConfig, assignor_list
 from .coordinator import OFFSETS_TOPIC_PARTITIONS_DEFAULT, partition_for, simple_leaders
+from .driver import CompletedRebalance, DriverHooks, format_assignment
 from .fastpath import HeartbeatFastPathMixin
 from .faults import FaultsMixin
 from .group import (COMPLETING_REBALANCE, PREPARING_REBALANCE, STABLE, ClassicGroupCoordinator, GroupMember,
@@ -42,11 +45,14 @@ __all__ = ["GroupSimulation", "ProtocolConfig"]
 _CHANGE_KINDS = frozenset(("state", "assigned", "revoke", "lost", "decision"))
 
 
-class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin):
-    """One consumer group under the classic protocol, driven by a virtual clock.
+class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverHooks):
+    """One consumer group under the classic protocol, driven by a virtual clock; a
+    :class:`~.driver.ConsumerGroupDriver`.
 
     ``topics`` is ``{topic: partition count}``; ``assignors`` maps assignor names to callables (see
     :mod:`.assignors`); names not given there resolve to :func:`rebalance.consumer.assign`.
+    ``default_assignors`` and ``default_protocol`` configure the members :meth:`join` starts
+    (``partition.assignment.strategy``; the rebalance protocol, by default derived from the assignors).
 
     ``fast_heartbeats`` (default on) skips the heartbeats of a quiet group (:mod:`.fastpath`), with the
     same run as the step-by-step simulation that ``fast_heartbeats=False`` gives; recording heartbeats in
@@ -62,7 +68,8 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin):
                  group_id: str = "my-group", assignors: Optional[Mapping[str, Callable]] = None,
                  brokers: Sequence[int] = (0, 1, 2), offsets_partitions: int = OFFSETS_TOPIC_PARTITIONS_DEFAULT,
                  record_heartbeats: bool = True, fast_heartbeats: bool = True,
-                 summary_from: Optional[int] = None):
+                 summary_from: Optional[int] = None, default_assignors: Sequence[str] = ("range",),
+                 default_protocol: Optional[str] = None):
         require(isinstance(topics, Mapping) and len(topics) > 0, "topics", "must map topic -> partition count")
         for t, n in topics.items():
             require(isinstance(t, str) and t != "", f"topics[{t!r}]", "topic names are non-empty strings")
@@ -75,6 +82,8 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin):
         self.topics = dict(topics)
         self.partitions = [(t, p) for t in sorted(self.topics) for p in range(self.topics[t])]
         self.group_id = group_id
+        self.default_assignors = assignor_list(default_assignors)
+        self.default_protocol = default_protocol
         self.clock = VirtualClock()
         self.assignors: Dict[str, Callable] = dict(assignors or {})
         self.record_heartbeats = record_heartbeats
@@ -148,11 +157,24 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin):
 
     def log(self, kind: str, actor: str, **fields: Any) -> None:
         """Record a :class:`~.trace.TraceEvent` at the current virtual time (only ``state`` events when
-        running for the summary only)."""
+        running for the summary only) and pass it to the :meth:`on_event` listeners; the coordinator's
+        ``CompletingRebalance -> Stable`` goes to the :meth:`on_rebalance_completed` listeners as a
+        :class:`~.driver.CompletedRebalance` (the assignment the leader's SyncGroup handed out)."""
         if kind in _CHANGE_KINDS:
             self._last_logged_change = self.clock.now_ms
-        if self.summary_from is None or kind == "state":
-            self.events.append(TraceEvent(self.clock.now_ms, actor, kind, fields))
+        keep = self.summary_from is None or kind == "state"
+        if keep or self._event_listeners:
+            event = TraceEvent(self.clock.now_ms, actor, kind, fields)
+            if keep:
+                self.events.append(event)
+            self._emit_event(event)
+        if (self._rebalance_listeners and kind == "state" and actor == self.coordinator_name
+                and fields.get("state") == STABLE and fields.get("previous") == COMPLETING_REBALANCE):
+            owned: Dict[str, List[TopicPartition]] = {}
+            for m in self.coordinator.members.values():  # ClassicGroupMember.assignment, by client.id
+                owned.setdefault(m.client_id, []).extend(tuple(tp) for tp in m.assignment)
+            self._emit_rebalance(CompletedRebalance(fields["generation"], self.clock.now_ms,
+                                                    format_assignment(owned)))
 
     def client_assignors(self, names: Sequence[str]) -> Dict[str, ClientAssignor]:
         """Fresh per-process objects for the built-in assignors among ``names`` (an assignor given to the
@@ -294,12 +316,25 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin):
         self._members_version += 1
         m.start()
 
+    def join(self, name: str, at_ms: int, /, *, topics: Optional[Sequence[str]] = None,
+             instance_id: Optional[str] = None) -> None:
+        """:class:`~.driver.ConsumerGroupDriver`: consumer ``name`` starts at ``at_ms`` with the
+        simulation's ``default_assignors`` and ``default_protocol`` (:meth:`add_member`)."""
+        self.add_member(name, at_ms, assignors=self.default_assignors, protocol=self.default_protocol,
+                        instance_id=instance_id, topics=topics)
+
+    def leave(self, name: str, at_ms: int, /) -> None:
+        """:class:`~.driver.ConsumerGroupDriver`: ``KafkaConsumer.close()`` at ``at_ms``
+        (:meth:`~.faults.FaultsMixin.shutdown`)."""
+        self.shutdown(name, at_ms)
+
     # ------------------------------------------------------------------ running and results
     def run(self, until_ms: int) -> "GroupSimulation":
-        """Run every event up to virtual time ``until_ms``."""
+        """Run every event up to virtual time ``until_ms`` (:class:`~rebalance.errors.EventLimitError` after
+        ``max_events`` events, by default :data:`~.clock.MAX_EVENTS`)."""
         require(isinstance(until_ms, int) and until_ms >= self.clock.now_ms, "until_ms",
                 f"must be a time >= now ({self.clock.now_ms}), got {until_ms!r}")
-        self.run_clock(until_ms)
+        self.run_clock(until_ms, self.max_events)
         return self
 
     def live_members(self) -> List[ConsumerMember]:
