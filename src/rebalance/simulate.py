@@ -13,7 +13,9 @@ One scenario is a consumer group, its topics, its members and a schedule of what
 ``ConsumerCoordinator`` on the client), ``consumer`` runs KIP-848's
 (:class:`rebalance.kip848.simulation.KIP848Simulation`: ``GroupMetadataManager.consumerGroupHeartbeat`` and
 the ``AsyncKafkaConsumer`` membership manager); both simulators are modelled on Kafka's source at commit
-1eb7644 (trunk before 4.0).  ``config`` sets fields of
+1eb7644 (trunk before 4.0), and both are driven through the one interface
+:class:`~rebalance.protocol.driver.ConsumerGroupDriver` (:func:`driver_for`): ``join``, ``leave``, ``crash``
+and ``restart`` at a time, ``run``, ``metrics`` and a listener for completed rebalances.  ``config`` sets fields of
 :class:`~rebalance.protocol.config.ProtocolConfig` (classic) or :class:`~rebalance.kip848.config.KIP848Config`
 (``consumer``) by name -- whatever fields those dataclasses have.
 
@@ -22,7 +24,9 @@ the group to ``Stable`` after the leader's ``SyncGroup`` (``ClassicGroup`` ``Com
 with the generation and the assignment the leader handed out; ``consumer``: each time the group is stable
 again after a group-epoch bump (every member reconciled to the target assignment of that epoch), with the
 group epoch and the coordinator's assignment -- then one summary line.  The reading of the file, the size
-limit and the error lines follow ``run`` (:func:`rebalance.vectors.run_lines`).
+limit and the error lines follow ``run`` (:func:`rebalance.vectors.run_lines`); a run of more than
+:data:`MAX_EVENTS` events is an :class:`~rebalance.errors.EventLimitError` line naming ``until_ms``, and any
+other failure of a simulator is a line naming its own type (a simulator bug is never reported as the limit).
 """
 from __future__ import annotations
 
@@ -35,18 +39,19 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Type, Union
 
 from .consumer.assignor import COOPERATIVE, EAGER, assignor_name, supported_protocols
-from .errors import InputError, SimulationError, check_size, require
+from .errors import InputError, check_size, require
 from .kip848.assignor import assignor_for
 from .kip848.config import KIP848Config
+from .protocol.clock import MAX_EVENTS
 from .protocol.config import ProtocolConfig
-from .protocol.group import COMPLETING_REBALANCE, STABLE
-from .protocol.ledger import OwnershipLedger, RebalanceMetrics
+from .protocol.driver import CompletedRebalance, ConsumerGroupDriver
+from .protocol.ledger import RebalanceMetrics
 from .protocol.simulation import GroupSimulation
 from .vectors import Line, compute_lines, parse_lines
 
 __all__ = ["PROTOCOLS", "OPS", "MemberInput", "EventInput", "SimulationInput", "CompletedRebalance",
-           "SimulationOutput", "parse_scenario", "config_from_json", "simulate_scenario", "moved_partitions",
-           "read_scenarios", "simulate_lines"]
+           "SimulationOutput", "parse_scenario", "config_from_json", "driver_for", "simulate_scenario",
+           "moved_partitions", "read_scenarios", "simulate_lines"]
 
 #: ``protocol`` values: the classic protocol's two rebalance protocols, and KIP-848's ``group.protocol=consumer``
 PROTOCOLS = (EAGER, COOPERATIVE, "consumer")
@@ -60,9 +65,6 @@ SCENARIO_KEYS = ("id", "protocol", "assignor", "topics", "members", "config", "e
                  "measure_from_ms")
 MEMBER_KEYS = ("id", "topics", "instance_id")
 EVENT_KEYS = ("at_ms", "op", "member")
-#: the most events the virtual clock runs for one scenario before it gives up (see ``until_ms``)
-MAX_EVENTS = 10_000_000
-
 Config = Union[ProtocolConfig, KIP848Config]
 
 
@@ -97,16 +99,6 @@ class SimulationInput:
     events: Tuple[EventInput, ...]
     until_ms: int
     measure_from_ms: int = 0
-
-
-@dataclass(frozen=True)
-class CompletedRebalance:
-    """One completed rebalance: the generation (classic) or group epoch (KIP-848), when it completed and
-    the assignment, member id -> ``"topic-partition"`` strings in topic, partition order."""
-
-    generation: int
-    at_ms: int
-    assignment: Dict[str, List[str]]
 
 
 @dataclass(frozen=True)
@@ -260,7 +252,7 @@ def _events(value: object, members: Sequence[MemberInput], until_ms: int) -> Tup
     """The events in time order (events at the same instant keep their order), checked against each
     member's life: ``join`` only as a member's first event (it then starts at that time instead of 0),
     ``leave`` and ``crash`` only while it runs; ``restart`` any time (a running member is closed and a
-    new process starts at once)."""
+    new process starts as soon as the close has finished; a stopped one starts at once)."""
     if value is None:
         value = []
     require(isinstance(value, list), "events", f"must be a list of {{at_ms, op, member}} objects, got {value!r}")
@@ -359,121 +351,52 @@ def parse_scenario(value: object) -> SimulationInput:
 # running
 
 
-def _format(assignment: Mapping[str, Iterable[Tuple[str, int]]]) -> Dict[str, List[str]]:
-    return {member: [f"{t}-{p}" for t, p in sorted(set(tps))] for member, tps in sorted(assignment.items())}
+def driver_for(s: SimulationInput) -> ConsumerGroupDriver:
+    """The simulator of ``s.protocol``, with the scenario's topics and config, not yet started: a
+    :class:`~rebalance.protocol.simulation.GroupSimulation` whose members use ``s.assignors`` and
+    ``s.protocol`` (eager or cooperative), or a :class:`~rebalance.kip848.simulation.KIP848Simulation`."""
+    if s.protocol == "consumer":
+        from .kip848.group import check_group_size
+        from .kip848.simulation import KIP848Simulation
 
-
-def _too_long(s: SimulationInput) -> SimulationError:
-    return SimulationError("until_ms", f"more than {MAX_EVENTS:,} simulated events before {s.until_ms} ms; "
-                                       "shorten the run or the group")
-
-
-class _RecordingGroup(GroupSimulation):
-    """The classic simulation, recording the assignment each time a rebalance completes."""
-
-    def __init__(self, topics: Mapping[str, int], config: ProtocolConfig):
-        self.completed: List[CompletedRebalance] = []
-        super().__init__(topics, config, record_heartbeats=False)
-
-    def log(self, kind: str, actor: str, **fields: Any) -> None:
-        super().log(kind, actor, **fields)
-        if (kind == "state" and actor == self.coordinator_name and fields.get("state") == STABLE
-                and fields.get("previous") == COMPLETING_REBALANCE):
-            owned: Dict[str, List[Tuple[str, int]]] = {}
-            for m in self.coordinator.members.values():  # ClassicGroupMember.assignment, by client.id
-                owned.setdefault(m.client_id, []).extend(tuple(tp) for tp in m.assignment)
-            self.completed.append(CompletedRebalance(fields["generation"], self.clock.now_ms, _format(owned)))
-
-
-def _run_classic(s: SimulationInput) -> Tuple[List[CompletedRebalance], OwnershipLedger, RebalanceMetrics]:
-    sim = _RecordingGroup(s.topics, typing.cast(ProtocolConfig, s.config))
-    joins = {e.member: e.at_ms for e in reversed(s.events) if e.op == "join"}
-    for m in s.members:
-        sim.add_member(m.id, joins.get(m.id, 0), assignors=s.assignors, protocol=s.protocol,
-                       instance_id=m.instance_id, topics=m.topics)
-    running = {m.id: m.id not in joins for m in s.members}
-    for e in s.events:
-        if e.op == "leave":
-            sim.shutdown(e.member, e.at_ms)
-        elif e.op == "crash":
-            sim.crash(e.member, e.at_ms)
-        elif e.op == "restart":
-            if running[e.member]:
-                sim.bounce(e.member, e.at_ms, 0)
-            else:
-                sim.restart(e.member, e.at_ms)
-        running[e.member] = e.op in ("join", "restart")
-    try:
-        sim.run(s.until_ms)  # GroupSimulation.run: the clock's own event guard is MAX_EVENTS too
-    except RuntimeError:
-        raise _too_long(s) from None
-    return list(sim.completed), sim.ownership, sim.metrics(s.measure_from_ms, s.until_ms)
-
-
-def _run_consumer(s: SimulationInput) -> Tuple[List[CompletedRebalance], OwnershipLedger, RebalanceMetrics]:
-    from .kip848.group import check_group_size
-    from .kip848.reconciliation import topic_partitions
-    from .kip848.simulation import KIP848Simulation, process_of
-
-    sim = KIP848Simulation(s.topics, typing.cast(KIP848Config, s.config))
-    check_group_size(sim.catalog, len(s.members))
-    clock, co = sim.clock, sim.coordinator
-    by_id = {m.id: m for m in s.members}
-
-    def client(name: str) -> Any:  # the member's latest process (a restarted one is ``name~k``)
-        return next(c for mid, c in reversed(sim.clients.items()) if process_of(mid) == name)
-
-    def start(name: str) -> None:
-        m = by_id[name]
-        sim.start_member(name, m.topics, m.instance_id)
-
-    def restart(name: str) -> None:
-        c = client(name)
-        if c.running and not c.leaving:
-            sim.stop_member(c.member_id, restart_after_ms=0)  # close, then a new process at once
-        else:
-            sim._restart(c)  # KIP848Simulation's own restart: a new member id, the same group.instance.id
-
-    actions: Dict[str, Callable[[str], None]] = {
-        "join": start, "restart": restart,
-        "leave": lambda name: sim.stop_member(client(name).member_id),
-        "crash": lambda name: sim.crash_member(client(name).member_id)}
-    joins = {e.member for e in s.events if e.op == "join"}
-    for m in s.members:
-        if m.id not in joins:
-            clock.schedule_at(0, lambda name=m.id: start(name), f"start {m.id}")
-    for e in s.events:
-        clock.schedule_at(e.at_ms, lambda e=e: actions[e.op](e.member), f"{e.op} {e.member}")
-    completed: List[CompletedRebalance] = []
-    reported, steps = 0, 0
-    while True:
-        t = clock.peek_time()
-        if t is None or t > s.until_ms:
-            break
-        clock.step()
-        steps += 1
-        if steps > MAX_EVENTS:
-            raise _too_long(s)
-        if co.group_epoch > reported and sim.is_stable():
-            reported = co.group_epoch
-            owned: Dict[str, List[Tuple[str, int]]] = {}
-            for mid, member in co.members.items():  # the coordinator's assignment, by process
-                owned.setdefault(process_of(mid), []).extend(topic_partitions(member.assigned))
-            completed.append(CompletedRebalance(co.group_epoch, clock.now_ms, _format(owned)))
-    clock.now_ms = max(clock.now_ms, s.until_ms)
-    stable_ms = completed[-1].at_ms if completed and sim.is_stable() else None
-    metrics = sim.metrics(s.measure_from_ms, s.until_ms, stable_ms)
-    return completed, sim.ownership, metrics
+        sim = KIP848Simulation(s.topics, typing.cast(KIP848Config, s.config))
+        check_group_size(sim.catalog, len(s.members))
+        return sim
+    return GroupSimulation(s.topics, typing.cast(ProtocolConfig, s.config), record_heartbeats=False,
+                           default_assignors=s.assignors, default_protocol=s.protocol)
 
 
 def simulate_scenario(scenario: Union[SimulationInput, Mapping[str, Any]]) -> SimulationOutput:
-    """Run one scenario (a :class:`SimulationInput` or its JSON object) to ``until_ms``."""
+    """Run one scenario (a :class:`SimulationInput` or its JSON object) to ``until_ms`` through the
+    :class:`~rebalance.protocol.driver.ConsumerGroupDriver` of its protocol (:func:`driver_for`): each member
+    without a ``join`` event joins at 0, then every event in time order.  More than the simulators' event
+    limit (:data:`MAX_EVENTS`) is an :class:`~rebalance.errors.EventLimitError` naming ``until_ms``; any
+    other failure of a simulator surfaces as itself."""
     s = scenario if isinstance(scenario, SimulationInput) else parse_scenario(scenario)
-    run = _run_consumer if s.protocol == "consumer" else _run_classic
-    completed, ledger, metrics = run(s)
+    sim = driver_for(s)
+    sim.max_events = MAX_EVENTS
+    completed: List[CompletedRebalance] = []
+    sim.on_rebalance_completed(completed.append)
+    by_id = {m.id: m for m in s.members}
+    joins = {e.member for e in s.events if e.op == "join"}
+    for m in s.members:
+        if m.id not in joins:
+            sim.join(m.id, 0, topics=m.topics, instance_id=m.instance_id)
+    for e in s.events:
+        if e.op == "join":
+            m = by_id[e.member]
+            sim.join(m.id, e.at_ms, topics=m.topics, instance_id=m.instance_id)
+        elif e.op == "leave":
+            sim.leave(e.member, e.at_ms)
+        elif e.op == "crash":
+            sim.crash(e.member, e.at_ms)
+        else:
+            sim.restart(e.member, e.at_ms)
+    sim.run(s.until_ms)
+    metrics = sim.metrics(s.measure_from_ms, s.until_ms)
     subscribed = sorted({t for m in s.members for t in m.topics})
     partitions = [(t, p) for t in subscribed for p in range(s.topics[t])]
-    unowned = ledger.unowned_ms(s.measure_from_ms, s.until_ms, partitions) / 1000.0
+    unowned = sim.ownership.unowned_ms(s.measure_from_ms, s.until_ms, partitions) / 1000.0
     return SimulationOutput(completed, metrics, unowned)
 
 
