@@ -187,7 +187,7 @@ def test_legacy_plan_only_when_a_worker_is_new():
     ({"steps": [{"members": {"w1": {"tasks": ["nodash"]}}}]}, "steps[0].members.w1.tasks[0]"),
     ({"steps": [{"members": ["w1"], "sleep_ms": {"of": "later"}}]}, "steps[0].sleep_ms.of"),
     ({"mode": "protocol", "protocol": "v9", "steps": []}, "protocol"),
-    ({"steps": [{"members": []}]}, "members"),
+    ({"steps": [{"members": []}]}, "steps[0].members"),
     ({"max_delay_ms": -5}, "max_delay_ms"),
 ])
 def test_bad_input_names_the_field(scenario, field):

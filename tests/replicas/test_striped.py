@@ -108,10 +108,11 @@ def test_a_failing_placement_still_consumes_random_numbers():
 
 @pytest.mark.parametrize("brokers, rf, message", [
     ([Broker(1), Broker(2)], 0, "Invalid replication factor 0: the replication factor must be positive."),
-    ([Broker(1, fenced=True)], 1, "All brokers are currently fenced."),
-    ([Broker(1, fenced=True)], 2, "All brokers are currently fenced."),  # checked before the broker count
+    ([Broker(1, fenced=True)], 1, "All brokers are currently fenced, or have all their log directories cordoned."),
+    ([Broker(1, fenced=True)], 2, "All brokers are currently fenced, or have all their log directories cordoned."),  # checked before the broker count
     ([Broker(1), Broker(2)], 3,
-     "The target replication factor of 3 cannot be reached because only 2 broker(s) are registered."),
+     "The target replication factor of 3 cannot be reached because only 2 broker(s) are registered "
+     "or some brokers have all their log directories cordoned."),
 ])
 def test_kafka_errors(brokers, rf, message):
     with pytest.raises(KafkaError) as exc:

@@ -262,11 +262,17 @@ class _Scenario:
                 cluster.connectors.pop(name, None)
         members = self._members(step.get("members"), f"{field}.members")
         gen = step.get("generation_id")
-        gen = cluster.generation_id + 1 if gen is None else _int(gen, f"{field}.generation_id")
+        if gen is None:  # the next generation, which must still be a Java int
+            gen = cluster.generation_id + 1
+            require(gen <= INT_MAX, f"{field}.generation_id", f"the next generation, {gen}, does not fit a Java int")
+        else:
+            gen = _int(gen, f"{field}.generation_id")
         last = step.get("last_completed_generation_id")
         mismatch = _bool(step.get("generation_mismatch", False), f"{field}.generation_mismatch")
         if last is None:
             last = gen - 2 if mismatch else gen - 1
+            require(last >= INT_MIN, f"{field}.last_completed_generation_id",
+                    f"the generation before, {last}, does not fit a Java int")
         else:
             last = _int(last, f"{field}.last_completed_generation_id")
         failed = _bool(step.get("failed", False), f"{field}.failed")

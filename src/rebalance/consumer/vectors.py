@@ -1,6 +1,6 @@
 """Adapter for the conformance vectors of kind ``consumer`` (client-side consumer partition assignors).
 
-``run(input)`` replays one scenario the way Kafka's harness did (commit 1eb7644, Kafka 3.8/3.9 logic) and
+``run(input)`` replays one scenario the way Kafka's harness did (commit 1eb7644; the same logic in Kafka 4.3.1) and
 returns the vectors' output schema::
 
     {"assignment": {member: ["t-0", ...]},        # each list in the order Kafka's List<TopicPartition> had

@@ -2,10 +2,10 @@
 
 Mirrors ``org.apache.kafka.coordinator.group.api.assignor.ConsumerGroupPartitionAssignor`` (which extends
 ``PartitionAssignor``: ``String name()`` and ``GroupAssignment assign(GroupSpec, SubscribedTopicDescriber)``),
-``group-coordinator/group-coordinator-api`` at commit 1eb7644 (Kafka 3.8/3.9).  The coordinator picks the
-assignor named by the member's ``group.remote.assignor`` among those configured in
+``group-coordinator/group-coordinator-api`` (Kafka 4.3.1; first written from trunk commit 1eb7644).  The
+coordinator picks the assignor named by the member's ``group.remote.assignor`` among those configured in
 ``group.consumer.assignors`` (default ``uniform, range``: ``GroupCoordinatorConfig.CONSUMER_GROUP_ASSIGNORS_DEFAULT``,
-line 123); :data:`ASSIGNORS` is
+line 222 in 4.3.1, line 123 at commit 1eb7644); :data:`ASSIGNORS` is
 that list, and every caller (:func:`rebalance.kip848.group.assign_group`, the ``group`` vectors adapter,
 :mod:`rebalance.kip848.compare`) looks an assignor up with :func:`assignor_for`.
 
@@ -27,7 +27,7 @@ from .uuid import Uuid
 
 @runtime_checkable
 class SubscribedTopicDescriber(Protocol):
-    """``org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber`` (Kafka 3.8/3.9):
+    """``org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber`` (Kafka 4.3.1):
     partition counts (``-1`` for an unknown topic) and partition racks by topic id."""
 
     def num_partitions(self, topic_id: Uuid) -> int: ...
@@ -37,7 +37,7 @@ class SubscribedTopicDescriber(Protocol):
 
 @runtime_checkable
 class ConsumerGroupPartitionAssignor(Protocol):
-    """``ConsumerGroupPartitionAssignor`` / ``PartitionAssignor`` (Kafka 3.8/3.9, commit 1eb7644):
+    """``ConsumerGroupPartitionAssignor`` / ``PartitionAssignor`` (Kafka 4.3.1):
     ``name()`` and ``assign(groupSpec, subscribedTopicDescriber)``.  Raises
     :class:`~rebalance.kip848.spec.PartitionAssignorException` where Kafka's assignor throws."""
 
@@ -64,7 +64,7 @@ class _ServerSideAssignor:
 
 
 class UniformAssignor(_ServerSideAssignor):
-    """``org.apache.kafka.coordinator.group.assignor.UniformAssignor`` (Kafka 3.8/3.9): the default
+    """``org.apache.kafka.coordinator.group.assignor.UniformAssignor`` (Kafka 4.3.1): the default
     ``group.remote.assignor``, ``"uniform"``; the homogeneous or the heterogeneous builder, see
     :mod:`rebalance.kip848.uniform`."""
 
@@ -73,7 +73,7 @@ class UniformAssignor(_ServerSideAssignor):
 
 
 class RangeAssignor(_ServerSideAssignor):
-    """``org.apache.kafka.coordinator.group.assignor.RangeAssignor`` (Kafka 3.8/3.9), the server-side
+    """``org.apache.kafka.coordinator.group.assignor.RangeAssignor`` (Kafka 4.3.1), the server-side
     range assignor, ``"range"``: contiguous ranges per topic over the sorted subscribers, see
     :mod:`rebalance.kip848.range`."""
 
@@ -81,7 +81,7 @@ class RangeAssignor(_ServerSideAssignor):
     BUILD = staticmethod(assign_range)
 
 
-#: ``group.consumer.assignors`` default (``GroupCoordinatorConfig``, Kafka 3.8/3.9): name -> assignor.
+#: ``group.consumer.assignors`` default (``GroupCoordinatorConfig``, Kafka 4.3.1): name -> assignor.
 #: The assignors are stateless, so one instance each serves every group.
 ASSIGNORS: Dict[str, ConsumerGroupPartitionAssignor] = {a.name(): a for a in (UniformAssignor(), RangeAssignor())}
 
@@ -96,6 +96,13 @@ def assignor_for(name: object, field: str = "assignor") -> ConsumerGroupPartitio
 
 #: the ``Map`` implementations a group spec's member map may be filled into
 MAP_KINDS: Tuple[str, ...] = ("hash", "tree", "linked")
+
+
+def check_members_map(members_map: object, field: str = "members_map") -> str:
+    """``members_map`` if it names one of :data:`MAP_KINDS`, else ``InputError(field)``."""
+    if members_map not in MAP_KINDS:
+        raise InputError(field, f"must be one of {', '.join(MAP_KINDS)}, got {members_map!r}")
+    return members_map  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -115,14 +122,18 @@ class ReplayOptions:
     subscription_type: Optional[str] = None
     inverted_assignment: Optional[Mapping] = None
 
-    def check(self) -> "ReplayOptions":
-        """Raise ``InputError`` naming the first bad switch; return ``self``."""
+    def check(self, fields: Optional[Mapping[str, str]] = None) -> "ReplayOptions":
+        """Raise ``InputError`` naming the first bad switch; return ``self``.  ``fields`` maps a switch to
+        the field an error names where the input sets it elsewhere (a step's ``steps[2].assignment_map``)."""
+        def name(switch: str) -> str:
+            return (fields or {}).get(switch, switch)
+
         if self.assignment_map not in ("hash", "linked"):
-            raise InputError("assignment_map", f"must be 'hash' or 'linked', got {self.assignment_map!r}")
+            raise InputError(name("assignment_map"), f"must be 'hash' or 'linked', got {self.assignment_map!r}")
         if self.subscription_set not in ("hash", "linked"):
-            raise InputError("subscription_set", f"must be 'hash' or 'linked', got {self.subscription_set!r}")
+            raise InputError(name("subscription_set"), f"must be 'hash' or 'linked', got {self.subscription_set!r}")
         if self.subscription_type is not None and self.subscription_type not in (HOMOGENEOUS, HETEROGENEOUS):
-            raise InputError("subscription_type",
+            raise InputError(name("subscription_type"),
                              f"must be HOMOGENEOUS or HETEROGENEOUS, got {self.subscription_type!r}")
         return self
 
@@ -131,4 +142,5 @@ class ReplayOptions:
 COORDINATOR = ReplayOptions()
 
 __all__ = ["ASSIGNORS", "COORDINATOR", "ConsumerGroupPartitionAssignor", "MAP_KINDS", "RangeAssignor",
-           "ReplayOptions", "SubscribedTopicDescriber", "UniformAssignor", "assignor_for", "TopicDescriber"]
+           "ReplayOptions", "SubscribedTopicDescriber", "UniformAssignor", "assignor_for", "check_members_map",
+           "TopicDescriber"]

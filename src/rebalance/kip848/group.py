@@ -14,7 +14,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..errors import InputError, KafkaError, check_size
 from ..java import INT_MAX, INT_MIN
-from .assignor import ASSIGNORS, COORDINATOR, MAP_KINDS, ReplayOptions, assignor_for
+from .assignor import ASSIGNORS, COORDINATOR, ReplayOptions, assignor_for, check_members_map
 from ..jcollections import HashJSet, JMap, LinkedJSet, new_map, new_set
 from .spec import GroupAssignment, GroupSpec, MemberSpec, TopicDescriber, inverted_assignment
 from .spec import subscription_type as compute_subscription_type
@@ -208,11 +208,10 @@ def parse_member(value: object, field: str) -> MemberInput:
 def build_group_spec(members: Sequence[MemberInput], catalog: TopicCatalog, *, members_map: str = "hash",
                      replay: Optional[ReplayOptions] = None, field: str = "members",
                      inverted_field: str = "inverted_assignment") -> GroupSpec:
-    """``GroupSpecImpl`` as ``TargetAssignmentBuilder`` builds it (Kafka 3.8/3.9; member map filled in input
+    """``GroupSpecImpl`` as ``TargetAssignmentBuilder`` builds it (Kafka 4.3.1; member map filled in input
     order, a ``HashMap`` unless ``members_map`` says ``"tree"``/``"linked"``).  ``replay`` (vectors only)
     overrides the harness's collection kinds, the subscription type and the inverted assignment."""
-    if members_map not in MAP_KINDS:
-        raise InputError("members_map", f"must be one of {', '.join(MAP_KINDS)}, got {members_map!r}")
+    check_members_map(members_map)
     replay = (replay or COORDINATOR).check()
     spec_map = new_map(members_map)
     seen = set()
@@ -319,7 +318,7 @@ def run_assignor(assignor: str, spec: GroupSpec, catalog: TopicCatalog) -> Group
 def assign_group(assignor: str, topics: object, members: Sequence, *, members_map: str = "hash",
                  previous: Optional[GroupResult] = None, replay: Optional[ReplayOptions] = None) -> GroupResult:
     """Compute a KIP-848 target assignment (``TargetAssignmentBuilder.build`` then
-    ``ConsumerGroupPartitionAssignor.assign``, Kafka 3.8/3.9).
+    ``ConsumerGroupPartitionAssignor.assign``, Kafka 4.3.1).
 
     ``assignor``: a name in :data:`~rebalance.kip848.assignor.ASSIGNORS`; ``topics``: ``{name: partitions}``
     or ``[{name, id?, partitions}]`` (or a :class:`TopicCatalog`); ``members``: ``[{id, subscriptions,

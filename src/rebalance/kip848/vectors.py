@@ -14,9 +14,8 @@ from __future__ import annotations
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from ..errors import InputError, KafkaError
-from .assignor import MAP_KINDS, ReplayOptions, assignor_for
+from .assignor import ReplayOptions, assignor_for, check_members_map
 from .group import GroupResult, MemberInput, TopicCatalog, parse_inverted, parse_topics, prepare_group, run_assignor
-from .spec import HETEROGENEOUS, HOMOGENEOUS
 from ..jcollections import JMap
 
 __all__ = ["run", "replay_options", "compare", "step_stats", "valid_and_balanced", "conformance_counts"]
@@ -103,15 +102,15 @@ def _check_expect(expect: Mapping, step_out: dict, catalog: TopicCatalog, member
     return failures
 
 
-#: the harness switches a step may set (else the scenario's value, else the default) and their values
-SWITCHES = {"members_map": MAP_KINDS, "assignment_map": ("hash", "linked"), "subscription_set": ("hash", "linked"),
-            "subscription_type": (None, HOMOGENEOUS, HETEROGENEOUS)}
+#: the harness switches a step may set (else the line's value, else the default): name -> default
+SWITCHES = {"assignment_map": "hash", "subscription_set": "hash", "subscription_type": None,
+            "inverted_assignment": None}
 #: what a step's (or a step-less line's) ``expect`` may hold
 EXPECT_KEYS = ("assignment", "error", "valid_and_balanced")
 
 
 def _switch(step: Mapping, scenario: Mapping, name: str, dot: str, default: object) -> Tuple[object, str]:
-    """A switch's value and the field it came from (the step's when the step sets it)."""
+    """A switch's value and the field it came from (the step's, ``dot + name``, when the step sets it)."""
     if dot and name in step:
         return step[name], f"{dot}{name}"
     return scenario.get(name, default), name
@@ -119,19 +118,13 @@ def _switch(step: Mapping, scenario: Mapping, name: str, dot: str, default: obje
 
 def replay_options(step: Mapping, scenario: Mapping, dot: str = "") -> ReplayOptions:
     """The harness switches of one step (a step's value wins over the scenario's): the
-    :class:`~rebalance.kip848.assignor.ReplayOptions` only this adapter passes, each switch checked here
-    with the field it came from (``dot``: the step's prefix, ``"steps[2]."``)."""
-    values = {}
-    for name, allowed in SWITCHES.items():
-        value, where = _switch(step, scenario, name, dot, allowed[0])
-        if value not in allowed:
-            raise InputError(where, f"must be one of {', '.join(a for a in allowed if a)}, got {value!r}")
-        values[name] = value
-    inverted, where = _switch(step, scenario, "inverted_assignment", dot, None)
-    if inverted is not None and not isinstance(inverted, Mapping):
-        raise InputError(where, "must be an object {topic: {partition: member}}")
-    return ReplayOptions(assignment_map=values["assignment_map"], subscription_set=values["subscription_set"],
-                         subscription_type=values["subscription_type"], inverted_assignment=inverted)
+    :class:`~rebalance.kip848.assignor.ReplayOptions` only this adapter passes, checked by its own
+    ``check`` (the one check of the direct API too) with the field each came from (``dot``: the step's
+    prefix, ``"steps[2]."``).  The inverted assignment is checked by ``parse_inverted`` in :func:`run`."""
+    values, fields = {}, {}
+    for name, default in SWITCHES.items():
+        values[name], fields[name] = _switch(step, scenario, name, dot, default)
+    return ReplayOptions(**values).check(fields)
 
 
 def _expect(value: object, field: str) -> Optional[Mapping]:
@@ -204,7 +197,7 @@ def run(scenario: dict) -> dict:
         if replay.inverted_assignment is not None:  # checked here to name where it came from
             parse_inverted(replay.inverted_assignment, catalog,
                            _switch(step, scenario, "inverted_assignment", dot if prefix else "", None)[1])
-        members_map = _switch(step, scenario, "members_map", dot if prefix else "", "hash")[0]
+        members_map = check_members_map(*_switch(step, scenario, "members_map", dot if prefix else "", "hash"))
         members, spec = prepare_group(catalog, members_value, previous=previous, members_map=members_map,
                                       replay=replay, prefix=dot)
         materialized_members = []

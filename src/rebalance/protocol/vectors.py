@@ -2,7 +2,7 @@
 
 Input ``{"kind": "coordinator_partition", "numPartitions": n, "groupIds": [...]}``; output
 ``{"partitions": [Utils.abs(groupId.hashCode()) % n ...], "javaHashCodes": [...]}`` as computed by
-``GroupCoordinatorService.partitionFor`` (Kafka 3.8/3.9).
+``GroupCoordinatorService.partitionFor`` (Kafka 4.3.1).
 """
 from __future__ import annotations
 
