@@ -21,8 +21,9 @@ Everything lives in one temporary folder (``workdir``: each node's ``server.prop
 ``server.log``; nothing reaches the terminal).  Every port is chosen free at start, on 127.0.0.1 only.  Each JVM
 runs in its own process group; :meth:`KafkaCluster.stop` -- on leaving the ``with`` block, on an error during
 start, on Ctrl-C, and at interpreter exit for a cluster still running -- kills every one of them and removes the
-folder (``stop(graceful=True)``: Kafka's controlled shutdown first).  On Linux the JVMs are also started with a parent-death
-signal, so they die with the Python process even when it is killed outright.
+folder (``stop(graceful=True)``: Kafka's controlled shutdown first).  On Linux the JVMs are also started with a
+parent-death signal, so they die with the Python process even when it is killed outright (its temporary folder
+is then left behind).
 
 A start that fails (a node exits, or the brokers do not all serve within ``start_timeout``) raises
 :class:`ClusterStartError` with the tail of that node's log, after stopping everything.
@@ -55,7 +56,7 @@ __all__ = ["KafkaCluster", "ClusterStartError", "Node", "broker_classpath", "DEF
 
 #: the JVM flags of every node.  SerialGC and C1 only (TieredStopAtLevel=1) start a broker in about half the
 #: time of the JVM's defaults on 2 cores (README: *A Kafka cluster on loopback*); ``-Xmx`` comes from ``heap``.
-DEFAULT_JVM_OPTIONS: Tuple[str, ...] = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
+DEFAULT_JVM_OPTIONS: Tuple[str, ...] = ("-Xms32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
                                         "-Djava.awt.headless=true")
 
 #: the settings KafkaCluster writes itself; ``broker_config`` may not change them (racks: ``racks``)
@@ -249,7 +250,7 @@ class KafkaCluster:
     """A KRaft Kafka cluster of ``brokers`` brokers on 127.0.0.1, from the book's pinned jars.
 
     ``racks``: one ``broker.rack`` per broker, in broker order (broker *i+1* gets ``racks[i]``).
-    ``broker_config``: Kafka broker settings by name, applied to every broker (values: strings, numbers or
+    ``broker_config``: Kafka broker settings by name, applied to every node (values: strings, numbers or
     booleans), e.g. ``{"group.initial.rebalance.delay.ms": 0, "offsets.topic.num.partitions": 5}``; Kafka
     accepts names it does not know (and ignores them), but rejects bad values at start.  The settings that
     shape the cluster (``node.id``, ``listeners``, ``log.dirs``, ...: :data:`RESERVED`) are KafkaCluster's own.
@@ -348,7 +349,8 @@ class KafkaCluster:
         self.stop()
 
     def __repr__(self) -> str:
-        state = f"running at {self.bootstrap_servers}" if self.running else "stopped"
+        state = ("stopped" if not self.nodes else f"running at {self.bootstrap_servers}" if self.running
+                 else f"started at {self.bootstrap_servers}, but a node has exited")
         return f"KafkaCluster(brokers={self.brokers}, release={self.release}, {state})"
 
     # ------------------------------------------------------------------ start
@@ -427,8 +429,10 @@ class KafkaCluster:
                 props["inter.broker.listener.name"] = "PLAINTEXT"
                 if n.rack is not None:
                     props["broker.rack"] = n.rack
-                props.update({k: str(v) for k, v in defaults.items()})
-                props.update(self.broker_config)
+            # a dedicated controller reads some of them too (num.partitions, default.replication.factor of
+            # the topics it creates); the settings it has no use for it ignores
+            props.update({k: str(v) for k, v in defaults.items()})
+            props.update(self.broker_config)
             (n.dir / "server.properties").write_text(
                 "# written by rebalance.kafka.cluster\n" + _properties(props))
 
@@ -444,10 +448,12 @@ class KafkaCluster:
     def _format(self, java: str, cp: str, began: float) -> None:
         """``kafka-storage.sh format -t CLUSTER_ID -c server.properties`` for every node, all at once."""
         assert self.cluster_id is not None
-        procs = [(n, self._spawn(java, cp, n, [_STORAGE_TOOL, "format", "-t", self.cluster_id, "-c",
-                                               str(n.dir / "server.properties")],
-                                 n.dir / "format.log", n.dir / "format.out")) for n in self.nodes]
+        procs: List[Tuple[Node, subprocess.Popen]] = []
         try:
+            for n in self.nodes:
+                procs.append((n, self._spawn(java, cp, n, [_STORAGE_TOOL, "format", "-t", self.cluster_id, "-c",
+                                                           str(n.dir / "server.properties")],
+                                             n.dir / "format.log", n.dir / "format.out")))
             for n, p in procs:
                 try:
                     code = p.wait(timeout=max(1.0, self.start_timeout - (time.monotonic() - began)))
@@ -456,8 +462,8 @@ class KafkaCluster:
                                             f"start_timeout={self.start_timeout:g} s",
                                             _tail(n.dir / "format.out", 40)) from None
                 if code != 0:
-                    raise ClusterStartError(
-                        f"Kafka's storage tool refused node {n.node_id}'s configuration (exit code {code})", self._format_tail(n))
+                    raise ClusterStartError(f"Kafka's storage tool refused node {n.node_id}'s configuration "
+                                            f"(exit code {code})", self._format_tail(n))
         finally:
             for _, p in procs:
                 if p.poll() is None:
