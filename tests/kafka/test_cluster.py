@@ -339,3 +339,28 @@ def test_kafka_home_runs_a_distributions_libs(tmp_path):
         assert c.release == KAFKA_VERSION
         assert any(str(libs) in arg for arg in c.nodes[0].process.args)
         assert sorted(cluster_module._metadata_brokers(c.nodes[0].port)) == [1]
+
+
+@kafka
+@needs_java
+@pytest.mark.slow
+def test_a_port_taken_before_kafka_binds_it_gets_one_more_try(monkeypatch):
+    """Free ports are chosen by binding port 0 and letting go; another program may take one in between."""
+    squatter = socket.socket()
+    squatter.bind(("127.0.0.1", 0))
+    squatter.listen()
+    taken = squatter.getsockname()[1]
+    choose = cluster_module._free_ports
+    calls = []
+
+    def first_one_taken(count):
+        ports = choose(count)
+        calls.append(ports)
+        return [taken] + ports[1:] if len(calls) == 1 else ports
+
+    monkeypatch.setattr(cluster_module, "_free_ports", first_one_taken)
+    try:
+        with KafkaCluster() as c:
+            assert len(calls) == 2 and taken not in (c.nodes[0].port, c.nodes[0].controller_port)
+    finally:
+        squatter.close()

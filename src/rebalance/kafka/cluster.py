@@ -362,19 +362,28 @@ class KafkaCluster:
             began = time.monotonic()
             cp, self.release = broker_classpath(self.kafka_home)
             java = find_java()
-            self.workdir = Path(tempfile.mkdtemp(prefix="rebalance-kafka-"))
-            _RUNNING.add(self)
-            try:
-                self._layout()
-                self._write_configs()
-                self._format(java, cp, began)
-                for n in self.nodes:
-                    n.process = self._spawn(java, cp, n, [_SERVER_MAIN, str(n.dir / "server.properties")],
-                                            n.dir / "server.log", n.dir / "stdout.log")
-                self._wait_until_serving(began)
-            except BaseException:
-                self._stop_locked()
-                raise
+            for attempt in (1, 2):
+                self.workdir = Path(tempfile.mkdtemp(prefix="rebalance-kafka-"))
+                _RUNNING.add(self)
+                try:
+                    self._layout()
+                    self._write_configs()
+                    self._format(java, cp, began)
+                    for n in self.nodes:
+                        n.process = self._spawn(java, cp, n, [_SERVER_MAIN, str(n.dir / "server.properties")],
+                                                n.dir / "server.log", n.dir / "stdout.log")
+                    self._wait_until_serving(began)
+                except ClusterStartError:
+                    # a port chosen free may be taken by another program before Kafka binds it: once more
+                    clash = any("Address already in use" in _tail(n.dir / "server.log", 100_000) for n in self.nodes)
+                    self._stop_locked()
+                    if attempt == 2 or not clash:
+                        raise
+                except BaseException:
+                    self._stop_locked()
+                    raise
+                else:
+                    break
             self.started_in = time.monotonic() - began
             return self
 
