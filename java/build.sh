@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the book's Java module: resolve Kafka's jars from Maven Central and compile the oracle.
 #   java/build.sh                 the pinned release (kafka.version of java/pom.xml), ADMINUTILS_RELEASE and
-#                                 KAFKA_3_RELEASE (src/rebalance/versions.py)
+#                                 KAFKA_3_RELEASE (src/rebalance/versions.py), and the pinned release's broker
+#                                 (java/target/broker-RELEASE, for rebalance.kafka.cluster)
 #   java/build.sh 4.0.0 ...       other releases' classpaths too (java/target/lib-RELEASE)
 # Needs Java 17+ and Maven 3.6+; says which one is missing in one line.  Idempotent and quick when nothing changed.
 set -euo pipefail
@@ -32,7 +33,7 @@ inputs=$(find pom.xml build.sh src -type f -newer "$stamp" 2>/dev/null | head -1
 if [ -f "$stamp" ] && [ -z "$inputs" ] && [ $# -eq 0 ]; then
   exit 0
 fi
-echo "java: resolving Kafka $pinned, $adminutils and $kafka3 from Maven Central and compiling the oracle"
+echo "java: resolving Kafka $pinned (the oracle's jars and the broker's), $adminutils and $kafka3 from Maven Central and compiling the oracle"
 fresh_pom=$([ ! -f "$stamp" ] || [ pom.xml -nt "$stamp" ] && echo yes || true)
 for release in "$pinned" "$adminutils" "$kafka3" "$@"; do
   # a changed pom may drop a jar: start that classpath afresh; otherwise the copy only adds what is missing
@@ -50,6 +51,11 @@ for release in "$pinned" "$kafka3"; do
     -Dartifact="org.apache.kafka:kafka_2.13:$release:jar:sources" >/dev/null 2>&1 \
     || echo "java: no kafka_2.13 -sources jar for Kafka $release (the source-reference test skips its references)"
 done
+# the broker's classpath (the pom's `broker` profile: kafka_2.13 and log4j2, apart from the oracle's jars), which
+# rebalance.kafka.cluster runs as a KRaft cluster on 127.0.0.1
+[ -z "$fresh_pom" ] || rm -rf "target/broker-$pinned"
+run_mvn -Dbroker -Dkafka.version="$pinned" dependency:copy-dependencies -DincludeScope=runtime \
+  -DoutputDirectory="target/broker-$pinned"
 # compiled against exactly the pinned release's runtime classpath (Kafka publishes some of its own modules,
 # e.g. kafka-group-coordinator-api, as runtime dependencies only, so Maven's compile classpath lacks them)
 rm -rf target/classes
@@ -61,4 +67,4 @@ if ! javac --release 17 -encoding UTF-8 -Xlint:deprecation -nowarn -d target/cla
   exit 1
 fi
 touch "$stamp"
-echo "java: ready (Kafka $pinned: $(ls target/lib-$pinned | wc -l) jars)"
+echo "java: ready (Kafka $pinned: $(ls target/lib-$pinned | wc -l) jars; its broker: $(ls target/broker-$pinned | wc -l) jars)"

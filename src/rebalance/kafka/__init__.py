@@ -4,7 +4,9 @@ The book pins one Kafka release, :data:`rebalance.KAFKA_VERSION` (the ``kafka.ve
 This area runs Kafka's own classes from those jars through the book's Java module (``java/``):
 
 * :mod:`rebalance.kafka.oracle` -- the oracle: any scenario line of the vectors' kinds answered by Kafka's
-  classes (``python -m rebalance run FILE --oracle kafka``), ``make vectors`` and ``make vectors-check``.
+  classes (``python -m rebalance run FILE --oracle kafka``), ``make vectors`` and ``make vectors-check``;
+* :mod:`rebalance.kafka.cluster` -- :class:`~rebalance.kafka.cluster.KafkaCluster`, Kafka's own broker as a
+  KRaft cluster of 1..9 brokers on 127.0.0.1 (``with KafkaCluster(brokers=3) as c: c.bootstrap_servers``).
 
 Names are loaded on first use, so ``python -m rebalance.kafka.oracle`` runs the module cleanly.
 """
@@ -17,10 +19,12 @@ _EXPORTS = {
     "Oracle": "rebalance.kafka.oracle", "OracleAnswer": "rebalance.kafka.oracle",
     "answer_all": "rebalance.kafka.oracle", "check_files": "rebalance.kafka.oracle",
     "rewrite_files": "rebalance.kafka.oracle", "java_module": "rebalance.kafka.oracle",
+    "KafkaCluster": "rebalance.kafka.cluster", "ClusterStartError": "rebalance.kafka.cluster",
 }
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:
+    from .cluster import ClusterStartError, KafkaCluster
     from .oracle import Oracle, OracleAnswer, answer_all, check_files, java_module, rewrite_files
 
 
