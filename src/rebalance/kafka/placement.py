@@ -194,13 +194,32 @@ def _admin(bootstrap_servers: str):
 def create_topics(admin, names: Sequence[str], num_partitions: int, replication_factor: int,
                   timeout: float = 60.0) -> None:
     """Create topics through the Admin API (``CreateTopics``; the controller places their replicas), one
-    request for all, and wait for every result (an error raises)."""
+    request for all, and wait for every result.  A request that timed out (librdkafka may still send it to a
+    broker that just died, e.g. the one it was told forwards to the controller) is sent again for the topics
+    not created yet (``TOPIC_ALREADY_EXISTS`` counts as created), until ``timeout``; other errors raise."""
+    from confluent_kafka import KafkaError, KafkaException
     from confluent_kafka.admin import NewTopic
 
-    futures = admin.create_topics([NewTopic(n, num_partitions, replication_factor) for n in names],
-                                  request_timeout=timeout)
-    for f in futures.values():
-        f.result(timeout=timeout)
+    deadline = time.monotonic() + timeout
+    pending = list(names)
+    while pending:
+        left = max(1.0, deadline - time.monotonic())
+        futures = admin.create_topics([NewTopic(n, num_partitions, replication_factor) for n in pending],
+                                      request_timeout=min(15.0, left), operation_timeout=min(15.0, left))
+        retry = []
+        for name, f in futures.items():
+            try:
+                f.result(timeout=left + 5)
+            except KafkaException as e:
+                code = e.args[0].code() if e.args and isinstance(e.args[0], KafkaError) else None
+                if code == KafkaError.TOPIC_ALREADY_EXISTS:
+                    continue
+                if code in (KafkaError._TIMED_OUT, KafkaError.REQUEST_TIMED_OUT, KafkaError._TRANSPORT,
+                            KafkaError.NOT_CONTROLLER) and time.monotonic() < deadline:
+                    retry.append(name)
+                    continue
+                raise
+        pending = retry
 
 
 def add_partitions(admin, totals: Mapping[str, int], timeout: float = 60.0) -> None:
