@@ -6,7 +6,11 @@ This area runs Kafka's own classes from those jars through the book's Java modul
 * :mod:`rebalance.kafka.oracle` -- the oracle: any scenario line of the vectors' kinds answered by Kafka's
   classes (``python -m rebalance run FILE --oracle kafka``), ``make vectors`` and ``make vectors-check``;
 * :mod:`rebalance.kafka.cluster` -- :class:`~rebalance.kafka.cluster.KafkaCluster`, Kafka's own broker as a
-  KRaft cluster of 1..9 brokers on 127.0.0.1 (``with KafkaCluster(brokers=3) as c: c.bootstrap_servers``).
+  KRaft cluster of 1..9 brokers on 127.0.0.1 (``with KafkaCluster(brokers=3) as c: c.bootstrap_servers``);
+* :mod:`rebalance.kafka.coordinators` -- a real cluster's ``FindCoordinator`` answers set against
+  ``partition_for`` and the leaders of ``__consumer_offsets``;
+* :mod:`rebalance.kafka.placement` -- a real controller's replica placements set against the exactly
+  enumerated outcome distribution of the book's ``StripedReplicaPlacer`` (membership and chi-square fit).
 
 Names are loaded on first use, so ``python -m rebalance.kafka.oracle`` runs the module cleanly.
 """

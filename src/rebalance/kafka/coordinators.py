@@ -26,7 +26,7 @@ import string
 import struct
 import time
 from dataclasses import asdict, dataclass
-from typing import Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from ..java import INT_MIN, string_hash
 from ..protocol.coordinator import OFFSETS_TOPIC, partition_for
@@ -34,7 +34,7 @@ from .cluster import _recv
 
 __all__ = ["CoordinatorNotAvailable", "CoordinatorRow", "MIN_VALUE_IDS", "compare_coordinators", "find_coordinator",
            "find_coordinators", "group_ids",
-           "offsets_leaders"]
+           "offsets_leaders", "summary"]
 
 #: group ids whose ``String.hashCode()`` is ``Integer.MIN_VALUE`` (checked by the tests with ``string_hash``)
 MIN_VALUE_IDS = ("polygenelubricants", "GydZG_", "DESIGNING WORKHOUSES")
@@ -80,7 +80,7 @@ def _admin(bootstrap_servers: str):
     return AdminClient({"bootstrap.servers": bootstrap_servers, "log_level": 0})
 
 
-def offsets_leaders(admin, timeout: float = 10.0) -> Dict[int, Optional[int]]:
+def offsets_leaders(admin: Any, timeout: float = 10.0) -> Dict[int, Optional[int]]:
     """``{partition: leader broker id}`` of ``__consumer_offsets`` (``None``: no leader, -1 in Metadata)."""
     md = admin.list_topics(topic=OFFSETS_TOPIC, timeout=timeout)
     topic = md.topics.get(OFFSETS_TOPIC)

@@ -29,7 +29,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Dict, Hashable, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Hashable, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..replicas.brokers import Broker
 from ..replicas.java_random import JavaRandom
@@ -178,7 +178,7 @@ def goodness_of_fit(observed: Iterable[Hashable], expected: Mapping[Hashable, Fr
 
 
 # ------------------------------------------------------------------------------------------ the real cluster
-def cluster_brokers(cluster, fenced: Iterable[int] = ()) -> List[Broker]:
+def cluster_brokers(cluster: Any, fenced: Iterable[int] = ()) -> List[Broker]:
     """The brokers of a :class:`~rebalance.kafka.cluster.KafkaCluster` as ``usableBrokers()`` gives them to the
     placer: by id, with their racks, ``fenced`` ones marked."""
     fenced = set(fenced)
@@ -191,7 +191,7 @@ def _admin(bootstrap_servers: str):
     return AdminClient({"bootstrap.servers": bootstrap_servers, "log_level": 0})
 
 
-def create_topics(admin, names: Sequence[str], num_partitions: int, replication_factor: int,
+def create_topics(admin: Any, names: Sequence[str], num_partitions: int, replication_factor: int,
                   timeout: float = 60.0) -> None:
     """Create topics through the Admin API (``CreateTopics``; the controller places their replicas), one
     request for all, and wait for every result.  A request that timed out (librdkafka may still send it to a
@@ -222,7 +222,7 @@ def create_topics(admin, names: Sequence[str], num_partitions: int, replication_
         pending = retry
 
 
-def add_partitions(admin, totals: Mapping[str, int], timeout: float = 60.0) -> None:
+def add_partitions(admin: Any, totals: Mapping[str, int], timeout: float = 60.0) -> None:
     """``CreatePartitions``: grow each topic to ``totals[topic]`` partitions (the controller places the new
     ones with the same placer: ``PlacementSpec(startPartition, additional, replicationFactor)``)."""
     from confluent_kafka.admin import NewPartitions
@@ -232,7 +232,7 @@ def add_partitions(admin, totals: Mapping[str, int], timeout: float = 60.0) -> N
         f.result(timeout=timeout)
 
 
-def read_placements(admin, names: Sequence[str], timeout: float = 30.0) -> Dict[str, List[Tuple[int, ...]]]:
+def read_placements(admin: Any, names: Sequence[str], timeout: float = 30.0) -> Dict[str, List[Tuple[int, ...]]]:
     """``{topic: [replicas of partition 0, 1, ...]}`` from ``Metadata`` (the replicas in the controller's
     order, the preferred leader first), retried until every named topic is known with all its partitions."""
     deadline = time.monotonic() + timeout
