@@ -112,7 +112,8 @@ def _settings(s: SimulationInput) -> Tuple[Dict[str, str], Dict[str, object], in
     c = s.config
     table = CONSUMER_SETTINGS if s.protocol == "consumer" else CLASSIC_SETTINGS
     client: Dict[str, str] = {}
-    broker: Dict[str, object] = {"group.initial.rebalance.delay.ms": 0}
+    # one partition of __consumer_offsets: created at once (the members' group is made ready before the clock)
+    broker: Dict[str, object] = {"group.initial.rebalance.delay.ms": 0, "offsets.topic.num.partitions": 1}
     for name, (where, setting) in table.items():
         v = getattr(c, name)
         if where == "client":
@@ -219,12 +220,12 @@ class _Player:
                 incarnations[e.member].append(self._new_jvm())
         admin = self._new_jvm()
         for j in self.jvms:
-            j.send({"op": "ping"})
+            j.send({"op": "ping", "bootstrap": self.bootstrap})
         pending = {j.index for j in self.jvms}
         while pending:
             idx, rec = self._wait_for(lambda i, r: r.get("event") == "pong", 60, "answer from a member JVM")
             pending.discard(idx)
-        admin.send({"op": "create_topics", "bootstrap": self.bootstrap, "topics": s.topics})
+        admin.send({"op": "create_topics", "bootstrap": self.bootstrap, "topics": s.topics, "group": group})
         _, rec = self._wait_for(lambda i, r: i == admin.index and r.get("event") in ("topics_created", "error"),
                                 60, "topic creation")
         if rec.get("event") == "error":
@@ -476,6 +477,12 @@ def run_scenario(value: Mapping[str, Any]) -> List[dict]:
             run = player.play()
         finally:
             player.stop()
+    keep = os.environ.get("REBALANCE_KAFKA_RECORDS")
+    if keep:  # every record of the run, for a reader who wants the callbacks themselves
+        with open(keep, "a", encoding="utf-8") as f:
+            for idx, recs in sorted(run.records.items()):
+                for r in recs:
+                    f.write(json.dumps({"scenario": value.get("id"), "jvm": idx, **r}) + "\n")
     found = kip848_rebalances(run, s) if s.protocol == "consumer" else classic_rebalances(run, s)
     rows: List[dict] = [{"generation": r.generation, "at_ms": r.at_ms, "assignment": r.assignment, "replayed": ok}
                         for r, ok in found]

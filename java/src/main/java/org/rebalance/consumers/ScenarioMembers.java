@@ -40,6 +40,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *   listener)}, then {@code poll(100 ms)} and {@code batch_ms} of simulated work per loop; the listener sleeps
  *   {@code revoke_ms} in {@code onPartitionsRevoked} when it gives up partitions (the application's commit);</li>
  *   <li>{@code {"op":"leave","member":"c1"}} -- {@code close()} on that consumer's thread;</li>
+ *   <li>{@code {"op":"ping","bootstrap":...}} -- answers {@code pong} after a warm-up consumer (no group) has
+ *   fetched metadata once and closed;</li>
  *   <li>{@code {"op":"observe","bootstrap":...,"group":...,"t0":...,"interval_ms":N,"topics":[...]}} -- an
  *   {@link Admin} that records the topics' ids once and then every change of {@code describeConsumerGroups}
  *   (group epoch, target assignment epoch, each member's epoch, assignment and target assignment).</li>
@@ -217,6 +219,19 @@ public final class ScenarioMembers {
         thread.start();
     }
 
+    /** Load the consumer's classes before the scenario's clock starts: a consumer with no group, one metadata
+     *  request, closed (so a member's join is not delayed by the JVM's class loading). */
+    static void warm(String bootstrap) {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", bootstrap);
+        p.put("client.id", "rebalance-warm-up");
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            c.listTopics(Duration.ofSeconds(10));
+        } catch (RuntimeException e) {
+            // only a warm-up
+        }
+    }
+
     static void createTopics(JsonNode cmd) {
         Properties p = new Properties();
         p.put("bootstrap.servers", cmd.get("bootstrap").asText());
@@ -226,6 +241,21 @@ public final class ScenarioMembers {
             cmd.get("topics").fields().forEachRemaining(e ->
                 topics.add(new org.apache.kafka.clients.admin.NewTopic(e.getKey(), e.getValue().asInt(), (short) 1)));
             admin.createTopics(topics).all().get();
+            if (cmd.has("group")) {
+                // the group's coordinator ready before the clock starts: the first FindCoordinator creates
+                // __consumer_offsets, which a member would otherwise wait for
+                String group = cmd.get("group").asText();
+                long deadline = System.currentTimeMillis() + 60_000;
+                while (true) {
+                    try {
+                        admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+                        break;
+                    } catch (Exception e) {
+                        if (System.currentTimeMillis() > deadline) throw e;
+                        sleep(100);
+                    }
+                }
+            }
             emit(record(null, "topics_created"));
         } catch (Exception e) {
             ObjectNode r = record(null, "error");
@@ -272,7 +302,10 @@ public final class ScenarioMembers {
                 }
                 case "observe" -> observe(cmd);
                 case "create_topics" -> createTopics(cmd);
-                case "ping" -> emit(record(name, "pong"));
+                case "ping" -> {
+                    if (cmd.has("bootstrap")) warm(cmd.get("bootstrap").asText());
+                    emit(record(name, "pong"));
+                }
                 default -> {
                     ObjectNode r = record(name, "error");
                     r.put("message", "unknown op " + op);
