@@ -4,7 +4,8 @@
 * ``run FILE``         writes one ``{"id", "output"}`` line per scenario line (``-`` reads stdin);
   ``--oracle kafka`` computes them with Kafka's own classes instead (:mod:`rebalance.kafka.oracle`);
 * ``simulate FILE``    runs each group scenario through the classic or KIP-848 simulator and writes one
-  line per completed rebalance and a summary line (:mod:`rebalance.simulate`);
+  line per completed rebalance and a summary line (:mod:`rebalance.simulate`); ``--on kafka`` runs it with
+  real consumers on a real broker instead (:mod:`rebalance.kafka.consumers`);
 * ``assign SCENARIO.json [--assignor NAME]``  prints a consumer group's assignment as a table (the
   assignor: the flag, else the file's ``"assignor"``, else range; a flag that disagrees with the file wins,
   with a note on stderr).
@@ -83,6 +84,10 @@ def _run(args) -> int:
 def _simulate(args) -> int:
     from .simulate import read_scenarios, simulate_lines  # imported lazily, as assign
 
+    if args.on == "kafka":
+        from .kafka.consumers import simulate_lines_on_kafka  # starts Kafka: imported only when asked
+
+        return _write_outputs(args, read_scenarios, simulate_lines_on_kafka)
     return _write_outputs(args, read_scenarios, simulate_lines)
 
 
@@ -117,6 +122,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="write to this file instead of stdout")
     p.add_argument("--max-cells", type=int, default=None, metavar="N",
                    help="size limit in cells: partitions + subscriptions + events (default rebalance.errors.MAX_INPUT_CELLS; 0: none)")
+    p.add_argument("--on", choices=("model", "kafka"), default="model",
+                   help="the package's simulators (default), or real KafkaConsumers of the pinned release on a "
+                        "one-broker cluster on 127.0.0.1, in wall-clock time (needs Java 17+ and 'make java')")
     p.set_defaults(func=_simulate)
 
     p = sub.add_parser("assign", help="assign partitions of a consumer group scenario")
