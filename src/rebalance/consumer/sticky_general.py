@@ -33,7 +33,7 @@ from typing import Dict, List, Optional, Set, Tuple
 from ..errors import KafkaError
 from ..java import java_string_key
 from ..jcollections import JavaHashSet
-from .abstract_sticky import DEFAULT_GENERATION, balance_score, unassigned_partitions
+from .abstract_sticky import DEFAULT_GENERATION, all_partitions, balance_score, unassigned_partitions
 from .model import TopicPartition
 from .range import topic_subscribers
 
@@ -160,9 +160,7 @@ class GeneralAssignmentBuilder:
         self.sorted_topics = sorted(partitions_per_topic,
                                     key=lambda t: (len(self.topic_consumers[t]), java_string_key(t)))
         self.topic_position = {t: i for i, t in enumerate(self.sorted_topics)}
-        self.sorted_all_partitions: List[TopicPartition] = []
-        for t in self.sorted_topics:
-            self.sorted_all_partitions.extend(zip(repeat(t, partitions_per_topic[t]), range(partitions_per_topic[t])))
+        self.sorted_all_partitions: List[TopicPartition] = all_partitions(self.sorted_topics, partitions_per_topic)
         self.sorted_members = _SortedMembers(list(subscriptions), current_assignment)
         self.movements = PartitionMovements()
         self._max_size_cache: Dict[str, int] = {}
