@@ -1,0 +1,358 @@
+"""Peer conformance of ``simulate`` against the real broker: random scenarios run through the simulator
+(:func:`rebalance.simulate.simulate_scenario`) and through ``simulate --on kafka``
+(:func:`rebalance.kafka.consumers.run_scenario`: real Kafka 4.3.1 ``KafkaConsumer``s on a one-broker cluster).
+
+Default: 30 scenarios drawn with seed 0, cycling through eager (range, roundrobin, sticky), cooperative
+(cooperative-sticky) and consumer/KIP-848 (uniform, range): 1-2 topics of 2-8 partitions, 2-4 members (some
+subscribing to one topic of two), a third of the groups static (``instance_id``), and 2 events (``join`` of a
+late member, ``leave``, ``crash``, ``restart``) 8 to 15 s apart, the first at 9-11 s; session timeout 6 s,
+heartbeat 1 s, ``initial_rebalance_delay_ms`` 0 (classic).  ``measure_from_ms`` is 2 s before the first event,
+so the group's formation (which the broker does differently: see the README) is not counted.  Per scenario it
+compares the completed rebalances after ``measure_from_ms``, ``moved_partitions``, the final assignment, the
+sequence of assignments after ``measure_from_ms`` (where both have as many), the at_ms differences of those
+rebalances, and whether every real rebalance was ``replayed: true``.
+
+Results are appended, one JSON line per scenario, to ``--jsonl`` (so a run cut short keeps what it did), the
+real runs' raw records to ``--records``; ``--report`` writes the Markdown summary from the JSON lines.
+
+    python benchmarks/bench_kafka_peer.py [--n 30] [--seed 0] [--parallel 1] [--budget-s 1800]
+    python benchmarks/bench_kafka_peer.py --report-only
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+HERE = Path(__file__).resolve().parent
+
+KINDS = [("eager", "range"), ("eager", "roundrobin"), ("eager", "sticky"), ("cooperative", "cooperative-sticky"),
+         ("consumer", "uniform"), ("consumer", "range")]
+
+
+def draw(n: int, seed: int) -> List[dict]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        protocol, assignor = KINDS[i % len(KINDS)]
+        topics = {"t": rng.randint(2, 8)}
+        if rng.random() < 0.4:
+            topics["u"] = rng.randint(2, 6)
+        size = rng.randint(2, 4)
+        static = rng.random() < 0.34
+        members = []
+        for k in range(1, size + 1):
+            m: Dict[str, Any] = {"id": f"c{k}"}
+            if len(topics) > 1 and rng.random() < 0.3:
+                m["topics"] = [rng.choice(sorted(topics))]
+            if static:
+                m["instance_id"] = f"i{k}"
+            members.append(m)
+        late = members[-1]["id"] if rng.random() < 0.4 else None  # joins at the first event
+        running = [m["id"] for m in members if m["id"] != late]
+        events = []
+        t = rng.randint(9000, 11000)
+        if late:
+            events.append({"at_ms": t, "op": "join", "member": late})
+            running.append(late)
+            t += rng.randint(8000, 15000)
+        while len(events) < 2:
+            op = rng.choice(["leave", "crash", "restart"] if len(running) > 1 else ["restart"])
+            who = rng.choice(running)
+            events.append({"at_ms": t, "op": op, "member": who})
+            if op in ("leave", "crash"):
+                running.remove(who)
+            t += rng.randint(8000, 15000)
+        last = events[-1]["at_ms"]
+        if protocol == "consumer":
+            config: Dict[str, Any] = {"session_timeout_ms": 6000, "heartbeat_interval_ms": 1000}
+        else:
+            config = {"session_timeout_ms": 6000, "heartbeat_interval_ms": 1000, "initial_rebalance_delay_ms": 0}
+        out.append({"id": (f"s{i:03d}" if seed == 0 else f"s{seed}.{i:03d}") + f"-{protocol}-{assignor}", "protocol": protocol, "assignor": assignor,
+                    "topics": topics, "members": members, "config": config, "events": events,
+                    "until_ms": last + 13000, "measure_from_ms": events[0]["at_ms"] - 2000})
+    return out
+
+
+def simulated(scenario: dict) -> dict:
+    from rebalance.simulate import simulate_scenario
+
+    out = simulate_scenario(scenario)
+    return {"rebalances": [{"generation": r.generation, "at_ms": r.at_ms, "assignment": r.assignment}
+                           for r in out.rebalances], "summary": out.summary()}
+
+
+def real(scenario: dict) -> dict:
+    from rebalance.kafka.consumers import run_scenario
+
+    rows = run_scenario(scenario)
+    return {"rebalances": [r for r in rows if "summary" not in r], "summary": rows[-1]["summary"]}
+
+
+def compare(scenario: dict, sim: dict, kafka: dict) -> dict:
+    since = scenario["measure_from_ms"]
+    s_after = [r for r in sim["rebalances"] if r["at_ms"] >= since]
+    k_after = [r for r in kafka["rebalances"] if r["at_ms"] >= since]
+    s_final = sim["rebalances"][-1]["assignment"] if sim["rebalances"] else {}
+    k_final = kafka["rebalances"][-1]["assignment"] if kafka["rebalances"] else {}
+    same_count = sim["summary"]["rebalances"] == kafka["summary"]["rebalances"]
+    seq = None
+    dts: List[int] = []
+    if len(s_after) == len(k_after):
+        seq = all(a["assignment"] == b["assignment"] for a, b in zip(s_after, k_after))
+        dts = [b["at_ms"] - a["at_ms"] for a, b in zip(s_after, k_after)]
+    s_before = [r for r in sim["rebalances"] if r["at_ms"] < since]
+    k_before = [r for r in kafka["rebalances"] if r["at_ms"] < since]
+    same_start = (s_before[-1]["assignment"] if s_before else {}) == (k_before[-1]["assignment"] if k_before else {})
+    shape = lambda a: sorted(len(v) for v in a.values())  # noqa: E731
+    return {"same_rebalances": same_count, "same_start": same_start,
+            "same_final_shape": shape(s_final) == shape(k_final),
+            "sim_formation": len(s_before), "kafka_formation": len(k_before), "sim_rebalances": sim["summary"]["rebalances"],
+            "kafka_rebalances": kafka["summary"]["rebalances"],
+            "same_moved": sim["summary"]["moved_partitions"] == kafka["summary"]["moved_partitions"],
+            "sim_moved": sim["summary"]["moved_partitions"], "kafka_moved": kafka["summary"]["moved_partitions"],
+            "same_final": s_final == k_final, "same_sequence": seq, "at_ms_diffs": dts,
+            "all_replayed": all(r.get("replayed") for r in kafka["rebalances"]),
+            "kafka_errors": kafka["summary"].get("errors", [])}
+
+
+def run_one(scenario: dict, records: str, lock: threading.Lock, jsonl: str) -> dict:
+    t0 = time.monotonic()
+    sim = simulated(scenario)
+    t1 = time.monotonic()
+    os.environ["REBALANCE_KAFKA_RECORDS"] = records  # appended per scenario, each record names its scenario
+    try:
+        kafka = real(scenario)
+        failure = None
+    except Exception as exc:  # a run that could not finish is reported, the others go on
+        kafka, failure = None, f"{type(exc).__name__}: {exc}"
+    t2 = time.monotonic()
+    row = {"id": scenario["id"], "scenario": scenario, "sim": sim, "kafka": kafka, "failure": failure,
+           "sim_seconds": round(t1 - t0, 2), "kafka_seconds": round(t2 - t1, 2),
+           "load": os.getloadavg()[0]}
+    if kafka is not None:
+        row["compare"] = compare(scenario, sim, kafka)
+    with lock:
+        with open(jsonl, "a", encoding="utf-8") as f:
+            f.write(json.dumps(row, sort_keys=True) + "\n")
+    c = row.get("compare", {})
+    print(f"{scenario['id']:32} {row['kafka_seconds']:6.1f} s  rebalances sim={c.get('sim_rebalances')} "
+          f"kafka={c.get('kafka_rebalances')} moved sim={c.get('sim_moved')} kafka={c.get('kafka_moved')} "
+          f"final={c.get('same_final')} replayed={c.get('all_replayed')} {failure or ''}", flush=True)
+    return row
+
+
+def table(rows: List[dict]) -> List[str]:
+    groups: Dict[tuple, List[dict]] = defaultdict(list)
+    for r in rows:
+        s = r["scenario"]
+        groups[(s["protocol"], s["assignor"])].append(r)
+    lines = ["| protocol | assignor | scenarios | run failed | same rebalances count | same final assignment | "
+             "same moved | same assignment sequence | all replayed | same assignment at measure_from | "
+             "same final sizes |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    total = defaultdict(int)
+    for (p, a) in [k for k in KINDS if k in groups]:
+        rs = groups[(p, a)]
+        ok = [r for r in rs if r.get("compare")]
+        cells = [len(rs), len(rs) - len(ok), sum(r["compare"]["same_rebalances"] for r in ok),
+                 sum(r["compare"]["same_final"] for r in ok), sum(r["compare"]["same_moved"] for r in ok),
+                 sum(r["compare"]["same_sequence"] is True for r in ok), sum(r["compare"]["all_replayed"] for r in ok),
+                 sum(r["compare"]["same_start"] for r in ok), sum(r["compare"]["same_final_shape"] for r in ok)]
+        for k, v in enumerate(cells):
+            total[k] += v
+        lines.append(f"| {p} | {a} | " + " | ".join(str(c) for c in cells) + " |")
+    lines.append("| **all** | | " + " | ".join(str(total[k]) for k in range(9)) + " |")
+    return lines
+
+
+def show(rebalances: List[dict], since: int) -> str:
+    return "; ".join(f"{'*' if r['at_ms'] >= since else ''}g{r['generation']}@{r['at_ms']} "
+                     + json.dumps(r["assignment"], separators=(",", ":"))
+                     + ("" if r.get("replayed", True) else " NOT replayed") for r in rebalances)
+
+
+CLASSES = {
+    "A": "the group formed differently before `measure_from_ms`: the broker's first JoinGroup completes a generation "
+         "(KIP-848: a target) of the first member alone and the others come in one or two rebalances later, while "
+         "the simulator forms one generation of every member; the assignment at `measure_from_ms` differs, and a "
+         "sticky assignor (sticky, cooperative-sticky, uniform) or the KIP-848 assignors' member order carries "
+         "the difference into every later assignment (and so into `moved_partitions`)",
+    "B": "`replayed: false` on eager Sticky is the recorder's, not the assignor's: `RecordingAssignor.assign` "
+         "records `userData()` after the delegate has read the buffer (`duplicate()` keeps the position), so "
+         "StickyAssignor's V1 user data is recorded as `\"\"` and the replay sees members owning nothing; rebuilt "
+         "from each member's last `onPartitionsAssigned` of that generation, every eager Sticky round replays "
+         "(`benchmarks/kafka_peer_sticky_replay.py`)",
+    "D": "the same assignment at `measure_from_ms` and the same count, a different assignment after: a tie "
+         "(several members with as many partitions) broken differently.  Kafka's leader builds the assignor's "
+         "subscriptions in a `HashMap` keyed by member id (`ConsumerCoordinator.onLeaderElected`), so its order, "
+         "and with it which member gives up a partition, follows the hash of random ids (`c1-<uuid>`, "
+         "`i1-<uuid>`); the simulator's members iterate in the `HashMap` order of its own ids (`c1-1`...). "
+         "Shown for s1.003: the book's assignor on the simulator's inputs in the broker's member order gives "
+         "the broker's answer; KIP-848 `uniform`/`range` on the broker see random UUIDs as member ids (their effect there is a hypothesis)",
+    "C": "a different count of completed rebalances after `measure_from_ms` (see each scenario's cause below)",
+}
+
+
+def classes(r: dict) -> List[str]:
+    """The disagreement classes (:data:`CLASSES`) a scenario's comparison shows."""
+    c, s = r["compare"], r["scenario"]
+    out = []
+    if not c["same_start"]:
+        out.append("A")
+    if not c["all_replayed"] and s["protocol"] == "eager" and s["assignor"] == "sticky":
+        out.append("B")
+    if not c["same_rebalances"]:
+        out.append("C")
+    elif c["same_start"] and (not c["same_final"] or c["same_sequence"] is False or not c["same_moved"]):
+        out.append("D")
+    return out
+
+
+def report(rows: List[dict], path: Path, meta: dict) -> None:
+    for r in rows:
+        if r.get("kafka"):
+            r["compare"] = compare(r["scenario"], r["sim"], r["kafka"])
+    ok = [r for r in rows if r.get("compare")]
+    dts = [d for r in ok for d in r["compare"]["at_ms_diffs"]]
+    secs = [r["kafka_seconds"] for r in rows]
+    out = [f"# `simulate` against `simulate --on kafka` (Kafka 4.3.1, one broker)", "",
+           f"Run {meta['date']}: N = {len(rows)} scenarios (seeds {meta['seed']}), {meta['parallel']} at a time on "
+           f"{os.cpu_count()} cores shared with other jobs; load average {meta['load_start']} at the start(s), "
+           f"{min(r['load'] for r in rows):.1f} to {max(r['load'] for r in rows):.1f} at the scenarios' ends. "
+           f"Produced by `python benchmarks/bench_kafka_peer.py` (the draw is in its docstring).", "",
+           *table(rows), "",
+           f"A real run takes {statistics.median(secs):.0f} s (median; {min(secs):.0f} to {max(secs):.0f} s) for "
+           f"scenarios of {statistics.median(r['scenario']['until_ms'] for r in rows) / 1000:.0f} s (median "
+           f"`until_ms`); the simulator takes {statistics.median(r['sim_seconds'] for r in rows):.2f} s. "
+           f"Wall clock for the whole run: {meta['wall_s']:.0f} s.", ""]
+    if dts:
+        out += [f"at_ms, broker minus simulator, over the {len(dts)} rebalances after `measure_from_ms` of scenarios "
+                f"with as many on both sides: median {statistics.median(dts):+.0f} ms, min {min(dts):+d}, max "
+                f"{max(dts):+d}.", ""]
+    by_op: Dict[str, List[int]] = defaultdict(list)
+    for r in ok:
+        since = r["scenario"]["measure_from_ms"]
+        s_after = [x for x in r["sim"]["rebalances"] if x["at_ms"] >= since]
+        for x, d in zip(s_after, r["compare"]["at_ms_diffs"]):
+            before = [e for e in r["scenario"]["events"] if e["at_ms"] <= x["at_ms"]]
+            if before:
+                kind = before[-1]["op"] + (" static" if any(m["id"] == before[-1]["member"] and m.get("instance_id")
+                                                            for m in r["scenario"]["members"]) else "")
+                by_op[f"{r['scenario']['protocol'] if r['scenario']['protocol'] == 'consumer' else 'classic'} "
+                      f"{kind}"].append(d)
+    if by_op:
+        out += ["By the event each simulated rebalance follows (broker minus simulator, ms):", "",
+                "| protocol, event | rebalances | median | min | max |", "|---|---|---|---|---|"]
+        for k in sorted(by_op):
+            v = by_op[k]
+            out.append(f"| {k} | {len(v)} | {statistics.median(v):+.0f} | {min(v):+d} | {max(v):+d} |")
+        out.append("")
+    counts = defaultdict(int)
+    for r in ok:
+        for t in classes(r):
+            counts[t] += 1
+    out += ["## Classes of disagreement", ""]
+    out += [f"- **{k}** ({counts[k]} scenarios): {v}" for k, v in CLASSES.items()]
+    for note in meta.get("notes", []):
+        out += ["", note]
+    out.append("")
+    out += ["## Disagreements", "", "Rebalances as `gN@at_ms {assignment}`, `*` after `measure_from_ms`.", ""]
+    for r in rows:
+        c = r.get("compare")
+        s = r["scenario"]
+        if c and c["same_rebalances"] and c["same_final"] and c["same_moved"] and c["all_replayed"] \
+                and c["same_sequence"] is not False:
+            continue
+        out.append(f"### {r['id']}")
+        out.append("")
+        out.append("```json")
+        out.append(json.dumps(s, separators=(",", ":")))
+        out.append("```")
+        out.append("")
+        if r.get("failure"):
+            out.append(f"- the real run failed: {r['failure']}")
+        else:
+            out.append(f"- simulator: {show(r['sim']['rebalances'], s['measure_from_ms'])}")
+            out.append(f"- broker: {show(r['kafka']['rebalances'], s['measure_from_ms'])}")
+            out.append(f"- rebalances {c['sim_rebalances']} vs {c['kafka_rebalances']}, moved {c['sim_moved']} vs "
+                       f"{c['kafka_moved']}, same assignment at measure_from {c['same_start']} (formation: "
+                       f"{c['sim_formation']} rebalance(s) simulated, {c['kafka_formation']} on the broker), final {'same' if c['same_final'] else 'different'}, all replayed "
+                       f"{c['all_replayed']}" + (f", errors {c['kafka_errors']}" if c["kafka_errors"] else ""))
+        if c:
+            tags = classes(r)
+            out.append(f"- classes: {', '.join(tags) if tags else 'none of A-C'}")
+        cause = meta.get("causes", {}).get(r["id"])
+        if cause:
+            out.append(f"- cause: {cause}")
+        out.append("")
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+
+
+def _runs(jsonl: str) -> List[dict]:
+    """The runs appended to ``jsonl`` so far (seed, date, load at the start, wall clock), from ``jsonl.meta``."""
+    try:
+        got = json.loads(Path(jsonl + ".meta").read_text())
+    except FileNotFoundError:
+        return []
+    return got if isinstance(got, list) else [got]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--parallel", type=int, default=1)
+    parser.add_argument("--budget-s", type=float, default=1e9, help="start no scenario after this many seconds")
+    parser.add_argument("--jsonl", default=str(HERE / "kafka_peer_runs.jsonl"))
+    parser.add_argument("--records", default="/tmp/kafka_peer_records.jsonl")
+    parser.add_argument("--report", default=str(HERE / "kafka_peer_results.md"))
+    parser.add_argument("--causes", help="JSON file: scenario id -> cause, written into the report")
+    parser.add_argument("--report-only", action="store_true")
+    args = parser.parse_args()
+    meta = {"date": time.strftime("%Y-%m-%d"), "seed": args.seed, "parallel": args.parallel,
+            "load_start": f"{os.getloadavg()[0]:.1f}", "wall_s": 0.0}
+    if args.causes:
+        got = json.loads(Path(args.causes).read_text())
+        meta["causes"], meta["notes"] = got.get("causes", {}), got.get("notes", [])
+    if not args.report_only:
+        start = time.monotonic()
+        lock = threading.Lock()
+        scenarios = draw(args.n, args.seed)
+
+        def task(s: dict) -> Optional[dict]:
+            if time.monotonic() - start > args.budget_s:
+                return None
+            return run_one(s, args.records, lock, args.jsonl)
+
+        with ThreadPoolExecutor(max_workers=args.parallel) as pool:
+            list(pool.map(task, scenarios))
+        meta["wall_s"] = time.monotonic() - start
+        runs = _runs(args.jsonl)
+        runs.append({k: v for k, v in meta.items() if k != "causes"})
+        Path(args.jsonl + ".meta").write_text(json.dumps(runs))
+    runs = _runs(args.jsonl) or [meta]
+    meta.update({"seed": ", ".join(str(r["seed"]) for r in runs), "wall_s": sum(r["wall_s"] for r in runs),
+                 "load_start": ", ".join(r["load_start"] for r in runs), "date": runs[-1]["date"],
+                 "parallel": runs[-1]["parallel"]})
+    rows = [json.loads(line) for line in open(args.jsonl, encoding="utf-8")]
+    for r in rows:
+        if r.get("kafka"):
+            r["compare"] = compare(r["scenario"], r["sim"], r["kafka"])
+    print("\n".join(table(rows)))
+    report(rows, Path(args.report), meta)
+    print(f"wrote {args.report}")
+
+
+if __name__ == "__main__":
+    main()
