@@ -63,7 +63,8 @@ public abstract class RecordingAssignor implements ConsumerPartitionAssignor, Co
 
     @Override
     public GroupAssignment assign(Cluster metadata, GroupSubscription groupSubscription) {
-        GroupAssignment out = delegate.assign(metadata, groupSubscription);
+        // the inputs are recorded before Kafka's assignor runs: StickyAssignor reads (consumes) each member's
+        // user-data buffer, so a record taken afterwards would hold empty user data
         ObjectNode rec = ScenarioMembers.record(member, "assignor");
         rec.put("name", delegate.name());
         ArrayNode subs = rec.putArray("subscriptions");
@@ -89,6 +90,7 @@ public abstract class RecordingAssignor implements ConsumerPartitionAssignor, Co
                 o.put("user_data", Base64.getEncoder().encodeToString(bytes));
             }
         }
+        GroupAssignment out = delegate.assign(metadata, groupSubscription);
         ObjectNode counts = rec.putObject("partitions");
         for (String t : topics) {
             Integer n = metadata.partitionCountForTopic(t);
