@@ -8,6 +8,7 @@ only read from it; the others start their own single broker (about 3 s each here
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -248,7 +249,8 @@ def test_a_start_that_times_out_stops_what_it_started(monkeypatch):
     c = KafkaCluster(start_timeout=8)
     with pytest.raises(ClusterStartError, match=r"did not serve all 1 broker\(s\) within start_timeout=8 s") as caught:
         c.start()
-    assert "Kafka Server started" in caught.value.log_tail  # the log shows how far the broker got
+    # the log shows how far the broker got (on a loaded machine it may not have finished starting in 8 s)
+    assert re.search(r"^\[[0-9-]+ [0-9:,]+\] INFO ", caught.value.log_tail, re.M)
     assert not c.nodes and c.workdir is None
 
 
