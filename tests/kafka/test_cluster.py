@@ -255,7 +255,10 @@ def test_a_start_that_times_out_stops_what_it_started(monkeypatch):
 
 
 _CHILD = textwrap.dedent("""
-    import sys, time
+    import signal, sys, time
+    # a terminal's Ctrl-C: Python's handler even when this test runs as a background job, whose shell started it
+    # with SIGINT ignored (a disposition every child inherits)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from rebalance.kafka.cluster import KafkaCluster
     c = KafkaCluster()
     original = c._wait_until_serving
