@@ -158,3 +158,13 @@ def test_without_the_built_module_the_error_says_make_java(monkeypatch, tmp_path
     monkeypatch.setenv("REBALANCE_JAVA_DIR", str(tmp_path))
     with pytest.raises(JavaUnavailableError, match="run 'make java'"):
         oracle.classpath()
+
+
+def test_one_jvm_answers_call_after_call():
+    """The reader waits for exactly one answer per line, so the same JVM serves any number of calls."""
+    with Oracle() as kafka:
+        first = kafka.answer({"kind": "java_random", "seed": 42, "ops": [["nextInt", 2147483647]]})
+        both = list(kafka.answers([{"kind": "java_random", "seed": 42, "ops": [["nextInt", 2147483647]]}] * 2))
+        empty = list(kafka.answers([]))
+    assert first.output == both[0].output == both[1].output == {"outputs": [1562431130]}
+    assert empty == []

@@ -123,19 +123,19 @@ class Oracle:
                     stream.close()
 
     def answers(self, scenarios: Iterable[object]) -> Iterator[OracleAnswer]:
-        """Kafka's answers, in order; lines are written by a thread while answers are read, so any number of
-        large lines streams through without filling a pipe."""
+        """Kafka's answers, in order: exactly one per scenario.  The lines are written by a thread while the
+        answers are read, so any number of large lines streams through without filling a pipe; the reader knows
+        how many answers to wait for before it starts, so it never waits for one that will not come."""
         if self._proc is None:
             raise RuntimeError("use the Oracle in a 'with' block")
         proc = self._proc
-        sent: List[int] = [0]
+        lines = [json.dumps(s, ensure_ascii=False, separators=(",", ":")) + "\n" for s in scenarios]
         failure: List[BaseException] = []
 
         def feed() -> None:
             try:
-                for scenario in scenarios:
-                    proc.stdin.write(json.dumps(scenario, ensure_ascii=False, separators=(",", ":")) + "\n")
-                    sent[0] += 1
+                for line in lines:
+                    proc.stdin.write(line)
                 proc.stdin.flush()
             except BaseException as exc:  # a broken pipe shows below as a JVM that stopped
                 failure.append(exc)
@@ -143,19 +143,17 @@ class Oracle:
         writer = threading.Thread(target=feed, daemon=True)
         writer.start()
         received = 0
-        while True:
+        while received < len(lines):
             text = proc.stdout.readline()
             if not text:
                 break
             received += 1
             row = json.loads(text)
             yield OracleAnswer(row.get("id"), row.get("kind"), row.get("output"), row.get("fault"))
-            if not writer.is_alive() and received >= sent[0]:
-                break
         writer.join()
-        if received < sent[0] or failure:
+        if received < len(lines) or failure:
             proc.wait(timeout=5)
-            raise JavaUnavailableError(f"the Kafka oracle JVM stopped after {received} of {sent[0]} lines: "
+            raise JavaUnavailableError(f"the Kafka oracle JVM stopped after {received} of {len(lines)} lines: "
                                        + (proc.stderr.read()[-2000:] or str(failure[:1])))
 
     def answer(self, scenario: object) -> OracleAnswer:
