@@ -229,20 +229,31 @@ def _read_vectors(path: Path) -> List[dict]:
     return [json.loads(t) for t in path.read_text(encoding="utf-8").splitlines() if t.strip()]
 
 
-def _first_difference(expected: object, actual: object, where: str = "output") -> str:
+def differences(expected: object, actual: object, where: str = "output") -> Iterator[Tuple[str, object, object]]:
+    """Every place where two JSON values differ, as ``(dotted path, expected's value, actual's value)``: a value of
+    another type or that differs, a dict key only one side has (the other side's value is ``None``), a list of
+    another length.  Dict keys in ``expected``'s order, then ``actual``'s own."""
     if type(expected) is not type(actual):
-        return f"{where}: Kafka {_short(actual)}, committed {_short(expected)}"
-    if isinstance(expected, dict):
+        yield where, expected, actual
+    elif isinstance(expected, dict):
         for key in list(expected) + [k for k in actual if k not in expected]:
-            if key not in actual or key not in expected or expected[key] != actual[key]:
-                return _first_difference(expected.get(key), actual.get(key), f"{where}.{key}")
-    if isinstance(expected, list):
-        if len(expected) != len(actual):
-            return f"{where}: Kafka has {len(actual)} items, committed {len(expected)}"
+            if key not in actual or key not in expected:
+                yield f"{where}.{key}", expected.get(key), actual.get(key)
+            elif expected[key] != actual[key]:
+                yield from differences(expected[key], actual[key], f"{where}.{key}")
+    elif isinstance(expected, list) and len(expected) == len(actual):
         for i, (e, a) in enumerate(zip(expected, actual)):
             if e != a:
-                return _first_difference(e, a, f"{where}[{i}]")
-    return f"{where}: Kafka {_short(actual)}, committed {_short(expected)}"
+                yield from differences(e, a, f"{where}[{i}]")
+    elif expected != actual:
+        yield where, expected, actual
+
+
+def _first_difference(expected: object, actual: object) -> str:
+    where, e, a = next(differences(expected, actual))
+    if isinstance(e, list) and isinstance(a, list):
+        return f"{where}: Kafka has {len(a)} items, committed {len(e)}"
+    return f"{where}: Kafka {_short(a)}, committed {_short(e)}"
 
 
 def _short(value: object) -> str:

@@ -45,28 +45,6 @@ def _field(path: str) -> str:
     return re.sub(r"\[\d+\]", "[*]", path)
 
 
-def _difference_paths(old: object, new: object, where: str = "output") -> Iterable[str]:
-    """Every place where ``old`` and ``new`` differ, as dotted paths (a dict key that only one side has, a
-    list of another length or a value that differs)."""
-    if type(old) is not type(new):
-        yield where
-    elif isinstance(old, dict):
-        for key in sorted(set(old) | set(new), key=str):
-            if key not in old or key not in new:
-                yield f"{where}.{key}"
-            elif old[key] != new[key]:
-                yield from _difference_paths(old[key], new[key], f"{where}.{key}")
-    elif isinstance(old, list):
-        if len(old) != len(new):
-            yield where
-        else:
-            for i, (a, b) in enumerate(zip(old, new)):
-                if a != b:
-                    yield from _difference_paths(a, b, f"{where}[{i}]")
-    elif old != new:
-        yield where
-
-
 #: output fields whose keys and items are data (members, workers, topics, partitions): a difference inside one
 #: is named by the field itself
 _DATA_FIELDS = {"assignment", "sortedAssignment", "partitionsTransferringOwnership", "input", "partition_counts",
@@ -96,7 +74,7 @@ def _first_differing_builder(old: dict, new: dict) -> Optional[str]:
 
 def compare_releases(paths: Iterable[Path], old: str = OLD_RELEASE, new: str = KAFKA_VERSION) -> List[dict]:
     """The table of :mod:`rebalance.kafka.releases` for the vectors files ``paths``."""
-    from .oracle import answer_files
+    from .oracle import answer_files, differences
 
     rows = []
     paths = sorted(map(Path, paths))
@@ -116,7 +94,7 @@ def compare_releases(paths: Iterable[Path], old: str = OLD_RELEASE, new: str = K
                 row.same += 1
             else:
                 row.different += 1
-                fields.extend(_difference_paths(a.output, b.output))
+                fields.extend(path for path, _, _ in differences(a.output, b.output))
                 if kind == "group":
                     builder = _first_differing_builder(a.output, b.output) or "none"
                     row.builders[builder] = row.builders.get(builder, 0) + 1
