@@ -64,7 +64,7 @@ DEFAULT_ASSIGNOR = {EAGER: "range", COOPERATIVE: "cooperative-sticky", "consumer
 SCENARIO_KEYS = ("id", "protocol", "assignor", "topics", "members", "config", "events", "until_ms",
                  "measure_from_ms")
 MEMBER_KEYS = ("id", "topics", "instance_id")
-EVENT_KEYS = ("at_ms", "op", "member")
+EVENT_KEYS = ("at_ms", "op", "member", "down_ms")
 Config = Union[ProtocolConfig, KIP848Config]
 
 
@@ -79,11 +79,13 @@ class MemberInput:
 
 @dataclass(frozen=True)
 class EventInput:
-    """``op`` happens to ``member`` at ``at_ms``."""
+    """``op`` happens to ``member`` at ``at_ms``; a ``restart``'s new process starts ``down_ms`` after the old
+    one has stopped (a process's restart takes time: the broker sees a leave, then a join)."""
 
     at_ms: int
     op: str
     member: str
+    down_ms: int = 0
 
 
 @dataclass(frozen=True)
@@ -252,7 +254,7 @@ def _events(value: object, members: Sequence[MemberInput], until_ms: int) -> Tup
     """The events in time order (events at the same instant keep their order), checked against each
     member's life: ``join`` only as a member's first event (it then starts at that time instead of 0),
     ``leave`` and ``crash`` only while it runs; ``restart`` any time (a running member is closed and a
-    new process starts as soon as the close has finished; a stopped one starts at once)."""
+    new process starts ``down_ms``, default 0, after the close has finished; a stopped one starts at once)."""
     if value is None:
         value = []
     require(isinstance(value, list), "events", f"must be a list of {{at_ms, op, member}} objects, got {value!r}")
@@ -267,7 +269,11 @@ def _events(value: object, members: Sequence[MemberInput], until_ms: int) -> Tup
         name = e.get("member")
         require(isinstance(name, str) and any(m.id == name for m in members), f"{f}.member",
                 f"{name!r} is not the id of one of the scenario's members")
-        events.append((at, i, EventInput(at, typing.cast(str, op), typing.cast(str, name))))
+        down = 0
+        if "down_ms" in e:
+            require(op == "restart", f"{f}.down_ms", f"only a 'restart' has a down time, not {op!r}")
+            down = _whole(e.get("down_ms"), f"{f}.down_ms")
+        events.append((at, i, EventInput(at, typing.cast(str, op), typing.cast(str, name), down)))
     events.sort(key=lambda x: (x[0], x[1]))
     first: Dict[str, int] = {}
     for _, i, e in events:
@@ -391,7 +397,7 @@ def simulate_scenario(scenario: Union[SimulationInput, Mapping[str, Any]]) -> Si
         elif e.op == "crash":
             sim.crash(e.member, e.at_ms)
         else:
-            sim.restart(e.member, e.at_ms)
+            sim.restart(e.member, e.at_ms, down_ms=e.down_ms)
     sim.run(s.until_ms)
     metrics = sim.metrics(s.measure_from_ms, s.until_ms)
     subscribed = sorted({t for m in s.members for t in m.topics})

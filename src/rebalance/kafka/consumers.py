@@ -6,7 +6,7 @@ from the scenario's ``config``), its topics, and one JVM per member process runn
 release, subscribed with a rebalance listener that records every callback.  The events are played on the wall
 clock, 1:1: ``join`` sends the member's JVM its start command, ``leave`` makes it call ``close()``, ``crash``
 kills its JVM with SIGKILL (no LeaveGroup, no more heartbeats: the coordinator finds out at the session
-timeout, as when a process dies), ``restart`` closes it (as ``leave``) and, once ``close()`` has returned, starts
+timeout, as when a process dies), ``restart`` closes it (as ``leave``) and, once ``close()`` has returned (and the event's ``down_ms`` later), starts
 a new consumer with the same ``client.id`` and ``group.instance.id`` in a fresh JVM.  Every JVM is started and
 warm before the scenario's clock starts, so a join is not delayed by the JVM's start.
 
@@ -288,6 +288,8 @@ class _Player:
                     current[e.member] = None
             else:
                 close(e.member, wait=True)
+                if e.down_ms:  # the new process starts down_ms after close() returned
+                    at(int(time.time() * 1000) - t0 + e.down_ms)
                 start(e.member)
         at(s.until_ms)
         return self.run

@@ -81,6 +81,8 @@ class ClientMember:
     closing: bool = False
     #: a restart waits for this close: the new process starts when the leave heartbeat has gone out
     restart_after_close: bool = False
+    #: the restarted process starts this long after the close (``restart``'s ``down_ms``)
+    restart_down_ms: int = 0
 
 
 @dataclass
@@ -335,7 +337,10 @@ class KIP848Simulation(DriverHooks):
             if restart_after_ms is not None:
                 self.clock.schedule(restart_after_ms, lambda: self._restart(client), f"restart {member_id}")
             elif client.restart_after_close:
-                self._restart(client)
+                if client.restart_down_ms:
+                    self.clock.schedule(client.restart_down_ms, lambda: self._restart(client), f"restart {member_id}")
+                else:
+                    self._restart(client)
 
         self.clock.schedule(self.config.revoke_ms if client.owned else 0, revoked, f"leave {member_id}")
 
@@ -397,17 +402,22 @@ class KIP848Simulation(DriverHooks):
                 self.crash_member(client.member_id)
         self.clock.schedule_at(at_ms, act, f"crash {name}")
 
-    def restart(self, name: str, at_ms: int, /) -> None:
-        """At ``at_ms``: a running ``name`` is closed (:meth:`stop_member`) and its new process starts as
-        soon as the leave heartbeat has gone out; one still closing is let finish first; a stopped one
-        starts again at once.  The new process has a new member id (``name~k``) and the same
-        ``group.instance.id``: a static member that left with epoch -2 is replaced, its assignment kept."""
+    def restart(self, name: str, at_ms: int, /, *, down_ms: int = 0) -> None:
+        """At ``at_ms``: a running ``name`` is closed (:meth:`stop_member`) and its new process starts
+        ``down_ms`` after the leave heartbeat has gone out; one still closing is let finish first; a stopped
+        one starts again at once.  The new process has a new member id (``name~k``) and the same
+        ``group.instance.id``: a static member that left with epoch -2 is replaced, its assignment kept.
+        With ``down_ms`` past a heartbeat interval, a dynamic member's leave is a rebalance of its own (the
+        others reconcile to the target without it) and its join another."""
+        require(isinstance(down_ms, int) and down_ms >= 0, "down_ms", f"must be a whole number of ms >= 0, got {down_ms!r}")
+
         def act() -> None:
             client = self._current(name)
             if client.running and client.closing:
                 client.restart_after_close = True
+                client.restart_down_ms = down_ms
             elif client.running:
-                self.stop_member(client.member_id, restart_after_ms=0)
+                self.stop_member(client.member_id, restart_after_ms=down_ms)
             else:
                 self._restart(client)
         self.clock.schedule_at(at_ms, act, f"restart {name}")

@@ -83,8 +83,9 @@ class ConsumerGroupDriver(Protocol):
         """``name``'s process dies at ``at_ms`` (nothing if it is not running then)."""
         ...
 
-    def restart(self, name: str, at_ms: int, /) -> None:
-        """At ``at_ms``: close ``name`` if it runs, and start a new process once it has stopped."""
+    def restart(self, name: str, at_ms: int, /, *, down_ms: int = 0) -> None:
+        """At ``at_ms``: close ``name`` if it runs, and start a new process ``down_ms`` after it has stopped
+        (a stopped one starts at once)."""
         ...
 
     def run(self, until_ms: int, /) -> "ConsumerGroupDriver":

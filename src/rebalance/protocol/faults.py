@@ -46,7 +46,7 @@ class FaultsMixin:
     _fault_times: List[int]
     log: Callable[..., None]
     _start: Callable[[str], None]
-    _start_after_close: set
+    _start_after_close: Dict[str, int]
     _new_coordinator: Callable[[], "ClassicGroupCoordinator"]
 
     def should_lose_leader(self, member: ConsumerMember, resp: dict) -> bool:
@@ -89,15 +89,18 @@ class FaultsMixin:
         """Member ``name`` dies at ``at`` (no LeaveGroup; the coordinator finds out by session timeout)."""
         self._on_live(name, at, "crash", lambda m: m.crash())
 
-    def restart(self, name: str, at: int) -> None:
+    def restart(self, name: str, at: int, *, down_ms: int = 0) -> None:
         """At ``at``, a new process for ``name`` (same ``group.instance.id`` if it is static).  A process
         still running then is closed first (``KafkaConsumer.close``: revoke, then LeaveGroup unless static),
         and one that is closing is let finish: the new process starts the moment the old one has stopped,
         never alongside it.  A dynamic member rejoins with a new member id (a rebalance); a static one
         back within its session timeout replaces its old member id (``ClassicGroup.replaceStaticMember``)
         and, while the group is ``Stable`` and the selected protocol stays, gets its old assignment back
-        with no rebalance."""
+        with no rebalance.  ``down_ms``: the new process starts that long after the old one has stopped
+        (a real process's restart is not instantaneous; past a heartbeat interval a dynamic member's leave is
+        a rebalance of its own, and its join another)."""
         require(name in self.specs, "name", f"unknown member {name!r}")
+        require(isinstance(down_ms, int) and down_ms >= 0, "down_ms", f"must be a whole number of ms >= 0, got {down_ms!r}")
 
         def act():
             self.log("fault", name, what="restart")
@@ -105,7 +108,7 @@ class FaultsMixin:
             if m is None:
                 self._start(name)
                 return
-            self._start_after_close.add(name)  # before close(): a close with nothing to revoke stops at once
+            self._start_after_close[name] = down_ms  # before close(): a close with nothing to revoke stops at once
             if not m.closing:
                 m.close()
         self._at(at, act, f"restart:{name}")

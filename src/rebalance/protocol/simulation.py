@@ -99,7 +99,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
         self.specs: Dict[str, MemberSpec] = {}
         self._incarnations: Counter = Counter()
         #: members whose new process starts when the current one has finished closing (``restart``)
-        self._start_after_close: set = set()
+        self._start_after_close: Dict[str, int] = {}  # name -> down_ms
         self._msg_ids = 0
         self._member_id_counter = 0
         self._lose_leader_at: List[Optional[int]] = []
@@ -202,8 +202,11 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
         self._members_version += 1
         name = member.name
         if name in self._start_after_close and self.members.get(name) is member:
-            self._start_after_close.discard(name)
-            self._start(name)
+            down_ms = self._start_after_close.pop(name)
+            if down_ms:
+                self.clock.schedule_at(self.clock.now_ms + down_ms, lambda: self._start(name), f"start:{name}")
+            else:
+                self._start(name)
 
     # ------------------------------------------------------------------ scenario API
     def add_member(self, name: str, at: int = 0, *, assignors: Sequence[str] = ("range",),
@@ -307,7 +310,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
         old = self.members.get(name)
         if old is not None and old.alive:
             if old.closing:  # KafkaConsumer.close has not returned yet: the new process comes after it
-                self._start_after_close.add(name)
+                self._start_after_close.setdefault(name, 0)
                 return
             raise IllegalStateError(f"member {name!r} already runs a process (incarnation {old.incarnation}); "
                                     "close or crash it first, or use start_duplicate for a second one")
