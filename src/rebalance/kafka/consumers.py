@@ -50,6 +50,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from ..errors import InputError, require
 from ..protocol.driver import CompletedRebalance, format_assignment
+from ..protocol.ledger import OwnershipLedger
 from ..simulate import SimulationInput, moved_partitions, parse_scenario
 from ..vectors import Line, compute_lines
 from .oracle import classpath, find_java
@@ -453,16 +454,48 @@ def _replayed_848(s: SimulationInput, topics: list, targets: Dict[int, List[dict
         return False
 
 
+def ownership(s: SimulationInput, run: _Run) -> OwnershipLedger:
+    """Who processed which partition when, from the listener's callbacks: each member process (JVM) owns a
+    partition from the ``onPartitionsAssigned`` that gave it to the ``onPartitionsRevoked``/``Lost`` that took
+    it, or to the process's kill (``crash``).  The same ledger as the simulators' (eager callbacks carry the
+    whole assignment, cooperative and KIP-848 ones the change: adding and removing covers both)."""
+    partitions = [(t, p) for t in sorted({t for m in s.members for t in m.topics}) for p in range(s.topics[t])]
+    ledger = OwnershipLedger(partitions)
+    events = sorted(((r["t"], k, idx, r) for idx, recs in run.records.items() for k, r in enumerate(recs)
+                     if r.get("event") in ("assigned", "revoked", "lost", "killed") and "t" in r),
+                    key=lambda x: (x[0], x[2], x[1]))
+    owned: Dict[int, set] = {}
+    for t, _, idx, r in events:
+        who = f"jvm{idx}"
+        mine = owned.setdefault(idx, set())
+        if r["event"] == "assigned":
+            got = _tps(r.get("partitions", []))
+            ledger.acquire(who, got, t)
+            mine.update(got)
+        else:
+            gone = sorted(mine) if r["event"] == "killed" else _tps(r.get("partitions", []))
+            ledger.release(who, gone, t, "crash" if r["event"] == "killed" else r["event"])
+            mine.difference_update(gone)
+    return ledger
+
+
 def summary(s: SimulationInput, rebalances: List[CompletedRebalance], run: _Run) -> Dict[str, Any]:
     """What the records measure over ``[measure_from_ms, until_ms)``: completed rebalances, moved partitions,
+    ``unowned_partition_seconds`` (subscribed partitions no process owned, from :func:`ownership`),
+    ``ownership_overlaps`` (instants at which a partition got a second owner while a live process still held
+    it: the simulator's ``double_ownership`` plus ``zombie_overlap``, which clients cannot tell apart),
     revocations (callbacks that gave up partitions) and the partitions they stopped, lost callbacks, and the
-    last generation (classic) or group epoch (KIP-848)."""
+    last generation (classic) or group epoch (KIP-848).  ``simulate``'s ``messages``, ``rebalances_started``
+    and ``settled`` are the broker's and are not measured here."""
     since = s.measure_from_ms
+    ledger = ownership(s, run)
     cb = [r for rs in run.records.values() for r in rs
           if r.get("event") in ("revoked", "lost") and since <= r.get("t", -1) < s.until_ms]
     revocations = [r for r in cb if r["event"] == "revoked" and r["partitions"]]
     return {"rebalances": sum(1 for r in rebalances if r.at_ms >= since),
             "moved_partitions": moved_partitions(rebalances, since),
+            "unowned_partition_seconds": round(ledger.unowned_ms(since, s.until_ms) / 1000.0, 3),
+            "ownership_overlaps": sum(1 for t, _, _ in ledger.violations if since <= t < s.until_ms),
             "revocations": len(revocations),
             "partitions_stopped": sum(len(r["partitions"]) for r in cb),
             "lost": sum(1 for r in cb if r["event"] == "lost" and r["partitions"]),
