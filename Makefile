@@ -83,12 +83,16 @@ chapter: $(STAMP)
 	$(BIN)/jupytext --to ipynb --execute --set-kernel python3 "$(CH)"
 	$(BIN)/jupytext --sync "$(CH)" >/dev/null
 
+# Every chapter is executed in its own kernel, JOBS at a time (default: one per core), the longest first; the
+# chapters are independent (each real Kafka cluster, Spark session and mock cluster takes free ports).
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CHAPTERS_LONGEST_FIRST := $(filter chapters/13-%,$(CHAPTERS_MD)) $(filter chapters/12-%,$(CHAPTERS_MD)) \
+  $(filter-out chapters/12-% chapters/13-%,$(CHAPTERS_MD))
 chapters: $(STAMP)
-	@for md in $(CHAPTERS_MD); do \
-	  echo "executing $$md"; \
-	  $(BIN)/jupytext --to ipynb --execute --set-kernel python3 "$$md" >/dev/null || exit 1; \
-	  $(BIN)/jupytext --sync "$$md" >/dev/null || exit 1; \
-	done
+	@printf '%s\n' $(CHAPTERS_LONGEST_FIRST) | xargs -P $(JOBS) -I{} sh -c \
+	  'echo "executing {}"; $(BIN)/jupytext --to ipynb --execute --set-kernel python3 "{}" >/dev/null && \
+	   $(BIN)/jupytext --sync "{}" >/dev/null || { echo "FAILED: {}"; exit 1; }' || \
+	  { echo "a chapter failed to execute (see FAILED above; make chapter CH=... shows its error)"; exit 1; }
 
 # ---- the book site (offline: the site template is assembled from npm packages by site/setup.sh) ---
 site: $(STAMP) theme
