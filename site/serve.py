@@ -11,7 +11,13 @@ Starts two servers, both on the loopback interface only, and stops both on Ctrl-
 
 The site learns where the Jupyter server is from ``/rebalance-live.json``: the static build ships
 ``{"live": false}`` there, and this server answers that one URL with ``{"live": true, "url": ..., "token":
-..., "kernelName": "python3"}`` (only to requests addressed to 127.0.0.1/localhost, never cached).  Each
+..., "kernelName": "python3"}`` only to the reader's browser: the Jupyter token runs code as the reader, and any
+process on the machine (another user of a shared machine) can send requests to 127.0.0.1.  So, as Jupyter
+prints its own URL with the token, ``make serve`` prints a one-time link (``/rebalance-live/open?key=...``,
+a random key known only to the terminal that started it); the first request with that key gets a session
+cookie (random, ``HttpOnly``, ``SameSite=Strict``) and is sent to the book, the key is then spent, and
+``/rebalance-live.json`` gives the token only to requests that carry the cookie and are addressed to
+127.0.0.1/localhost (never cached).  Every other request learns ``{"live": false}``: the pages stay static.  Each
 chapter page then offers "Make interactive" (site/theme/app/components/LivePage.tsx): thebe-core, served
 from the site itself, connects to the kernel, the cells run there, and ipywidgets come alive.
 
@@ -20,14 +26,15 @@ folder), so no server extension (JupyterLab, ...) is loaded and nothing is writt
 folder, which is removed on exit.
 
 Usage: python site/serve.py [--port 8000] [--jupyter-port 0] [--site _build/html] [--no-kernel]
-When started, prints ``[serve] ready site=<url> jupyter=<url> jupyter_pgid=<process group>`` (``jupyter=none``
-and ``jupyter_pgid=0`` with --no-kernel).
+When started, prints ``[serve] ready site=<url> jupyter=<url> jupyter_pgid=<process group> open=<one-time
+link>`` (``jupyter=none``, ``jupyter_pgid=0`` and ``open=none`` with --no-kernel).
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import http.cookies
 import http.server
 import json
 import os
@@ -41,11 +48,14 @@ import tempfile
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 LIVE_PATH = "/rebalance-live.json"
+OPEN_PATH = "/rebalance-live/open"
+COOKIE = "rebalance_live"
 HOST = "127.0.0.1"
 KERNEL = "python3"
 
@@ -67,11 +77,26 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     live: dict = {"live": False}
     allowed_hosts: frozenset = frozenset()
     verbose = False
+    #: the one-time link's key (None once spent) and the session cookie's value it hands out
+    open_key: str | None = None
+    session: str = ""
+    _open_lock = threading.Lock()
+
+    def _has_session(self) -> bool:
+        jar = http.cookies.SimpleCookie()
+        try:
+            jar.load(self.headers.get("Cookie", ""))
+        except http.cookies.CookieError:
+            return False
+        got = jar.get(COOKIE)
+        return bool(self.session) and got is not None and secrets.compare_digest(got.value, self.session)
 
     def _announce(self, head_only: bool) -> None:
-        # Only to requests addressed to this machine by name (no DNS-rebinding page can read it), and
-        # without any Access-Control-Allow-Origin header (no other origin's page can read it).
-        body = self.live if self.headers.get("Host", "") in self.allowed_hosts else {"live": False}
+        # Only to the browser that opened the one-time link (its session cookie), on requests addressed to
+        # this machine by name (no DNS-rebinding page can read it), and without any
+        # Access-Control-Allow-Origin header (no other origin's page can read it).
+        ok = self.headers.get("Host", "") in self.allowed_hosts and self._has_session()
+        body = self.live if ok else {"live": False}
         data = (json.dumps(body) + "\n").encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -81,9 +106,39 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         if not head_only:
             self.wfile.write(data)
 
+    def _open(self) -> None:
+        """The one-time link: the right key, once, sets the session cookie and sends the reader to the book."""
+        query = urllib.parse.parse_qs(self.path.split("?", 1)[1] if "?" in self.path else "")
+        key = (query.get("key") or [""])[0]
+        with self._open_lock:
+            cls = type(self)
+            ok = (cls.open_key is not None and secrets.compare_digest(key, cls.open_key)
+                  and self.headers.get("Host", "") in self.allowed_hosts)
+            if ok:
+                cls.open_key = None  # spent
+        if not ok:
+            data = ("This link is not valid (a one-time link works once). Stop `make serve` and start it "
+                    "again for a new one.\n").encode()
+            self.send_response(403)
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(data)
+            return
+        self.send_response(303)
+        self.send_header("Set-Cookie", f"{COOKIE}={self.session}; Path=/; HttpOnly; SameSite=Strict")
+        self.send_header("Location", "/")
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
     def do_GET(self) -> None:  # noqa: N802 - name from the base class
-        if self.path.split("?", 1)[0] == LIVE_PATH:
+        path = self.path.split("?", 1)[0]
+        if path == LIVE_PATH:
             self._announce(head_only=False)
+        elif path == OPEN_PATH:
+            self._open()
         else:
             super().do_GET()
 
@@ -237,16 +292,21 @@ def main(argv: list[str] | None = None) -> int:
                 raise RuntimeError(f"no '{KERNEL}' kernel in the Jupyter server (has {kernels}); run `make setup`")
             log(f"Jupyter server up in {time.monotonic() - t0:.1f} s; it accepts the site's origin only")
             SiteHandler.live = {"live": True, "url": jupyter.url, "token": jupyter.token, "kernelName": KERNEL}
+            SiteHandler.session = secrets.token_hex(24)
+            SiteHandler.open_key = secrets.token_urlsafe(24)
+        open_url = f"{site_url}{OPEN_PATH.lstrip('/')}?key={SiteHandler.open_key}" if jupyter else "none"
         thread = threading.Thread(target=httpd.serve_forever, daemon=True)
         thread.start()
         log(f"the book: {site_url}  (serving {site})")
         if jupyter:
-            log('live pages: open a chapter and press "Make interactive", then "Run all cells"')
+            log(f"live pages: open this one-time link in your browser (it works once): {open_url}")
+            log('then open a chapter and press "Make interactive", then "Run all cells"')
         else:
             log("static pages only (--no-kernel): widgets show their static twins")
         log("stop with Ctrl-C")
         jupyter_pid = jupyter.proc.pid if jupyter and jupyter.proc else 0
-        log(f"ready site={site_url} jupyter={jupyter.url if jupyter else 'none'} jupyter_pgid={jupyter_pid}")
+        log(f"ready site={site_url} jupyter={jupyter.url if jupyter else 'none'} jupyter_pgid={jupyter_pid} "
+            f"open={open_url}")
         while not stop:
             time.sleep(0.3)
             if jupyter and not jupyter.alive():

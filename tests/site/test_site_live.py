@@ -4,8 +4,10 @@
 (``REBALANCE_SITE_DIR`` or ``_build/html``, rebuilt when stale: the ``site_dir`` fixture of
 test_site_browser.py).  With all network access outside 127.0.0.1 blocked we check that:
 
-* the site announces its Jupyter server at ``/rebalance-live.json`` (loopback address, a token), only to
-  requests addressed to 127.0.0.1/localhost; the Jupyter server refuses requests without the token and
+* the site announces its Jupyter server at ``/rebalance-live.json`` (loopback address, a token) only to
+  the browser that opened ``make serve``'s one-time link (its session cookie) and only on requests
+  addressed to 127.0.0.1/localhost: a plain request, a wrong cookie, another Host or a second use of the
+  link learns nothing; the Jupyter server refuses requests without the token and
   grants cross-origin access to the site's own origin only; its ``python3`` kernel imports this
   checkout's ``rebalance``;
 * chapter 04 offers "Make interactive"; once connected, running its code cells down to the widget cell
@@ -32,6 +34,7 @@ import subprocess
 import sys
 import threading
 import time
+import http.cookiejar
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -45,7 +48,7 @@ pytestmark = pytest.mark.browser
 
 SERVE = BOOK_DIR / "site" / "serve.py"
 LIVE_CHAPTER = "chapters/04-sticky-assignor.ipynb"  # its "how sticky is sticky?" widget has sliders
-READY = re.compile(r"\[serve\] ready site=(\S+) jupyter=(\S+) jupyter_pgid=(\d+)")
+READY = re.compile(r"\[serve\] ready site=(\S+) jupyter=(\S+) jupyter_pgid=(\d+) open=(\S+)")
 
 
 # ---- make serve's set-up ---------------------------------------------------------------------------
@@ -75,10 +78,18 @@ def live_server(site_dir: Path):  # noqa: F811 - the fixture imported above
             except queue.Empty:
                 continue
         assert match, f"site/serve.py did not get ready:\n{''.join(output)}"
-        site, jupyter, jupyter_pgid = match.group(1), match.group(2), int(match.group(3))
-        with urllib.request.urlopen(site + "rebalance-live.json", timeout=10) as response:
+        site, jupyter, jupyter_pgid, link = match.group(1), match.group(2), int(match.group(3)), match.group(4)
+        # Before the link is used, and without its cookie after, the site says nothing of the server.
+        plain = _request(site + "rebalance-live.json")
+        jar = http.cookiejar.CookieJar()
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+        with opener.open(link, timeout=10) as response:  # 303 to the book, with the session cookie
+            landed = response.geturl()
+        with opener.open(site + "rebalance-live.json", timeout=10) as response:
             live = json.load(response)
-        yield {"site": site, "jupyter": jupyter, "live": live, "proc": proc, "output": output}
+        cookie = {c.name: c.value for c in jar}
+        yield {"site": site, "jupyter": jupyter, "live": live, "proc": proc, "output": output, "link": link,
+               "plain": plain, "landed": landed, "cookie": cookie}
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)  # serve.py shuts the Jupyter server and its kernels down
@@ -123,9 +134,28 @@ def test_serve_announces_a_private_jupyter_server(live_server):
     assert re.fullmatch(r"[0-9a-f]{32,}", live["token"]), "no random token"
     assert live["kernelName"] == "python3"
 
-    # The announcement is for pages of this site only: another Host name gets the static answer.
-    status, _, body = _request(site + "rebalance-live.json", headers={"Host": "attacker.example"})
+    # The announcement is for the reader's browser only: before the one-time link was used, without its
+    # cookie, with a wrong one, or addressed to another Host name, the static answer.
+    assert live_server["landed"] == site, live_server["landed"]
+    cookie = live_server["cookie"]
+    assert list(cookie) == ["rebalance_live"] and re.fullmatch(r"[0-9a-f]{32,}", cookie["rebalance_live"])
+    status, _, body = live_server["plain"]
     assert status == 200 and json.loads(body) == {"live": False}
+    status, _, body = _request(site + "rebalance-live.json")
+    assert status == 200 and json.loads(body) == {"live": False}
+    status, _, body = _request(site + "rebalance-live.json", headers={"Cookie": "rebalance_live=" + "0" * 48})
+    assert status == 200 and json.loads(body) == {"live": False}
+    status, _, body = _request(site + "rebalance-live.json",
+                               headers={"Host": "attacker.example", "Cookie": f"rebalance_live={cookie['rebalance_live']}"})
+    assert status == 200 and json.loads(body) == {"live": False}
+    status, _, body = _request(site + "rebalance-live.json", headers={"Cookie": f"rebalance_live={cookie['rebalance_live']}"})
+    assert status == 200 and json.loads(body) == live
+    # The link works once, and a guessed key never.
+    status, headers, _ = _request(live_server["link"])
+    assert status == 403 and headers.get("Set-Cookie") is None
+    status, headers, _ = _request(site + "rebalance-live/open?key=guess")
+    assert status == 403 and headers.get("Set-Cookie") is None
+    assert token_free(live_server["output"], live["token"])
 
     # The Jupyter server wants the token.
     status, _, _ = _request(jupyter + "api/kernelspecs")
@@ -142,6 +172,11 @@ def test_serve_announces_a_private_jupyter_server(live_server):
     assert headers.get("Access-Control-Allow-Origin") is None
 
 
+def token_free(output: list, token: str) -> bool:
+    """serve.py's terminal output never shows the Jupyter token (the one-time link stands for it)."""
+    return not any(token in line for line in output)
+
+
 def _chapter_path(site_dir: Path, source: str) -> str:
     """URL path of the page built from ``source`` (from the site's own page JSON)."""
     config = json.loads((site_dir / "config.json").read_text(encoding="utf-8"))
@@ -155,13 +190,15 @@ def _chapter_path(site_dir: Path, source: str) -> str:
     pytest.fail(f"{source} is not a page of the built site {site_dir}")
 
 
-def _open(browser, origin: str, path: str, hold: str | None = None):
+def _open(browser, origin: str, path: str, hold: str | None = None, cookies: dict | None = None):
     """A page with the network outside 127.0.0.1 blocked; returns (page, context, problems).
 
     ``problems["traffic"]`` records every URL requested: the site's, the Jupyter server's (HTTP and the
     kernel's WebSocket), and any other, which is aborted and named by ``assert_local``.  Requests matching
     the glob ``hold`` wait until ``problems["release"]()`` lets them (and any later ones) through."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
+    if cookies:  # the session cookie the one-time link gave (the reader's browser has it after the link)
+        context.add_cookies([{"name": k, "value": v, "url": origin + "/"} for k, v in cookies.items()])
     problems: dict = {"pageerror": [], "local": [], "traffic": OfflineTraffic(context)}
     page = context.new_page()
     page.on("pageerror", lambda exc: problems["pageerror"].append(str(exc)))
@@ -203,7 +240,7 @@ def test_chapter_widget_comes_alive(live_server, browser, site_dir):  # noqa: F8
     # before it has loaded, when thebe-react's connect() does nothing and @myst-theme/jupyter's start()
     # skips the notebook (LivePage.tsx remembers the click and acts on it once the core has loaded)
     page, context, problems = _open(browser, live_server["site"].rstrip("/"), _chapter_path(site_dir, LIVE_CHAPTER),
-                                    hold="**/thebe-core.min.js")
+                                    hold="**/thebe-core.min.js", cookies=live_server["cookie"])
     try:
         note = page.locator(".myst-live-note")
         note.and_(page.locator("[data-live-status=available]")).wait_for(timeout=30_000)

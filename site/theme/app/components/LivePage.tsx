@@ -9,7 +9,8 @@
  * thebe-core's bundled ipywidgets manager); otherwise the page keeps its stored outputs (the widgets'
  * static twins) and says how to get the live version.
  *
- * Nothing about the server is baked into the built site: the token changes at every `make serve`.
+ * Nothing about the server is baked into the built site: the token changes at every `make serve`, and
+ * site/serve.py gives it only to the browser that opened the one-time link it prints (a session cookie).
  * Nothing comes from a CDN either: require.js and MathJax, which thebe-core would fetch from one, are
  * handled in ../thebe-offline.ts.
  */
@@ -85,8 +86,9 @@ export function LiveNote({ live, slug, hasWidgets }: { live: LiveServer; slug: s
         {hasWidgets
           ? ', and each widget shows its static twin (the figure or table for its default settings). To run the code and move the widgets\u2019 sliders here'
           : '. To run its code here'}
-        , clone the repository and run <code>make serve</code>: it serves this site together with a local
-        Jupyter kernel, and every chapter then offers <em>Make interactive</em>. (Or open the chapter in
+        , clone the repository, run <code>make serve</code> and open the one-time link it prints: it serves this
+        site together with a local Jupyter kernel that only your browser may use, and every chapter then offers{' '}
+        <em>Make interactive</em>. (Or open the chapter in
         JupyterLab with <code>make lab</code>.)
       </aside>
     );
