@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rebalance.consumer import assign
-from rebalance.consumer.range import RangeAssignor, member_sort_key, use_rack_aware_assignment
+from rebalance.consumer.abstract import member_sort_key, use_rack_aware_assignment
+from rebalance.consumer.range import RangeAssignor
 from rebalance.consumer.api import build_scenario
 
 
@@ -177,7 +178,7 @@ def test_range_without_racks_is_contiguous_and_order_independent(group, rnd):
     topics, members, _ = group
     out = assign("range", topics, members)
     sc = build_scenario("range", topics, members)
-    from rebalance.consumer.range import sorted_members
+    from rebalance.consumer.abstract import sorted_members
 
     order = sorted_members(sc)
     for t, n in topics.items():

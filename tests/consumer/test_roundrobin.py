@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from rebalance.consumer import assign
 from rebalance.consumer.api import build_scenario
-from rebalance.consumer.range import java_string_key, sorted_members
+from rebalance.consumer.abstract import sorted_members
+from rebalance.java import java_string_key
 from rebalance.consumer.roundrobin import RoundRobinAssignor
 from rebalance.errors import InputError
 

@@ -25,7 +25,7 @@ from typing import Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence,
 
 from ..errors import InputError, KafkaError
 from ..java import hashmap_order
-from .base import BuiltinAssignor
+from .abstract import AbstractPartitionAssignor, use_rack_aware_assignment
 from .model import AssignorResult, ConsumerScenario, Subscription, TopicPartition
 from .replay import ReplayOptions
 from .sticky_userdata import DEFAULT_GENERATION, ByteBuffer, MemberData, sticky_v1_buffer, user_data_from_spec
@@ -84,10 +84,8 @@ class RackInfo:
                     racks = racks_of[p] if racks_of is not None and p < len(racks_of) else EMPTY
                     partition_racks[(topic, p)] = racks
                     all_partition_racks.update(racks)
-        use = False
-        if consumers_by_rack and not all_partition_racks.isdisjoint(consumers_by_rack):
-            use = True if prefer_rack_aware_logic else not all(
-                r == all_partition_racks for r in partition_racks.values())
+        use = use_rack_aware_assignment(set(consumers_by_rack), all_partition_racks, partition_racks.values(),
+                                        prefer_rack_aware_logic)
         self.use_rack_aware = use
         if use:
             self.consumer_racks: Dict[str, str] = {m: rack for rack, ms in consumers_by_rack.items() for m in ms}
@@ -128,7 +126,7 @@ class RackInfo:
         return -1
 
 
-class AbstractStickyAssignor(BuiltinAssignor):
+class AbstractStickyAssignor(AbstractPartitionAssignor):
     """``org.apache.kafka.clients.consumer.internals.AbstractStickyAssignor`` (Kafka 4.3.1).
 
     Subclasses define :meth:`member_data` (how a member's owned partitions and generation are read) and

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Dict, Optional, Protocol, Sequence, Tuple, Type, runtime_checkable
 
 from ..errors import require
-from .base import COOPERATIVE, EAGER
+from .abstract import COOPERATIVE, EAGER
 from .cooperative_sticky import CooperativeStickyAssignor
 from .model import AssignorResult, ConsumerScenario, TopicPartition
 from .range import RangeAssignor

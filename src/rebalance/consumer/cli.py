@@ -30,7 +30,7 @@ from ..errors import InputError, KafkaError, require
 from ..vectors import check_input_size
 from .api import assignor_name, build_scenario, require_members, run_assignor
 from .model import AssignorResult, ConsumerScenario, TopicPartition, parse_consumer_input, tp_str
-from .range import tp_sort_key
+from .abstract import tp_sort_key
 
 
 #: the assignor when neither ``--assignor`` nor the file names one

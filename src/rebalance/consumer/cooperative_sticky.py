@@ -17,7 +17,7 @@ from itertools import filterfalse
 from typing import Dict, List, Optional, Sequence, Set
 
 from .abstract_sticky import AbstractStickyAssignor
-from .base import COOPERATIVE, EAGER
+from .abstract import COOPERATIVE, EAGER
 from .model import AssignorResult, Subscription, TopicPartition
 from .sticky_userdata import DEFAULT_GENERATION, ByteBuffer, MemberData, decode_cooperative, encode_cooperative_v0
 

@@ -18,14 +18,14 @@ from bisect import bisect_left
 from typing import Dict, List
 
 from ..errors import KafkaError
-from .base import BuiltinAssignor
 from .model import AssignorResult, ConsumerScenario, TopicPartition
-from .range import java_string_key, sorted_members, subscription_order, topic_subscribers
+from ..java import java_string_key
+from .abstract import AbstractPartitionAssignor, sorted_members, subscription_order, topic_subscribers
 
 ROUNDROBIN_ASSIGNOR_NAME = "roundrobin"
 
 
-class RoundRobinAssignor(BuiltinAssignor):
+class RoundRobinAssignor(AbstractPartitionAssignor):
     """Kafka's ``RoundRobinAssignor``.  ``assign(scenario)`` returns an
     :class:`~rebalance.consumer.model.AssignorResult` whose lists follow Kafka's order."""
 

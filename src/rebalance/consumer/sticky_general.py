@@ -35,7 +35,7 @@ from ..java import java_string_key
 from ..jcollections import JavaHashSet
 from .abstract_sticky import DEFAULT_GENERATION, all_partitions, balance_score, unassigned_partitions
 from .model import TopicPartition
-from .range import topic_subscribers
+from .abstract import topic_subscribers
 
 _TOPIC = itemgetter(0)
 
