@@ -1,12 +1,13 @@
 """``simulate --on kafka``: scenarios played by real KafkaConsumers on a one-broker cluster (rebalance.kafka.consumers).
 
-One ``python -m rebalance simulate --on kafka`` run of five scenarios (one cluster each): an eager Range group
-of three where one leaves, a KIP-848 group joined by a fourth member, a classic static member restarted within
-its session timeout, a KIP-848 dynamic member restarted with its process down 3 s (a leave, then a join: two
-rebalances), and a scenario the cluster cannot run.  The first, third and fourth are held to ``simulate``'s
-prediction for the same scenario (the agreement standard of ``benchmarks/bench_kafka_peer.py``).  Real timings vary with the machine's load, so the
-assertions are about what happens (which rebalances, which assignments, replayed by the book's assignors), not
-when.
+Two ``python -m rebalance simulate --on kafka`` runs side by side (one cluster per scenario), seven scenarios:
+an eager Range group of three where one leaves, a KIP-848 group joined by a fourth member, a classic static
+member restarted within its session timeout, a KIP-848 dynamic member restarted with its process down 3 s (a
+leave, then a join: two rebalances), a cooperative-sticky group joined by a third member (two rounds), an eager
+RoundRobin member that crashes (found at the session timeout), and a scenario the cluster cannot run.  All but
+the last are held to ``simulate``'s prediction for the same scenario (the agreement standard of
+``benchmarks/bench_kafka_peer.py``): the same assignments, or where Kafka breaks ties by random member ids, the
+same partition counts.
 """
 from __future__ import annotations
 
@@ -47,6 +48,14 @@ SCENARIOS = [
      "members": [{"id": "c1"}, {"id": "c2"}], "config": {"heartbeat_interval_ms": 500, "session_timeout_ms": 6000},
      "events": [{"at_ms": 5000, "op": "restart", "member": "c1", "down_ms": 3000}], "until_ms": 12000,
      "measure_from_ms": 4000},
+    {"id": "coop-join", "protocol": "cooperative", "assignor": "cooperative-sticky", "topics": {"t": 6},
+     "members": [{"id": "c1"}, {"id": "c2"}, {"id": "c3"}],
+     "config": {"initial_rebalance_delay_ms": 1000, "session_timeout_ms": 10000, "heartbeat_interval_ms": 1000},
+     "events": [{"at_ms": 6000, "op": "join", "member": "c3"}], "until_ms": 11000, "measure_from_ms": 5000},
+    {"id": "eager-crash", "protocol": "eager", "assignor": "roundrobin", "topics": {"t": 6},
+     "members": [{"id": "c1"}, {"id": "c2"}, {"id": "c3"}],
+     "config": {"initial_rebalance_delay_ms": 1000, "session_timeout_ms": 6000, "heartbeat_interval_ms": 1000},
+     "events": [{"at_ms": 5000, "op": "crash", "member": "c3"}], "until_ms": 14000, "measure_from_ms": 4000},
     {"id": "bad", "protocol": "eager", "topics": {"t": 2}, "members": [{"id": "c1"}],
      "config": {"network_ms": 5}, "until_ms": 1000},
 ]
@@ -70,18 +79,30 @@ def _ours() -> List[str]:
 
 @pytest.fixture(scope="module")
 def lines(tmp_path_factory) -> Dict[str, List[dict]]:
-    path = tmp_path_factory.mktemp("consumers") / "scenarios.jsonl"
-    path.write_text("".join(json.dumps(s) + "\n" for s in SCENARIOS))
+    folder = tmp_path_factory.mktemp("consumers")
     env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
     began = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "rebalance", "simulate", str(path), "--on", "kafka"],
-                          capture_output=True, text=True, env=env, timeout=300)
-    print(f"simulate --on kafka: {time.monotonic() - began:.1f} s")
+    procs = []
+    try:
+        for k in range(2):  # two runs side by side, the scenarios split between them
+            path = folder / f"scenarios{k}.jsonl"
+            path.write_text("".join(json.dumps(s) + "\n" for s in SCENARIOS[k::2]))
+            procs.append(subprocess.Popen([sys.executable, "-m", "rebalance", "simulate", str(path), "--on", "kafka"],
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
+        outputs = [p.communicate(timeout=300) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    print(f"simulate --on kafka, two runs side by side: {time.monotonic() - began:.1f} s")
     by_id: Dict[str, List[dict]] = {}
-    for line in proc.stdout.splitlines():
-        row = json.loads(line)
-        by_id.setdefault(row["id"], []).append(row)
-    assert proc.returncode == 1, proc.stderr  # the bad scenario
+    for out, _ in outputs:
+        for line in out.splitlines():
+            row = json.loads(line)
+            by_id.setdefault(row["id"], []).append(row)
+    bad_run = [k for k in range(2) if any(s["id"] == "bad" for s in SCENARIOS[k::2])][0]
+    assert [p.returncode for p in procs] == [1 if k == bad_run else 0 for k in range(2)], [e for _, e in outputs]
     return by_id
 
 
@@ -179,3 +200,37 @@ def test_summary_measures_ownership_from_the_callbacks(lines):
     static = lines["static-restart"][-1]["summary"]
     assert 0 < static["unowned_partition_seconds"] < 2 * 4.0
     assert static["ownership_overlaps"] == 0
+
+
+def test_cooperative_join_takes_two_rounds(lines):
+    """Cooperative-sticky: the joiner gets nothing in the first round (the others only revoke what it will
+    get) and its partitions in the second; as many rebalances and moved partitions as the simulator, the
+    same partition counts (which of c1 and c2 gives up which partition follows the random member ids'
+    HashMap order on the broker), every round replayed by the book's assignor."""
+    rows = lines["coop-join"]
+    real, sim = _rebalances(rows), _simulated("coop-join")
+    after = [r for r in real if r["at_ms"] >= 5000]
+    sim_after = [r for r in sim["rebalances"] if r["at_ms"] >= 5000]
+    counts = [{m: len(p) for m, p in r["assignment"].items()} for r in after]
+    assert counts == [{m: len(p) for m, p in r["assignment"].items()} for r in sim_after] == \
+        [{"c1": 2, "c2": 2, "c3": 0}, {"c1": 2, "c2": 2, "c3": 2}]
+    assert after[0]["assignment"]["c1"] == after[1]["assignment"]["c1"]  # nothing moves twice
+    for key in ("rebalances", "moved_partitions", "revocations"):
+        assert rows[-1]["summary"][key] == sim["summary"][key], key
+    assert all(r["replayed"] is True for r in real)
+
+
+def test_crash_is_found_at_the_session_timeout(lines):
+    """A killed member (no LeaveGroup) is removed when its session times out, counted from its last
+    heartbeat (at most a heartbeat interval before the crash): one rebalance, the same RoundRobin assignment
+    as the simulator's."""
+    rows = lines["eager-crash"]
+    real, sim = _rebalances(rows), _simulated("eager-crash")
+    after = [r for r in real if r["at_ms"] >= 4000]
+    sim_after = [r for r in sim["rebalances"] if r["at_ms"] >= 4000]
+    assert [r["assignment"] for r in after] == [r["assignment"] for r in sim_after] == \
+        [{"c1": ["t-0", "t-2", "t-4"], "c2": ["t-1", "t-3", "t-5"]}]
+    found_from = 5000 + 6000 - 1000  # crash + session timeout - heartbeat interval
+    assert after[0]["at_ms"] >= found_from and sim_after[0]["at_ms"] >= found_from
+    assert rows[-1]["summary"]["moved_partitions"] == sim["summary"]["moved_partitions"]
+    assert rows[-1]["summary"]["ownership_overlaps"] == 0
