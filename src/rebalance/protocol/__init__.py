@@ -17,4 +17,40 @@
 * :mod:`.driver`      -- :class:`~.driver.ConsumerGroupDriver`: join, leave, crash, restart, run, metrics
   and the event hooks, the one interface of this simulator and the KIP-848 one;
 * :mod:`.scenarios`   -- the p1/p2/p3 example, rolling restarts, random fault schedules.
+
+The public names are in ``__all__``: ``from rebalance.protocol import GroupSimulation, ProtocolConfig``.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
+
+# The public names, loaded on first use (``from rebalance.protocol import GroupSimulation``): the submodules
+# import one another and the KIP-848 model imports some of them, so nothing is imported before it is asked for.
+_EXPORTS = {
+    "GroupSimulation": ".simulation", "ProtocolConfig": ".config", "MemberSpec": ".config",
+    "ConsumerGroupDriver": ".driver", "CompletedRebalance": ".driver", "format_assignment": ".driver",
+    "VirtualClock": ".clock", "OwnershipLedger": ".ledger", "RebalanceMetrics": ".ledger",
+    "Message": ".trace", "TraceEvent": ".trace", "format_messages": ".trace", "format_events": ".trace",
+    "partition_for": ".coordinator", "find_coordinator": ".coordinator", "simple_leaders": ".coordinator",
+    "coordinator_table": ".coordinator", "state_transitions": ".group", "ClassicGroupCoordinator": ".group",
+    "consumer_assignor": ".assignors", "rebalance_protocol_for": ".assignors",
+    "listener_calls": ".listener", "listener_rows": ".listener", "callback_totals": ".listener",
+    "cooperative_example": ".scenarios", "rolling_restart": ".scenarios", "random_schedule": ".scenarios",
+}
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+if TYPE_CHECKING:
+    from .assignors import consumer_assignor, rebalance_protocol_for
+    from .clock import VirtualClock
+    from .config import MemberSpec, ProtocolConfig
+    from .coordinator import coordinator_table, find_coordinator, partition_for, simple_leaders
+    from .driver import CompletedRebalance, ConsumerGroupDriver, format_assignment
+    from .group import ClassicGroupCoordinator, state_transitions
+    from .ledger import OwnershipLedger, RebalanceMetrics
+    from .listener import callback_totals, listener_calls, listener_rows
+    from .scenarios import cooperative_example, random_schedule, rolling_restart
+    from .simulation import GroupSimulation
+    from .trace import Message, TraceEvent, format_events, format_messages
