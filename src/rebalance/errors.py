@@ -1,11 +1,27 @@
-"""Errors raised by the package.
+"""Errors raised by the package, in one hierarchy under :class:`RebalanceError`.
 
-``InputError`` is bad input: it names the offending field (a dotted path such as
-``members[2].topics``) so that a reader or the command line can say exactly what to fix.
+=============================  ==========================================================================
+class                          raised when
+=============================  ==========================================================================
+``InputError``                 **bad input**: it names the offending field (a dotted path such as
+                               ``members[2].topics``) so that a reader or the command line can say
+                               exactly what to fix (also a ``ValueError``)
+``SimulationError``            a simulation that cannot reach the state it was asked for; its subclass
+                               ``EventLimitError`` is the **simulation limit** (``max_events``)
+``LiveClientError``            a **live client or cluster failure**: a real Kafka broker, a Java client,
+                               librdkafka or a Jupyter server that failed or refused (also a
+                               ``RuntimeError``); ``JavaUnavailableError`` says what to install
+``WaitTimeoutError``           a **timeout**: a live run that did not reach a state in time (also a
+                               ``TimeoutError``)
+``KafkaError``                 an exception Kafka itself throws for this input (for example
+                               ``InvalidReplicationFactorException``); the conformance vectors record
+                               those as ``{"error": {...}}`` outputs, and the package reproduces them
+                               instead of repairing the input
+``IllegalStateError``          a simulator reached a state its model forbids: a bug, never bad input
+=============================  ==========================================================================
 
-``KafkaError`` is an exception that Kafka itself throws for this input (for example
-``InvalidReplicationFactorException``); the conformance vectors record those as ``{"error": {...}}``
-outputs, and the package reproduces them instead of repairing the input.
+``InputError`` and ``SimulationError`` are :class:`FieldError`\ s: ``to_json`` gives the ``{"type",
+"field", "message"}`` of an error line (``run``, ``conform`` and ``simulate`` print one and go on).
 """
 from __future__ import annotations
 
@@ -70,7 +86,17 @@ class KafkaError(RebalanceError):
         return {"type": self.type, "message": self.message}
 
 
-class JavaUnavailableError(RebalanceError):
+class LiveClientError(RebalanceError, RuntimeError):
+    """A live client or cluster failed: a real broker that did not start, a Java client that reported an
+    error, librdkafka, a Jupyter server.  The message says which and, where there is one, the log's tail."""
+
+
+class WaitTimeoutError(RebalanceError, TimeoutError):
+    """A live run did not reach a state in time (a broker serving, a topic's leaders, a consumer's answer):
+    the message names what was awaited and for how long."""
+
+
+class JavaUnavailableError(LiveClientError):
     """Java 17+ or Maven (or the Java module's build) is missing where Kafka's own classes are asked for:
     the message says what to install or run."""
 

@@ -43,12 +43,11 @@ import re
 import subprocess
 import threading
 import time
-import typing
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
-from ..errors import InputError, require
+from ..errors import LiveClientError, WaitTimeoutError, require
 from ..protocol.driver import CompletedRebalance, format_assignment
 from ..protocol.ledger import OwnershipLedger
 from ..simulate import SimulationInput, moved_partitions, parse_scenario
@@ -206,7 +205,7 @@ class _Player:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise RuntimeError(f"--on kafka: no {what} within {timeout:.0f} s")
+                raise WaitTimeoutError(f"--on kafka: no {what} within {timeout:.0f} s")
             item = self._drain(min(left, 0.2))
             if item and pred(*item):
                 return item
@@ -232,7 +231,7 @@ class _Player:
         _, rec = self._wait_for(lambda i, r: i == admin.index and r.get("event") in ("topics_created", "error"),
                                 60, "topic creation")
         if rec.get("event") == "error":
-            raise RuntimeError(rec.get("message"))
+            raise LiveClientError(f"--on kafka: topic creation failed: {rec.get('message')}")
         t0 = int(time.time() * 1000)
         if s.protocol == "consumer":
             admin.send({"op": "observe", "bootstrap": self.bootstrap, "group": group, "t0": t0,
