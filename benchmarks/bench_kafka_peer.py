@@ -30,8 +30,6 @@ import json
 import os
 import random
 import statistics
-import subprocess
-import sys
 import threading
 import time
 from collections import defaultdict
@@ -217,39 +215,37 @@ def show(rebalances: List[dict], since: int) -> str:
 
 
 CLASSES = {
-    "A": "the group formed differently before `measure_from_ms`: the broker's first JoinGroup completes a generation "
-         "(KIP-848: a target) of the first member alone and the others come in one or two rebalances later, while "
-         "the simulator forms one generation of every member; the assignment at `measure_from_ms` differs, and a "
-         "sticky assignor (sticky, cooperative-sticky, uniform) or the KIP-848 assignors' member order carries "
-         "the difference into every later assignment (and so into `moved_partitions`)",
-    "B": "`replayed: false` on eager Sticky is the recorder's, not the assignor's: `RecordingAssignor.assign` "
-         "records `userData()` after the delegate has read the buffer (`duplicate()` keeps the position), so "
-         "StickyAssignor's V1 user data is recorded as `\"\"` and the replay sees members owning nothing; rebuilt "
-         "from each member's last `onPartitionsAssigned` of that generation, every eager Sticky round replays "
-         "(`benchmarks/kafka_peer_sticky_replay.py`)",
-    "D": "the same assignment at `measure_from_ms` and the same count, a different assignment after: a tie "
-         "(several members with as many partitions) broken differently.  Kafka's leader builds the assignor's "
-         "subscriptions in a `HashMap` keyed by member id (`ConsumerCoordinator.onLeaderElected`), so its order, "
-         "and with it which member gives up a partition, follows the hash of random ids (`c1-<uuid>`, "
-         "`i1-<uuid>`); the simulator's members iterate in the `HashMap` order of its own ids (`c1-1`...). "
-         "Shown for s1.003: the book's assignor on the simulator's inputs in the broker's member order gives "
-         "the broker's answer; KIP-848 `uniform`/`range` on the broker see random UUIDs as member ids (their effect there is a hypothesis)",
+    "A": "the group formed differently before `measure_from_ms` (the assignment there differs), and a sticky "
+         "assignor carries the difference into later assignments",
+    "R": "a real rebalance the book's assignor did not reproduce from the real inputs (`replayed: false`)",
     "C": "a different count of completed rebalances after `measure_from_ms` (see each scenario's cause below)",
+    "D": "the same count, a different assignment after `measure_from_ms`: a tie broken differently.  Classic: "
+         "Kafka's leader builds the assignor's subscriptions in a `HashMap` keyed by member id "
+         "(`ConsumerCoordinator.onLeaderElected`), so which of several equally loaded members gives up a "
+         "partition follows the hash of random ids (`c1-<uuid>`); KIP-848: member ids are random UUIDs and the "
+         "server-side assignors order members by them, so which named member gets which partitions (with "
+         "mixed subscriptions, even how many) varies from run to run.  Every such real assignment is still "
+         "replayed exactly by the book's assignor from the real inputs (no class R)",
+    "T": "the same assignments, rebalances and moved partitions, but some rebalance's `at_ms` beyond a "
+         "heartbeat interval plus a poll of the simulator's",
 }
 
 
 def classes(r: dict) -> List[str]:
     """The disagreement classes (:data:`CLASSES`) a scenario's comparison shows."""
-    c, s = r["compare"], r["scenario"]
+    c = r["compare"]
     out = []
-    if not c["same_start"]:
+    if not c["same_start"] and r["scenario"]["protocol"] != "consumer":
         out.append("A")
-    if not c["all_replayed"] and s["protocol"] == "eager" and s["assignor"] == "sticky":
-        out.append("B")
+    if not c["all_replayed"]:
+        out.append("R")
     if not c["same_rebalances"]:
         out.append("C")
-    elif c["same_start"] and (not c["same_final"] or c["same_sequence"] is False or not c["same_moved"]):
+    elif not c["same_final"] or c["same_sequence"] is False or not c["same_moved"] \
+            or c.get("same_counts_848") is False:
         out.append("D")
+    elif not c["within_tolerance"]:
+        out.append("T")
     return out
 
 
@@ -292,12 +288,36 @@ def report(rows: List[dict], path: Path, meta: dict) -> None:
             v = by_op[k]
             out.append(f"| {k} | {len(v)} | {statistics.median(v):+.0f} | {min(v):+d} | {max(v):+d} |")
         out.append("")
+    late = [r for r in ok if not r["compare"]["within_tolerance"]]
+    if ok:
+        loads = sorted(r["load"] for r in ok)
+        mid = loads[len(loads) // 2]
+        low = [r for r in ok if r["load"] < mid]
+        high = [r for r in ok if r["load"] >= mid]
+        out += [f"at_ms beyond the tolerance (a heartbeat interval plus a {POLL_MS} ms poll) in {len(late)} of "
+                f"{len(ok)} scenarios: {sum(1 for r in low if r in late)} of the {len(low)} that ended at a load "
+                f"average below the median ({mid:.1f}), {sum(1 for r in high if r in late)} of the {len(high)} at "
+                f"or above it.", ""]
+    early = [(r["id"], d) for r in ok for d in r["compare"]["at_ms_diffs"] if d < -1500]
+    if early:
+        kinds = sorted({f"{r['scenario']['protocol']} {r['scenario']['assignor']}" for r in ok
+                        if any(i == r["id"] for i, _ in early)})
+        out += [f"Rebalances the broker completed more than 1.5 s before the simulator: {len(early)}, in groups of "
+                f"{', '.join(kinds)} ({', '.join(f'{i} {d:+d} ms' for i, d in early)}).", ""]
     counts = defaultdict(int)
     for r in ok:
         for t in classes(r):
             counts[t] += 1
+    by_kind = defaultdict(int)
+    for r in ok:
+        if "D" in classes(r):
+            by_kind[f"{r['scenario']['protocol']} {r['scenario']['assignor']}"] += 1
     out += ["## Classes of disagreement", ""]
     out += [f"- **{k}** ({counts[k]} scenarios): {v}" for k, v in CLASSES.items()]
+    if by_kind:
+        out += ["", "Class D by group kind: " + ", ".join(f"{k} {v}" for k, v in sorted(by_kind.items())) + "."]
+    out += ["", f"Scenarios in no class (every check of the standard met): "
+                f"{sum(1 for r in ok if not classes(r))} of {len(ok)}."]
     for note in meta.get("notes", []):
         out += ["", note]
     out.append("")
