@@ -224,6 +224,8 @@ CLAIMS = [
           lambda o: _find(r"away 60 s .*?: (\d+) rebalance", o, int)),
     Claim("13-real-clients", "ex-real-2", r"prints (\d+) and (\d+) rebalances",
           lambda o: tuple(_all(r": (\d+) rebalance\(s\)", o, int))),
+    Claim("13-real-clients", "ex-real-3", r"So the crash costs (one) rebalance on the broker and in the simulator",
+          lambda o: (list(_find(r"after the crash: broker (\d+), simulator (\d+)", o, int)),)),
     Claim("13-real-clients", "ex-real-1", r"(Nothing) changes in the counts",
           lambda o: (0 if _find(r"counts equal range's: (\w+)", o, str) == ("True",) else 1,)),
     # chapter 8

@@ -502,15 +502,34 @@ def summary(s: SimulationInput, rebalances: List[CompletedRebalance], run: _Run)
             "errors": [r["message"] for rs in run.records.values() for r in rs if r.get("event") == "error"]}
 
 
-def run_scenario(value: Mapping[str, Any]) -> List[dict]:
-    """One scenario on a cluster of its own: its rebalance lines (with ``replayed``) and its summary line."""
-    from .cluster import KafkaCluster
+def run_scenario(value: Mapping[str, Any], cluster: Optional[Any] = None) -> List[dict]:
+    """One scenario on a cluster of its own: its rebalance lines (with ``replayed``) and its summary line.
+
+    ``cluster``: a running :class:`~rebalance.kafka.cluster.KafkaCluster` to run it on instead (each scenario
+    still gets a group of its own; its topics must not exist there yet).  Every broker setting the scenario needs
+    must be the cluster's, with the same value, else an :class:`~rebalance.errors.InputError` names the field;
+    ``group.initial.rebalance.delay.ms`` is not asked of a ``consumer`` scenario (only classic groups wait it,
+    ``GroupMetadataManager.prepareRebalance``)."""
+    import contextlib
+
+    from .cluster import KafkaCluster, _config_value
 
     s = parse_scenario(value)
     check_runnable(value, s)
     _, broker, _, _ = _settings(s)
-    with KafkaCluster(brokers=1, broker_config=broker) as cluster:
-        player = _Player(s, cluster.bootstrap_servers)
+    if cluster is not None:
+        fields = {setting: name for name, (where, setting) in
+                  (CONSUMER_SETTINGS if s.protocol == "consumer" else CLASSIC_SETTINGS).items() if where == "broker"}
+        for key, v in broker.items():
+            if s.protocol == "consumer" and key == "group.initial.rebalance.delay.ms":
+                continue
+            have = cluster.broker_config.get(key)
+            require(have == _config_value(key, v), f"config.{fields[key]}" if key in fields else "cluster",
+                    f"the cluster runs {key}={have if have is not None else '(Kafka default)'}, "
+                    f"the scenario needs {_config_value(key, v)}")
+        require(cluster.running, "cluster", "is not running")
+    with (KafkaCluster(brokers=1, broker_config=broker) if cluster is None else contextlib.nullcontext(cluster)) as c:
+        player = _Player(s, c.bootstrap_servers)
         try:
             run = player.play()
         finally:

@@ -137,7 +137,7 @@ def draw_groups(n: int, seed: int = 0, *, assignors: Sequence[str] = ("range", "
     """``n`` random groups, the assignors taken in turn; deterministic in ``seed``.  ``racks`` gives members a
     ``client.rack`` (or none) and topics a replication factor of 1 or 2 over the racked brokers; for
     cooperative-sticky only with ``cooperative_racks``: librdkafka's rack-aware sticky assignor loops and
-    crashes on such groups (see the chapter "Watch a real client rebalance")."""
+    crashes on such groups (see the chapter "Watch real clients rebalance")."""
     require(isinstance(n, int) and n > 0, "n", "must be a positive whole number")
     require(all(a in ("range", "roundrobin", "cooperative-sticky") for a in assignors), "assignors",
             "must be librdkafka assignors: range, roundrobin, cooperative-sticky")
