@@ -26,8 +26,9 @@ import pytest
 
 from rebalance import KAFKA_VERSION
 from rebalance.kafka.cluster import KafkaCluster, _metadata_brokers
-from rebalance.kafka.placement import (add_partitions, chi2_sf, check_placements, cluster_brokers, create_topics,
-                                       goodness_of_fit, marginal, outcome_distribution, read_placements)
+from rebalance.kafka.placement import (add_partitions, chi2_sf, check_placements, cluster_brokers, controller_placements,
+                                       create_topics, first_leader, goodness_of_fit, marginal, outcome_distribution,
+                                       read_placements)
 from rebalance.replicas.brokers import Broker
 from rebalance.replicas.striped import place
 
@@ -167,26 +168,39 @@ UNBALANCED = ["a", "a", "a", "b", "b", "c"]
 
 @kafka
 @needs_java
-def test_unbalanced_racks_fit_the_placer():
-    """Six combined nodes in racks ``a a a b b c``: the leader of a one-partition topic is not uniform over the
-    brokers (rack offset uniform over the 3 racks, then a broker of that rack: 1/9, 1/6 or 1/3), and the
-    real leaders follow that distribution."""
+def test_unbalanced_racks_and_a_fenced_lone_broker():
+    """Chapter 10's real-controller section, through :func:`controller_placements`: six brokers in racks
+    ``a a a b b c`` (and a dedicated controller, so the quorum survives the kill).  The leader of a
+    one-partition topic is not uniform over the brokers (rack offset uniform over the 3 racks, then a broker of
+    that rack: 1/9, 1/6 or 1/3), and the real leaders follow that distribution; reshuffled and added partitions
+    are outcomes; broker 6, alone in rack ``c``, killed and fenced, leads nothing but holds a replica of every
+    new partition, in placements the placer makes only with 6 fenced."""
     pytest.importorskip("confluent_kafka")
     brokers = [Broker(i + 1, r) for i, r in enumerate(UNBALANCED)]
-    with KafkaCluster(brokers=6, racks=UNBALANCED, start_timeout=120,
-                      broker_config={"offsets.topic.num.partitions": 3}) as c:
-        admin = _admin(c)
+    with KafkaCluster(brokers=6, racks=UNBALANCED, controllers="dedicated", start_timeout=120,
+                      broker_config={"broker.session.timeout.ms": 3000, "broker.heartbeat.interval.ms": 500,
+                                     "offsets.topic.num.partitions": 1}) as c:
         assert cluster_brokers(c) == brokers
-        names = [f"un-{i:03d}" for i in range(90)]
-        create_topics(admin, names, 1, 3)
-        placements = read_placements(admin, names)
+        steps = controller_placements(c, single=90, multi=10, partitions=8, grow_to=12, fence=6,
+                                      after_fence=20, after_fence_partitions=3)
+        assert c.node(6).process.poll() is not None  # the fenced broker's JVM is dead
+    assert [(len(s.checks), s.partitions, s.outcomes) for s in steps] == [(90, 1, 18), (10, 8, 1296), (10, 4, 18),
+                                                                          (20, 3, 18)]
+    for s in steps:
+        assert s.in_outcome_set == len(s.checks), [r for r in s.checks if not r.in_outcome_set][:5]
+    assert [len(r.replicas) for r in steps[2].checks] == [4] * 10 and steps[2].checks[0].start_partition == 8
+    assert [b.fenced for b in steps[3].brokers] == [False] * 5 + [True]
     dist = outcome_distribution(brokers, 1, 3)
-    rows = check_placements(placements, dist)
-    assert all(r.in_outcome_set for r in rows), [r for r in rows if not r.in_outcome_set][:5]
-    expected = marginal(dist, lambda o: o[0][0])
+    expected = marginal(dist, first_leader)
     assert expected == {1: Fraction(1, 9), 2: Fraction(1, 9), 3: Fraction(1, 9), 4: Fraction(1, 6),
                         5: Fraction(1, 6), 6: Fraction(1, 3)}
-    leader = goodness_of_fit([r.replicas[0][0] for r in rows], expected)
+    leader = goodness_of_fit([first_leader(r.replicas) for r in steps[0].checks], expected)
+    full = goodness_of_fit([r.replicas for r in steps[0].checks], dist)
     print(f"\nunbalanced racks, leader: {leader['observed']} chi2={leader['statistic']:.2f} "
-          f"dof={leader['dof']} p={leader['p_value']:.3f}; {len(dist)} outcomes")
-    assert not leader["outside"] and leader["p_value"] > ALPHA
+          f"dof={leader['dof']} p={leader['p_value']:.3f}; 18 outcomes: chi2={full['statistic']:.2f} "
+          f"dof={full['dof']} p={full['p_value']:.3f}")
+    assert not leader["outside"] and leader["p_value"] > ALPHA and full["p_value"] > ALPHA
+    fenced = [p for r in steps[3].checks for p in r.replicas]
+    assert all(p[0] != 6 and 6 in p for p in fenced)
+    unfenced = outcome_distribution(brokers, 3, 3)
+    assert not any(r.replicas in unfenced for r in steps[3].checks)

@@ -39,3 +39,16 @@ def test_figures_draw_from_job_tables():
     import matplotlib.pyplot as plt
 
     plt.close("all")
+
+
+def test_coordinator_figure_draws_a_real_cluster_point():
+    loads = local.coordinator_partition_load(5_000, 1, {"partition_counts": (10, 50), "broker_counts": (3,)})
+    summary = coordinator.summarize(loads, coordinator.broker_load(loads, (3,)))
+    plain = plots.coordinator_figure(summary)
+    fig = plots.coordinator_figure(summary, real={"real cluster, 3 brokers": (50, 1.02)})
+    stars = [line for line in fig.axes[0].lines if line.get_label() == "real cluster, 3 brokers"]
+    assert len(stars) == 1 and list(stars[0].get_xdata()) == [50] and list(stars[0].get_ydata()) == [1.02]
+    assert len(fig.axes[0].lines) == len(plain.axes[0].lines) + 1 and len(fig.axes[1].lines) == len(plain.axes[1].lines)
+    import matplotlib.pyplot as plt
+
+    plt.close("all")

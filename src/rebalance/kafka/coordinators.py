@@ -26,15 +26,15 @@ import string
 import struct
 import time
 from dataclasses import asdict, dataclass
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
+from ..errors import require
 from ..java import INT_MIN, string_hash
 from ..protocol.coordinator import OFFSETS_TOPIC, partition_for
 from .cluster import _recv
 
-__all__ = ["CoordinatorNotAvailable", "CoordinatorRow", "MIN_VALUE_IDS", "compare_coordinators", "find_coordinator",
-           "find_coordinators", "group_ids",
-           "offsets_leaders", "summary"]
+__all__ = ["CoordinatorNotAvailable", "CoordinatorRow", "MIN_VALUE_IDS", "cluster_leaders", "compare_coordinators",
+           "find_coordinator", "find_coordinators", "group_ids", "load_by_leader", "offsets_leaders", "summary"]
 
 #: group ids whose ``String.hashCode()`` is ``Integer.MIN_VALUE`` (checked by the tests with ``string_hash``)
 MIN_VALUE_IDS = ("polygenelubricants", "GydZG_", "DESIGNING WORKHOUSES")
@@ -187,3 +187,29 @@ def summary(rows: Sequence[CoordinatorRow]) -> dict:
             "negative": sum(r.hash_code < 0 for r in rows),
             "partitions": len({r.partition_for for r in rows}),
             "coordinators": sorted({r.coordinator for r in rows if r.coordinator is not None})}
+
+
+def cluster_leaders(bootstrap_servers: str, timeout: float = 10.0) -> Dict[int, Optional[int]]:
+    """``{partition: leader broker id}`` of a running cluster's ``__consumer_offsets`` (empty before the topic
+    exists: :func:`compare_coordinators` creates it)."""
+    return offsets_leaders(_admin(bootstrap_servers), timeout)
+
+
+def load_by_leader(partition_load: Any, leaders: Mapping[int, Optional[int]]) -> Any:
+    """The coordinators' load on a cluster whose ``__consumer_offsets`` partition ``p`` is led by
+    ``leaders[p]``: from per-partition counts (a pandas frame with ``partition``, ``groups`` and
+    ``commits_per_s``, one ``num_partitions`` -- e.g. the coordinator job's ``partition_load``), one row per
+    broker with the partitions it leads, its groups and commits, and those relative to an even share
+    (``groups_vs_even``, ``commits_vs_even``; 1.0 = even), brokers by id."""
+    import pandas as pd
+
+    require(len(set(partition_load["partition"])) == len(partition_load), "partition_load",
+            "must hold one num_partitions (one row per partition)")
+    require(set(partition_load["partition"]) == set(leaders), "leaders",
+            f"must name a leader for each of the {len(partition_load)} partitions, got {len(leaders)}")
+    frame = partition_load.assign(broker=partition_load["partition"].map(dict(leaders)))
+    out = (frame.groupby("broker").agg(offsets_partitions=("partition", "size"), groups=("groups", "sum"),
+                                        commits_per_s=("commits_per_s", "sum")).reset_index())
+    out["groups_vs_even"] = out["groups"] / out["groups"].mean()
+    out["commits_vs_even"] = out["commits_per_s"] / out["commits_per_s"].mean()
+    return out

@@ -36,8 +36,10 @@ from ..replicas.java_random import JavaRandom
 from ..replicas.placement import PlacementSpec
 from ..replicas.striped import StripedReplicaPlacer
 
-__all__ = ["Outcome", "PlacementCheck", "ScriptedRandom", "check_placements", "cluster_brokers", "create_topics",
-           "add_partitions", "chi2_sf", "goodness_of_fit", "marginal", "outcome_distribution", "read_placements"]
+__all__ = ["Outcome", "PlacementCheck", "PlacementStep", "ScriptedRandom", "check_placements", "cluster_brokers",
+           "controller_placements", "create_topics", "add_partitions", "chi2_sf", "fence_broker", "first_leader",
+           "goodness_of_fit",
+           "marginal", "outcome_distribution", "read_placements"]
 
 #: one placement: each placed partition's replicas, leader first, in partition order
 Outcome = Tuple[Tuple[int, ...], ...]
@@ -102,6 +104,12 @@ def outcome_distribution(brokers: Sequence, num_partitions: int, replication_fac
         script = rnd.values[:i] + [rnd.values[i] + 1]
     assert sum(dist.values()) == 1
     return dist
+
+
+def first_leader(outcome: Outcome) -> int:
+    """The leader (first replica) of the first placed partition: the statistic of a one-partition topic's
+    leader, for :func:`marginal` and :func:`goodness_of_fit`."""
+    return outcome[0][0]
 
 
 def marginal(dist: Mapping[Outcome, Fraction], statistic: Callable[[Outcome], Hashable]) -> Dict[Hashable, Fraction]:
@@ -279,3 +287,105 @@ def check_placements(placements: Mapping[str, Sequence[Sequence[int]]], dist: Ma
         outcome = tuple(tuple(r) for r in replicas[start_partition:])
         rows.append(PlacementCheck(topic, start_partition, outcome, Fraction(dist.get(outcome, 0))))
     return rows
+
+
+def fence_broker(cluster: Any, node_id: int, timeout: float = 30.0) -> float:
+    """Kill broker ``node_id`` of a running :class:`~rebalance.kafka.cluster.KafkaCluster` (SIGKILL to its JVM's
+    process group: a machine that died, no controlled shutdown) and wait until the controller has fenced it,
+    i.e. until a ``Metadata`` request to another broker no longer lists it (a fenced broker drops out of the
+    list).  The node stays registered, so the placer still sees it, marked fenced.  Returns the seconds waited
+    after the kill; raises ``TimeoutError`` after ``timeout``.  ``KafkaCluster.stop`` reaps the dead JVM."""
+    import os
+    import signal
+
+    from .cluster import _metadata_brokers
+
+    node = cluster.node(node_id)
+    others = [n for n in cluster.broker_nodes if n.node_id != node_id]
+    if not others:
+        raise ValueError("fencing the only broker leaves nobody to ask")
+    os.killpg(node.process.pid, signal.SIGKILL)
+    node.process.wait()
+    began = time.monotonic()
+    while True:
+        try:
+            if node_id not in _metadata_brokers(others[0].port):
+                return time.monotonic() - began
+        except OSError:
+            pass
+        if time.monotonic() - began > timeout:
+            raise TimeoutError(f"broker {node_id} was not fenced within {timeout:g} s")
+        time.sleep(0.3)
+
+
+@dataclass(frozen=True)
+class PlacementStep:
+    """One batch of real placements: what was asked (``step``), the brokers as the placer saw them, the
+    partitions one ``place()`` call placed per topic, the size of the placer's outcome set for that call, and
+    each topic's :class:`PlacementCheck`."""
+
+    step: str
+    brokers: Tuple[Broker, ...]
+    partitions: int
+    outcomes: int
+    checks: Tuple[PlacementCheck, ...]
+
+    @property
+    def in_outcome_set(self) -> int:
+        return sum(c.in_outcome_set for c in self.checks)
+
+
+def controller_placements(cluster: Any, *, single: int = 90, multi: int = 10, partitions: int = 8,
+                          grow_to: int = 12, fence: Optional[int] = None, after_fence: int = 20,
+                          after_fence_partitions: int = 3, replication_factor: int = 3,
+                          timeout: float = 60.0) -> List[PlacementStep]:
+    """The KRaft controller of a running ``cluster`` places replicas, and each placement is looked up in the
+    book's placer's exact outcome distribution (:func:`outcome_distribution`, :func:`check_placements`).
+    The steps, each through the Admin API:
+
+    1. ``single`` topics of one partition (``CreateTopics``): the sample for a goodness-of-fit test;
+    2. ``multi`` topics of ``partitions`` partitions (more partitions than unfenced brokers make the placer
+       reshuffle within one call);
+    3. those topics grown to ``grow_to`` partitions (``CreatePartitions``: the new partitions are one
+       ``place()`` call, ``PlacementSpec(partitions, grow_to - partitions, ...)``);
+    4. if ``fence`` is a broker id: that broker killed and fenced (:func:`fence_broker`; the cluster needs a
+       ``broker.session.timeout.ms`` of a few seconds), then ``after_fence`` topics of
+       ``after_fence_partitions`` partitions, checked against the placer with that broker marked fenced.
+
+    Returns one :class:`PlacementStep` per step, in order (topic names ``single-NNN``, ``multi-NN``,
+    ``fenced-NN``)."""
+    admin = _admin(cluster.bootstrap_servers)
+    brokers = tuple(cluster_brokers(cluster))
+    steps: List[PlacementStep] = []
+
+    def check(step: str, names: List[str], count: int, bs: Tuple[Broker, ...], placements, start: int = 0):
+        dist = outcome_distribution(bs, count, replication_factor)
+        steps.append(PlacementStep(step, bs, count, len(dist), tuple(check_placements(placements, dist, start))))
+
+    names = [f"single-{i:03d}" for i in range(single)]
+    create_topics(admin, names, 1, replication_factor, timeout)
+    check(f"{single} topics of 1 partition", names, 1, brokers, read_placements(admin, names))
+    if multi:
+        names = [f"multi-{i:02d}" for i in range(multi)]
+        create_topics(admin, names, partitions, replication_factor, timeout)
+        check(f"{multi} topics of {partitions} partitions", names, partitions, brokers, read_placements(admin, names))
+        if grow_to > partitions:
+            add_partitions(admin, {n: grow_to for n in names}, timeout)
+            deadline = time.monotonic() + timeout
+            while True:
+                placed = read_placements(admin, names)
+                if all(len(p) == grow_to for p in placed.values()):
+                    break
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"the added partitions were not all visible within {timeout:g} s")
+                time.sleep(0.2)
+            check(f"the same grown to {grow_to}", names, grow_to - partitions, brokers, placed, start=partitions)
+    if fence is not None:
+        fence_broker(cluster, fence, timeout)
+        fenced = tuple(cluster_brokers(cluster, fenced=[fence]))
+        admin = _admin(cluster.bootstrap_servers)  # a new client: the old one may route requests to the dead broker
+        names = [f"fenced-{i:02d}" for i in range(after_fence)]
+        create_topics(admin, names, after_fence_partitions, replication_factor, timeout)
+        check(f"broker {fence} fenced, {after_fence} topics of {after_fence_partitions} partitions", names,
+              after_fence_partitions, fenced, read_placements(admin, names))
+    return steps

@@ -5,7 +5,7 @@ returns a ``Figure``; nothing here computes an experiment.
 """
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, List, Mapping, Optional, Tuple
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -51,9 +51,11 @@ def sweep_figure(tables: Dict[str, pd.DataFrame]) -> Figure:
     return fig
 
 
-def coordinator_figure(summary: pd.DataFrame) -> Figure:
+def coordinator_figure(summary: pd.DataFrame, real: Optional[Mapping[str, Tuple[int, float]]] = None) -> Figure:
     """The busiest coordinator relative to an even share, by ``offsets.topic.num.partitions``, one line
-    per cluster size: counting groups (left) and weighting each group by its offset-commit rate (right)."""
+    per cluster size: counting groups (left) and weighting each group by its offset-commit rate (right).
+    ``real``: points measured on a real cluster, ``{label: (num_partitions, busiest broker's groups vs even)}``,
+    drawn as stars on the left panel."""
     style.apply()
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
     for ax, col, title in ((axes[0], "max_broker_groups_vs_even", "groups per coordinator"),
@@ -67,6 +69,9 @@ def coordinator_figure(summary: pd.DataFrame) -> Figure:
         ax.set_xticks(ticks, [str(t) for t in ticks])
         ax.set_xlabel("offsets.topic.num.partitions")
         ax.set_title(title, fontsize=10)
+    for label, (num_partitions, value) in (real or {}).items():
+        axes[0].plot([num_partitions], [value], marker="*", markersize=13, color="black", linestyle="none",
+                     label=label)
     axes[0].set_ylabel("busiest broker / even share")
     axes[0].legend(fontsize=8)
     fig.tight_layout()
