@@ -11,7 +11,7 @@ Kafka cluster one after another.
 >>> with KafkaCluster(broker_config=CONNECT_BROKER_CONFIG) as kafka:              # doctest: +SKIP
 ...     with ConnectCluster(kafka.bootstrap_servers, workers=3) as connect:
 ...         connect.add_connector("c1", tasks=2)
-...         connect.wait_until_running({"c1": 2})
+...         connect.wait_until_settled()
 ...         connect.counts()
 {'w1': (1, 0), 'w2': (0, 1), 'w3': (0, 1)}
 
@@ -64,7 +64,9 @@ from .cluster import (DEFAULT_JVM_OPTIONS, _config_value, _free_ports, _kill_gro
 from .oracle import find_java, java_module
 
 __all__ = ["CONNECT_BROKER_CONFIG", "CONNECTOR_CLASS", "ConnectCluster", "ConnectStartError", "ConnectWorker",
-           "RealRound", "WorkerAssignment", "connect_classpath", "parse_rounds"]
+           "RealRound", "RoundComparison", "ScenarioResult", "Share", "WorkerAssignment", "compare_rounds",
+           "connect_classpath", "connectors_added", "model_shares", "parse_rounds", "real_shares", "summary_table",
+           "worker_bounced"]
 
 #: the connector every :meth:`ConnectCluster.add_connector` creates (the Java module's)
 CONNECTOR_CLASS = "org.rebalance.connect.IdleSourceConnector"
@@ -171,7 +173,10 @@ class ConnectCluster:
     bounce plays out in seconds); ``worker_config``: other worker settings by name (the defaults below keep
     sessions and flushes short; ``session.timeout.ms`` below 6000 needs the broker's
     ``group.min.session.timeout.ms`` lowered: :data:`CONNECT_BROKER_CONFIG`).  ``heap``: each JVM's ``-Xmx``.
-    ``start_timeout``: seconds for all workers to serve REST and join the group.
+    ``start_timeout``: seconds for all workers to serve REST and join the group.  ``leader_first``: start
+    ``w1`` alone and the others once it has joined, so that ``w1`` is the group's leader (the coordinator makes
+    the first member to join the leader); ``False`` starts all at once (faster; any of them may lead).
+    Workers are named in the order of their member ids, so ``w1`` comes first in the eager deal.
     """
 
     DEFAULTS: Dict[str, str] = {
@@ -192,7 +197,7 @@ class ConnectCluster:
     def __init__(self, bootstrap_servers: str, workers: int = 3, connect_protocol: str = "sessioned",
                  max_delay_ms: int = 10_000, worker_config: Optional[Mapping[str, Union[str, int, float, bool]]] = None,
                  *, heap: str = "256m", start_timeout: float = 120.0, stop_timeout: float = 15.0,
-                 jvm_options: Optional[Sequence[str]] = None):
+                 jvm_options: Optional[Sequence[str]] = None, leader_first: bool = True):
         require(isinstance(bootstrap_servers, str) and bool(re.fullmatch(r"[\w.-]+:\d+(,[\w.-]+:\d+)*",
                                                                           bootstrap_servers or "")),
                 "bootstrap_servers", f"must be 'host:port[,host:port...]', got {bootstrap_servers!r}")
@@ -221,6 +226,8 @@ class ConnectCluster:
         require(jvm_options is None or (isinstance(jvm_options, (list, tuple))
                                         and all(isinstance(o, str) for o in jvm_options)), "jvm_options",
                 f"must be a list of JVM flags, got {jvm_options!r}")
+        require(isinstance(leader_first, bool), "leader_first", f"must be True or False, got {leader_first!r}")
+        self.leader_first = leader_first
         self.bootstrap_servers = bootstrap_servers
         self.size = workers
         self.connect_protocol = connect_protocol
@@ -277,14 +284,22 @@ class ConnectCluster:
             _RUNNING.add(self)
             try:
                 (self.workdir / "log4j2.properties").write_text(_LOG4J2)
-                for i, port in enumerate(_free_ports(self.size)):
+                # w1, w2, ... in the order of their member ids ("connect-127.0.0.1:PORT-<uuid>"), which is the
+                # order the eager assignor deals in and the incremental one breaks ties in
+                for i, port in enumerate(sorted(_free_ports(self.size), key=lambda p: f"{p}-")):
                     w = ConnectWorker(f"w{i + 1}", port, self.workdir / f"w{i + 1}")
                     w.dir.mkdir()
                     self.workers.append(w)
                     self._write_config(w)
-                for w in self.workers:
+                first, rest = self.workers[:1], self.workers[1:]
+                if self.leader_first:  # w1 joins an empty group, so it is the leader (it stays while a member)
+                    self._spawn(first[0])
+                    self._wait_serving(first[0], began + self.start_timeout)
+                    self._wait_joined(first, began + self.start_timeout)
+                    first = []
+                for w in first + rest:
                     self._spawn(w)
-                for w in self.workers:
+                for w in first + rest:
                     self._wait_serving(w, began + self.start_timeout)
                 self._wait_joined(self.workers, began + self.start_timeout)
             except BaseException:
@@ -459,35 +474,58 @@ class ConnectCluster:
                     out[by_id[t["worker_id"]]][1].append(f"{conn}-{t['id']}")
         return {k: (sorted(c), sorted(t, key=_task_key)) for k, (c, t) in out.items()}
 
-    def wait_until_running(self, expected: Optional[Mapping[str, int]] = None, timeout: float = 60.0,
-                           quiet_s: float = 1.5) -> Dict[str, Tuple[List[str], List[str]]]:
-        """Wait until every connector of ``expected`` (default: all added, with their task counts) and every one
-        of its tasks is RUNNING on a running worker, and no worker has logged a new round for ``quiet_s``
-        seconds; return :meth:`assignment`."""
-        expected = dict(self.connectors if expected is None else expected)
+    def settled(self) -> bool:
+        """The latest round (in the logs) has every running worker and no other, sent no delay (no scheduled
+        rebalance pending), assigns every connector added and its ``tasks.max`` tasks exactly once, and REST
+        reports each of them RUNNING on the worker that round gave it."""
+        rounds = self.rounds()
+        if not rounds:
+            return False
+        last = rounds[-1]
+        alive = {w.name for w in self.workers if w.running}
+        if set(last.workers) != alive or last.delay != 0:
+            return False
+        placed: Dict[str, str] = {}
+        for name, a in last.workers.items():
+            for item in a.assigned_connectors + a.assigned_tasks:
+                if item in placed:
+                    return False
+                placed[item] = name
+        want = set(self.connectors) | {f"{c}-{i}" for c, n in self.connectors.items() for i in range(n)}
+        if set(placed) != want:
+            return False
+        try:
+            now = self.assignment()
+        except RebalanceError:
+            return False
+        rest = {item: name for name, (c, t) in now.items() for item in c + t}
+        if rest != placed:
+            return False
+        status = self._request("GET", "/connectors?expand=status")
+        assert isinstance(status, dict)
+        return all(v["status"]["connector"]["state"] == "RUNNING"
+                   and all(t["state"] == "RUNNING" for t in v["status"]["tasks"]) for v in status.values())
+
+    def wait_until_settled(self, timeout: float = 60.0, quiet_s: float = 1.5) -> Dict[str, Tuple[List[str], List[str]]]:
+        """Wait until :meth:`settled` holds and no worker has logged a new round for ``quiet_s`` seconds;
+        return :meth:`assignment`."""
         deadline = time.monotonic() + timeout
-        alive = {w.worker_id for w in self.workers if w.running}
         while True:
-            ok = False
             try:
-                status = self._request("GET", "/connectors?expand=status")
-                assert isinstance(status, dict)
-                ok = set(status) >= set(expected)
-                for conn, n in expected.items():
-                    if not ok:
-                        break
-                    s = status[conn]["status"]
-                    ok = (s["connector"]["state"] == "RUNNING" and s["connector"]["worker_id"] in alive
-                          and len(s["tasks"]) == n
-                          and all(t["state"] == "RUNNING" and t["worker_id"] in alive for t in s["tasks"]))
+                ok = self.settled()
             except RebalanceError:
                 ok = False
-            if ok and time.time() - self._last_round_time() >= quiet_s:
+            if ok and time.time() - self._last_round_time() >= quiet_s and self.settled():
                 return self.assignment()
             if time.monotonic() > deadline:
-                raise RebalanceError(f"the Connect cluster did not run {expected} within {timeout:g} s; "
+                raise RebalanceError(f"the Connect cluster did not settle on {self.connectors} within {timeout:g} s; "
                                      f"assignment now: {self._safe_assignment()}")
             time.sleep(0.25)
+
+    def generation(self) -> int:
+        """The latest generation in the workers' logs (-1 before any)."""
+        rounds = self.rounds()
+        return rounds[-1].generation if rounds else -1
 
     def _safe_assignment(self) -> object:
         try:
@@ -558,14 +596,23 @@ class WorkerAssignment:
 
 @dataclass
 class RealRound:
-    """One generation of the real group: ``workers`` maps each member's name to its :class:`WorkerAssignment`;
-    ``time`` is when the last member logged it (seconds since the epoch, for ordering only)."""
+    """One generation of the real group: ``workers`` maps the name of each member that completed it (its
+    SyncGroup answered) to its :class:`WorkerAssignment`; ``joined`` maps every member of its JoinGroup to its
+    member id -- a member can join and still miss the assignment, when the group starts another rebalance
+    before its SyncGroup is answered ("SyncGroup failed: The group began another rebalance").  ``time`` is
+    when the last member logged its assignment (seconds since the epoch, for ordering only)."""
 
     generation: int
     workers: Dict[str, WorkerAssignment]
     time: float
-    #: when the first member logged it (seconds since the epoch): the model's clock for this round
+    #: when the first member logged its assignment or join (seconds since the epoch): the model's clock
     first_time: float = 0.0
+    joined: Dict[str, str] = field(default_factory=dict)
+
+    @property
+    def missed(self) -> List[str]:
+        """Members that joined but did not receive this generation's assignment."""
+        return sorted(set(self.joined) - set(self.workers))
 
     @property
     def leader(self) -> Optional[str]:
@@ -614,7 +661,15 @@ def parse_rounds(logs: Mapping[str, str], names_by_url: Optional[Mapping[str, st
     leader's URL's ``host:port`` into a worker name."""
     rounds: Dict[int, RealRound] = {}
     for name, text in logs.items():
-        members = {int(m.group("gen")): m.group("member") for m in _MEMBER.finditer(text)}
+        members = {}
+        for m in _MEMBER.finditer(text):
+            gen = int(m.group("gen"))
+            members[gen] = m.group("member")
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            stamp = _stamp(text[line_start + 1:line_start + 24])
+            r = rounds.setdefault(gen, RealRound(gen, {}, 0.0, stamp))
+            r.joined[name] = m.group("member")
+            r.first_time = min(r.first_time, stamp) if r.first_time else stamp
         for m in _JOINED.finditer(text):
             gen = int(m.group("gen"))
             url = m.group("url")
@@ -628,7 +683,9 @@ def parse_rounds(logs: Mapping[str, str], names_by_url: Optional[Mapping[str, st
             stamp = _stamp(m.group("ts"))
             r = rounds.setdefault(gen, RealRound(gen, {}, stamp, stamp))
             r.workers[name] = wa
-            r.time, r.first_time = max(r.time, stamp), min(r.first_time, stamp)
+            r.joined.setdefault(name, wa.member_id or f"{name}@{gen}")
+            r.time = max(r.time, stamp)
+            r.first_time = min(r.first_time, stamp) if r.first_time else stamp
     return [rounds[g] for g in sorted(rounds)]
 
 
@@ -666,6 +723,8 @@ class RoundComparison:
     model: Dict[str, Share]
     real_delay: int
     model_delay: int
+    #: members of the JoinGroup that did not receive the assignment (compared: only the others)
+    missed: List[str] = field(default_factory=list)
 
     @property
     def counts_equal(self) -> bool:
@@ -696,6 +755,7 @@ class RoundComparison:
         """A table row with only run-independent values (names, counts, flags; no ports, ids or times)."""
         fmt = lambda d: " ".join(f"{w}:{c}+{t}" for w, (c, t) in sorted(d.items()))
         return {"generation": self.generation, "members": ",".join(self.members),
+                "missed": ",".join(self.missed) or "-",
                 "real c+t": fmt({w: s.counts for w, s in self.real.items()}),
                 "model c+t": fmt({w: s.counts for w, s in self.model.items()}),
                 "real revoked": fmt({w: s.revoked for w, s in self.real.items() if s.revoked != (0, 0)}) or "-",
@@ -777,14 +837,14 @@ def model_shares(rounds: Sequence[RealRound], connect_protocol: str, max_delay_m
         model.time.sleep(max(0, now - model.time.milliseconds()))
         members: Dict[str, Tuple[List[str], list]] = {}
         ids = {}
-        for name in sorted(r.workers):
-            member = r.workers[name].member_id or f"{name}-unknown"
+        for name in sorted(r.joined):
+            member = r.joined[name]
             ids[member] = name
             prev_member, running = state.get(name, (None, ([], [])))
             if prev_member != member:
                 running = ([], [])
             members[member] = (list(running[0]), [parse_task(t, "task") for t in running[1]])
-        new_leader = r.leader_id if r.leader_id in members else min(members)
+        new_leader = r.leader_id if r.leader_id in members else leader if leader in members else min(members)
         if new_leader != leader:
             if leader is not None:
                 assignors[leader] = model.assignor
@@ -795,6 +855,10 @@ def model_shares(rounds: Sequence[RealRound], connect_protocol: str, max_delay_m
         shares = {}
         for member, wr in result.workers.items():
             name = ids[member]
+            if name not in r.workers:  # joined, but the assignment never reached it: it runs what it ran
+                model.running[member] = members[member]
+                state[name] = (member, (list(members[member][0]), [task_str(t) for t in members[member][1]]))
+                continue
             before = (members[member][0], [task_str(t) for t in members[member][1]])
             after = (list(model.running[member][0]), [task_str(t) for t in model.running[member][1]])
             shares[name] = _share(before, after, list(wr.revoked_connectors), [task_str(t) for t in wr.revoked_tasks])
@@ -814,5 +878,77 @@ def compare_rounds(rounds: Sequence[RealRound], connect_protocol: str, max_delay
     out = []
     for r, rs, ms, d in zip(rounds, real, model, delays):
         if r.generation > since_generation:
-            out.append(RoundComparison(r.generation, sorted(r.workers), r.leader, rs, ms, r.delay, d))
+            out.append(RoundComparison(r.generation, sorted(r.joined), r.leader, rs, ms, r.delay, d, r.missed))
     return out
+
+
+# ---------------------------------------------------------------------------------------------- scenarios
+@dataclass
+class ScenarioResult:
+    """A scenario played on a real Connect cluster and replayed through the model: its rounds side by side."""
+
+    scenario: str
+    connect_protocol: str
+    comparisons: List[RoundComparison]
+    #: the bounced worker (bounces only) and whether it rejoined before the scheduled delay ran out
+    worker: Optional[str] = None
+    back_in_time: Optional[bool] = None
+    seconds: float = 0.0
+
+    def summary(self) -> dict:
+        """Run-independent figures: rounds compared, equal and identical, whether any delay was sent."""
+        c = self.comparisons
+        return {"scenario": self.scenario, "connect.protocol": self.connect_protocol, "rounds": len(c),
+                "rounds equal": sum(r.equal for r in c), "rounds identical": sum(r.identical for r in c),
+                "delay scheduled (real)": any(r.real_delay > 0 for r in c),
+                "delay scheduled (model)": any(r.model_delay > 0 for r in c),
+                "revocations (real)": sum(sum(map(sum, (s.revoked for s in r.real.values()))) for r in c),
+                "revocations (model)": sum(sum(map(sum, (s.revoked for s in r.model.values()))) for r in c)}
+
+    def table(self) -> List[dict]:
+        return [r.row() for r in self.comparisons]
+
+
+def _result(connect: ConnectCluster, scenario: str, since: int, began: float, **kw: object) -> ScenarioResult:
+    comparisons = compare_rounds(connect.rounds(), connect.connect_protocol, connect.max_delay_ms, since)
+    return ScenarioResult(scenario, connect.connect_protocol, comparisons, seconds=time.monotonic() - began,
+                          **kw)  # type: ignore[arg-type]
+
+
+def connectors_added(connect: ConnectCluster, connectors: Mapping[str, int], timeout: float = 60.0) -> ScenarioResult:
+    """Add each connector (``{name: tasks.max}``) in turn, waiting until the cluster has settled after each
+    (``DistributedHerder`` rebalances once for the connector's config and once more when its task configs are
+    written)."""
+    require(isinstance(connectors, Mapping) and len(connectors) > 0, "connectors",
+            "must be a non-empty dict {name: tasks.max}")
+    began, since = time.monotonic(), connect.generation()
+    for name, tasks in connectors.items():
+        connect.add_connector(name, tasks)
+        connect.wait_until_settled(timeout)
+    return _result(connect, "connectors added", since, began)
+
+
+def worker_bounced(connect: ConnectCluster, worker: str, longer_than_delay: bool, timeout: float = 90.0
+                   ) -> ScenarioResult:
+    """Stop ``worker`` (gracefully: it leaves the group) and start it again with the same port: at once
+    (``longer_than_delay=False``: it is back while ``scheduled.rebalance.max.delay.ms`` still runs, unless the
+    restart takes longer), or only after the scheduled rebalance has given its work to the others
+    (``longer_than_delay=True``).  Then wait until the cluster has settled."""
+    require(isinstance(longer_than_delay, bool), "longer_than_delay", "must be True or False")
+    began, since = time.monotonic(), connect.generation()
+    connect.stop_worker(worker)
+    left = time.monotonic()
+    if longer_than_delay:
+        if connect.connect_protocol == "eager":
+            time.sleep(connect.max_delay_ms / 1000 + 1)
+        connect.wait_until_settled(timeout)  # the survivors run everything: the scheduled rebalance has run
+    connect.start_worker(worker)
+    back_after = time.monotonic() - left
+    connect.wait_until_settled(timeout)
+    scenario = f"worker bounced, {'longer' if longer_than_delay else 'shorter'} than the delay"
+    return _result(connect, scenario, since, began, worker=worker,
+                   back_in_time=back_after * 1000 < connect.max_delay_ms)
+
+
+def summary_table(results: Sequence[ScenarioResult]) -> List[dict]:
+    return [r.summary() for r in results]
