@@ -217,7 +217,7 @@ class ConnectCluster:
             start_t = [x for x in wr.assigned_tasks if x not in seen_t]
             if self.mode == "protocol":
                 running[w] = (start_c + keep_c, start_t + keep_t)
-            else:  # direct: kept work first, as Kafka's IncrementalCooperativeAssignorTest applies assignments
+            else:  # direct (performTaskAssignment, no worker in the loop): kept work first, the harness's order
                 running[w] = (keep_c + start_c, keep_t + start_t)
         self.running = running
 
