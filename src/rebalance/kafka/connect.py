@@ -506,7 +506,7 @@ class ConnectCluster:
         return all(v["status"]["connector"]["state"] == "RUNNING"
                    and all(t["state"] == "RUNNING" for t in v["status"]["tasks"]) for v in status.values())
 
-    def wait_until_settled(self, timeout: float = 60.0, quiet_s: float = 1.5) -> Dict[str, Tuple[List[str], List[str]]]:
+    def wait_until_settled(self, timeout: float = 60.0, quiet_s: float = 1.0) -> Dict[str, Tuple[List[str], List[str]]]:
         """Wait until :meth:`settled` holds and no worker has logged a new round for ``quiet_s`` seconds;
         return :meth:`assignment`."""
         deadline = time.monotonic() + timeout
