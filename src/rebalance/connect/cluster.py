@@ -207,7 +207,7 @@ class ConnectCluster:
         for w, (c, t) in result.members_in.items():
             wr = result.workers[w]
             rc, rt = set(wr.revoked_connectors), set(wr.revoked_tasks)
-            # WorkerCoordinator.onJoinComplete (4.3.1, lines 207-216): what the worker keeps is appended to the
+            # WorkerCoordinator.onJoinComplete (4.3.1, lines 213-214): what the worker keeps is appended to the
             # newly assigned work (newAssignment.tasks().addAll(snapshot.tasks())), so the new work comes first
             # in what the worker runs and reports in its next JoinGroup
             keep_c = [x for x in c if x not in rc]

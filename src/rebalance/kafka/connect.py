@@ -777,7 +777,7 @@ def _share(before: Tuple[List[str], List[str]], after: Tuple[List[str], List[str
 def real_shares(rounds: Sequence[RealRound], connect_protocol: str) -> List[Dict[str, Share]]:
     """Each real round's :class:`Share` per worker.  A worker's logged assignment is already its whole
     assignment after the round (``WorkerCoordinator.onJoinComplete`` adds what it keeps to what it was given,
-    lines 207-216 at 4.3.1); what it ran before is its previous round's, in the same JVM (a restarted worker,
+    lines 213-214 at 4.3.1); what it ran before is its previous round's, in the same JVM (a restarted worker,
     with a new member id, starts empty).  Under eager nothing is listed as revoked: ``onJoinPrepare`` stopped
     everything the worker ran (lines 241-244), so that is its revocation."""
     state: Dict[str, Tuple[Optional[str], Tuple[List[str], List[str]]]] = {}

@@ -276,7 +276,7 @@ final class ConnectCluster {
 
     /**
      * The workers stop what is revoked and start what is assigned.  In protocol mode, as a worker does it
-     * ({@code WorkerCoordinator.onJoinComplete}, lines 207-216 at 4.3.1: the kept work is appended to the newly
+     * ({@code WorkerCoordinator.onJoinComplete}, lines 213-214 at 4.3.1: the kept work is appended to the newly
      * assigned, {@code newAssignment.tasks().addAll(snapshot.tasks())}), the new work comes first; in direct
      * mode (performTaskAssignment, no worker in the loop) the kept work comes first, the harness's own order.
      */
