@@ -93,8 +93,7 @@ def test_bad_input_names_the_field(kwargs, field):
 def test_a_missing_java_says_so_in_one_message(monkeypatch, tmp_path):
     monkeypatch.delenv("JAVA_HOME", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setenv("REBALANCE_JAVA_DIR", str(tmp_path))  # and no Java module either
-    with pytest.raises(JavaUnavailableError, match="make java|Java 17"):
+    with pytest.raises(JavaUnavailableError, match="Java 17|make java"):  # (the latter without the jars)
         ConnectCluster("127.0.0.1:9092").start()
     assert not connect_module._RUNNING
 

@@ -13,7 +13,7 @@ Kafka cluster one after another.
 ...         connect.add_connector("c1", tasks=2)
 ...         connect.wait_until_settled()
 ...         connect.counts()
-{'w1': (1, 0), 'w2': (0, 1), 'w3': (0, 1)}
+{'w1': (1, 1), 'w2': (0, 1), 'w3': (0, 0)}
 
 Workers are named ``w1``, ``w2``, ... in start order; their ports (and so their worker ids and the member ids of
 the group) change from run to run, so everything this module returns uses the names.
