@@ -27,8 +27,16 @@ generation {} with protocol version {} and got assignment: {} with rebalance del
 ``DistributedHerder.java`` line 2627 at 4.3.1) and from ``AbstractCoordinator``'s "Successfully joined group with
 generation" (``AbstractCoordinator.java`` line 672), which gives each worker's member id.
 
-:func:`compare_rounds` (and :func:`run_scenario`) set the rounds of a real cluster next to the book's model
-(:class:`rebalance.connect.cluster.ConnectCluster`) replaying the same rounds.
+:func:`compare_rounds` sets the rounds of a real cluster next to the book's model
+(:class:`rebalance.connect.cluster.ConnectCluster`) replaying them: the model is given each round's members
+(their real member ids), leader, generation, the configuration and the leader's clock, and computes the
+assignment itself; the comparison is per worker (connectors and tasks after the round, what it started and what
+it revoked) and whether a delay was sent.  :func:`connectors_added` and :func:`worker_bounced` play the
+scenarios of chapter 9 scaled down and return a :class:`ScenarioResult` of those comparisons.  Worker order: a
+worker reports what it runs with the newly assigned work first (``WorkerCoordinator.onJoinComplete`` appends
+what it keeps, lines 213-214 at 4.3.1), which decides which tasks a later load-balancing revocation takes; the
+model's protocol mode follows it since this comparison found it.  The delays themselves differ by a few
+milliseconds (the model's clock is read from log timestamps); only whether one was sent is compared.
 
 The connector is the book's own ``org.rebalance.connect.IdleSourceConnector`` (Java module): the 4.3.1 jars
 the book resolves ship no source connector (no ``connect-file``, no MirrorMaker), and only the placement matters
