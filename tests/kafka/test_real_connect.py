@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import sys
+import textwrap
 import time
 from pathlib import Path
 from typing import List
@@ -247,3 +250,44 @@ def test_ctrl_c_during_start_stops_every_worker(broker, monkeypatch):
     assert name == "w1" and len(pids) == 2 and not c.workers and c.workdir is None
     assert not [p for p in pids if _alive(p)] and not Path(workdir).exists()
     assert not connect_module._RUNNING
+
+
+@kafka
+@needs_java
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_workers_die_with_a_python_process_killed_outright(broker):
+    """A Python process killed with SIGKILL runs no atexit and no finally: only the workers' parent-death
+    signal is left to stop them."""
+    code = textwrap.dedent(f"""
+        import sys, time
+        from rebalance.kafka.connect import ConnectCluster
+        c = ConnectCluster({broker.bootstrap_servers!r}, 1, start_timeout=150).start()
+        print(c.workdir, *[w.process.pid for w in c.workers], flush=True)
+        time.sleep(600)
+    """)
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
+    pids: List[int] = []
+    workdir = None
+    try:
+        first = proc.stdout.readline().split()
+        assert first, proc.stderr.read()
+        workdir, pids = Path(first[0]), [int(p) for p in first[1:]]
+        assert pids and all(_alive(p) for p in pids)
+        proc.kill()
+        proc.wait()
+        deadline = time.monotonic() + 10
+        while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [p for p in pids if _alive(p)]
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+        for pid in pids:
+            if _alive(pid):
+                os.kill(pid, 9)
+        if workdir is not None:
+            subprocess.run(["rm", "-rf", str(workdir)], check=False)  # nothing could remove it: the parent died
