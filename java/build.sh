@@ -66,5 +66,7 @@ if ! javac --release 17 -encoding UTF-8 -Xlint:deprecation -nowarn -d target/cla
   echo "java: the oracle does not compile against Kafka $pinned" >&2
   exit 1
 fi
+# resources (the service file through which Connect workers find the book's IdleSourceConnector on the classpath)
+[ ! -d src/main/resources ] || cp -R src/main/resources/. target/classes/
 touch "$stamp"
 echo "java: ready (Kafka $pinned: $(ls target/lib-$pinned | wc -l) jars; its broker: $(ls target/broker-$pinned | wc -l) jars)"

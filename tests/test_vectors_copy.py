@@ -65,7 +65,9 @@ def test_the_readme_counts_the_outputs_that_recomputing_changed():
             f"{changed['group_unit.jsonl']} of `group_unit.jsonl`)") in readme
     striped = changed["striped.jsonl"] + changed["striped_unit_tests.jsonl"]
     assert f"{striped} `striped` lines" in readme
-    assert total == group + striped
+    connect = changed["connect_incremental_protocol.jsonl"]
+    assert f"{connect} `connect` lines (all of `connect_incremental_protocol.jsonl`)" in readme
+    assert total == group + striped + connect
     unit_not_ok = [json.loads(t)["input"]["id"] for t in (COMMITTED / "group_unit.jsonl").read_text().splitlines()
                    if json.loads(t)["output"].get("ok") is False]
     assert len(unit_not_ok) == changed["group_unit.jsonl"]

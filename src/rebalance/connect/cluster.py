@@ -207,12 +207,18 @@ class ConnectCluster:
         for w, (c, t) in result.members_in.items():
             wr = result.workers[w]
             rc, rt = set(wr.revoked_connectors), set(wr.revoked_tasks)
-            new_c = [x for x in c if x not in rc]
-            new_t = [x for x in t if x not in rt]
-            seen_c, seen_t = set(new_c), set(new_t)
-            new_c += [x for x in wr.assigned_connectors if x not in seen_c]
-            new_t += [x for x in wr.assigned_tasks if x not in seen_t]
-            running[w] = (new_c, new_t)
+            # WorkerCoordinator.onJoinComplete (4.3.1, lines 213-214): what the worker keeps is appended to the
+            # newly assigned work (newAssignment.tasks().addAll(snapshot.tasks())), so the new work comes first
+            # in what the worker runs and reports in its next JoinGroup
+            keep_c = [x for x in c if x not in rc]
+            keep_t = [x for x in t if x not in rt]
+            seen_c, seen_t = set(keep_c), set(keep_t)
+            start_c = [x for x in wr.assigned_connectors if x not in seen_c]
+            start_t = [x for x in wr.assigned_tasks if x not in seen_t]
+            if self.mode == "protocol":
+                running[w] = (start_c + keep_c, start_t + keep_t)
+            else:  # direct (performTaskAssignment, no worker in the loop): kept work first, the harness's order
+                running[w] = (keep_c + start_c, keep_t + start_t)
         self.running = running
 
     # ------------------------------------------------------------------------------------------

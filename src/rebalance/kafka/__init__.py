@@ -11,6 +11,8 @@ This area runs Kafka's own classes from those jars through the book's Java modul
   ``partition_for`` and the leaders of ``__consumer_offsets``;
 * :mod:`rebalance.kafka.placement` -- a real controller's replica placements set against the exactly
   enumerated outcome distribution of the book's ``StripedReplicaPlacer`` (membership and chi-square fit).
+* :mod:`rebalance.kafka.connect` -- a real distributed Kafka Connect cluster (``ConnectDistributed`` workers)
+  whose rounds, read from the workers' logs, are replayed through the book's Connect model side by side.
 
 Names are loaded on first use, so ``python -m rebalance.kafka.oracle`` runs the module cleanly.
 """

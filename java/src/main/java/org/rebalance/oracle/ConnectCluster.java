@@ -274,15 +274,39 @@ final class ConnectCluster {
         return values == null ? new ArrayList<>() : new ArrayList<>(values);
     }
 
-    /** The workers stop what is revoked and start what is assigned (kept work first, in its order). */
+    /**
+     * The workers stop what is revoked and start what is assigned.  In protocol mode, as a worker does it
+     * ({@code WorkerCoordinator.onJoinComplete}, lines 213-214 at 4.3.1: the kept work is appended to the newly
+     * assigned, {@code newAssignment.tasks().addAll(snapshot.tasks())}), the new work comes first; in direct
+     * mode (performTaskAssignment, no worker in the loop) the kept work comes first, the harness's own order.
+     */
     private void apply(RoundResult result) {
+        boolean startFirst = mode.equals("protocol");
         Map<String, Running> next = new LinkedHashMap<>();
         result.membersIn().forEach((w, r) -> {
             WorkerRound wr = result.workers().get(w);
-            next.put(w, new Running(keepThenStart(r.connectors(), wr.revokedConnectors(), wr.assignedConnectors()),
-                    keepThenStart(r.tasks(), wr.revokedTasks(), wr.assignedTasks())));
+            next.put(w, new Running(
+                    keepAndStart(r.connectors(), wr.revokedConnectors(), wr.assignedConnectors(), startFirst),
+                    keepAndStart(r.tasks(), wr.revokedTasks(), wr.assignedTasks(), startFirst)));
         });
         running = next;
+    }
+
+    private static <T> List<T> keepAndStart(List<T> ran, List<T> revoked, List<T> assigned, boolean startFirst) {
+        List<T> both = keepThenStart(ran, revoked, assigned);
+        if (!startFirst) {
+            return both;
+        }
+        Set<T> stop = new HashSet<>(revoked);
+        List<T> kept = new ArrayList<>();
+        for (T x : ran) {
+            if (!stop.contains(x)) {
+                kept.add(x);
+            }
+        }
+        List<T> out = new ArrayList<>(both.subList(kept.size(), both.size()));
+        out.addAll(kept);
+        return out;
     }
 
     private static <T> List<T> keepThenStart(List<T> ran, List<T> revoked, List<T> assigned) {
