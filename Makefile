@@ -136,6 +136,8 @@ vectors: $(STAMP) java
 	$(BIN)/python -m rebalance.kafka.oracle rewrite $(VECTORS)/*.jsonl
 	$(BIN)/python -m rebalance.kafka.releases write $(VECTORS)
 
+# tests/ includes the type check (tests/test_typecheck.py: mypy, configured in pyproject.toml) and the
+# docstring examples (tests/test_doctests.py), so both run here and in test-fast.
 test: setup chromium conform vectors-check pdf site
 	REBALANCE_VECTORS="$(abspath $(VECTORS))" REBALANCE_SITE_DIR="$(CURDIR)/_build/html" CHROMIUM="$(CHROMIUM)" \
 	REBALANCE_PDF="$(CURDIR)/_build/exports/rebalance.pdf" \

@@ -10,7 +10,8 @@ Exempt: functions nested inside other functions (local helpers and closures, e.g
 not part of the public interface; functions inside a private class (name starting with ``_``) are still
 checked, since their instances may be returned to callers.
 
-No mypy run: mypy is not part of the pinned environment, and this test needs only the standard library.
+mypy itself runs in tests/test_typecheck.py (issue 26); this scan needs only the standard library, so it runs
+in the core install too.
 """
 
 from __future__ import annotations

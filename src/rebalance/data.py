@@ -13,7 +13,8 @@ PURPOSES = ["consumer", "indexer", "etl", "sink", "stream", "replicator", "archi
 def sample_group_ids(n: int, seed: int = 0) -> List[str]:
     """``n`` distinct, realistic consumer group ids such as ``payments-prod-indexer-7``."""
     rng = random.Random(seed)
-    seen, out = set(), []
+    seen: set[str] = set()
+    out: List[str] = []
     while len(out) < n:
         gid = f"{rng.choice(SERVICES)}-{rng.choice(ENVIRONMENTS)}-{rng.choice(PURPOSES)}-{rng.randrange(1000)}"
         if gid not in seen:

@@ -16,7 +16,7 @@ rarely reach them.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Callable, Hashable, Iterable, Iterator, List, Optional, Sequence, TypeVar
+from typing import Any, Callable, Hashable, Iterable, Iterator, List, Optional, Sequence, TypeVar
 
 K = TypeVar("K", bound=Hashable)
 
@@ -131,10 +131,10 @@ class JavaHashOrder:
 
     __slots__ = ("hash_fn", "size", "_order", "_seq", "_head")
 
-    def __init__(self, hash_fn: Callable[[K], int] = None, initial_capacity: int = 16):
-        self.hash_fn = hash_fn or _default_hash
+    def __init__(self, hash_fn: Optional[Callable[[Any], int]] = None, initial_capacity: int = 16):
+        self.hash_fn: Callable[[Any], int] = hash_fn or _default_hash
         self.size = table_size_for(initial_capacity) if initial_capacity > 0 else 1
-        self._order: dict = {}
+        self._order: dict[Hashable, int] = {}
         self._seq = 0
         self._head = 0
 
@@ -160,7 +160,7 @@ class JavaHashOrder:
         if len(self._order) > self.size * 0.75:
             self.size *= 2
 
-    def put_all(self, keys: Iterable) -> "JavaHashOrder":
+    def put_all(self, keys: Iterable[Hashable]) -> "JavaHashOrder":
         for key in keys:
             self.put(key)
         return self
@@ -168,16 +168,16 @@ class JavaHashOrder:
     def remove(self, key: Hashable) -> None:
         self._order.pop(key, None)
 
-    def __contains__(self, key) -> bool:
+    def __contains__(self, key: object) -> bool:
         return key in self._order
 
     def __len__(self) -> int:
         return len(self._order)
 
-    def __iter__(self) -> Iterator:
+    def __iter__(self) -> Iterator[Any]:
         return iter(self.keys())
 
-    def keys(self) -> List:
+    def keys(self) -> List[Any]:
         mask = self.size - 1
         h = self.hash_fn
         order = self._order
@@ -189,7 +189,7 @@ class JavaHashOrder:
 _string_hash_cached = lru_cache(maxsize=1 << 16)(string_hash)
 
 
-def _default_hash(key) -> int:
+def _default_hash(key: object) -> int:
     if isinstance(key, str):
         return _string_hash_cached(key)
     if isinstance(key, int):
@@ -207,7 +207,8 @@ def _spread_string_hash(text: str) -> int:
 _spread_string_hash_cached = lru_cache(maxsize=1 << 16)(_spread_string_hash)
 
 
-def hashmap_order(keys: Sequence, hash_fn: Optional[Callable] = None, initial_capacity: int = 16) -> List:
+def hashmap_order(keys: Sequence[Any], hash_fn: Optional[Callable[[Any], int]] = None,
+                  initial_capacity: int = 16) -> List[Any]:
     """Iteration order of a ``HashMap``/``HashSet`` filled with ``keys`` in this order (no removals)."""
     if hash_fn is None and all(type(k) is str for k in keys):
         # what JavaHashOrder computes, for the common all-String case in one sort: the final table size,

@@ -23,9 +23,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Generic, List, Optional, Tuple, TypeVar, Union, cast, overload
 
 from .java import JavaHashOrder, hash_set_copy_capacity, java_string_key, spread, string_hash, to_int32
+
+T = TypeVar("T", bound=Hashable)
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+D = TypeVar("D")
 
 __all__ = [
     "JavaHashSet",
@@ -50,7 +55,7 @@ class JavaHashSet:
 
     __slots__ = ("size", "_seq", "_items")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.size = 16
         self._seq = 0
         self._items: Dict[Tuple[str, int], Tuple[int, int]] = {}  # tp -> (spread hash, insertion seq)
@@ -73,23 +78,24 @@ class JavaHashSet:
         return bool(self._items)
 
     def first(self) -> Tuple[str, int]:
+        """The first element; the set is never empty here (Kafka drops an emptied set, as the callers do)."""
         mask = self.size - 1
-        best = None
-        best_key = None
+        best: Optional[Tuple[str, int]] = None
+        best_key: Optional[Tuple[int, int]] = None
         for tp, (h, seq) in self._items.items():
             key = (h & mask, seq)
             if best_key is None or key < best_key:
                 best, best_key = tp, key
-        return best
+        return cast(Tuple[str, int], best)  # non-empty: see the docstring
 
 
-class JSet:
+class JSet(Generic[T]):
     """A Java ``Set`` whose iteration order is modelled."""
 
-    def add(self, item: Hashable) -> None:
+    def add(self, item: T) -> None:
         raise NotImplementedError
 
-    def remove(self, item: Hashable) -> None:
+    def remove(self, item: T) -> None:
         raise NotImplementedError
 
     def __contains__(self, item: object) -> bool:
@@ -98,36 +104,36 @@ class JSet:
     def __len__(self) -> int:
         raise NotImplementedError
 
-    def __iter__(self) -> Iterator[Hashable]:
+    def __iter__(self) -> Iterator[T]:
         raise NotImplementedError
 
-    def to_list(self) -> List[Hashable]:
+    def to_list(self) -> List[T]:
         return list(iter(self))
 
 
-class HashJSet(JSet):
+class HashJSet(JSet[T]):
     """``java.util.HashSet`` with an initial table size (``new HashSet<>(capacity)``)."""
 
     __slots__ = ("_order", "_cache")
 
-    def __init__(self, hash_fn: Optional[Callable[[Hashable], int]] = None, capacity: int = 16, items: Iterable[Hashable] = ()):
+    def __init__(self, hash_fn: Optional[Callable[[T], int]] = None, capacity: int = 16, items: Iterable[T] = ()):
         self._order = JavaHashOrder(hash_fn, capacity)
-        self._cache = None
+        self._cache: Optional[List[T]] = None
         for item in items:
             self.add(item)
 
     @classmethod
-    def copy_of(cls, items: Iterable[Hashable], hash_fn: Optional[Callable[[Hashable], int]] = None) -> "HashJSet":
+    def copy_of(cls, items: Iterable[T], hash_fn: Optional[Callable[[T], int]] = None) -> "HashJSet[T]":
         """``new HashSet<>(collection)``: table for ``max(n/.75 + 1, 16)`` keys, filled in ``items`` order."""
-        items = list(items)
-        return cls(hash_fn, hash_set_copy_capacity(len(items)), items)
+        listed = list(items)
+        return cls(hash_fn, hash_set_copy_capacity(len(listed)), listed)
 
-    def add(self, item: Hashable) -> None:
+    def add(self, item: T) -> None:
         if item not in self._order:
             self._order.put(item)
             self._cache = None
 
-    def remove(self, item: Hashable) -> None:
+    def remove(self, item: T) -> None:
         if item in self._order:
             self._order.remove(item)
             self._cache = None
@@ -138,24 +144,24 @@ class HashJSet(JSet):
     def __len__(self) -> int:
         return len(self._order)
 
-    def __iter__(self) -> Iterator[Hashable]:
+    def __iter__(self) -> Iterator[T]:
         if self._cache is None:
             self._cache = self._order.keys()
         return iter(self._cache)
 
 
-class LinkedJSet(JSet):
+class LinkedJSet(JSet[T]):
     """``java.util.LinkedHashSet`` (also stands for ``Set.of``-free test sets): insertion order."""
 
     __slots__ = ("_items",)
 
-    def __init__(self, items: Iterable[Hashable] = ()):
-        self._items: Dict = dict.fromkeys(items)
+    def __init__(self, items: Iterable[T] = ()):
+        self._items: Dict[T, None] = dict.fromkeys(items)
 
-    def add(self, item: Hashable) -> None:
+    def add(self, item: T) -> None:
         self._items.setdefault(item, None)
 
-    def remove(self, item: Hashable) -> None:
+    def remove(self, item: T) -> None:
         self._items.pop(item, None)
 
     def __contains__(self, item: object) -> bool:
@@ -164,11 +170,11 @@ class LinkedJSet(JSet):
     def __len__(self) -> int:
         return len(self._items)
 
-    def __iter__(self) -> Iterator[Hashable]:
+    def __iter__(self) -> Iterator[T]:
         return iter(list(self._items))
 
 
-class RangeSet(JSet):
+class RangeSet(JSet[int]):
     """Kafka's ``RangeSet`` (``group-coordinator/.../assignor/RangeSet``): the integers ``[start, end)``."""
 
     __slots__ = ("start", "end")
@@ -182,28 +188,33 @@ class RangeSet(JSet):
     def __len__(self) -> int:
         return max(0, self.end - self.start)
 
-    def __iter__(self) -> Iterator[Hashable]:
+    def __iter__(self) -> Iterator[int]:
         return iter(range(self.start, self.end))
 
 
-class JMap:
+class JMap(Generic[K, V]):
     """A Java ``Map`` whose key iteration order is modelled: the values live in ``_values`` (a ``dict``),
     the subclasses keep the order of the keys.  ``immutable`` marks the maps Kafka wraps with
     ``Collections.unmodifiableMap`` (the assignors copy those before changing them)."""
 
     immutable = False
-    _values: Dict
+    _values: Dict[K, V]
 
-    def put(self, key: Hashable, value: object) -> None:
+    def put(self, key: K, value: V) -> None:
         raise NotImplementedError
 
-    def get(self, key: Hashable, default: object = None) -> object:
+    @overload
+    def get(self, key: K) -> Optional[V]: ...
+    @overload
+    def get(self, key: K, default: D) -> Union[V, D]: ...
+
+    def get(self, key: K, default: object = None) -> object:
         return self._values.get(key, default)
 
-    def remove(self, key: Hashable) -> None:
+    def remove(self, key: K) -> None:
         raise NotImplementedError
 
-    def keys(self) -> List[Hashable]:
+    def keys(self) -> List[K]:
         raise NotImplementedError
 
     def __contains__(self, key: object) -> bool:
@@ -212,97 +223,99 @@ class JMap:
     def __len__(self) -> int:
         return len(self._values)
 
-    def __getitem__(self, key: Hashable) -> object:
+    def __getitem__(self, key: K) -> V:
         value = self.get(key, _MISSING)
         if value is _MISSING:
             raise KeyError(key)
-        return value
+        return cast(V, value)
 
-    def __iter__(self) -> Iterator[Hashable]:
+    def __iter__(self) -> Iterator[K]:
         return iter(self.keys())
 
-    def items(self) -> List[tuple[Hashable, object]]:
-        return [(k, self.get(k)) for k in self.keys()]
+    def items(self) -> List[tuple[K, V]]:
+        # every key of keys() has a value: get(k) never falls back to its default here
+        return [(k, cast(V, self.get(k))) for k in self.keys()]
 
-    def values(self) -> List[object]:
-        return [self.get(k) for k in self.keys()]
+    def values(self) -> List[V]:
+        return [cast(V, self.get(k)) for k in self.keys()]
 
-    def setdefault(self, key: Hashable, factory: Callable[[], object]) -> object:
+    def setdefault(self, key: K, factory: Callable[[], V]) -> V:
         """``computeIfAbsent(key, __ -> factory())``."""
         value = self.get(key, _MISSING)
         if value is _MISSING:
-            value = factory()
-            self.put(key, value)
-        return value
+            created = factory()
+            self.put(key, created)
+            return created
+        return cast(V, value)
 
 
 _MISSING = object()
 
 
-class HashJMap(JMap):
+class HashJMap(JMap[K, V]):
     """``java.util.HashMap`` created with ``new HashMap<>(capacity)`` (default 16)."""
 
-    def __init__(self, hash_fn: Optional[Callable[[Hashable], int]] = None, capacity: int = 16):
+    def __init__(self, hash_fn: Optional[Callable[[K], int]] = None, capacity: int = 16):
         self._order = JavaHashOrder(hash_fn, capacity)
-        self._values: Dict = {}
-        self._cache = None
+        self._values: Dict[K, V] = {}
+        self._cache: Optional[List[K]] = None
 
-    def put(self, key: Hashable, value: object) -> None:
+    def put(self, key: K, value: V) -> None:
         if key not in self._values:
             self._order.put(key)
             self._cache = None
         self._values[key] = value
 
-    def setdefault(self, key: Hashable, factory: Callable[[], object]) -> object:
+    def setdefault(self, key: K, factory: Callable[[], V]) -> V:
         """``HashMap.computeIfAbsent``: a new key goes to the head of its bucket."""
-        value = self._values.get(key, _MISSING)
-        if value is _MISSING:
+        if key not in self._values:
             value = factory()
             self._order.put_head(key)
             self._cache = None
             self._values[key] = value
-        return value
+            return value
+        return self._values[key]
 
-    def remove(self, key: Hashable) -> None:
+    def remove(self, key: K) -> None:
         if key in self._values:
             del self._values[key]
             self._order.remove(key)
             self._cache = None
 
-    def keys(self) -> List[Hashable]:
+    def keys(self) -> List[K]:
         if self._cache is None:
             self._cache = self._order.keys()
         return list(self._cache)
 
 
-class LinkedJMap(JMap):
+class LinkedJMap(JMap[K, V]):
     """``java.util.LinkedHashMap``: insertion order."""
 
-    def __init__(self):
-        self._values: Dict = {}
+    def __init__(self) -> None:
+        self._values: Dict[K, V] = {}
 
-    def put(self, key: Hashable, value: object) -> None:
+    def put(self, key: K, value: V) -> None:
         self._values[key] = value
 
-    def remove(self, key: Hashable) -> None:
+    def remove(self, key: K) -> None:
         self._values.pop(key, None)
 
-    def keys(self) -> List[Hashable]:
+    def keys(self) -> List[K]:
         return list(self._values)
 
 
-class TreeJMap(LinkedJMap):
+class TreeJMap(LinkedJMap[str, V]):
     """``java.util.TreeMap`` with natural key order (``String.compareTo`` for member ids)."""
 
     def __init__(self, sort_key: Callable[[str], bytes] = java_string_key):
         super().__init__()
         self._sort_key = sort_key
 
-    def keys(self) -> List[Hashable]:
+    def keys(self) -> List[str]:
         return sorted(self._values, key=self._sort_key)
 
 
-def new_set(kind: str, items: Iterable[Hashable], hash_fn: Optional[Callable[[Hashable], int]] = None) -> JSet:
+def new_set(kind: str, items: Iterable[T], hash_fn: Optional[Callable[[T], int]] = None) -> JSet[T]:
     """A set filled from ``items`` in order: ``"hash"`` = ``new HashSet<>(items)``, ``"linked"`` =
     ``new LinkedHashSet<>(items)``."""
     if kind == "hash":
@@ -312,21 +325,21 @@ def new_set(kind: str, items: Iterable[Hashable], hash_fn: Optional[Callable[[Ha
     raise ValueError(f"unknown set kind {kind!r}")
 
 
-def new_map(kind: str, hash_fn: Optional[Callable[[Hashable], int]] = None, capacity: int = 16) -> JMap:
+def new_map(kind: str, hash_fn: Optional[Callable[[K], int]] = None, capacity: int = 16) -> JMap[K, V]:
     """An empty map of ``kind`` ``"hash"`` | ``"linked"`` | ``"tree"``."""
     if kind == "hash":
         return HashJMap(hash_fn, capacity)
     if kind == "linked":
         return LinkedJMap()
     if kind == "tree":
-        return TreeJMap()
+        return cast(JMap[K, V], TreeJMap())  # a TreeMap's keys are member ids (str)
     raise ValueError(f"unknown map kind {kind!r}")
 
 
-def deep_copy_assignment(assignment: JMap, topic_hash: Callable[[Hashable], int]) -> HashJMap:
+def deep_copy_assignment(assignment: JMap[K, JSet[int]], topic_hash: Callable[[K], int]) -> HashJMap[K, JSet[int]]:
     """``AssignorHelpers.deepCopyAssignment``: ``new HashMap<>(size)`` of ``new HashSet<>(partitions)``,
     copied in the source's iteration order."""
-    copy = HashJMap(topic_hash, len(assignment))
+    copy: HashJMap[K, JSet[int]] = HashJMap(topic_hash, len(assignment))
     for topic_id, partitions in assignment.items():
         copy.put(topic_id, HashJSet.copy_of(partitions))
     return copy

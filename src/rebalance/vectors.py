@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sized, Tuple, cast
 
 from .errors import InputError, KafkaError, SimulationError, check_size
 
@@ -141,7 +141,7 @@ def _with_steps(s: dict, key: str, counter: Callable[[object, str], Dict[str, in
     (Connect's connectors, a KIP-848 group's topics), and the largest member count of the steps (at least 1;
     a step's ``members`` counted when it is one of ``member_types``)."""
     def members(value: object) -> int:
-        return len(value) if isinstance(value, member_types) else 0
+        return len(cast(Sized, value)) if isinstance(value, member_types) else 0  # member_types are sized
 
     counts = counter(s.get(key), key)
     most = 1
@@ -224,7 +224,7 @@ def run_input(scenario: object) -> dict:
         return {"error": exc.to_json()}
 
 
-def compare_output(kind: str, expected: dict, actual: dict) -> List[str]:
+def compare_output(kind: object, expected: dict, actual: dict) -> List[str]:
     """Differences between Kafka's output and ours that the kind's adapter considers significant."""
     if isinstance(expected, dict) and "error" in expected:
         if not isinstance(actual, dict) or "error" not in actual:

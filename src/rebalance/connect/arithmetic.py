@@ -16,7 +16,7 @@ Both return one row per worker so that a reader can follow the arithmetic.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union, cast
 
 from ..errors import require
 
@@ -24,7 +24,7 @@ Counts = Union[Mapping[str, int], Sequence[Tuple[str, int]]]
 
 
 def _pairs(counts: Counts) -> List[Tuple[str, int]]:
-    pairs = list(counts.items()) if isinstance(counts, Mapping) else [tuple(p) for p in counts]
+    pairs = list(counts.items()) if isinstance(counts, Mapping) else [cast(Tuple[str, int], tuple(p)) for p in counts]
     require(len(pairs) > 0, "counts", "needs at least one worker")
     for w, c in pairs:
         require(isinstance(c, int) and not isinstance(c, bool) and c >= 0, f"counts.{w}",
@@ -32,7 +32,7 @@ def _pairs(counts: Counts) -> List[Tuple[str, int]]:
     return pairs
 
 
-def revocation_plan(counts: Counts, total: Optional[int] = None) -> List[Dict]:
+def revocation_plan(counts: Counts, total: Optional[int] = None) -> List[Dict[str, Any]]:
     """Kafka 3.4+: rows ``{worker, current, floor, ceil, keeps, revoke}`` in visiting order.
 
     ``counts`` maps each worker (in the leader's member-map order) to how many connectors -- or tasks --
@@ -63,7 +63,7 @@ def revocation_plan(counts: Counts, total: Optional[int] = None) -> List[Dict]:
     return rows
 
 
-def legacy_revocation_plan(counts: Counts, total: Optional[int] = None) -> List[Dict]:
+def legacy_revocation_plan(counts: Counts, total: Optional[int] = None) -> List[Dict[str, Any]]:
     """Kafka 2.3-3.3 ``performTaskRevocation``: rows ``{worker, current, floor, ceil, keeps, revoke}``."""
     pairs = _pairs(counts)
     if total is None:

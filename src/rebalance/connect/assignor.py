@@ -22,10 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, Mapping, Optional, Protocol, Sequence, Tuple, Type, Union, runtime_checkable
 
-from ..errors import require
+from ..errors import InputError, require
 from ..java import INT_MAX, INT_MIN
 from .eager import EagerAssignor
-from .incremental import DEFAULT_MAX_DELAY_MS, IncrementalCooperativeAssignor, MockTime
+from .incremental import DEFAULT_MAX_DELAY_MS, IncrementalCooperativeAssignor, MemberAssignments, MockTime
 from .leader import CoordinatorState
 from .model import ClusterAssignment
 from .protocol import protocol_version
@@ -48,7 +48,7 @@ class ConnectAssignor(Protocol):
                            coordinator: CoordinatorState) -> Dict[str, bytes]: ...
 
     def perform_task_assignment(self, connectors: Mapping[str, int], last_completed_generation_id: int,
-                                current_generation_id: int, member_assignments: Mapping[str, object],
+                                current_generation_id: int, member_assignments: MemberAssignments,
                                 member_order: Optional[Sequence[str]] = None) -> ClusterAssignment: ...
 
 
@@ -78,8 +78,8 @@ def assignor_for(protocol: object, *, max_delay_ms: int = DEFAULT_MAX_DELAY_MS, 
 
 def assignor_class(name: object, field: str = "assignor") -> AssignorClass:
     """The assignor family called ``name`` (``"eager"`` or ``"incremental"``), or ``InputError(field)``."""
-    require(isinstance(name, str) and name in ASSIGNOR_NAMES, field,
-            f"must be one of {', '.join(repr(n) for n in ASSIGNOR_NAMES)}, got {name!r}")
+    if not isinstance(name, str) or name not in ASSIGNOR_NAMES:
+        raise InputError(field, f"must be one of {', '.join(repr(n) for n in ASSIGNOR_NAMES)}, got {name!r}")
     return ASSIGNOR_NAMES[name]
 
 

@@ -32,14 +32,14 @@ assignments arrive as ``ExtendedWorkerState`` metadata (orders as on the wire, s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, cast
 
-from ..errors import require
+from ..errors import InputError, require
 from ..java import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN
 from .assignor import ASSIGNORS, ConnectAssignor, ReplayOptions, assignor_class, assignor_for, connect_protocol
 from .eager import EagerAssignor
-from .incremental import DEFAULT_MAX_DELAY_MS, DEFAULT_START_TIME_MS, MockTime
-from .model import ConnectorTaskId, check_connectors, connector_key, hashmap_member_order
+from .incremental import DEFAULT_MAX_DELAY_MS, DEFAULT_START_TIME_MS, IncrementalCooperativeAssignor, MockTime
+from .model import ClusterAssignment, ConnectorTaskId, check_connectors, connector_key, hashmap_member_order
 from .leader import ConfigSnapshot, member_metadata, on_join_prepare, perform_assignment, worker_url
 from .protocol import ExtendedAssignment, protocol_version
 
@@ -90,7 +90,8 @@ class RoundResult:
 
 def _whole(value: object, field: str, minimum: Optional[int] = None, java: str = "int") -> int:
     """``value`` as a Java ``int`` (or ``long``), at least ``minimum`` if given, or ``InputError`` naming ``field``."""
-    require(isinstance(value, int) and not isinstance(value, bool), field, f"must be an integer, got {value!r}")
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise InputError(field, f"must be an integer, got {value!r}")
     lo, hi = (INT_MIN, INT_MAX) if java == "int" else (LONG_MIN, LONG_MAX)
     require(lo <= value <= hi, field, f"{value} does not fit a Java {java}")
     require(minimum is None or value >= minimum, field, f"must be >= {minimum}, got {value!r}")
@@ -99,8 +100,8 @@ def _whole(value: object, field: str, minimum: Optional[int] = None, java: str =
 
 def check_members(members: object, field: str = "members") -> Dict[str, Running]:
     """Validate ``{worker: (connectors, tasks)}`` (what each member runs, in join order) and copy it."""
-    require(isinstance(members, Mapping) and len(members) > 0, field,
-            "a rebalance needs at least one member: an object worker -> (connectors, tasks)")
+    if not isinstance(members, Mapping) or len(members) == 0:
+        raise InputError(field, "a rebalance needs at least one member: an object worker -> (connectors, tasks)")
     out: Dict[str, Running] = {}
     for w, value in members.items():
         where = f"{field}.{w}"
@@ -222,7 +223,14 @@ class ConnectCluster:
         self.running = running
 
     # ------------------------------------------------------------------------------------------
-    def _protocol_round(self, members_in, gen, last, leader) -> RoundResult:
+    def incremental_assignor(self) -> IncrementalCooperativeAssignor:
+        """The assignor, when ``kind`` is ``"incremental"`` (its leader state: delays, the last derived sets)."""
+        require(self.kind == "incremental", "assignor", "only the incremental assignor has this state")
+        # kind "incremental" is built by IncrementalCooperativeAssignor (ASSIGNORS), which the type cannot say
+        return cast(IncrementalCooperativeAssignor, self.assignor)
+
+    def _protocol_round(self, members_in: Dict[str, Running], gen: int, last: int,
+                        leader: Optional[str]) -> RoundResult:
         """The leader entry point on bytes (:func:`rebalance.connect.leader.perform_assignment`)."""
         leader = leader or min(members_in, key=connector_key)
         require(leader in members_in, "leader", f"{leader!r} is not a member of this round")
@@ -230,8 +238,8 @@ class ConnectCluster:
                     for w, (c, t) in members_in.items()]
         snapshot = ConfigSnapshot(self.config_offset, dict(self.connectors))
         blobs = perform_assignment(self.assignor, leader, self.protocol, metadata, snapshot, gen, last)
-        workers = {}
-        versions = {}
+        workers: Dict[str, WorkerRound] = {}
+        versions: Dict[str, int] = {}
         for w, (c, t) in members_in.items():
             got = ExtendedAssignment.deserialize(blobs[w])
             versions[w] = got.version
@@ -240,16 +248,18 @@ class ConnectCluster:
                 rc, rt = on_join_prepare(self.protocol, c, t)
                 workers[w] = WorkerRound(got.connectors, got.tasks, rc, rt, list(got.connectors), list(got.tasks))
             else:
-                ca = self.assignor.last_cluster_assignment
+                # the leader's assignor always computes a ClusterAssignment here: the members' config offset
+                # is the leader's own, so performAssignment never answers CONFIG_MISMATCH in this driver
+                ca = cast(ClusterAssignment, self.incremental_assignor().last_cluster_assignment)
                 workers[w] = WorkerRound(got.connectors, got.tasks, got.revoked_connectors, got.revoked_tasks,
                                          list(ca.all_assigned_connectors.get(w, [])), list(ca.all_assigned_tasks.get(w, [])))
         return RoundResult(gen, last, self.time.milliseconds(), dict(self.connectors), members_in, workers,
                            self.delay, leader=leader, protocol_versions=versions)
 
-    def _incremental_direct(self, members_in, gen, last) -> RoundResult:
+    def _incremental_direct(self, members_in: Dict[str, Running], gen: int, last: int) -> RoundResult:
         order = hashmap_member_order(list(members_in)) if self.members_map == "hash" else list(members_in)
         ca = self.assignor.perform_task_assignment(self.connectors, last, gen, members_in, member_order=order)
-        workers = {}
+        workers: Dict[str, WorkerRound] = {}
         for w in members_in:
             workers[w] = WorkerRound(
                 list(ca.newly_assigned_connectors.get(w, [])), list(ca.newly_assigned_tasks.get(w, [])),
@@ -280,10 +290,11 @@ class ConnectCluster:
             return "scheduled_delay"
         return None
 
-    def _follow_up(self, last: RoundResult, reason: str, members: Sequence[str]) -> RoundResult:
+    def _follow_up(self, last: Optional[RoundResult], reason: str, members: Sequence[str]) -> RoundResult:
         if reason == "scheduled_delay":
             # the herders' tick loops wake up at scheduledRebalance and rejoin
-            self.time.sleep(max(0, self.scheduled_rebalance - self.time.milliseconds()))
+            # (reason "scheduled_delay" is given only while a rebalance is scheduled)
+            self.time.sleep(max(0, cast(int, self.scheduled_rebalance) - self.time.milliseconds()))
         result = self.rebalance(self.carried_members(list(members)))
         result.follow_up = reason
         return result

@@ -21,6 +21,7 @@ from ..errors import require
 from .model import ClusterAssignment, ConnectorTaskId, as_connectors_and_tasks, connector_key
 
 if TYPE_CHECKING:
+    from .incremental import MemberAssignments
     from .leader import CoordinatorState
 
 CompleteAssignment = Dict[str, Tuple[List[str], List[ConnectorTaskId]]]
@@ -37,7 +38,7 @@ class EagerAssignor:
     #: the assignor family name the vectors use (``"assignor": "eager"``)
     NAME = "eager"
     #: ``connect.protocol`` values this assignor serves (``ConnectProtocolCompatibility.EAGER``)
-    PROTOCOLS = ("eager",)
+    PROTOCOLS: Tuple[str, ...] = ("eager",)
     #: ``ExtendedAssignment.delay``: always 0 under the eager protocol
     delay = 0
 
@@ -67,7 +68,7 @@ class EagerAssignor:
         return out
 
     def perform_task_assignment(self, connectors: Mapping[str, int], last_completed_generation_id: int,
-                                current_generation_id: int, member_assignments: Mapping[str, object],
+                                current_generation_id: int, member_assignments: "MemberAssignments",
                                 member_order: Optional[Sequence[str]] = None) -> ClusterAssignment:
         """The complete assignment as a :class:`~rebalance.connect.model.ClusterAssignment`: every worker
         stops all it ran (``WorkerCoordinator.onJoinPrepare`` under the eager protocol) and starts its share.

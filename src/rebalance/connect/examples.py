@@ -9,7 +9,7 @@ connector immediately followed by its tasks, which ``EagerAssignor``'s comment w
 """
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Sequence, Tuple, Union
 
 from .cluster import ConnectCluster, Running, RoundResult
 from .model import ConnectorTaskId, connector_key, task_str
@@ -20,7 +20,7 @@ EXAMPLE_CONNECTORS = {"ct1": 2, "ct2": 1}
 EXAMPLE_RUNNING = {"c1": (["ct1"], [("ct1", 0), ("ct1", 1)]), "c2": (["ct2"], [("ct2", 0)])}
 
 
-def pretty(item: object) -> str:
+def pretty(item: Union[str, ConnectorTaskId]) -> str:
     """``t1`` for task ``ct1-0`` etc.; connectors unchanged."""
     if isinstance(item, tuple):
         return TASK_NAMES.get(item, task_str(item))
@@ -36,7 +36,7 @@ def three_workers_example(assignor: str, mode: str = "direct") -> List[RoundResu
     return [first] + cluster.settle(first)
 
 
-def derived_sets_table(mode: str = "direct") -> List[dict]:
+def derived_sets_table(mode: str = "direct") -> List[Dict[str, Any]]:
     """For each incremental round of the example, the sets the leader derives (``configured``,
     ``previous``, ``active``, ``deleted``, ``duplicated``, ``lost``, ``created``), with the article's names (``t1`` for ``ct1-0``)."""
     cluster = ConnectCluster(assignor="incremental", mode=mode, connectors=EXAMPLE_CONNECTORS)
@@ -46,7 +46,7 @@ def derived_sets_table(mode: str = "direct") -> List[dict]:
     result = cluster.rebalance(members)
     rounds = [result]
     while True:
-        derived = cluster.assignor.last_derived
+        derived = cluster.incremental_assignor().last_derived
         rows.append({"round": len(rounds), **{name: ", ".join(pretty(x) for x in list(cat.connectors) + list(cat.tasks)) or "-"
                                               for name, cat in derived.items()}})
         reason = cluster.needs_follow_up(result)
@@ -76,10 +76,10 @@ def derived_sets_example() -> Tuple[Dict[str, object], RoundResult, Dict[str, Ru
     reported = {"w1": running["w1"], "w3": (running["w3"][0], running["w3"][1] + [stolen])}
     cluster.connectors = dict(DERIVED_AFTER)
     result = cluster.rebalance(reported)
-    return dict(cluster.assignor.last_derived), result, reported
+    return dict(cluster.incremental_assignor().last_derived), result, reported
 
 
-def round_table(rounds: Sequence[RoundResult]) -> List[dict]:
+def round_table(rounds: Sequence[RoundResult]) -> List[Dict[str, Any]]:
     """One row per (round, worker): what it ran, what it stopped, what it started, what it runs after."""
     rows = []
     for i, r in enumerate(rounds):
@@ -108,7 +108,7 @@ def interleaved_round_robin(connectors: Mapping[str, int], workers: Sequence[str
     one-task connectors on an even number of workers, connectors land only on even positions and tasks
     only on odd ones -- the imbalance ``EagerAssignor`` avoids by dealing all connectors first."""
     ws = sorted(workers, key=connector_key)
-    out = {w: ([], []) for w in ws}
+    out: Dict[str, Tuple[List[str], List[ConnectorTaskId]]] = {w: ([], []) for w in ws}
     pos = 0
     for name in sorted(connectors, key=connector_key):
         out[ws[pos % len(ws)]][0].append(name)

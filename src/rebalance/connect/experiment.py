@@ -15,7 +15,7 @@ i.e. through the ported Kafka assignors; nothing here is a formula.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Dict, List, Sequence
+from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 from ..errors import require
 from .assignor import ASSIGNOR_NAMES
@@ -128,7 +128,7 @@ def worker_leaves(assignor: str, **kw: int) -> PhaseCounts:
 
 
 def bounce_rounds(assignor: str, away_ms: int = 60_000, leave_for_good: bool = False, **kw: int
-                  ) -> List[RoundResult]:
+                  ) -> Tuple[List[RoundResult], ConnectCluster]:
     """The rounds around a departure: ``worker-01`` leaves a steady cluster and (unless
     ``leave_for_good``) comes back empty ``away_ms`` later; then the herder's follow-ups run.
 
@@ -160,7 +160,7 @@ def bounce_rounds(assignor: str, away_ms: int = 60_000, leave_for_good: bool = F
     return rounds, cluster
 
 
-def bounce_table(rounds: Sequence[RoundResult], worker: str = "worker-01", away: str = "(away)") -> List[dict]:
+def bounce_table(rounds: Sequence[RoundResult], worker: str = "worker-01", away: str = "(away)") -> List[Dict[str, Any]]:
     """One row per round of :func:`bounce_rounds`: when it ran, why, the delay sent, what started and
     stopped, and what ``worker`` runs afterwards (``away`` while it is not a member)."""
     t0 = rounds[0].time_ms
@@ -184,7 +184,7 @@ def bounce_table(rounds: Sequence[RoundResult], worker: str = "worker-01", away:
     return rows
 
 
-def worker_bounces(assignor: str, away_ms: int = 60_000, **kw: int) -> PhaseCounts:
+def worker_bounces(assignor: str, away_ms: int = 60_000, **kw: Any) -> PhaseCounts:
     """One worker leaves and comes back (empty) ``away_ms`` later; then everything settles."""
     counts = PhaseCounts()
     for r in bounce_rounds(assignor, away_ms, **kw)[0]:
@@ -198,7 +198,7 @@ def worker_joins(assignor: str, **kw: int) -> PhaseCounts:
 
 
 def successive_joins(max_delay_ms: int = 300_000, n_joins: int = 12, n_connectors: int = 8,
-                     tasks_per_connector: int = 8) -> List[dict]:
+                     tasks_per_connector: int = 8) -> List[Dict[str, Any]]:
     """Workers join one at a time, each straight after the previous round (after sleeping out any
     scheduled delay): the pattern of ``testAssignmentsWhenWorkersJoinAfterRevocations``.  One row per
     round with the revocations and the delay the leader sent; shows the backoff 40 ms, 1.6 s, 64 s, max.
@@ -217,11 +217,11 @@ def successive_joins(max_delay_ms: int = 300_000, n_joins: int = 12, n_connector
         rows.append({"round": r.generation_id, "workers": len(workers), "slept before (ms)": slept,
                      "tasks revoked": t["revoked_tasks"], "tasks assigned": t["assigned_tasks"],
                      "delay sent (ms)": r.delay,
-                     "successive revoking rounds": cluster.assignor.num_successive_revoking_rebalances})
+                     "successive revoking rounds": cluster.incremental_assignor().num_successive_revoking_rebalances})
     return rows
 
 
-def ninety_by_ten(settle_delay: bool = True) -> List[dict]:
+def ninety_by_ten(settle_delay: bool = True) -> List[Dict[str, Any]]:
     """The README's table: one row per (variant, phase) with rebalances, follow-ups and stops."""
     rows = []
     for rpa in (1, 2):
@@ -234,7 +234,7 @@ def ninety_by_ten(settle_delay: bool = True) -> List[dict]:
     return rows
 
 
-def supplementary() -> List[dict]:
+def supplementary() -> List[Dict[str, Any]]:
     """Supplementary events on a steady 10-worker cluster running the 900 tasks."""
     rows = []
     for event, fn in (("one worker leaves for good", worker_leaves), ("one worker bounces (back after 60 s)", worker_bounces),

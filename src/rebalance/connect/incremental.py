@@ -26,7 +26,8 @@ Use :meth:`IncrementalCooperativeAssignor.perform_task_assignment` round by roun
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, TypeVar,
+                    Union)
 
 from ..errors import InputError, require
 from ..java import JavaHashOrder, string_hash
@@ -93,6 +94,7 @@ class ExponentialBackoff:
         return min(int(term), self.max_interval)
 
 
+T = TypeVar("T")
 MemberAssignments = Mapping[str, Union[ConnectorsAndTasks, Tuple[Iterable[str], Iterable[ConnectorTaskId]]]]
 
 
@@ -110,7 +112,7 @@ class IncrementalCooperativeAssignor:
     #: the assignor family name the vectors use (``"assignor": "incremental"``)
     NAME = "incremental"
     #: ``connect.protocol`` values this assignor serves (``ConnectProtocolCompatibility.COMPATIBLE``/``SESSIONED``)
-    PROTOCOLS = ("compatible", "sessioned")
+    PROTOCOLS: Tuple[str, ...] = ("compatible", "sessioned")
 
     def __init__(self, max_delay: int = DEFAULT_MAX_DELAY_MS, time: Optional[MockTime] = None,
                  previous_generation_id: int = -1):
@@ -313,10 +315,11 @@ class IncrementalCooperativeAssignor:
         return previous
 
     @staticmethod
-    def _intersection(connectors: set, tasks: set, members: Dict[str, ConnectorsAndTasks]) -> Dict[str, ConnectorsAndTasks]:
+    def _intersection(connectors: Set[str], tasks: Set[ConnectorTaskId], members: Dict[str, ConnectorsAndTasks]
+                      ) -> Dict[str, ConnectorsAndTasks]:
         """``intersection(connectorsAndTasks, memberAssignments)``: per worker, ``new HashSet<>(own)``
         ``.retainAll(given)`` -- so the order is the worker's own ``HashSet`` iteration order."""
-        out = {}
+        out: Dict[str, ConnectorsAndTasks] = {}
         for w, cat in members.items():
             cs = hash_set_retain_order(list(cat.connectors), connectors, string_hash) if connectors else []
             ts = hash_set_retain_order(list(cat.tasks), tasks, task_hash) if tasks else []
@@ -407,8 +410,8 @@ class IncrementalCooperativeAssignor:
         task_rev = load_balancing_revocations(n_tasks, workers, lambda wl: wl.tasks)
         for w, revoked in conn_rev.items():
             result.setdefault(w, ConnectorsAndTasks()).connectors.update(dict.fromkeys(revoked))
-        for w, revoked in task_rev.items():
-            result.setdefault(w, ConnectorsAndTasks()).tasks.update(dict.fromkeys(revoked))
+        for w, revoked_tasks in task_rev.items():
+            result.setdefault(w, ConnectorsAndTasks()).tasks.update(dict.fromkeys(revoked_tasks))
         return result
 
     # ------------------------------------------------------------------------------------------
@@ -426,9 +429,9 @@ class IncrementalCooperativeAssignor:
         _deal(worker_assignment, tasks, lambda wl: len(wl.tasks), WorkerLoad.assign_task)
 
     # ------------------------------------------------------------------------------------------
-    def state_json(self, detail: str = "full") -> dict:
+    def state_json(self, detail: str = "full") -> Dict[str, Any]:
         """The leader state the vectors record after each round."""
-        state = {
+        state: Dict[str, Any] = {
             "delay": self.delay,
             "scheduled_rebalance": self.scheduled_rebalance,
             "previous_generation_id": self.previous_generation_id,
@@ -446,7 +449,8 @@ class IncrementalCooperativeAssignor:
         return state
 
 
-def _deal(workers: List[WorkerLoad], items: Sequence, size: Callable[[WorkerLoad], int], assign) -> None:
+def _deal(workers: List[WorkerLoad], items: Sequence[T], size: Callable[[WorkerLoad], int],
+          assign: Callable[[WorkerLoad, T], None]) -> None:
     """The shared loop of ``assignConnectors``/``assignTasks``: ``first`` is the least-loaded worker
     (fixed after the sort); each pass gives one item to every worker whose load is not above ``first``'s."""
     if not items:
@@ -472,7 +476,7 @@ def _deal(workers: List[WorkerLoad], items: Sequence, size: Callable[[WorkerLoad
 
 
 def load_balancing_revocations(total_to_allocate: int, workers: Sequence[WorkerLoad],
-                               allocation: Callable[[WorkerLoad], Dict]) -> Dict[str, List]:
+                               allocation: Callable[[WorkerLoad], Dict[T, None]]) -> Dict[str, List[T]]:
     """``IncrementalCooperativeAssignor.loadBalancingRevocations`` (Kafka 3.6+).
 
     Every worker should end with ``floor(total / n)`` items, and ``total % n`` of them with one more.
@@ -490,7 +494,7 @@ def load_balancing_revocations(total_to_allocate: int, workers: Sequence[WorkerL
     at_extra = sum(1 for s in sizes if s == min_per_worker + 1)
     if at_extra == extra and at_min + at_extra == n_workers:
         return {}
-    result: Dict[str, List] = {}
+    result: Dict[str, List[T]] = {}
     allocated_extras = 0
     for wl, current in zip(workers, sizes):
         if current <= min_per_worker:
@@ -502,7 +506,7 @@ def load_balancing_revocations(total_to_allocate: int, workers: Sequence[WorkerL
             max_for_worker = min_per_worker + 1
         else:
             max_for_worker = min_per_worker
-        revoked = []
+        revoked: List[T] = []
         result[wl.worker] = revoked
         items = iter(allocation(wl))
         for _ in range(current - max_for_worker):

@@ -15,12 +15,14 @@ insertion order, ignores re-insertion, and removal keeps the order of the rest.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Container, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import (Any, Callable, Container, Dict, Hashable, Iterable, List, Mapping, Optional, Sequence, Tuple,
+                    TypeVar, Union)
 
-from ..errors import parse_dashed_id, require
+from ..errors import InputError, parse_dashed_id, require
 from ..java import INT_MAX, JavaHashOrder, hash_set_copy_capacity, java_string_key, string_hash, to_int32
 
 ConnectorTaskId = Tuple[str, int]
+T = TypeVar("T", bound=Hashable)
 
 #: the task number ``ConnectProtocol`` uses on the wire for "the connector itself"
 CONNECTOR_TASK = -1
@@ -59,15 +61,15 @@ def task_hash(task: ConnectorTaskId) -> int:
     return h
 
 
-def hash_set_copy_order(items: Sequence, hash_fn: Optional[Callable[[object], int]] = None) -> List:
+def hash_set_copy_order(items: Sequence[T], hash_fn: Optional[Callable[[T], int]] = None) -> List[T]:
     """Iteration order of ``new HashSet<>(items)`` (Java's copy constructor sizes the table for ``items``)."""
     order = JavaHashOrder(hash_fn, hash_set_copy_capacity(len(items)))
     order.put_all(items)
     return order.keys()
 
 
-def hash_set_retain_order(items: Sequence, keep: Container,
-                          hash_fn: Optional[Callable[[object], int]] = None) -> List:
+def hash_set_retain_order(items: Sequence[T], keep: Container[T],
+                          hash_fn: Optional[Callable[[T], int]] = None) -> List[T]:
     """``new HashSet<>(items)`` followed by ``retainAll(keep)``: the kept items in hash iteration order."""
     if not items:
         return []
@@ -103,7 +105,7 @@ class ConnectorsAndTasks:
         self.connectors.clear()
         self.tasks.clear()
 
-    def to_json(self, sort: bool = False) -> dict:
+    def to_json(self, sort: bool = False) -> Dict[str, Any]:
         connectors = list(self.connectors)
         tasks = list(self.tasks)
         if sort:
@@ -111,7 +113,7 @@ class ConnectorsAndTasks:
             tasks.sort(key=task_key)
         return {"connectors": connectors, "tasks": [task_str(t) for t in tasks]}
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return (isinstance(other, ConnectorsAndTasks) and set(self.connectors) == set(other.connectors)
                 and set(self.tasks) == set(other.tasks))
 
@@ -148,7 +150,7 @@ class WorkerLoad:
     def is_empty(self) -> bool:
         return not self.connectors and not self.tasks
 
-    def to_json(self) -> dict:
+    def to_json(self) -> Dict[str, Any]:
         return {"worker": self.worker, "connectors": list(self.connectors),
                 "tasks": [task_str(t) for t in self.tasks]}
 
@@ -186,7 +188,8 @@ class ClusterAssignment:
         return any(self.newly_revoked_connectors.values()) or any(self.newly_revoked_tasks.values())
 
 
-def as_connectors_and_tasks(value: object) -> ConnectorsAndTasks:
+def as_connectors_and_tasks(value: Union["ConnectorsAndTasks", "WorkerLoad",
+                                         Tuple[Iterable[str], Iterable[ConnectorTaskId]]]) -> ConnectorsAndTasks:
     """A worker's running work as a fresh :class:`ConnectorsAndTasks`, from a ``ConnectorsAndTasks``, a
     :class:`WorkerLoad` or a ``(connectors, tasks)`` pair."""
     if isinstance(value, ConnectorsAndTasks):
@@ -199,7 +202,7 @@ def as_connectors_and_tasks(value: object) -> ConnectorsAndTasks:
 
 def configured_tasks(connectors: Mapping[str, int]) -> List[ConnectorTaskId]:
     """Every task of the configured connectors, in ``ConnectorTaskId`` order."""
-    tasks = []
+    tasks: List[ConnectorTaskId] = []
     for name in sorted(connectors, key=connector_key):
         tasks.extend((name, i) for i in range(connectors[name]))
     return tasks
@@ -207,7 +210,8 @@ def configured_tasks(connectors: Mapping[str, int]) -> List[ConnectorTaskId]:
 
 def check_connectors(connectors: object, field: str) -> Dict[str, int]:
     """Validate a ``{connector: task count}`` mapping."""
-    require(isinstance(connectors, Mapping), field, f"must be an object of connector -> task count, got {connectors!r}")
+    if not isinstance(connectors, Mapping):
+        raise InputError(field, f"must be an object of connector -> task count, got {connectors!r}")
     out: Dict[str, int] = {}
     for name, count in connectors.items():
         require(isinstance(name, str) and name != "", f"{field}.{name}", "connector names must be non-empty strings")

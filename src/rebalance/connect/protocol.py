@@ -38,12 +38,12 @@ PROTOCOLS: Dict[str, int] = {"default": 0, "eager": 0, "compatible": 1, "session
 Groups = List[Tuple[str, List[int]]]
 
 
-def protocol_version(protocol: str, field_name: str = "protocol") -> int:
+def protocol_version(protocol: object, field_name: str = "protocol") -> int:
     """``ConnectProtocolCompatibility.fromProtocol(protocol).protocolVersion()``."""
-    try:
-        return PROTOCOLS[protocol]
-    except (KeyError, TypeError):
-        raise InputError(field_name, f"unknown Connect protocol {protocol!r}; use default, compatible or sessioned") from None
+    version = PROTOCOLS.get(protocol) if isinstance(protocol, str) else None
+    if version is None:
+        raise InputError(field_name, f"unknown Connect protocol {protocol!r}; use default, compatible or sessioned")
+    return version
 
 
 def assigned_groups(connectors: Sequence[str], tasks: Sequence[ConnectorTaskId]) -> Groups:
@@ -88,7 +88,7 @@ def revoked_on_the_wire(connectors: Sequence[str], tasks: Sequence[ConnectorTask
 
 
 class _Writer:
-    def __init__(self):
+    def __init__(self) -> None:
         self.parts: List[bytes] = []
 
     def int16(self, v: int) -> "_Writer":

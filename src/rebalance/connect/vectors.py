@@ -8,17 +8,18 @@ A scenario is a sequence of steps against ONE assignor instance (see the vectors
 """
 from __future__ import annotations
 
-from typing import List, Mapping, Optional
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional
 
 from ..errors import InputError, require
 from ..java import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN
 from ..vectors import diff_summary
 from .assignor import ReplayOptions
-from .cluster import ConnectCluster, RoundResult, WorkerRound
+from .cluster import ConnectCluster, RoundResult, Running, WorkerRound
 from .incremental import IncrementalCooperativeAssignor
 from .leader import worker_url
 from .model import (
     ConnectorsAndTasks,
+    ConnectorTaskId,
     WorkerLoad,
     check_connectors,
     parse_task,
@@ -42,36 +43,39 @@ def totals_string(wr: WorkerRound) -> str:
             f"={count_string(wr.n_connectors, wr.n_tasks)}")
 
 
-def _int(value, field: str, java: str = "int", minimum: Optional[int] = None) -> int:
+def _int(value: object, field: str, java: str = "int", minimum: Optional[int] = None) -> int:
     """A Java ``int`` (generations, delays, counts) or ``long`` (times), at least ``minimum`` if given."""
-    require(isinstance(value, int) and not isinstance(value, bool), field, f"must be an integer, got {value!r}")
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise InputError(field, f"must be an integer, got {value!r}")
     lo, hi = (INT_MIN, INT_MAX) if java == "int" else (LONG_MIN, LONG_MAX)
     require(lo <= value <= hi, field, f"{value} does not fit a Java {java}")
     require(minimum is None or value >= minimum, field, f"must be >= {minimum}, got {value}")
     return value
 
 
-def _long(value, field: str) -> int:
+def _long(value: object, field: str) -> int:
     return _int(value, field, "long")
 
 
-def _bool(value, field: str) -> bool:
-    require(isinstance(value, bool), field, f"must be true or false, got {value!r}")
+def _bool(value: object, field: str) -> bool:
+    if not isinstance(value, bool):
+        raise InputError(field, f"must be true or false, got {value!r}")
     return value
 
 
-def _str_list(value, field: str) -> List[str]:
-    require(isinstance(value, list) and all(isinstance(x, str) for x in value), field,
-            f"must be a list of strings, got {value!r}")
+def _str_list(value: object, field: str) -> List[str]:
+    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+        raise InputError(field, f"must be a list of strings, got {value!r}")
     return list(value)
 
 
-def _int_list(value, field: str) -> List[int]:
-    require(isinstance(value, list), field, f"must be a list of whole numbers, got {value!r}")
+def _int_list(value: object, field: str) -> List[int]:
+    if not isinstance(value, list):
+        raise InputError(field, f"must be a list of whole numbers, got {value!r}")
     return [_int(x, f"{field}[{i}]") for i, x in enumerate(value)]
 
 
-def _workers(value, field: str) -> List[str]:
+def _workers(value: object, field: str) -> List[str]:
     """A list of distinct, non-empty worker ids."""
     workers = _str_list(value, field)
     for i, w in enumerate(workers):
@@ -80,9 +84,10 @@ def _workers(value, field: str) -> List[str]:
     return workers
 
 
-def _loads(value, field: str) -> List[WorkerLoad]:
+def _loads(value: object, field: str) -> List[WorkerLoad]:
     """``[{worker, connectors, tasks}]``: the ``WorkerLoad`` list of ``handleLostAssignments`` and ``assign``."""
-    require(isinstance(value, list), field, "must be a list of {worker, connectors, tasks}")
+    if not isinstance(value, list):
+        raise InputError(field, "must be a list of {worker, connectors, tasks}")
     loads = []
     for i, item in enumerate(value):
         f = f"{field}[{i}]"
@@ -110,25 +115,29 @@ def _wire_name(name: str, field: str, extra: int = 0) -> None:
                                              f"(at most {STRING_BYTES - extra:,} here)")
 
 
+#: how an expectation's value is checked: ``check(value, field)`` raises ``InputError`` if it is wrong
+Check = Callable[[Any, str], object]
+
 #: the expectations each step may carry (the vectors README) and the check of each value
-_REBALANCE_EXPECT = {
+_REBALANCE_EXPECT: Dict[str, Check] = {
     "delay": _int, "delay_gt": _int, "workers": _str_list, "connector_allocations": _int_list,
     "task_allocations": _int_list, "no_revocations": _bool, "empty_assignment": _bool,
     "balanced_and_complete": _bool, "leader_state_set": _bool, "protocol_version": _int,
 }
-_LOST_EXPECT = {
+_LOST_EXPECT: Dict[str, Check] = {
     "candidate_workers": _str_list, "delay": _int, "scheduled_rebalance": _long,
     "scheduled_rebalance_minus_now": _long, "to_reassign_contains_lost": _bool, "to_reassign_equals_lost": _bool,
     "workers_contain_lost": _str_list,
 }
-_ASSIGN_EXPECT = {"worker_loads": _loads, "each_connectors": _int, "each_tasks": _int}
+_ASSIGN_EXPECT: Dict[str, Check] = {"worker_loads": _loads, "each_connectors": _int, "each_tasks": _int}
 
 
-def _expectations(value, field: str, schema: Mapping) -> dict:
+def _expectations(value: object, field: str, schema: Mapping[str, Check]) -> Dict[str, Any]:
     """A step's ``expect`` checked against ``schema`` (key -> check of its value); absent: none."""
     if value is None:
         return {}
-    require(isinstance(value, Mapping), field, f"must be an object of expectations, got {value!r}")
+    if not isinstance(value, Mapping):
+        raise InputError(field, f"must be an object of expectations, got {value!r}")
     for key, want in value.items():
         check = schema.get(key)
         if check is None:
@@ -137,13 +146,15 @@ def _expectations(value, field: str, schema: Mapping) -> dict:
     return dict(value)
 
 
-def _task_list(value, field: str):
-    require(isinstance(value, list), field, f"must be a list of 'connector-task' strings, got {value!r}")
+def _task_list(value: object, field: str) -> List[ConnectorTaskId]:
+    if not isinstance(value, list):
+        raise InputError(field, f"must be a list of 'connector-task' strings, got {value!r}")
     return [parse_task(x, f"{field}[{i}]") for i, x in enumerate(value)]
 
 
-def _running(value, field: str):
-    require(isinstance(value, Mapping), field, f"must be 'carry', 'empty' or {{connectors, tasks}}, got {value!r}")
+def _running(value: object, field: str) -> Running:
+    if not isinstance(value, Mapping):
+        raise InputError(field, f"must be 'carry', 'empty' or {{connectors, tasks}}, got {value!r}")
     for key in value:
         require(key in ("connectors", "tasks"), f"{field}.{key}", "unknown field (expected connectors, tasks)")
     return (_str_list(value.get("connectors", []), f"{field}.connectors"),
@@ -151,7 +162,7 @@ def _running(value, field: str):
 
 
 class _Scenario:
-    def __init__(self, scenario: dict):
+    def __init__(self, scenario: Dict[str, Any]):
         require(isinstance(scenario, dict), "input", "must be a JSON object")
         self.id = scenario.get("id")
         assignor = scenario.get("assignor", "incremental")
@@ -180,11 +191,11 @@ class _Scenario:
         require(isinstance(steps, list), "steps", "must be a list of step objects")
         self.steps = steps
         self.last_members: List[str] = []
-        self.out_steps: List[dict] = []
+        self.out_steps: List[Dict[str, Any]] = []
         self.ok = True
 
     # ------------------------------------------------------------------------------------------
-    def run(self) -> dict:
+    def run(self) -> Dict[str, Any]:
         for i, step in enumerate(self.steps):
             field = f"steps[{i}]"
             require(isinstance(step, dict), field, "must be an object")
@@ -209,23 +220,23 @@ class _Scenario:
         return {"id": self.id, "kind": "connect", "assignor": self.assignor_name, "mode": self.cluster.mode,
                 "steps": self.out_steps, "ok": self.ok}
 
-    def _wire_names(self, connectors, field: str) -> None:
+    def _wire_names(self, connectors: Iterable[str], field: str) -> None:
         """On the protocol path, every connector name of ``connectors`` (``field.<name>``) must fit a STRING."""
         if self.cluster.mode == "protocol":
             for name in connectors:
                 _wire_name(name, f"{field}.{name}")
 
-    def _emit(self, record: dict, scenario_step: int) -> dict:
+    def _emit(self, record: Dict[str, Any], scenario_step: int) -> Dict[str, Any]:
         record["step"] = len(self.out_steps)
         record["scenario_step"] = scenario_step
         self.out_steps.append(record)
         return record
 
-    def _incremental(self, field) -> IncrementalCooperativeAssignor:
+    def _incremental(self, field: str) -> IncrementalCooperativeAssignor:
         require(self.assignor_name == "incremental", f"{field}.op", "only the incremental assignor has this state")
-        return self.cluster.assignor
+        return self.cluster.incremental_assignor()
 
-    def _clock(self, step: dict, field: str) -> None:
+    def _clock(self, step: Dict[str, Any], field: str) -> None:
         time = self.cluster.time
         if "time_ms" in step:
             time.set(_long(step["time_ms"], f"{field}.time_ms"))
@@ -248,7 +259,7 @@ class _Scenario:
                 time.sleep(_long(value, f"{field}.sleep_ms"))
 
     # ------------------------------------------------------------------------------------------
-    def _rebalance(self, step: dict, index: int, field: str) -> None:
+    def _rebalance(self, step: Dict[str, Any], index: int, field: str) -> None:
         cluster = self.cluster
         if "connectors" in step:
             cluster.connectors = check_connectors(step["connectors"], f"{field}.connectors")
@@ -296,7 +307,7 @@ class _Scenario:
             for follow in cluster.settle(result, self.settle_delay, self.max_follow_ups):
                 self._round_record(follow, index)
 
-    def _members(self, spec, field: str):
+    def _members(self, spec: object, field: str) -> Dict[str, Running]:
         cluster = self.cluster
         protocol = cluster.mode == "protocol"
         if spec is None:
@@ -307,8 +318,9 @@ class _Scenario:
                 for i, w in enumerate(workers):
                     _wire_name(w, f"{field}[{i}]", _URL_BYTES)
             return cluster.carried_members(workers)
-        require(isinstance(spec, Mapping), field, "must be a list of worker ids or an object worker -> running state")
-        out = {}
+        if not isinstance(spec, Mapping):
+            raise InputError(field, "must be a list of worker ids or an object worker -> running state")
+        out: Dict[str, Running] = {}
         for w, value in spec.items():
             require(w != "", f"{field}.{w}", "worker ids must be non-empty strings")
             if protocol:
@@ -328,14 +340,14 @@ class _Scenario:
         return out
 
     # ------------------------------------------------------------------------------------------
-    def _round_record(self, r: RoundResult, index: int) -> dict:
+    def _round_record(self, r: RoundResult, index: int) -> Dict[str, Any]:
         detail = self.detail
         record = {"op": "rebalance", "time_ms": r.time_ms, "generation_id": r.generation_id,
                   "last_completed_generation_id": r.last_completed_generation_id}
         if r.follow_up:
             record["follow_up"] = r.follow_up
         if detail == "totals":
-            members = {w: count_string(len(c), len(t)) for w, (c, t) in r.members_in.items()}
+            members: Dict[str, Any] = {w: count_string(len(c), len(t)) for w, (c, t) in r.members_in.items()}
         else:
             members = {w: {"connectors": list(c), "tasks": [task_str(x) for x in t]} for w, (c, t) in r.members_in.items()}
         record["input"] = {"connectors": dict(r.connectors), "members": members}
@@ -346,12 +358,12 @@ class _Scenario:
             record["leader"] = r.leader
             record["leader_state_set"] = True
         record["delay"] = r.delay
-        workers = {}
+        workers: Dict[str, Any] = {}
         for w, wr in r.workers.items():
             if detail == "totals":
                 workers[w] = totals_string(wr)
                 continue
-            entry = {"assigned_connectors": list(wr.assigned_connectors),
+            entry: Dict[str, Any] = {"assigned_connectors": list(wr.assigned_connectors),
                      "assigned_tasks": [task_str(t) for t in wr.assigned_tasks],
                      "revoked_connectors": list(wr.revoked_connectors),
                      "revoked_tasks": [task_str(t) for t in wr.revoked_tasks]}
@@ -364,13 +376,13 @@ class _Scenario:
         record["workers"] = workers
         record["totals"] = r.totals()
         if self.assignor_name == "incremental" and detail != "totals":
-            record["state"] = self.cluster.assignor.state_json(detail)
+            record["state"] = self.cluster.incremental_assignor().state_json(detail)
         if detail == "full":
             record["running_after"] = {w: {"connectors": list(c), "tasks": [task_str(t) for t in ts]}
                                        for w, (c, ts) in self.cluster.running.items()}
         return self._emit(record, index)
 
-    def _check_expect(self, expect: dict, r: RoundResult) -> List[str]:
+    def _check_expect(self, expect: Dict[str, Any], r: RoundResult) -> List[str]:
         """The failed expectations of a round (``expect`` checked by :func:`_expectations`)."""
         cluster = self.cluster
         fails = []
@@ -409,7 +421,7 @@ class _Scenario:
         return fails
 
     # ------------------------------------------------------------------------------------------
-    def _handle_lost(self, step: dict, index: int, field: str) -> None:
+    def _handle_lost(self, step: Dict[str, Any], index: int, field: str) -> None:
         assignor = self._incremental(field)
         lost_spec = step.get("lost", {})
         require(isinstance(lost_spec, dict), f"{field}.lost", "must be {connectors, tasks}")
@@ -453,14 +465,14 @@ class _Scenario:
                     fails.append(f"lost work not all on workers {want}")
         self._emit_checked(record, fails, index)
 
-    def _emit_checked(self, record: dict, fails: List[str], index: int) -> None:
+    def _emit_checked(self, record: Dict[str, Any], fails: List[str], index: int) -> None:
         """Emit a step's record with the expectations it failed (which fail the whole line)."""
         if fails:
             record["expect_failures"] = fails
             self.ok = False
         self._emit(record, index)
 
-    def _assign(self, step: dict, index: int, field: str) -> None:
+    def _assign(self, step: Dict[str, Any], index: int, field: str) -> None:
         loads = _loads(step.get("worker_loads", []), f"{field}.worker_loads")
         require(len(loads) > 0, f"{field}.worker_loads", "needs at least one worker")
         connectors = _str_list(step.get("connectors", []), f"{field}.connectors")
@@ -483,7 +495,7 @@ class _Scenario:
         self._emit_checked(record, fails, index)
 
 
-def _balanced_and_complete(running, connectors: Mapping[str, int]) -> List[str]:
+def _balanced_and_complete(running: Mapping[str, Running], connectors: Mapping[str, int]) -> List[str]:
     fails = []
     if running:
         nc = sorted(len(c) for c, _ in running.values())
@@ -500,7 +512,7 @@ def _balanced_and_complete(running, connectors: Mapping[str, int]) -> List[str]:
     return fails
 
 
-def run(scenario: dict) -> dict:
+def run(scenario: Dict[str, Any]) -> Dict[str, Any]:
     """Run one ``connect`` scenario (the vectors' ``input``) and return its output."""
     return _Scenario(scenario).run()
 
@@ -515,7 +527,7 @@ _UNORDERED_KEYS = {
 }
 
 
-def _normalize(value, key: Optional[str] = None):
+def _normalize(value: Any, key: Optional[str] = None) -> Any:
     if isinstance(value, dict):
         return {k: _normalize(v, k) for k, v in value.items()}
     if isinstance(value, list):
@@ -526,7 +538,7 @@ def _normalize(value, key: Optional[str] = None):
     return value
 
 
-def compare(expected: dict, actual: dict) -> List[str]:
+def compare(expected: Dict[str, Any], actual: Dict[str, Any]) -> List[str]:
     """Differences that matter.  Identical outputs pass; otherwise lists of connectors/tasks/workers
     are compared as sets (their order in Kafka's output follows Java hash iteration) and every other
     value, list order of ``worker_loads`` included, must be equal."""
@@ -538,7 +550,7 @@ def compare(expected: dict, actual: dict) -> List[str]:
     return [diff_summary(e, a)]
 
 
-def exact_match(expected: dict, actual: dict) -> bool:
+def exact_match(expected: Dict[str, Any], actual: Dict[str, Any]) -> bool:
     """True when the output equals Kafka's including every list order."""
     return expected == actual
 

@@ -23,7 +23,7 @@ import subprocess
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import IO, TYPE_CHECKING, Callable, cast, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ..errors import JavaUnavailableError
 from ..versions import ADMINUTILS_RELEASE, KAFKA_VERSION
@@ -129,14 +129,16 @@ class Oracle:
         if self._proc is None:
             raise RuntimeError("use the Oracle in a 'with' block")
         proc = self._proc
+        # __enter__ starts the JVM with three text pipes, so none of these is None
+        stdin, stdout, stderr = cast(IO[str], proc.stdin), cast(IO[str], proc.stdout), cast(IO[str], proc.stderr)
         lines = [json.dumps(s, ensure_ascii=False, separators=(",", ":")) + "\n" for s in scenarios]
         failure: List[BaseException] = []
 
         def feed() -> None:
             try:
                 for line in lines:
-                    proc.stdin.write(line)
-                proc.stdin.flush()
+                    stdin.write(line)
+                stdin.flush()
             except BaseException as exc:  # a broken pipe shows below as a JVM that stopped
                 failure.append(exc)
 
@@ -144,7 +146,7 @@ class Oracle:
         writer.start()
         received = 0
         while received < len(lines):
-            text = proc.stdout.readline()
+            text = stdout.readline()
             if not text:
                 break
             received += 1
@@ -154,7 +156,7 @@ class Oracle:
         if received < len(lines) or failure:
             proc.wait(timeout=5)
             raise JavaUnavailableError(f"the Kafka oracle JVM stopped after {received} of {len(lines)} lines: "
-                                       + (proc.stderr.read()[-2000:] or str(failure[:1])))
+                                       + (stderr.read()[-2000:] or str(failure[:1])))
 
     def answer(self, scenario: object) -> OracleAnswer:
         return next(iter(self.answers([scenario])))
@@ -178,7 +180,8 @@ def answer_all(scenarios: Sequence[object], release: Optional[str] = None,
                 answers[pos] = ans
                 if progress:
                     progress(1)
-    return answers  # type: ignore[return-value]
+    # every position is filled: Oracle.answers yields exactly one answer per scenario, or raises
+    return cast(List[OracleAnswer], answers)
 
 
 def run_lines(lines: Iterable["Line"], write: Callable[[dict], None], release: Optional[str] = None) -> Tuple[int, int]:
@@ -189,7 +192,7 @@ def run_lines(lines: Iterable["Line"], write: Callable[[dict], None], release: O
     from ..errors import InputError
     from ..vectors import check_input_size, line_id
 
-    rows: List[Optional[dict]] = []
+    rows: List[dict] = []
     pending: List[Tuple[int, object]] = []
     for line in lines:
         ident = line_id(line.value, line.where)
@@ -235,13 +238,13 @@ def differences(expected: object, actual: object, where: str = "output") -> Iter
     another length.  Dict keys in ``expected``'s order, then ``actual``'s own."""
     if type(expected) is not type(actual):
         yield where, expected, actual
-    elif isinstance(expected, dict):
+    elif isinstance(expected, dict) and isinstance(actual, dict):
         for key in list(expected) + [k for k in actual if k not in expected]:
             if key not in actual or key not in expected:
                 yield f"{where}.{key}", expected.get(key), actual.get(key)
             elif expected[key] != actual[key]:
                 yield from differences(expected[key], actual[key], f"{where}.{key}")
-    elif isinstance(expected, list) and len(expected) == len(actual):
+    elif isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
         for i, (e, a) in enumerate(zip(expected, actual)):
             if e != a:
                 yield from differences(e, a, f"{where}[{i}]")

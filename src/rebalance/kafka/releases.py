@@ -80,7 +80,7 @@ def compare_releases(paths: Iterable[Path], old: str = OLD_RELEASE, new: str = K
     paths = sorted(map(Path, paths))
     for (path, lines, old_answers), (_, _, new_answers) in zip(answer_files(paths, old), answer_files(paths, new)):
         inputs = [line.get("input") for line in lines]
-        kind = next((i.get("kind") for i in inputs if isinstance(i, dict)), "")
+        kind = next((i["kind"] for i in inputs if isinstance(i, dict) and isinstance(i.get("kind"), str)), "")
         row = ReleaseDifference(path.name, kind, len(lines))
         fields: List[str] = []
         for line, a, b in zip(lines, old_answers, new_answers):
@@ -96,7 +96,7 @@ def compare_releases(paths: Iterable[Path], old: str = OLD_RELEASE, new: str = K
                 row.different += 1
                 fields.extend(path for path, _, _ in differences(a.output, b.output))
                 if kind == "group":
-                    builder = _first_differing_builder(a.output, b.output) or "none"
+                    builder = _first_differing_builder(a.output or {}, b.output or {}) or "none"
                     row.builders[builder] = row.builders.get(builder, 0) + 1
                 if len(row.examples) < 3:
                     row.examples.append(str(line.get("id", (line.get("input") or {}).get("id"))))

@@ -16,23 +16,12 @@ assignment); only the vectors adapter passes them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, Mapping, Optional, Protocol, Tuple, runtime_checkable
+from typing import Any, Callable, Dict, Mapping, Optional, Protocol, Tuple, runtime_checkable
 
 from ..errors import InputError
 from .range import assign_range
-from .spec import HETEROGENEOUS, HOMOGENEOUS, GroupAssignment, GroupSpec, TopicDescriber
+from .spec import HETEROGENEOUS, HOMOGENEOUS, GroupAssignment, GroupSpec, SubscribedTopicDescriber, TopicDescriber
 from .uniform import assign_uniform
-from .uuid import Uuid
-
-
-@runtime_checkable
-class SubscribedTopicDescriber(Protocol):
-    """``org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber`` (Kafka 4.3.1):
-    partition counts (``-1`` for an unknown topic) and partition racks by topic id."""
-
-    def num_partitions(self, topic_id: Uuid) -> int: ...
-
-    def racks_for_partition(self, topic_id: Uuid, partition: int) -> frozenset: ...
 
 
 @runtime_checkable
@@ -100,9 +89,9 @@ MAP_KINDS: Tuple[str, ...] = ("hash", "tree", "linked")
 
 def check_members_map(members_map: object, field: str = "members_map") -> str:
     """``members_map`` if it names one of :data:`MAP_KINDS`, else ``InputError(field)``."""
-    if members_map not in MAP_KINDS:
+    if not isinstance(members_map, str) or members_map not in MAP_KINDS:
         raise InputError(field, f"must be one of {', '.join(MAP_KINDS)}, got {members_map!r}")
-    return members_map  # type: ignore[return-value]
+    return members_map
 
 
 @dataclass(frozen=True)
@@ -120,7 +109,7 @@ class ReplayOptions:
     assignment_map: str = "hash"
     subscription_set: str = "hash"
     subscription_type: Optional[str] = None
-    inverted_assignment: Optional[Mapping] = None
+    inverted_assignment: Optional[Mapping[Any, Any]] = None
 
     def check(self, fields: Optional[Mapping[str, str]] = None) -> "ReplayOptions":
         """Raise ``InputError`` naming the first bad switch; return ``self``.  ``fields`` maps a switch to

@@ -15,7 +15,7 @@ The figures depend on where in the heartbeat cycle the event falls; :func:`phase
 """
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import InputError
 from ..protocol.ledger import RebalanceMetrics
@@ -82,8 +82,8 @@ def _kip848(scenario: str, members: int, topics: Mapping[str, int], *, static: b
 def compare_protocols(scenario: str = "join", members: int = 3, topics: Optional[Mapping[str, int]] = None, *,
                       static: bool = False, start_ms: int = 61_500, gap_ms: int = 30_000, restart_ms: int = 5_000,
                       revoke_ms: int = 100, network_ms: int = 1, horizon_ms: int = 240_000,
-                      kip848_heartbeat_ms: int = 5000, protocols: Sequence = PROTOCOLS,
-                      poll_processing_ms: Optional[int] = None) -> List[Dict]:
+                      kip848_heartbeat_ms: int = 5000, protocols: Sequence[Tuple[Any, ...]] = PROTOCOLS,
+                      poll_processing_ms: Optional[int] = None) -> List[Dict[str, Any]]:
     """One row per protocol: time to stable, unowned partition-seconds, partitions moved and stopped,
     and the number of rebalances (classic) or group-epoch bumps (KIP-848) after ``start_ms``.
     ``kip848_heartbeat_ms`` is ``group.consumer.heartbeat.interval.ms`` (the classic consumer keeps its
@@ -96,9 +96,9 @@ def compare_protocols(scenario: str = "join", members: int = 3, topics: Optional
     rows = []
     for entry in protocols:
         label, protocol, assignor = entry[:3]
-        common = dict(static=static or (len(entry) > 3 and bool(entry[3])), start_ms=start_ms, gap_ms=gap_ms,
-                      restart_ms=restart_ms, revoke_ms=revoke_ms, network_ms=network_ms,
-                      poll_processing_ms=poll_processing_ms)
+        common: Dict[str, Any] = dict(static=static or (len(entry) > 3 and bool(entry[3])), start_ms=start_ms,
+                                      gap_ms=gap_ms, restart_ms=restart_ms, revoke_ms=revoke_ms,
+                                      network_ms=network_ms, poll_processing_ms=poll_processing_ms)
         if protocol is None:
             m = _kip848(scenario, members, topics, assignor=assignor, heartbeat_interval_ms=kip848_heartbeat_ms,
                         **common)
@@ -112,8 +112,8 @@ def compare_protocols(scenario: str = "join", members: int = 3, topics: Optional
     return rows
 
 
-def phase_sweep(scenario: str = "join", offsets_ms: Sequence[int] = range(0, 5000, 500), **kwargs: object
-                ) -> List[Dict]:
+def phase_sweep(scenario: str = "join", offsets_ms: Sequence[int] = range(0, 5000, 500), **kwargs: Any
+                ) -> List[Dict[str, Any]]:
     """:func:`compare_protocols` for events that happen ``offset`` ms after 60 s: how much the figures
     depend on the heartbeat phase."""
     rows = []
@@ -135,7 +135,7 @@ SENSITIVITY_PROTOCOLS = (
 def processing_sensitivity(processing_ms: Sequence[int] = (0, 100, 500, 2_000, 5_000, 10_000),
                            scenario: str = "rolling_restart", members: int = 4,
                            topics: Optional[Mapping[str, int]] = None,
-                           offsets_ms: Sequence[int] = (0, 1_500), **kwargs: object) -> List[Dict]:
+                           offsets_ms: Sequence[int] = (0, 1_500), **kwargs: Any) -> List[Dict[str, Any]]:
     """:func:`compare_protocols` for each time per ``poll()`` batch in ``processing_ms`` and each protocol of
     :data:`SENSITIVITY_PROTOCOLS`, averaged over events that start ``offsets_ms`` after 60 s (the figures
     depend on where in the heartbeat and batch cycles an event falls).  One row per (processing time,
@@ -164,7 +164,7 @@ def processing_sensitivity(processing_ms: Sequence[int] = (0, 100, 500, 2_000, 5
 
 
 def scale_group(members: int, topics: int, partitions: int, heterogeneous: bool, seed: int = 7
-                ) -> Tuple[Dict[str, int], List[dict]]:
+                ) -> Tuple[Dict[str, int], List[Dict[str, Any]]]:
     """A generated group: ``topics`` topics of ``partitions`` partitions; every member subscribes to all of
     them (homogeneous) or to a random half (heterogeneous, ``random.Random(seed)``).  Returns
     ``(topics, members)`` in :func:`assign_group`'s input form."""
@@ -180,7 +180,7 @@ def scale_group(members: int, topics: int, partitions: int, heterogeneous: bool,
     return by_name, out
 
 
-def join_at_scale(members: int = 100, topics: int = 20, partitions: int = 50, seed: int = 7) -> List[Dict]:
+def join_at_scale(members: int = 100, topics: int = 20, partitions: int = 50, seed: int = 7) -> List[Dict[str, Any]]:
     """For each subscription shape and server-side assignor: a group of ``members`` is assigned, one more
     member (subscribed like the first) joins, and the row gives the builder, the partitions that change
     owner on the join, the spread (max - min partitions per member) and the members left with nothing after

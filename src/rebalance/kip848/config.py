@@ -13,7 +13,7 @@ the ``group.remote.assignor``, looked up in :data:`rebalance.kip848.assignor.ASS
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Mapping, Optional
+from typing import Any, Dict, Mapping, Optional, Tuple
 
 from ..errors import InputError
 from ..protocol.pollloop import PollLoopConfig
@@ -72,7 +72,7 @@ GROUP_CONFIGS = {"consumer.heartbeat.interval.ms": "heartbeat_interval_ms",
 
 
 def group_config(overrides: Mapping[str, int], base: Optional[KIP848Config] = None,
-                 bounds: Optional[Mapping[str, tuple]] = None) -> KIP848Config:
+                 bounds: Optional[Mapping[str, Tuple[int, int]]] = None) -> KIP848Config:
     """The timings one group runs with after ``overrides`` (group config name -> value) are applied to the
     broker-wide ``base``, validated as ``GroupConfig.validateNames`` and ``GroupConfig.validateValues`` do
     (at Kafka's commit 1eb7644, trunk before 4.0): an unknown name is refused, each value must lie within the broker's
@@ -82,7 +82,7 @@ def group_config(overrides: Mapping[str, int], base: Optional[KIP848Config] = No
     bounds = BROKER_BOUNDS_MS if bounds is None else bounds
     if not isinstance(overrides, Mapping):
         raise InputError("overrides", f"must map group config names to values, got {overrides!r}")
-    changes = {}
+    changes: Dict[str, Any] = {}
     for name, value in overrides.items():
         if name not in GROUP_CONFIGS:
             raise InputError(f"overrides[{name!r}]", f"Unknown group config name: {name} "

@@ -15,19 +15,20 @@ Modelled on Kafka's source at commit 1eb7644 (trunk before 4.0): ``GroupMetadata
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional, Sequence, Set
+from typing import Any, Callable, Dict, Optional, Sequence, Set
 
 from ..protocol.clock import ScheduledEvent, VirtualClock
 from .assignor import assignor_for
 from .config import KIP848Config
 from .group import MemberInput, TopicCatalog, build_group_spec
+from .spec import Assignment
 from .reconciliation import (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, TP, ConsumerGroupMember,
                              copy_assignment, current_assignment_build, partition_names, topic_partitions)
 
 __all__ = ["HeartbeatResponse", "GroupCoordinatorModel"]
 
 #: ``log(actor, kind, fields)``: how the coordinator records a trace event
-Log = Callable[[str, str, dict], None]
+Log = Callable[[str, str, Dict[str, Any]], None]
 
 
 @dataclass
@@ -52,7 +53,7 @@ class GroupCoordinatorModel:
         self.assignment_epoch = 0
         self.members: Dict[str, ConsumerGroupMember] = {}
         self.static_members: Dict[str, str] = {}
-        self.target: Dict[str, object] = {}  # member id -> JMap of the last target assignment
+        self.target: Dict[str, Optional[Assignment]] = {}  # member id -> the last target assignment
         self.partition_epochs: Dict[TP, int] = {}
         self.session_timers: Dict[str, ScheduledEvent] = {}
         self.heartbeats = 0

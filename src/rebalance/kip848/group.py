@@ -10,13 +10,13 @@ collections are kept, because the homogeneous builder's choices depend on them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..errors import InputError, KafkaError, check_size
 from ..java import INT_MAX, INT_MIN
 from .assignor import ASSIGNORS, COORDINATOR, ReplayOptions, assignor_for, check_members_map
 from ..jcollections import HashJSet, JMap, LinkedJSet, new_map, new_set
-from .spec import GroupAssignment, GroupSpec, MemberSpec, TopicDescriber, inverted_assignment
+from .spec import Assignment, GroupAssignment, GroupSpec, MemberSpec, TopicDescriber, inverted_assignment
 from .spec import subscription_type as compute_subscription_type
 from .uuid import Uuid, topic_id_for_name, uuid_hash
 
@@ -27,7 +27,7 @@ class Topic:
     id: Uuid
     partitions: int
 
-    def to_json(self) -> dict:
+    def to_json(self) -> Dict[str, Any]:
         return {"name": self.name, "id": str(self.id), "partitions": self.partitions}
 
 
@@ -126,21 +126,21 @@ class GroupResult:
 
     def by_name(self) -> Dict[str, Dict[str, List[int]]]:
         """``{member: {topic name: sorted partitions}}`` (members the assignor returned)."""
-        out = {}
+        out: Dict[str, Dict[str, List[int]]] = {}
         for member, partitions in self.assignment.members.items():
             out[member] = {self.catalog.name_of(t): sorted(p) for t, p in partitions.items()}
         return out
 
-    def member_assignment(self, member_id: str) -> Optional[JMap]:
+    def member_assignment(self, member_id: str) -> Optional[Assignment]:
         return self.assignment.members.get(member_id)
 
 
-def build_member_assignment(value: object, catalog: TopicCatalog, kind: str, field: str) -> JMap:
+def build_member_assignment(value: object, catalog: TopicCatalog, kind: str, field: str) -> Assignment:
     """A member's current assignment as the coordinator holds it: a ``Map<Uuid, Set<Integer>>`` of
     ``kind`` (``"hash"``: ``HashMap`` of ``new HashSet<>(partitions)``; ``"linked"``: insertion order),
     wrapped unmodifiable like ``Assignment``.  ``value`` is ``{topic: [partitions]}`` or a previous
     result's :class:`JMap`."""
-    result = new_map(kind, uuid_hash)
+    result: Assignment = new_map(kind, uuid_hash)
     if isinstance(value, JMap):
         # a previous result: rebuilt in its Java iteration order (as the vectors' harness does)
         value = {t: list(p) for t, p in value.items()}
@@ -168,7 +168,7 @@ class MemberInput:
 
     member_id: str
     subscriptions: List[str]
-    assignment: Union[None, str, Mapping, JMap] = None
+    assignment: Union[None, str, Mapping[Any, Any], Assignment] = None
     instance_id: Optional[str] = None
     rack: Optional[str] = None
 
@@ -213,7 +213,7 @@ def build_group_spec(members: Sequence[MemberInput], catalog: TopicCatalog, *, m
     overrides the harness's collection kinds, the subscription type and the inverted assignment."""
     check_members_map(members_map)
     replay = (replay or COORDINATOR).check()
-    spec_map = new_map(members_map)
+    spec_map: JMap[str, MemberSpec] = new_map(members_map)
     seen = set()
     specs = []
     for i, m in enumerate(members):
@@ -315,7 +315,7 @@ def run_assignor(assignor: str, spec: GroupSpec, catalog: TopicCatalog) -> Group
     return GroupResult(impl.name(), spec.subscription_type, result.builder, result, catalog)
 
 
-def assign_group(assignor: str, topics: object, members: Sequence, *, members_map: str = "hash",
+def assign_group(assignor: str, topics: object, members: Sequence[object], *, members_map: str = "hash",
                  previous: Optional[GroupResult] = None, replay: Optional[ReplayOptions] = None) -> GroupResult:
     """Compute a KIP-848 target assignment (``TargetAssignmentBuilder.build`` then
     ``ConsumerGroupPartitionAssignor.assign``, Kafka 4.3.1).
@@ -335,15 +335,15 @@ def assign_group(assignor: str, topics: object, members: Sequence, *, members_ma
 
 
 def moved_partitions(before: Mapping[str, Mapping[str, Sequence[int]]],
-                     after: Mapping[str, Mapping[str, Sequence[int]]]) -> List[dict]:
+                     after: Mapping[str, Mapping[str, Sequence[int]]]) -> List[Dict[str, Optional[str]]]:
     """The partitions that change owner between two ``{member: {topic: [partitions]}}`` assignments (for
     instance the members' ``assignment`` inputs and :meth:`GroupResult.by_name`): one row
     ``{"partition": "t-3", "from": member or None, "to": member or None}`` per move, sorted by partition."""
-    def owners(assignment):
+    def owners(assignment: Mapping[str, Mapping[str, Sequence[int]]]) -> Dict[Tuple[str, int], str]:
         return {(t, p): m for m, topics in assignment.items() for t, parts in topics.items() for p in parts}
 
     old, new = owners(before), owners(after)
-    rows = []
+    rows: List[Dict[str, Optional[str]]] = []
     for t, p in sorted(set(old) | set(new)):
         if old.get((t, p)) != new.get((t, p)):
             rows.append({"partition": f"{t}-{p}", "from": old.get((t, p)), "to": new.get((t, p))})

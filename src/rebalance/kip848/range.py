@@ -12,11 +12,12 @@ predictable, but a membership change can move many partitions.
 """
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 from ..java import java_string_key
-from ..jcollections import HashJMap, JMap, RangeSet
-from .spec import HOMOGENEOUS, GroupAssignment, GroupSpec, PartitionAssignorException, TopicDescriber
+from ..jcollections import HashJMap, JSet, RangeSet
+from .spec import (HOMOGENEOUS, Assignment, GroupAssignment, GroupSpec, PartitionAssignorException,
+                   SubscribedTopicDescriber)
 from .uuid import Uuid, uuid_hash
 
 HOMOGENEOUS_BUILDER = "RangeAssignor.assignHomogeneousGroup"
@@ -36,7 +37,7 @@ class _TopicRanges:
         self.extra = -1
         self.next_start = 0
 
-    def take(self, assignment: JMap) -> None:
+    def take(self, assignment: Assignment) -> None:
         """``maybeComputeQuota`` + ``addPartitionsToAssignment``."""
         if self.min_quota == -1:
             self.min_quota, self.extra = divmod(self.partitions, self.members)
@@ -53,7 +54,7 @@ class _TopicRanges:
 
 def sort_member_ids(group: GroupSpec) -> List[str]:
     """``RangeAssignor.sortMemberIds``: static members (by instance id) before dynamic ones (by member id)."""
-    def key(member_id):
+    def key(member_id: str) -> Tuple[int, bytes]:
         instance = group.member(member_id).instance_id
         if instance is not None:
             return (0, java_string_key(instance))
@@ -61,23 +62,23 @@ def sort_member_ids(group: GroupSpec) -> List[str]:
     return sorted(group.member_ids(), key=key)
 
 
-def assign_range(group: GroupSpec, describer: TopicDescriber) -> GroupAssignment:
+def assign_range(group: GroupSpec, describer: SubscribedTopicDescriber) -> GroupAssignment:
     """``RangeAssignor.assign``."""
     member_ids = group.member_ids()
     if not member_ids:
         return GroupAssignment({}, "")
     ordered = sort_member_ids(group)
-    result: Dict[str, JMap] = {}
+    result: Dict[str, Assignment] = {}
     if group.subscription_type == HOMOGENEOUS:
-        topics = []
+        ranges: List[_TopicRanges] = []
         for topic_id in group.member(ordered[0]).subscribed_topic_ids:
             count = describer.num_partitions(topic_id)
             if count == -1:
                 raise PartitionAssignorException("Member is subscribed to a non-existent topic")
-            topics.append(_TopicRanges(topic_id, count, len(member_ids)))
+            ranges.append(_TopicRanges(topic_id, count, len(member_ids)))
         for member_id in ordered:
-            assignment = HashJMap(uuid_hash, int(len(topics) / 0.75 + 1))
-            for topic in topics:
+            assignment: HashJMap[Uuid, JSet[int]] = HashJMap(uuid_hash, int(len(ranges) / 0.75 + 1))
+            for topic in ranges:
                 topic.take(assignment)
             result[member_id] = assignment
         return GroupAssignment(result, HOMOGENEOUS_BUILDER)

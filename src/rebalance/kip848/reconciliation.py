@@ -96,7 +96,8 @@ def compute_next_assignment(member: ConsumerGroupMember, member_epoch: int, targ
         if pending:
             new_pending_assignment[topic] = pending
 
-    def moved(state, epoch, assigned, revocation):
+    def moved(state: str, epoch: int, assigned: Dict[str, Set[int]],
+              revocation: Dict[str, Set[int]]) -> ConsumerGroupMember:
         # ConsumerGroupMember.Builder.updateMemberEpoch: previous = current, current = new
         return ConsumerGroupMember(member.member_id, member.subscriptions, member.instance_id, epoch,
                                    member.member_epoch, state, assigned, revocation)

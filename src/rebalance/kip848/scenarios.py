@@ -8,6 +8,7 @@ client side, modelled on Kafka's source at commit 1eb7644, trunk before 4.0) and
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Mapping, Optional, Sequence, Union
 
 from ..errors import InputError, SimulationError
@@ -57,8 +58,8 @@ def simulate(scenario: str = "join", members: int = 3,
         raise InputError("names", f"must be at least {members} distinct member ids without '~'")
     ids = list(names[:members]) if names is not None else [f"consumer-{i + 1}" for i in range(members)]
     for i, mid in enumerate(ids):
-        sim.clock.schedule(i, lambda mid=mid: sim.start_member(mid, topic_names, f"instance-{mid}" if static else None),
-                           f"start {mid}")
+        sim.clock.schedule(i, functools.partial(sim.start_member, mid, topic_names,
+                                                f"instance-{mid}" if static else None), f"start {mid}")
     sim.clock.run_until(0)
     formed = sim.run_until_stable(max_ms)
     if formed is None:
@@ -84,14 +85,14 @@ def simulate(scenario: str = "join", members: int = 3,
         sim.crash_member(ids[-1])
         stable = sim.run_until_stable(max_ms, idle=lambda: ids[-1] not in sim.coordinator.members)
     elif gap_ms is not None:
-        def bounce(mid):
+        def bounce(mid: str) -> None:
             current = [c for c in sim.clients if process_of(c) == mid]
             sim.stop_member(current[-1], restart_after_ms=cfg.restart_ms)
         for i, mid in enumerate(ids):
-            sim.clock.schedule_at(start + i * gap_ms, lambda mid=mid: bounce(mid), f"bounce {mid}")
+            sim.clock.schedule_at(start + i * gap_ms, functools.partial(bounce, mid), f"bounce {mid}")
         last_back = start + (members - 1) * gap_ms + cfg.restart_ms + cfg.revoke_ms
 
-        def all_back():
+        def all_back() -> bool:
             return sim.clock.now_ms > last_back and all(
                 any(process_of(c) == mid and sim.clients[c].running for c in sim.clients) for mid in ids)
         stable = sim.run_until_stable(max_ms, idle=all_back)
@@ -101,7 +102,7 @@ def simulate(scenario: str = "join", members: int = 3,
             sim.stop_member(current[-1], restart_after_ms=cfg.restart_ms)
             started = sim.clock.now_ms
 
-            def back(mid=mid, started=started):
+            def back(mid: str = mid, started: int = started) -> bool:
                 return sim.clock.now_ms > started + cfg.restart_ms and any(
                     process_of(c) == mid and sim.clients[c].running for c in sim.clients)
             stable = sim.run_until_stable(max_ms, idle=back)

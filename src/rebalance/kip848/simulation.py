@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Union, cast
+from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple, Union, cast
 
 from ..errors import EventLimitError, require
 from ..protocol.clock import ScheduledEvent, VirtualClock
@@ -76,7 +76,7 @@ class ClientMember:
     #: the application thread's batches start at ``batch_anchor + k * batch_ms`` while it owns partitions
     batch_anchor: int = 0
     #: the owned partitions the last heartbeat reported (``HeartbeatState.sentFields.localAssignment``)
-    sent_owned: Optional[frozenset] = None
+    sent_owned: Optional[FrozenSet[TP]] = None
     #: ``close()`` was called (:meth:`KIP848Simulation.stop_member`): revoking, then the leave heartbeat
     closing: bool = False
     #: a restart waits for this close: the new process starts when the leave heartbeat has gone out
@@ -131,7 +131,7 @@ class KIP848Simulation(DriverHooks):
         # no partition list up front (a catalog may be refused as too large only later, by check_group_size):
         # unowned time is measured over the subscribed partitions, see metrics()
         self.ownership = OwnershipLedger((), process_of=process_of)
-        self.message_counts: Counter = Counter()
+        self.message_counts: Counter[str] = Counter()
         self.epochs: List[Tuple[int, str, int, str]] = []
         self.group_epochs: List[Tuple[int, int]] = []
         self.coordinator = GroupCoordinatorModel(self.catalog, self.config, self.clock, self._log)
@@ -177,8 +177,9 @@ class KIP848Simulation(DriverHooks):
         if any(not m.is_reconciled_to(co.assignment_epoch) for m in active):
             return False
         for m in active:
-            client = self.clients.get(m.member_id)
-            if client is None or not client.running or client.reconciling or client.owned != topic_partitions(m.assigned):
+            member_client = self.clients.get(m.member_id)
+            if (member_client is None or not member_client.running or member_client.reconciling
+                    or member_client.owned != topic_partitions(m.assigned)):
                 return False
             if topic_partitions(m.assigned) != topic_partitions(co.target_of(m)):
                 return False
@@ -213,7 +214,7 @@ class KIP848Simulation(DriverHooks):
         self._log(client.member_id, "heartbeat", {"epoch": epoch, "owned": len(now_owned)})
         self.message_counts[HEARTBEAT_API] += 1
 
-        def arrive():
+        def arrive() -> None:
             resp = self.coordinator.heartbeat(client.member_id, epoch, client.subscriptions, owned, client.instance_id)
             self.message_counts[HEARTBEAT_API] += 1
             self.clock.schedule(self.config.network_ms, lambda: self._on_response(client, resp, then),
@@ -249,7 +250,7 @@ class KIP848Simulation(DriverHooks):
         self._log(client.member_id, "reconcile", {"revoke": [f"{t}-{p}" for t, p in sorted(revoked)],
                                                   "assign": [f"{t}-{p}" for t, p in sorted(added)]})
 
-        def after_revoke():
+        def after_revoke() -> None:
             if not client.running:
                 return
             for tp in sorted(revoked):
@@ -257,7 +258,7 @@ class KIP848Simulation(DriverHooks):
             self.ownership.release(client.member_id, sorted(revoked), self.clock.now_ms, "revoked")
             self.clock.schedule(self.config.assignment_ms if added else 0, after_assign, f"assigned {client.member_id}")
 
-        def after_assign():
+        def after_assign() -> None:
             if not client.running:
                 return
             first_batch = not client.owned and bool(added)
@@ -290,7 +291,7 @@ class KIP848Simulation(DriverHooks):
         if batch <= interval:
             return
 
-        def expired():
+        def expired() -> None:
             if client.running and not client.leaving and client.batch_anchor == anchor and client.owned:
                 self._poll_timer_expired(client, anchor + batch)
         self.clock.schedule(interval, expired, f"poll-timeout {client.member_id}")
@@ -310,7 +311,7 @@ class KIP848Simulation(DriverHooks):
         client.leaving = True
         self._send_heartbeat(client, epoch, then=lambda resp: None)
 
-        def rejoin():
+        def rejoin() -> None:
             if client.running:
                 client.leaving = False
                 client.epoch = 0
@@ -328,7 +329,7 @@ class KIP848Simulation(DriverHooks):
         client.closing = True
         self._log(member_id, "shutdown", {"owned": len(client.owned)})
 
-        def revoked():
+        def revoked() -> None:
             self.ownership.release(member_id, sorted(client.owned), self.clock.now_ms, "revoked")
             client.owned = set()
             client.running = False

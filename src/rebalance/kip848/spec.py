@@ -8,11 +8,14 @@ Mirrors ``GroupSpecImpl``, ``MemberSubscriptionAndAssignmentImpl``, ``Subscribed
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, Mapping, Optional, Sequence
+from typing import Dict, Hashable, Iterable, List, Mapping, Optional, Protocol, Sequence, runtime_checkable
 
 from ..errors import KafkaError
 from ..jcollections import JMap, JSet, LinkedJMap
 from .uuid import Uuid
+
+#: a member's assignment as Kafka keeps it: ``Map<Uuid, Set<Integer>>``
+Assignment = JMap[Uuid, JSet[int]]
 
 HOMOGENEOUS = "HOMOGENEOUS"
 HETEROGENEOUS = "HETEROGENEOUS"
@@ -33,8 +36,8 @@ class MemberSpec:
     ``Uuid -> JSet[int]`` (``immutable`` as Kafka's ``Assignment`` wraps it)."""
 
     member_id: str
-    subscribed_topic_ids: JSet
-    assignment: JMap
+    subscribed_topic_ids: JSet[Uuid]
+    assignment: Assignment
     instance_id: Optional[str] = None
     rack_id: Optional[str] = None
 
@@ -44,7 +47,7 @@ class GroupSpec:
     """``GroupSpecImpl``: members (in ``memberIds()`` iteration order), the subscription type and the
     inverted target assignment ``topic id -> {partition -> member id}``."""
 
-    members: JMap  # member id -> MemberSpec
+    members: JMap[str, MemberSpec]
     subscription_type: str
     inverted_assignment: Dict[Uuid, Dict[int, str]] = field(default_factory=dict)
 
@@ -58,7 +61,7 @@ class GroupSpec:
             raise KeyError(f"Member Id {member_id} not found.")
         return spec
 
-    def member_assignment(self, member_id: str) -> JMap:
+    def member_assignment(self, member_id: str) -> Assignment:
         spec = self.members.get(member_id)
         return spec.assignment if spec is not None else _empty_map()
 
@@ -67,10 +70,20 @@ class GroupSpec:
         return owners is not None and partition in owners
 
 
-def _empty_map() -> JMap:
-    empty = LinkedJMap()
+def _empty_map() -> Assignment:
+    empty: Assignment = LinkedJMap()
     empty.immutable = True
     return empty
+
+
+@runtime_checkable
+class SubscribedTopicDescriber(Protocol):
+    """``org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber`` (Kafka 4.3.1):
+    partition counts (``-1`` for an unknown topic) and partition racks by topic id."""
+
+    def num_partitions(self, topic_id: Uuid) -> int: ...
+
+    def racks_for_partition(self, topic_id: Uuid, partition: int) -> frozenset[str]: ...
 
 
 class TopicDescriber:
@@ -83,7 +96,7 @@ class TopicDescriber:
     def num_partitions(self, topic_id: Uuid) -> int:
         return self._partitions.get(topic_id, -1)
 
-    def racks_for_partition(self, topic_id: Uuid, partition: int) -> frozenset:
+    def racks_for_partition(self, topic_id: Uuid, partition: int) -> frozenset[str]:
         """``SubscribedTopicDescriber.racksForPartition``: empty at this commit."""
         return frozenset()
 
@@ -92,10 +105,10 @@ class TopicDescriber:
 class GroupAssignment:
     """``GroupAssignment``: member id -> ``Map<Uuid, Set<Integer>>`` (a :class:`JMap` of :class:`JSet`)."""
 
-    members: Dict[str, JMap]
+    members: Dict[str, Assignment]
     builder: str = ""
 
-    def as_sorted(self) -> Dict[str, Dict[Uuid, list]]:
+    def as_sorted(self) -> Dict[str, Dict[Uuid, List[int]]]:
         """Each member's partitions, sorted, by topic id."""
         return {m: {t: sorted(p) for t, p in a.items()} for m, a in self.members.items()}
 
@@ -111,10 +124,10 @@ def inverted_assignment(members: Iterable[MemberSpec]) -> Dict[Uuid, Dict[int, s
     return inverted
 
 
-def subscription_type(subscriptions: Iterable[Iterable[Uuid]]) -> str:
+def subscription_type(subscriptions: Iterable[Iterable[Hashable]]) -> str:
     """``ModernGroup.subscriptionType``: HOMOGENEOUS iff every subscribed topic is subscribed by every
-    member (and also when nobody subscribes to anything)."""
-    counts: Dict[Uuid, int] = {}
+    member (and also when nobody subscribes to anything).  Topics by name (as Kafka counts them) or by id."""
+    counts: Dict[Hashable, int] = {}
     n = 0
     for topics in subscriptions:
         n += 1

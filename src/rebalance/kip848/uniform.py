@@ -7,14 +7,14 @@ unless it must give it up for balance or because it unsubscribed.
 """
 from __future__ import annotations
 
-from .spec import HOMOGENEOUS, GroupAssignment, GroupSpec, TopicDescriber
+from .spec import HOMOGENEOUS, GroupAssignment, GroupSpec, SubscribedTopicDescriber
 from .uniform_heterogeneous import assign_heterogeneous
 from .uniform_homogeneous import assign_homogeneous
 
 NAME = "uniform"
 
 
-def assign_uniform(group: GroupSpec, describer: TopicDescriber) -> GroupAssignment:
+def assign_uniform(group: GroupSpec, describer: SubscribedTopicDescriber) -> GroupAssignment:
     """``UniformAssignor.assign``: empty group -> empty assignment; else the builder for the subscription
     type."""
     if not group.member_ids():

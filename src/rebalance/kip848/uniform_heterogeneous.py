@@ -17,10 +17,11 @@ Only member order (the member map) influences the result; everything else is sor
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Dict, List
+from typing import Dict, List, Optional
 
-from ..jcollections import HashJSet, JMap, deep_copy_assignment
-from .spec import GroupAssignment, GroupSpec, KafkaError, PartitionAssignorException, TopicDescriber
+from ..jcollections import HashJMap, HashJSet, JSet, deep_copy_assignment
+from ..errors import KafkaError
+from .spec import Assignment, GroupAssignment, GroupSpec, PartitionAssignorException, SubscribedTopicDescriber
 from .uuid import Uuid, uuid_hash
 
 BUILDER_NAME = "UniformHeterogeneousAssignmentBuilder"
@@ -90,7 +91,7 @@ class _Balancer:
 
 
 class _Builder:
-    def __init__(self, group: GroupSpec, describer: TopicDescriber):
+    def __init__(self, group: GroupSpec, describer: SubscribedTopicDescriber):
         self.group = group
         self.describer = describer
         self.member_ids: List[str] = list(group.member_ids())
@@ -98,7 +99,7 @@ class _Builder:
         self.subscribed: Dict[Uuid, None] = {}
         self.subscribers: Dict[Uuid, List[int]] = {}
         self.sizes = [0] * len(self.member_ids)
-        self.target: Dict[str, JMap] = {}
+        self.target: Dict[str, Assignment] = {}
         for index, member_id in enumerate(self.member_ids):
             for topic_id in group.member(member_id).subscribed_topic_ids:
                 if describer.num_partitions(topic_id) == -1:
@@ -132,7 +133,7 @@ class _Builder:
             index = self.member_index[member_id]
             spec = self.group.member(member_id)
             old = spec.assignment
-            new = None
+            new: Optional[HashJMap[Uuid, JSet[int]]] = None
             for topic_id, partitions in old.items():
                 if topic_id in spec.subscribed_topic_ids:
                     self.sizes[index] += len(partitions)
@@ -213,7 +214,7 @@ class _Builder:
             self.remove_partition(topic_id, partition, old)
         self.add_partition(topic_id, partition, member_index)
 
-    def _mutable(self, member_id: str) -> JMap:
+    def _mutable(self, member_id: str) -> Assignment:
         assignment = self.target[member_id]
         if assignment.immutable:
             assignment = deep_copy_assignment(assignment, uuid_hash)
@@ -240,6 +241,6 @@ class _Builder:
         self.sizes[member_index] -= 1
 
 
-def assign_heterogeneous(group: GroupSpec, describer: TopicDescriber) -> GroupAssignment:
+def assign_heterogeneous(group: GroupSpec, describer: SubscribedTopicDescriber) -> GroupAssignment:
     """``new UniformHeterogeneousAssignmentBuilder(groupSpec, describer).build()``."""
     return _Builder(group, describer).build()

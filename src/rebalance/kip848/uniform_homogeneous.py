@@ -25,16 +25,16 @@ up gave one back even though nobody needed it.
 """
 from __future__ import annotations
 
-from typing import List, Tuple
+from typing import Dict, List, Optional, Tuple
 
-from ..jcollections import HashJSet, JMap, deep_copy_assignment
-from .spec import GroupAssignment, GroupSpec, PartitionAssignorException, TopicDescriber
+from ..jcollections import HashJMap, HashJSet, JSet, deep_copy_assignment
+from .spec import Assignment, GroupAssignment, GroupSpec, PartitionAssignorException, SubscribedTopicDescriber
 from .uuid import Uuid, uuid_hash
 
 BUILDER_NAME = "UniformHomogeneousAssignmentBuilder"
 
 
-def assign_homogeneous(group: GroupSpec, describer: TopicDescriber) -> GroupAssignment:
+def assign_homogeneous(group: GroupSpec, describer: SubscribedTopicDescriber) -> GroupAssignment:
     """``new UniformHomogeneousAssignmentBuilder(groupSpec, describer).build()``."""
     member_ids = group.member_ids()
     first = group.member(member_ids[0])
@@ -57,12 +57,12 @@ def assign_homogeneous(group: GroupSpec, describer: TopicDescriber) -> GroupAssi
     n = len(member_ids)
     min_quota, extra = divmod(total, n)
 
-    target = {}
+    target: Dict[str, Assignment] = {}
     unfilled: List[Tuple[str, int]] = []
     member_count = n
     for member_index, member_id in enumerate(member_ids):
-        old: JMap = group.member_assignment(member_id)
-        new = None
+        old = group.member_assignment(member_id)
+        new: Optional[HashJMap[Uuid, JSet[int]]] = None
         quota = min_quota
         quota_has_extra = False
         if extra > 0:

@@ -71,7 +71,7 @@ class Uuid:
         a, b = (self.msb, self.lsb), (other.msb, other.lsb)
         return (a > b) - (a < b)
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Uuid) and self.msb == other.msb and self.lsb == other.lsb
 
     def __lt__(self, other: "Uuid") -> bool:

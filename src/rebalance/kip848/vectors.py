@@ -11,30 +11,31 @@ insertion order.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ..errors import InputError, KafkaError
 from .assignor import ReplayOptions, assignor_for, check_members_map
 from .group import GroupResult, MemberInput, TopicCatalog, parse_inverted, parse_topics, prepare_group, run_assignor
-from ..jcollections import JMap
+from .spec import Assignment
 
 __all__ = ["run", "replay_options", "compare", "step_stats", "valid_and_balanced", "conformance_counts"]
 
 GROUP_FILES = ("group_unit.jsonl", "group_uniform.jsonl", "group_range.jsonl")
 
 
-def _assignment_json(assignment: Optional[JMap], catalog: TopicCatalog) -> Dict[str, List[int]]:
+def _assignment_json(assignment: Optional[Assignment], catalog: TopicCatalog) -> Dict[str, List[int]]:
     """A Java assignment map as JSON, in its iteration order."""
     if assignment is None:
         return {}
     return {catalog.name_of(t): list(p) for t, p in assignment.items()}
 
 
-def step_stats(inputs: Mapping[str, Mapping[str, List[int]]], result: Mapping[str, Mapping[str, List[int]]]) -> dict:
+def step_stats(inputs: Mapping[str, Mapping[str, List[int]]], result: Mapping[str, Mapping[str, List[int]]]
+               ) -> Dict[str, Any]:
     """``partition_counts`` per returned member; ``kept``/``revoked``/``moved`` count the partitions of the
     members' input assignments that stay with / leave / go to another member."""
     counts = {m: sum(len(p) for p in a.values()) for m, a in result.items()}
-    owner = {}
+    owner: Dict[Tuple[str, int], str] = {}
     for m, a in result.items():
         for t, parts in a.items():
             for p in parts:
@@ -50,7 +51,7 @@ def step_stats(inputs: Mapping[str, Mapping[str, List[int]]], result: Mapping[st
                     revoked += 1
                     if now is not None:
                         moved += 1
-    stats = {"partition_counts": counts, "kept": kept, "revoked": revoked, "moved": moved,
+    stats: Dict[str, Any] = {"partition_counts": counts, "kept": kept, "revoked": revoked, "moved": moved,
              "assigned_total": sum(counts.values())}
     if counts:
         stats["min"] = min(counts.values())
@@ -64,7 +65,7 @@ def valid_and_balanced(topics: Mapping[str, int], subscriptions: Mapping[str, Li
     subscribed topic assigned exactly once, only to subscribers, and no member holding two or more
     partitions more than another member that subscribes to one of its topics."""
     problems = []
-    owners: Dict = {}
+    owners: Dict[Tuple[str, int], str] = {}
     for m, a in assignment.items():
         for t, parts in a.items():
             if t not in subscriptions.get(m, []):
@@ -79,14 +80,15 @@ def valid_and_balanced(topics: Mapping[str, int], subscriptions: Mapping[str, Li
             if (t, p) not in owners:
                 problems.append(f"{t}-{p} unassigned")
     size = {m: sum(len(p) for p in assignment.get(m, {}).values()) for m in subscriptions}
-    for a in subscriptions:
-        for b in subscriptions:
-            if size[a] - size[b] > 1 and any(t in subscriptions[b] for t in assignment.get(a, {})):
-                problems.append(f"{a} has {size[a]} partitions, {b} only {size[b]} and could take one")
+    for m1 in subscriptions:
+        for m2 in subscriptions:
+            if size[m1] - size[m2] > 1 and any(t in subscriptions[m2] for t in assignment.get(m1, {})):
+                problems.append(f"{m1} has {size[m1]} partitions, {m2} only {size[m2]} and could take one")
     return problems
 
 
-def _check_expect(expect: Mapping, step_out: dict, catalog: TopicCatalog, members: List[MemberInput]) -> List[str]:
+def _check_expect(expect: Mapping[str, Any], step_out: Dict[str, Any], catalog: TopicCatalog,
+                  members: List[MemberInput]) -> List[str]:
     failures = []
     if "error" in expect:
         got = step_out.get("error", "")
@@ -109,25 +111,27 @@ SWITCHES = {"assignment_map": "hash", "subscription_set": "hash", "subscription_
 EXPECT_KEYS = ("assignment", "error", "valid_and_balanced")
 
 
-def _switch(step: Mapping, scenario: Mapping, name: str, dot: str, default: object) -> Tuple[object, str]:
+def _switch(step: Mapping[str, Any], scenario: Mapping[str, Any], name: str, dot: str, default: object
+            ) -> Tuple[object, str]:
     """A switch's value and the field it came from (the step's, ``dot + name``, when the step sets it)."""
     if dot and name in step:
         return step[name], f"{dot}{name}"
     return scenario.get(name, default), name
 
 
-def replay_options(step: Mapping, scenario: Mapping, dot: str = "") -> ReplayOptions:
+def replay_options(step: Mapping[str, Any], scenario: Mapping[str, Any], dot: str = "") -> ReplayOptions:
     """The harness switches of one step (a step's value wins over the scenario's): the
     :class:`~rebalance.kip848.assignor.ReplayOptions` only this adapter passes, checked by its own
     ``check`` (the one check of the direct API too) with the field each came from (``dot``: the step's
     prefix, ``"steps[2]."``).  The inverted assignment is checked by ``parse_inverted`` in :func:`run`."""
-    values, fields = {}, {}
+    values: Dict[str, Any] = {}
+    fields: Dict[str, str] = {}
     for name, default in SWITCHES.items():
         values[name], fields[name] = _switch(step, scenario, name, dot, default)
     return ReplayOptions(**values).check(fields)
 
 
-def _expect(value: object, field: str) -> Optional[Mapping]:
+def _expect(value: object, field: str) -> Optional[Mapping[str, Any]]:
     """A step's ``expect``, checked: ``{"assignment": {member: {topic: [partitions]}}, "error": "...",
     "valid_and_balanced": true}``, each optional."""
     if value is None:
@@ -155,7 +159,7 @@ def _expect(value: object, field: str) -> Optional[Mapping]:
     return value
 
 
-def run(scenario: dict) -> dict:
+def run(scenario: Dict[str, Any]) -> Dict[str, Any]:
     """Replay one ``group`` scenario (see the module docstring).  Each step goes through the same
     validation as :func:`~rebalance.kip848.group.assign_group` (:func:`~rebalance.kip848.group.prepare_group`)."""
     if not isinstance(scenario, Mapping):
@@ -172,7 +176,7 @@ def run(scenario: dict) -> dict:
         prefix = "steps"
     previous: Optional[GroupResult] = None
     members_value = scenario.get("members") if prefix else None
-    out_steps = []
+    out_steps: List[Dict[str, Any]] = []
     ok = True
     for index, step in enumerate(steps):
         sf = f"{prefix}[{index}]" if prefix else ""
@@ -201,9 +205,9 @@ def run(scenario: dict) -> dict:
         members, spec = prepare_group(catalog, members_value, previous=previous, members_map=members_map,
                                       replay=replay, prefix=dot)
         materialized_members = []
-        inputs_by_member = {}
+        inputs_by_member: Dict[str, Dict[str, List[int]]] = {}
         for m in members:
-            entry = {"id": m.member_id}
+            entry: Dict[str, Any] = {"id": m.member_id}
             if m.instance_id is not None:
                 entry["instance_id"] = m.instance_id
             if m.rack is not None:
@@ -212,7 +216,7 @@ def run(scenario: dict) -> dict:
             entry["assignment"] = _assignment_json(spec.member(m.member_id).assignment, catalog)
             inputs_by_member[m.member_id] = entry["assignment"]
             materialized_members.append(entry)
-        step_out = {"step": index,
+        step_out: Dict[str, Any] = {"step": index,
                     "input": {"topics": [t.to_json() for t in catalog.topics()], "members": materialized_members},
                     "subscription_type": spec.subscription_type}
         try:
@@ -237,7 +241,7 @@ def run(scenario: dict) -> dict:
     return {"id": scenario.get("id"), "kind": "group", "assignor": assignor, "steps": out_steps, "ok": ok}
 
 
-def _normalize_input(value: dict) -> dict:
+def _normalize_input(value: Dict[str, Any]) -> Dict[str, Any]:
     members = []
     for m in value.get("members", []):
         m = dict(m)
@@ -246,7 +250,7 @@ def _normalize_input(value: dict) -> dict:
     return {"topics": value.get("topics"), "members": members}
 
 
-def compare(expected: dict, actual: dict) -> List[str]:
+def compare(expected: Dict[str, Any], actual: Dict[str, Any]) -> List[str]:
     """Kafka's step results must match exactly: assignment, builder, subscription type, stats, error, and
     the materialized input including its list orders (the Java iteration orders of the carried
     assignments)."""
@@ -276,20 +280,18 @@ def compare(expected: dict, actual: dict) -> List[str]:
     return problems
 
 
-def conformance_counts(directory: Optional[str] = None) -> List[dict]:
+def conformance_counts(directory: Optional[str] = None) -> List[Dict[str, Any]]:
     """Replay the ``group`` vector files: ``[{"file", "passed", "failed"}]``.  ``directory`` defaults to
     :func:`rebalance.vectors.vectors_dir` (the repository's ``kafka-vectors`` folder)."""
     from pathlib import Path
 
     from ..vectors import conform_lines, read_lines, vectors_dir
 
-    if directory is None:
-        directory = vectors_dir()
-    directory = Path(directory)
-    if not directory.is_dir():
-        raise InputError("directory", f"no vectors directory at {directory}")
+    folder = Path(vectors_dir() if directory is None else directory)
+    if not folder.is_dir():
+        raise InputError("directory", f"no vectors directory at {folder}")
     rows = []
     for name in GROUP_FILES:
-        result = conform_lines(read_lines(str(directory / name)), lambda text: None)
+        result = conform_lines(read_lines(str(folder / name)), lambda text: None)
         rows.append({"file": name, "passed": result.passed, "failed": result.failed})
     return rows

@@ -251,7 +251,7 @@ class LibrdkafkaStickyBuilder(LibrdkafkaGeneralBuilder):
             data = assignor.member_data(sub, buffer)
             generation = -1 if data.generation is None else data.generation
             for tp in data.partitions:
-                claims.setdefault(tuple(tp), []).append((member, generation))  # type: ignore[arg-type]
+                claims.setdefault(tuple(tp), []).append((member, generation))
         self.c_prev: Dict[TopicPartition, Tuple[str, int]] = {}
         kept: Dict[str, List[TopicPartition]] = {m: [] for m in subscriptions}
         for tp, owners in claims.items():  # lines 1418-1481
@@ -263,7 +263,7 @@ class LibrdkafkaStickyBuilder(LibrdkafkaGeneralBuilder):
                 self.c_prev[tp] = owners[-2]
         for member in list(current_assignment):
             current_assignment[member][:] = [tp for tp in kept.get(member, []) if tp[0] in partitions_per_topic]
-        super().__init__(assignor, partitions_per_topic, rack_info, current_assignment, subscriptions,  # type: ignore[arg-type]
+        super().__init__(assignor, partitions_per_topic, rack_info, current_assignment, subscriptions,
                          buffers, trace)
         # the topics in the order of the leader's metadata (eligible topics, rdkafka_assignor.c lines 280-318).
         # That is the order of its MetadataRequest (written in list order, rdkafka_request.c lines 3026-3033;
@@ -351,7 +351,7 @@ def librdkafka_general_assign(partitions: Mapping[str, int], members: Mapping[st
 
     class _Capturing(LibrdkafkaStickyBuilder):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, topic_order=topic_order, **kwargs)
+            super().__init__(*args, **{**kwargs, "topic_order": topic_order})
             captured.append(self)
 
     assignor.general_builder = _Capturing

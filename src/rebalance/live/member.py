@@ -200,8 +200,9 @@ class LiveMember:
             except Exception as exc:  # a callback's error surfaces from poll: keep it, stop polling
                 self.errors.append(repr(exc))
                 break
-            if msg is not None and msg.error() is not None and not msg.error().retriable():
-                self.errors.append(str(msg.error()))
+            error = msg.error() if msg is not None else None
+            if error is not None and not error.retriable():
+                self.errors.append(str(error))
         self.polling = False
 
     def stop_polling(self) -> None:

@@ -12,6 +12,7 @@ partition.
 """
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import random
 import time
@@ -348,13 +349,13 @@ def _run_batch(batch: Sequence[PeerGroup], mc: MockCluster, timeout_s: float, re
         for g, lg in zip(batch, live):
             for name, (topics, rack) in g.members.items():
                 if name != g.joiner:
-                    lg.join(name, MemberConfig(topics=topics, strategy=g.assignor, rack=rack))
+                    lg.join(name, MemberConfig(topics=topics, strategy=(g.assignor,), rack=rack))
         _settle_all(live, timeout_s, report, "start")
         for g, lg in zip(batch, live):
             topics, rack = g.members[g.joiner]
-            lg.join(g.joiner, MemberConfig(topics=topics, strategy=g.assignor, rack=rack))
+            lg.join(g.joiner, MemberConfig(topics=topics, strategy=(g.assignor,), rack=rack))
         _settle_all(live, timeout_s, report, "join")
-        _all_at_once([lambda g=g, lg=lg: lg.leave(g.leaver) for g, lg in zip(batch, live)])
+        _all_at_once([functools.partial(lg.leave, g.leaver) for g, lg in zip(batch, live)])
         _settle_all(live, timeout_s, report, "leave")
     finally:
         _all_at_once([lg.close for lg in live])

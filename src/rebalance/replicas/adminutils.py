@@ -32,7 +32,7 @@ static unseeded ``java.util.Random``; here they come from ``random`` (a :class:`
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import InputError, KafkaError
 from ..java import INT_MAX, java_string_key, to_int32
@@ -122,7 +122,8 @@ class PartitionTrace:
     candidates: List[Candidate] = field(default_factory=list)
 
 
-def _start_values(n: int, fixed_start_index: int, random: Optional[JavaRandom], seed: Optional[int]):
+def _start_values(n: int, fixed_start_index: int, random: Optional[JavaRandom], seed: Optional[int]
+                  ) -> Tuple[int, int]:
     if fixed_start_index >= 0:
         return fixed_start_index, fixed_start_index
     rnd = random if random is not None else JavaRandom(seed)
@@ -132,7 +133,8 @@ def _start_values(n: int, fixed_start_index: int, random: Optional[JavaRandom], 
 
 
 def _rack_unaware(n_partitions: int, replication_factor: int, broker_list: List[int], fixed_start_index: int,
-                  start_partition_id: int, random, seed, trace: Optional[List[PartitionTrace]]):
+                  start_partition_id: int, random: Optional[JavaRandom], seed: Optional[int],
+                  trace: Optional[List[PartitionTrace]]) -> Dict[int, List[int]]:
     n = len(broker_list)
     start_index, next_replica_shift = _start_values(n, fixed_start_index, random, seed)
     current = max(0, start_partition_id)
@@ -161,7 +163,8 @@ def _rack_unaware(n_partitions: int, replication_factor: int, broker_list: List[
 
 
 def _rack_aware(n_partitions: int, replication_factor: int, brokers: List[Broker], fixed_start_index: int,
-                start_partition_id: int, random, seed, trace: Optional[List[PartitionTrace]]):
+                start_partition_id: int, random: Optional[JavaRandom], seed: Optional[int],
+                trace: Optional[List[PartitionTrace]]) -> Dict[int, List[int]]:
     broker_rack: Dict[int, str] = {}
     for b in brokers:
         if b.rack is None:
@@ -209,7 +212,7 @@ def _rack_aware(n_partitions: int, replication_factor: int, brokers: List[Broker
     return ret
 
 
-def assign_replicas_to_brokers(brokers: Iterable, n_partitions: int, replication_factor: int,
+def assign_replicas_to_brokers(brokers: Iterable[Any], n_partitions: int, replication_factor: int,
                                fixed_start_index: int = -1, start_partition_id: int = -1, *,
                                random: Optional[JavaRandom] = None, seed: Optional[int] = None,
                                trace: Optional[List[PartitionTrace]] = None) -> Dict[int, List[int]]:
@@ -247,7 +250,7 @@ def assign_replicas_to_brokers(brokers: Iterable, n_partitions: int, replication
                        random, seed, trace)
 
 
-def add_partitions(brokers: Iterable, existing_assignment: Mapping[int, Sequence[int]],
+def add_partitions(brokers: Iterable[Any], existing_assignment: Mapping[int, Sequence[int]],
                    num_partitions: int, topic: str = "topic") -> Dict[int, List[int]]:
     """The replicas Kafka gives the partitions added to a topic: ``AdminZkClient.createNewPartitionsAssignment``
     without a manual assignment (``core/src/main/scala/kafka/zk/AdminZkClient.scala`` lines 253-283 at
@@ -291,12 +294,12 @@ def add_partitions(brokers: Iterable, existing_assignment: Mapping[int, Sequence
                                       len(existing_assignment))
 
 
-def is_rack_aware(brokers: Iterable) -> bool:
+def is_rack_aware(brokers: Iterable[Any]) -> bool:
     """Whether ``assignReplicasToBrokers`` takes the rack-aware path (some broker has a rack)."""
     return any(b.rack is not None for b in parse_brokers(brokers))
 
 
-def explain(brokers: Iterable, n_partitions: int, replication_factor: int, fixed_start_index: int = 0,
+def explain(brokers: Iterable[Any], n_partitions: int, replication_factor: int, fixed_start_index: int = 0,
             start_partition_id: int = -1, *, seed: Optional[int] = None) -> List[PartitionTrace]:
     """The placement with its reasoning: one :class:`PartitionTrace` per partition (leader index, shift,
     and, on the rack-aware path, every follower candidate with why it was skipped)."""

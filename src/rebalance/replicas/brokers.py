@@ -13,7 +13,7 @@ offending field, e.g. ``brokers[2].rack``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, List, Mapping, Optional
+from typing import Any, Dict, Iterable, List, Mapping, Optional
 
 from ..errors import InputError
 from ..java import INT_MAX, INT_MIN
@@ -31,7 +31,7 @@ class Broker:
     rack: Optional[str] = None
     fenced: bool = False
 
-    def to_json(self) -> dict:
+    def to_json(self) -> Dict[str, Any]:
         return {"id": self.id, "rack": self.rack, "fenced": self.fenced}
 
 
@@ -47,7 +47,7 @@ def check_int(value: object, field: str, *, minimum: Optional[int] = None, lo: i
     return value
 
 
-def _check_rack(rack, field: str) -> Optional[str]:
+def _check_rack(rack: object, field: str) -> Optional[str]:
     if rack is None or isinstance(rack, str):
         return rack
     raise InputError(field, f"must be a rack name (string) or null, got {rack!r}")
@@ -59,7 +59,7 @@ def parse_brokers(brokers: object, field: str = "brokers", *, with_fenced: bool 
     if isinstance(brokers, (str, bytes, Mapping)) or not isinstance(brokers, Iterable):
         raise InputError(field, f"must be a list of brokers, got {type(brokers).__name__}")
     out: List[Broker] = []
-    seen = {}
+    seen: Dict[int, int] = {}
     for i, entry in enumerate(brokers):
         where = f"{field}[{i}]"
         fenced = False
@@ -97,6 +97,6 @@ def parse_brokers(brokers: object, field: str = "brokers", *, with_fenced: bool 
     return out
 
 
-def rack_map(brokers: Iterable[Broker]) -> dict:
+def rack_map(brokers: Iterable[Broker]) -> Dict[int, Optional[str]]:
     """broker id -> rack (``None`` for a broker without one)."""
     return {b.id: b.rack for b in brokers}

@@ -16,7 +16,7 @@ At creation the leader is the first replica (the preferred leader), which is wha
 from __future__ import annotations
 
 from collections import Counter
-from typing import Dict, Iterable, List, Optional
+from typing import Any, Dict, Iterable, List, Optional
 
 from ..errors import require
 from ..java import string_hash
@@ -33,7 +33,7 @@ OFFSETS_TOPIC_PARTITIONS = OFFSETS_TOPIC_PARTITIONS_DEFAULT
 OFFSETS_TOPIC_REPLICATION_FACTOR = 3
 
 
-def place_offsets_topic(brokers: Iterable, placer: str = "AdminUtils", *, seed: int = 0,
+def place_offsets_topic(brokers: Iterable[Any], placer: str = "AdminUtils", *, seed: int = 0,
                         num_partitions: int = OFFSETS_TOPIC_PARTITIONS,
                         replication_factor: int = OFFSETS_TOPIC_REPLICATION_FACTOR) -> Dict[int, List[int]]:
     """Place ``__consumer_offsets`` as the cluster would at creation, with a seeded random source:
@@ -44,7 +44,7 @@ def place_offsets_topic(brokers: Iterable, placer: str = "AdminUtils", *, seed: 
                                                       list(brokers)).as_mapping()
 
 
-def _offsets_mapping(assignment: Assignment):
+def _offsets_mapping(assignment: Assignment) -> Dict[int, List[int]]:
     mapping = as_mapping(assignment)
     require(len(mapping) > 0, "assignment", "the offsets topic placement has no partitions")
     return mapping
@@ -57,7 +57,7 @@ def coordinator_for(group_id: str, assignment: Assignment) -> int:
     return mapping[partition][0]
 
 
-def coordinators(group_ids: Iterable[str], assignment: Assignment) -> List[dict]:
+def coordinators(group_ids: Iterable[str], assignment: Assignment) -> List[Dict[str, Any]]:
     """One row per group: its hash, offsets partition, the partition's replicas and the coordinator."""
     mapping = _offsets_mapping(assignment)
     rows = []

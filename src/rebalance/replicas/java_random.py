@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import List, MutableSequence, Optional, TypeVar
+from typing import Any, Dict, List, MutableSequence, Optional, TypeVar
 
 from ..errors import InputError, KafkaError
 from ..java import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN, to_int32, to_int64
@@ -43,7 +43,7 @@ MOCK_DEFAULT_STATE = 17
 _seed_uniquifier = 8682522807148012
 
 
-def _check_long(value, field: str) -> int:
+def _check_long(value: object, field: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise InputError(field, f"must be a whole number (a Java long), got {value!r}")
     if not LONG_MIN <= value <= LONG_MAX:
@@ -51,7 +51,7 @@ def _check_long(value, field: str) -> int:
     return value
 
 
-def _check_bound(bound) -> int:
+def _check_bound(bound: object) -> int:
     if isinstance(bound, bool) or not isinstance(bound, int):
         raise InputError("bound", f"must be a whole number (a Java int), got {bound!r}")
     if not INT_MIN <= bound <= INT_MAX:

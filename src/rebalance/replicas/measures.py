@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..errors import InputError
 from .brokers import parse_brokers
@@ -32,11 +32,11 @@ def as_mapping(assignment: Assignment) -> Dict[int, List[int]]:
                                    f"got {type(assignment).__name__}")
 
 
-def _racks(brokers) -> Dict[int, Optional[str]]:
+def _racks(brokers: Optional[Iterable[Any]]) -> Dict[int, Optional[str]]:
     return {b.id: b.rack for b in parse_brokers(brokers, with_fenced=True)} if brokers is not None else {}
 
 
-def leaders_per_broker(assignment: Assignment, brokers: Optional[Iterable] = None) -> Dict[int, int]:
+def leaders_per_broker(assignment: Assignment, brokers: Optional[Iterable[Any]] = None) -> Dict[int, int]:
     """Number of partitions each broker leads (first replica), in ascending broker id."""
     counts = Counter(r[0] for r in as_mapping(assignment).values() if r)
     for b in _racks(brokers):
@@ -44,7 +44,7 @@ def leaders_per_broker(assignment: Assignment, brokers: Optional[Iterable] = Non
     return dict(sorted(counts.items()))
 
 
-def replicas_per_broker(assignment: Assignment, brokers: Optional[Iterable] = None) -> Dict[int, int]:
+def replicas_per_broker(assignment: Assignment, brokers: Optional[Iterable[Any]] = None) -> Dict[int, int]:
     """Number of replicas (leaders and followers) each broker holds, in ascending broker id."""
     counts = Counter(b for r in as_mapping(assignment).values() for b in r)
     for b in _racks(brokers):
@@ -52,7 +52,7 @@ def replicas_per_broker(assignment: Assignment, brokers: Optional[Iterable] = No
     return dict(sorted(counts.items()))
 
 
-def _rack_key(rack):
+def _rack_key(rack: Optional[str]) -> Tuple[str, str]:
     return ("", "") if rack is None else ("1", rack)
 
 
@@ -67,23 +67,23 @@ def _per_rack(per_broker: Mapping[int, int], racks: Mapping[int, Optional[str]])
     return out
 
 
-def leaders_per_rack(assignment: Assignment, brokers: Iterable) -> Dict[Optional[str], int]:
+def leaders_per_rack(assignment: Assignment, brokers: Iterable[Any]) -> Dict[Optional[str], int]:
     """Partitions led from each rack (``None`` = brokers without a rack)."""
     return _per_rack(leaders_per_broker(assignment), _racks(brokers))
 
 
-def replicas_per_rack(assignment: Assignment, brokers: Iterable) -> Dict[Optional[str], int]:
+def replicas_per_rack(assignment: Assignment, brokers: Iterable[Any]) -> Dict[Optional[str], int]:
     """Replicas held in each rack."""
     return _per_rack(replicas_per_broker(assignment), _racks(brokers))
 
 
-def racks_per_partition(assignment: Assignment, brokers: Iterable) -> Dict[int, int]:
+def racks_per_partition(assignment: Assignment, brokers: Iterable[Any]) -> Dict[int, int]:
     """How many distinct racks hold a replica of each partition."""
     racks = _racks(brokers)
     return {p: len({racks[b] for b in r}) for p, r in sorted(as_mapping(assignment).items())}
 
 
-def skew(counts: Union[Mapping, Iterable[int]]) -> int:
+def skew(counts: Union[Mapping[Any, Any], Iterable[int]]) -> int:
     """``max - min`` of a set of counts (0 for none): 0 is perfect balance."""
     values = list(counts.values()) if isinstance(counts, Mapping) else list(counts)
     return max(values) - min(values) if values else 0
@@ -102,11 +102,11 @@ class Balance:
     max_leaders: int
     max_replicas: int
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> Dict[str, Any]:
         return dict(self.__dict__)
 
 
-def balance(assignment: Assignment, brokers: Iterable) -> Balance:
+def balance(assignment: Assignment, brokers: Iterable[Any]) -> Balance:
     """Every measure at once: leader and replica skew over brokers and over racks, the fewest racks any
     partition spans, and the busiest broker's leader and replica counts."""
     lead = leaders_per_broker(assignment, brokers)

@@ -14,7 +14,7 @@ broker list (ids, ``(id, rack, fenced)`` tuples, ``{"id", "rack", "fenced"}`` di
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Iterable, Iterator, List, Mapping, Protocol, Tuple, Union, runtime_checkable
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Protocol, Tuple, Union, runtime_checkable
 
 from ..errors import InputError
 from .brokers import SHORT_MAX, SHORT_MIN, Broker, check_int, parse_brokers
@@ -31,7 +31,7 @@ class PlacementSpec:
     num_replicas: int
 
 
-def placement_spec(value: Union[PlacementSpec, Mapping], prefix: str = "") -> PlacementSpec:
+def placement_spec(value: Union[PlacementSpec, Mapping[Any, Any]], prefix: str = "") -> PlacementSpec:
     """A validated :class:`PlacementSpec` from a ``PlacementSpec`` or a dict with Kafka's field names
     (``startPartition`` optional, default 0).  Errors name ``prefix + field`` (e.g. ``placements[1].numReplicas``).
     A negative partition count is bad input (Kafka's callers never pass one: ``CreateTopics`` turns ``-1``
@@ -70,7 +70,7 @@ class BrokerCluster:
     """A :class:`ClusterDescriber` over a broker list, kept in the given order (the order
     ``usableBrokers()`` iterates, which ``StripedReplicaPlacer`` depends on)."""
 
-    def __init__(self, brokers: Iterable, field: str = "brokers", *, with_fenced: bool = True):
+    def __init__(self, brokers: Iterable[Any], field: str = "brokers", *, with_fenced: bool = True):
         self.brokers: List[Broker] = parse_brokers(brokers, field, with_fenced=with_fenced)
 
     def usable_brokers(self) -> Iterator[Broker]:
@@ -78,7 +78,7 @@ class BrokerCluster:
         return iter(self.brokers)
 
 
-def usable_brokers(cluster: Union[ClusterDescriber, Iterable], field: str = "brokers", *,
+def usable_brokers(cluster: Union[ClusterDescriber, Iterable[Any]], field: str = "brokers", *,
                    with_fenced: bool = True) -> List[Broker]:
     """The validated brokers of a :class:`ClusterDescriber` or of a broker list (``InputError`` naming
     ``field[i]...``); ``with_fenced=False`` refuses fenced brokers (``AdminUtils`` has no such notion)."""

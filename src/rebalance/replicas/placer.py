@@ -14,7 +14,7 @@ chapter's widgets build a placer with :func:`placer_for`.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, Iterable, Optional, Protocol, Union, runtime_checkable
+from typing import Any, Callable, Dict, Iterable, Optional, Protocol, Union, runtime_checkable
 
 from ..errors import InputError
 from .adminutils import assign_replicas_to_brokers
@@ -29,7 +29,7 @@ class ReplicaPlacer(Protocol):
     Raises :class:`~rebalance.errors.KafkaError` where Kafka throws (``InvalidReplicationFactorException``...)
     and :class:`~rebalance.errors.InputError` for malformed input."""
 
-    def place(self, placement: PlacementSpec, cluster: ClusterDescriber) -> TopicAssignment: ...
+    def place(self, placement: PlacementSpec, cluster: Union[ClusterDescriber, Iterable[Any]]) -> TopicAssignment: ...
 
 
 class AdminUtilsPlacer:
@@ -50,7 +50,7 @@ class AdminUtilsPlacer:
         self.random = random if random is not None else JavaRandom(seed)
         self.fixed_start_index = fixed_start_index
 
-    def place(self, placement: Union[PlacementSpec, dict], cluster: Union[ClusterDescriber, Iterable]
+    def place(self, placement: Union[PlacementSpec, Dict[str, Any]], cluster: Union[ClusterDescriber, Iterable[Any]]
               ) -> TopicAssignment:
         """``ReplicaPlacer.place`` through ``AdminUtils.assignReplicasToBrokers``: partition ids from
         ``max(0, start_partition)``."""

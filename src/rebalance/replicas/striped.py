@@ -33,7 +33,7 @@ cordoned log directories; 3.9.2's ended at "fenced." and "registered." (``kafka-
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from ..errors import KafkaError
 from ..java import JavaHashOrder, java_string_key, string_hash
@@ -49,7 +49,7 @@ def optional_hash(rack: Optional[str]) -> int:
     return 0 if rack is None else string_hash(rack)
 
 
-def optional_string_key(rack: Optional[str]) -> tuple:
+def optional_string_key(rack: Optional[str]) -> Tuple[int, Union[str, bytes]]:
     """Sort key of ``OptionalStringComparator``: empty first, then ``String.compareTo``."""
     return (0, "") if rack is None else (1, java_string_key(rack))
 
@@ -122,7 +122,7 @@ class Rack:
 
     __slots__ = ("fenced", "unfenced")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.fenced = BrokerList()
         self.unfenced = BrokerList()
 
@@ -237,7 +237,7 @@ class StripedReplicaPlacer:
     def __init__(self, random: Union[JavaRandom, str] = "java.util.Random", seed: Optional[int] = None):
         self.random = random if isinstance(random, JavaRandom) else make_random(random, seed)
 
-    def place(self, placement: Union[PlacementSpec, dict], cluster: Union[ClusterDescriber, Iterable]
+    def place(self, placement: Union[PlacementSpec, Dict[str, Any]], cluster: Union[ClusterDescriber, Iterable[Any]]
               ) -> TopicAssignment:
         """``ReplicaPlacer.place(placement, cluster)``: the replica list of each partition.
 
@@ -256,7 +256,7 @@ class StripedReplicaPlacer:
                                   spec.start_partition)
 
 
-def place(brokers: Sequence, num_partitions: int, replication_factor: int, *, seed: Optional[int] = None,
+def place(brokers: Sequence[Any], num_partitions: int, replication_factor: int, *, seed: Optional[int] = None,
           random: Union[JavaRandom, str] = "java.util.Random") -> List[List[int]]:
     """One placement with a fresh placer: ``StripedReplicaPlacer(new Random(seed)).place(...)``, as replica
     lists in partition order."""

@@ -18,7 +18,7 @@ and calls the same validated entry point as the Python API (``assign_replicas_to
 """
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Any, Dict, List, Optional
 
 from ..errors import InputError, KafkaError, require
 from ..java import LONG_MAX, LONG_MIN
@@ -39,7 +39,7 @@ VECTOR_FILES = {
 }
 VECTOR_CASES = {"adminutils": 82, "striped": 70, "java_random": 40}
 
-def run(scenario: dict) -> dict:
+def run(scenario: Dict[str, Any]) -> Dict[str, Any]:
     """Replay one ``adminutils``, ``striped`` or ``java_random`` scenario (see the module docstring)."""
     require(isinstance(scenario, dict), "input", "must be a JSON object")
     kind = scenario.get("kind")
@@ -52,18 +52,18 @@ def run(scenario: dict) -> dict:
     raise InputError("kind", f"the replicas adapter handles adminutils, striped and java_random, not {kind!r}")
 
 
-def _required(scenario: dict, key: str, prefix: str = "") -> object:
+def _required(scenario: Dict[str, Any], key: str, prefix: str = "") -> Any:
     if key not in scenario:
         raise InputError(f"{prefix}{key}", "missing")
     return scenario[key]
 
 
-def _seed(scenario: dict) -> Optional[int]:
+def _seed(scenario: Dict[str, Any]) -> Optional[int]:
     seed = scenario.get("seed")
     return None if seed is None else check_int(seed, "seed", lo=LONG_MIN, hi=LONG_MAX, what="a Java long")
 
 
-def run_adminutils(scenario: dict) -> dict:
+def run_adminutils(scenario: Dict[str, Any]) -> Dict[str, Any]:
     """``AdminUtils.assignReplicasToBrokers`` with the scenario's arguments, which it validates itself
     (the same checks and field names as a direct call)."""
     brokers = parse_brokers(_required(scenario, "brokers"), "brokers")
@@ -71,13 +71,14 @@ def run_adminutils(scenario: dict) -> dict:
                                             _required(scenario, "replicationFactor"),
                                             scenario.get("fixedStartIndex", -1), scenario.get("startPartitionId", -1),
                                             seed=_seed(scenario))
-    out = {"assignment": {str(p): replicas for p, replicas in sorted(assignment.items())}}
+    out: Dict[str, Any] = {"assignment": {str(p): replicas for p, replicas in sorted(assignment.items())}}
     if all(b.rack is not None for b in brokers):
-        out["rackAlternatedBrokerList"] = rack_alternated_broker_list({b.id: b.rack for b in brokers})
+        out["rackAlternatedBrokerList"] = rack_alternated_broker_list(
+            {b.id: b.rack for b in brokers if b.rack is not None})
     return out
 
 
-def run_striped(scenario: dict) -> dict:
+def run_striped(scenario: Dict[str, Any]) -> Dict[str, Any]:
     """One ``StripedReplicaPlacer`` from the registry and one random stream for all placements; each
     placement is validated by :func:`~rebalance.replicas.placement.placement_spec`, as a direct call's."""
     kind = scenario.get("random", "java.util.Random")
@@ -92,7 +93,7 @@ def run_striped(scenario: dict) -> dict:
     for i, p in enumerate(placements):
         require(isinstance(p, dict), f"placements[{i}]", f"must be an object, got {p!r}")
         specs.append(placement_spec(p, f"placements[{i}]."))
-    results = []
+    results: List[Dict[str, Any]] = []
     for spec in specs:
         try:
             results.append({"partitions": placer.place(spec, cluster).replica_lists()})
@@ -101,7 +102,7 @@ def run_striped(scenario: dict) -> dict:
     return {"placements": results}
 
 
-def run_java_random(scenario: dict) -> dict:
+def run_java_random(scenario: Dict[str, Any]) -> Dict[str, Any]:
     """``java.util.Random(seed)`` driven through the scenario's ``ops``."""
     seed = check_int(_required(scenario, "seed"), "seed", lo=LONG_MIN, hi=LONG_MAX, what="a Java long")
     return {"outputs": replay_ops(seed, _required(scenario, "ops"))}

@@ -8,7 +8,7 @@ process without Spark (:func:`rebalance.spark.local.run`): what executed solutio
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional
 
 import pandas as pd
 
@@ -28,7 +28,7 @@ SUMMARY_TABLE = {"sweep": "by_assignor", "coordinator": "summary", "montecarlo":
 
 def exercise(job: str, scale: Optional[int] = None, seed: int = 0, table: Optional[str] = None,
              digits: int = 3, spark: Optional[SparkSession] = None, local: bool = False,
-             **params: object) -> pd.DataFrame:
+             **params: Any) -> pd.DataFrame:
     """Run ``job`` (``sweep``, ``coordinator``, ``montecarlo``, ``placement``, ``connect``) at ``scale``
     and return its summary table (or ``table``), floats rounded to ``digits``.  Other keyword arguments are
     the job's parameters (e.g. ``assignors=("range",)`` for the sweep, ``partition_counts=(50,)`` for the
@@ -41,7 +41,7 @@ def exercise(job: str, scale: Optional[int] = None, seed: int = 0, table: Option
     module = get_job(job)
     if scale is None:
         scale = DEFAULT_SCALE[job]
-    kwargs = {}
+    kwargs: Dict[str, Any] = {}
     if job == "sweep" and "assignors" in params:
         kwargs["assignors"] = tuple(params.pop("assignors"))
     if local:

@@ -22,13 +22,16 @@ from __future__ import annotations
 
 import random
 from dataclasses import asdict, dataclass, field
-from typing import Dict, List, Optional, Tuple, TypeVar
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple, TypeVar
 
 import numpy as np
 
 from ..errors import InputError, require
 
-P = TypeVar("P")  # a parameters dataclass (SweepParams, PlacementParams, ...)
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+P = TypeVar("P", bound="DataclassInstance")  # a parameters dataclass (SweepParams, PlacementParams, ...)
 
 _GOLDEN = 0x9E3779B97F4A7C15
 _M1 = 0xBF58476D1CE4E5B9
@@ -450,13 +453,14 @@ def connect_scenario(seed: int, index: int, params: ConnectParams = ConnectParam
                            new_connector=names[-1], new_tasks=rng.randint(1, params.max_tasks))
 
 
-def check_params(params: Optional[P | Dict[str, object]], cls: type[P]) -> P:
+def check_params(params: object, cls: type[P]) -> P:
     """``params`` as a ``cls`` instance (a dict of overrides is accepted); bad keys raise ``InputError``."""
     if params is None:
         return cls()
     if isinstance(params, cls):
         return params
-    require(isinstance(params, dict), "params", f"must be a dict or {cls.__name__}")
+    if not isinstance(params, dict):
+        raise InputError("params", f"must be a dict or {cls.__name__}")
     known = cls.__dataclass_fields__
     for key in params:
         require(key in known, f"params.{key}", f"unknown parameter (known: {', '.join(known)})")

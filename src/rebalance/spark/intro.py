@@ -22,5 +22,6 @@ def groups_per_partition(spark: SparkSession, group_ids: Sequence[str], num_part
             yield pd.DataFrame({"partition": [partition_for(g, num_partitions) for g in batch["group_id"]]})
 
     counts = df.mapInPandas(to_partition, "partition int").groupBy("partition").count()
-    result = counts.toPandas().rename(columns={"count": "groups"})
+    collected: pd.DataFrame = counts.toPandas()
+    result = collected.rename(columns={"count": "groups"})
     return result.sort_values("partition").reset_index(drop=True)

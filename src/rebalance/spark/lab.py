@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Dict, Mapping, Optional
+from typing import TYPE_CHECKING, Dict, Mapping, Optional, cast
 
 import pandas as pd
 
@@ -92,7 +92,7 @@ def load_or_run(job: str, scale: int, seed: int = 0, store: str = "lab-results",
                     os.remove(os.path.join(sub, f))
                 os.rmdir(sub)
     write_outputs(spark, result, store)
-    return stored(store, job)
+    return cast(JobResult, stored(store, job))  # not None: write_outputs has just stored the job's tables
 
 
 def store_path(name: str) -> str:

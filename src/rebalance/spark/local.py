@@ -8,7 +8,7 @@ job, one scenario after another, then builds its tables with the same function t
 """
 from __future__ import annotations
 
-from typing import Dict, Optional, Sequence
+from typing import Dict, Optional, Sequence, cast
 
 import pandas as pd
 
@@ -34,17 +34,18 @@ def sweep(scale: int, seed: int = 0, params: Optional[SweepParams | Dict[str, ob
     return sweep_job.tables_from_rows(sweep_rows(scale, seed, params, assignors))
 
 
-def coordinator_partition_load(scale: int, seed: int = 0, params: Optional[dict] = None) -> pd.DataFrame:
+def coordinator_partition_load(scale: int, seed: int = 0, params: Optional[Dict[str, object]] = None) -> pd.DataFrame:
     """``num_partitions, partition, groups, commits_per_s`` for ``scale`` group ids, in this process."""
-    params = coordinator_job._check(check_params(params, coordinator_job.CoordinatorParams))
+    checked = coordinator_job._check(check_params(params, coordinator_job.CoordinatorParams))
     scale, seed = check_scale(scale), check_seed(seed)
-    total = None
-    for start in range(0, scale, params.chunk):
-        part = coordinator_job.count_chunk(seed, start, min(scale, start + params.chunk), params)
-        if total is None:
-            total = part
+    found: Optional[pd.DataFrame] = None
+    for start in range(0, scale, checked.chunk):
+        part = coordinator_job.count_chunk(seed, start, min(scale, start + checked.chunk), checked)
+        if found is None:
+            found = part
         else:
-            total[["groups", "commits_per_s"]] += part[["groups", "commits_per_s"]].values
+            found[["groups", "commits_per_s"]] += part[["groups", "commits_per_s"]].values
+    total = cast(pd.DataFrame, found)  # scale >= 1 (check_scale): at least one chunk was counted
     total["num_partitions"] = total["num_partitions"].astype("int64")
     total["partition"] = total["partition"].astype("int64")
     return total.sort_values(["num_partitions", "partition"]).reset_index(drop=True)

@@ -22,7 +22,7 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from .style import PALETTE, apply
+from .style import PALETTE, apply, figure_of
 
 TopicPartition = Tuple[str, int]
 Assignment = Mapping[str, Sequence[TopicPartition]]
@@ -79,11 +79,11 @@ def heatmap_figure(assignment: Assignment, topics: Optional[Iterable[str]] = Non
     values = matrix.to_numpy(dtype=float)
     totals = values.sum(axis=1) if values.size else np.zeros(len(matrix))
     created = ax is None
-    if created:
+    if ax is None:
         fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * (len(matrix.columns) + 2) + 1.5),
                                         max(2.2, 0.45 * len(matrix) + 1.2)))
     else:
-        fig = ax.figure
+        fig = figure_of(ax)
     ax.grid(False)
     shown = values if values.size else np.zeros((len(matrix), 1))
     ax.imshow(shown, cmap="Blues", aspect="auto", vmin=0, vmax=max(1.0, float(shown.max()) if shown.size else 1.0))
@@ -120,7 +120,7 @@ def partition_grid_figure(assignment: Assignment, partitions: Mapping[str, int],
     apply()
     members = list(members if members is not None else assignment)
     colours = _member_colours(members)
-    index = {m: i + 1 for i, m in enumerate(members)}
+    index: Dict[Optional[str], int] = {m: i + 1 for i, m in enumerate(members)}
     owner = owners(assignment)
     topics = list(partitions)
     width = max([partitions[t] for t in topics] + [1])
@@ -133,10 +133,10 @@ def partition_grid_figure(assignment: Assignment, partitions: Mapping[str, int],
                 grid[r, p] = index.get(owner.get((t, p)), 0)
     cmap = ListedColormap(["#ffffff"] + [colours[m] for m in members]).with_extremes(bad="#f3f3f3")
     created = ax is None
-    if created:
+    if ax is None:
         fig, ax = plt.subplots(figsize=(min(12.0, max(4.5, 0.45 * width + 2.5)), max(1.6, 0.5 * len(topics) + 1.2)))
     else:
-        fig = ax.figure
+        fig = figure_of(ax)
     ax.grid(False)
     ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=0, vmax=len(members), aspect="auto")
     marked = set(highlight)

@@ -5,13 +5,14 @@ draws them.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Mapping, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch, Patch
 
 from ..connect.cluster import RoundResult
+from ..connect.model import ConnectorsAndTasks, ConnectorTaskId
 from ..connect.experiment import PhaseCounts
 from ..connect.model import connector_key
 from .style import PALETTE, apply
@@ -122,8 +123,9 @@ def delay_timeline_figure(rounds: Sequence[RoundResult], worker: str, title: str
         if r.delay:
             ax.plot([x, end], [r.delay / 1000, 0], color=PALETTE[1], linewidth=2)
         ax.axvline(x, color="grey", linewidth=0.8, linestyle=":")
-        label = {"scheduled_delay": "scheduled rebalance", "revocation": "rejoin after revocation"}.get(
-            r.follow_up, "rejoins" if worker in r.workers else "leaves")
+        labels: Dict[Optional[str], str] = {"scheduled_delay": "scheduled rebalance",
+                                            "revocation": "rejoin after revocation"}
+        label = labels.get(r.follow_up, "rejoins" if worker in r.workers else "leaves")
         if r is rounds[0]:
             label = f"{worker} leaves"
         ax.annotate(f"gen {r.generation_id}\n{label}\ndelay {r.delay // 1000} s", (x, r.delay / 1000),
@@ -248,17 +250,18 @@ DERIVED_SETS = (("deleted", "previous\n- configured"), ("lost", "previous - acti
                 ("created", "configured - previous\n- active"), ("duplicated", "running on\n2+ workers"))
 
 
-def derived_sets_figure(derived: Mapping[str, object], reported: Mapping[str, tuple],
-                        pretty: Callable[[object], str] = str, title: str = "") -> Figure:
+def derived_sets_figure(derived: Mapping[str, ConnectorsAndTasks], reported: Mapping[str, Tuple[Any, ...]],
+                        pretty: Callable[[Union[str, ConnectorTaskId]], str] = str, title: str = "") -> Figure:
     """Connect's derived sets as a membership grid: one row per connector or task, the three input sets
     (configured, previous, active -- with the worker(s) reporting it) on the left, the four derived sets
     (:data:`DERIVED_SETS`) on the right, from ``derived`` = ``IncrementalCooperativeAssignor.last_derived``."""
     apply()
     inputs = ("configured", "previous", "active")
-    items: List[object] = []
+    items: List[Union[str, ConnectorTaskId]] = []
     for name in inputs:
         cat = derived[name]
-        for x in list(cat.connectors) + list(cat.tasks):  # type: ignore[attr-defined]
+        held: List[Union[str, ConnectorTaskId]] = [*cat.connectors, *cat.tasks]
+        for x in held:
             if x not in items:
                 items.append(x)
     items.sort(key=lambda x: (x if isinstance(x, str) else x[0], -1 if isinstance(x, str) else x[1]))
@@ -274,7 +277,7 @@ def derived_sets_figure(derived: Mapping[str, object], reported: Mapping[str, tu
         ax.text(-0.3, y, pretty(item), ha="right", va="center", fontsize=9, fontweight="bold")
         for col, name in enumerate(columns):
             cat = derived[name]
-            member = item in (cat.connectors if isinstance(item, str) else cat.tasks)  # type: ignore[attr-defined]
+            member = item in (cat.connectors if isinstance(item, str) else cat.tasks)
             if not member:
                 continue
             face = colours.get(name, KEPT)

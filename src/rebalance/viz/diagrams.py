@@ -10,7 +10,7 @@ from typing import Mapping, Optional, Sequence
 
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
-from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Polygon
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch, Polygon
 
 from ..errors import require
 from .style import apply
@@ -50,7 +50,7 @@ class Edge:
 def _draw_node(ax, node: Node) -> None:
     x, y, w, h = node.x, node.y, node.width, node.height
     if node.shape == "decision":
-        patch = Polygon([(x - w / 2, y), (x, y + h / 2), (x + w / 2, y), (x, y - h / 2)], closed=True,
+        patch: Patch = Polygon([(x - w / 2, y), (x, y + h / 2), (x + w / 2, y), (x, y - h / 2)], closed=True,
                         facecolor=node.face, edgecolor=node.edge, linewidth=1.3)
     else:
         rounding = 0.35 if node.shape == "state" else 0.08

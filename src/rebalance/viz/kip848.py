@@ -55,9 +55,9 @@ def ownership_timeline(result: SimulationResult, window: Optional[Tuple[int, int
         if start <= t <= end:
             ax.axvline((t - start) / 1000, color="grey", ls="--", lw=0.8)
             ax.text((t - start) / 1000, len(partitions) - 0.3, f"epoch {epoch}", fontsize=7, rotation=90, va="top")
-    for t in (m.start_ms, m.stable_ms):
-        if t is not None and start <= t <= end:
-            ax.axvline((t - start) / 1000, color="black", ls=":", lw=1)
+    for mark in (m.start_ms, m.stable_ms):
+        if mark is not None and start <= mark <= end:
+            ax.axvline((mark - start) / 1000, color="black", ls=":", lw=1)
     ax.set_yticks(range(len(partitions)))
     ax.set_yticklabels(partitions, fontsize=7)
     ax.set_xlabel(f"seconds after t = {start / 1000:g} s")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 import matplotlib.pyplot as plt
 from matplotlib.patches import Patch
 
-from .style import PALETTE, apply
+from .style import PALETTE, apply, figure_of
 
 if TYPE_CHECKING:
     from ..protocol.simulation import GroupSimulation
@@ -54,7 +54,7 @@ def sequence_diagram(sim: "GroupSimulation", apis: Optional[Sequence[str]] = ("J
     if ax is None:
         fig, ax = plt.subplots(figsize=(max(6.0, 1.6 * len(lanes) + 1.5), 0.32 * n + 1.4))
     else:
-        fig = ax.figure
+        fig = figure_of(ax)
     ax.grid(False)
     for name, i in x.items():
         ax.plot([i, i], [-0.6, n - 0.4], color="#bbbbbb", linewidth=1, zorder=0)
@@ -101,7 +101,7 @@ def ownership_timeline(sim: "GroupSimulation", since: int = 0, until: Optional[i
     if ax is None:
         fig, ax = plt.subplots(figsize=(7.5, 0.28 * len(parts) + 1.6))
     else:
-        fig = ax.figure
+        fig = figure_of(ax)
     for iv in sim.ownership.intervals:
         if iv.partition not in row:
             continue
@@ -111,9 +111,9 @@ def ownership_timeline(sim: "GroupSimulation", since: int = 0, until: Optional[i
         ax.broken_barh([(s / 1000, (e - s) / 1000)], (row[iv.partition] - 0.4, 0.8),
                        facecolors=colour.get(iv.member, "#333333"))
     if events:
-        for e in sim.events:
-            if e.kind == "state" and e.fields.get("state") == "PreparingRebalance" and since <= e.time_ms <= until:
-                ax.axvline(e.time_ms / 1000, color="#444444", linewidth=0.8, linestyle=":")
+        for ev in sim.events:
+            if ev.kind == "state" and ev.fields.get("state") == "PreparingRebalance" and since <= ev.time_ms <= until:
+                ax.axvline(ev.time_ms / 1000, color="#444444", linewidth=0.8, linestyle=":")
     ax.set_yticks(range(len(parts)))
     ax.set_yticklabels([f"{t}-{p}" for t, p in parts], fontsize=8)
     ax.invert_yaxis()

@@ -10,7 +10,7 @@ Built on :mod:`rebalance.viz.assignment` (partition grids coloured by owner):
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple, cast
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -62,7 +62,8 @@ def walk_figure(start: Mapping[str, Sequence[TopicPartition]], result: AssignorR
     apply()
     members = list(result.assignment)
     current: Dict[str, List[TopicPartition]] = {m: list(start.get(m, ())) for m in members}
-    frames = [("start", {m: list(v) for m, v in current.items()}, [])]
+    frames: List[Tuple[str, Dict[str, List[TopicPartition]], List[TopicPartition]]] = [
+        ("start", {m: list(v) for m, v in current.items()}, [])]
     for step in result.trace or []:
         if step["step"] == "assign":
             current[step["member"]].append(step["partition"])
@@ -93,7 +94,9 @@ def rounds_figure(rounds: Sequence[AssignorResult], partitions: Mapping[str, int
     panels = []
     for i, result in enumerate(rounds, 1):
         if result.withheld:
-            panels.append((f"round {i}: plan", result.full_assignment, list(result.withheld)))
+            # withheld partitions come with the plan they were withheld from (the cooperative assignor sets both)
+            plan = cast(Dict[str, List[TopicPartition]], result.full_assignment)
+            panels.append((f"round {i}: plan", plan, list(result.withheld)))
         panels.append((f"round {i}: assigned now", result.assignment, []))
     fig, axes = plt.subplots(1, len(panels), figsize=(min(15.0, len(panels) * max(3.0, 0.55 * width + 1.6)),
                                                       max(1.9, 0.5 * len(partitions) + 1.5)), squeeze=False)

@@ -1,7 +1,12 @@
 """The book's plotting style: one place for colours and figure defaults, so every chapter looks alike."""
 from __future__ import annotations
 
+from typing import cast
+
 import matplotlib
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.rcsetup import cycler
 
 #: qualitative colours for members / brokers (colour-blind safe, Okabe-Ito order)
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
@@ -18,6 +23,11 @@ def apply() -> None:
         "axes.grid": True,
         "grid.alpha": 0.3,
         "font.size": 10,
-        "axes.prop_cycle": matplotlib.cycler(color=PALETTE),
+        "axes.prop_cycle": cycler(color=PALETTE),
         "svg.hashsalt": "rebalance",
     })
+
+
+def figure_of(ax: Axes) -> Figure:
+    """The figure ``ax`` draws on (the book's axes are always on a ``Figure``, never on a ``SubFigure``)."""
+    return cast(Figure, ax.figure)

@@ -10,7 +10,7 @@ Text formats used by the widgets (also accepted by :func:`parse_topics` / :func:
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Collection, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # ipywidgets is imported when a widget is built (the book's e
 
 #: A group as the widgets take it: member id -> its topics, or the member dict :func:`rebalance.consumer.assign`
 #: takes (``{"topics": [...], "owned": [...], ...}``).
-GroupMembers = Mapping[str, Union[Sequence[str], Mapping[str, object]]]
+GroupMembers = Mapping[str, Union[Sequence[str], Mapping[str, Any]]]
 
 DEFAULT_TOPICS = {"topic0": 4, "topic1": 3, "topic2": 2}
 DEFAULT_MEMBERS = {"consumer0": ["topic0", "topic1", "topic2"], "consumer1": ["topic0", "topic1"],
@@ -249,7 +249,7 @@ def rebalance_widget(partitions: Optional[Mapping[str, int]] = None, members: Op
 
     def render() -> str:
         if change.value == "a new member joins":
-            kwargs = {"joined": {"newcomer": {"topics": list(partitions)}}}
+            kwargs: Dict[str, Any] = {"joined": {"newcomer": {"topics": list(partitions)}}}
         else:
             kwargs = {"left": [change.value.rsplit(" ", 1)[0]]}
         table, fig, moved = rebalance_view(choice.value, partitions, members, **kwargs)
@@ -302,7 +302,7 @@ def cost_table(assignor: str, sizes: Sequence[Tuple[int, int, int]], subscriptio
 
 
 def compare_assignors(partitions: Mapping[str, int], members: GroupMembers, *, joined: Optional[GroupMembers] = None,
-                      left: Sequence[str] = (), assignors: Sequence[str] = ASSIGNORS) -> pd.DataFrame:
+                      left: Sequence[str] = (), assignors: Collection[str] = ASSIGNORS) -> pd.DataFrame:
     """One row per assignor on the same group: balance of the first assignment, then what a membership
     change (``joined`` / ``left``) costs once the group has settled: how many rebalances it took
     (cooperative-sticky needs a follow-up one), partitions that change owner, partitions revoked from
@@ -325,7 +325,7 @@ def compare_assignors(partitions: Mapping[str, int], members: GroupMembers, *, j
     return pd.DataFrame(rows).set_index("assignor")
 
 
-def movement_table(sizes: Sequence[Tuple[int, int, int]], assignors: Sequence[str] = ASSIGNORS,
+def movement_table(sizes: Sequence[Tuple[int, int, int]], assignors: Collection[str] = ASSIGNORS,
                    change: str = "join", subscription: str = "all", seed: int = 0) -> pd.DataFrame:
     """Partitions that change owner when one member joins (``change="join"``: a member subscribed to every
     topic) or the last member leaves (``"leave"``), for :func:`synthetic_group` of each
@@ -354,7 +354,7 @@ def movement_table(sizes: Sequence[Tuple[int, int, int]], assignors: Sequence[st
 
 def comparison_view(partitions: Optional[Mapping[str, int]] = None, members: Optional[GroupMembers] = None, *,
                     joined: Optional[GroupMembers] = None, left: Sequence[str] = (),
-                    assignors: Sequence[str] = ASSIGNORS, title: Optional[str] = None
+                    assignors: Collection[str] = ASSIGNORS, title: Optional[str] = None
                     ) -> Tuple[pd.DataFrame, plt.Figure]:
     """Static twin of :func:`comparison_widget`: :func:`compare_assignors` and a bar chart of each
     member's partitions after the (settled) membership change under every assignor."""
@@ -378,7 +378,7 @@ def comparison_view(partitions: Optional[Mapping[str, int]] = None, members: Opt
 
 def show_comparison(partitions: Optional[Mapping[str, int]] = None, members: Optional[GroupMembers] = None, *,
                     joined: Optional[GroupMembers] = None, left: Sequence[str] = (),
-                    assignors: Sequence[str] = ASSIGNORS, title: Optional[str] = None) -> None:
+                    assignors: Collection[str] = ASSIGNORS, title: Optional[str] = None) -> None:
     """Display :func:`comparison_view` (figure, then table)."""
     table, fig = comparison_view(partitions, members, joined=joined, left=left, assignors=assignors, title=title)
     plt.show()
@@ -400,7 +400,7 @@ def comparison_widget(partitions: Optional[Mapping[str, int]] = None, members: O
         name = name.strip()
         if verb == "join":
             require(name not in ms, "change", f"{name!r} is already a member")
-            kwargs = {"joined": {name: {"topics": list(ps)}}}
+            kwargs: Dict[str, Any] = {"joined": {name: {"topics": list(ps)}}}
         else:
             require(name in ms, "change", f"{name!r} is not a member")
             kwargs = {"left": [name]}
@@ -412,7 +412,7 @@ def comparison_widget(partitions: Optional[Mapping[str, int]] = None, members: O
 
 def show_moves_comparison(partitions: Optional[Mapping[str, int]] = None, members: Optional[GroupMembers] = None, *,
                           joined: Optional[GroupMembers] = None, left: Sequence[str] = (),
-                          assignors: Sequence[str] = ASSIGNORS, title: Optional[str] = None) -> None:
+                          assignors: Collection[str] = ASSIGNORS, title: Optional[str] = None) -> None:
     """Display, for every assignor, the partition grids before and after a membership change (settled:
     cooperative-sticky's follow-up rebalance included), partitions that change owner framed."""
     from ..viz.assignment import compare_moves_figure

@@ -9,7 +9,7 @@ counterpart of :func:`group_timeline_widget` (same defaults), for the book's sit
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -161,7 +161,7 @@ def group_timeline_widget(settings: GroupSettings = GroupSettings()) -> "ipywidg
 
 
 def settings_variants(base: GroupSettings = GroupSettings(),
-                      changes: Sequence[Tuple[str, Dict[str, object]]] = (
+                      changes: Sequence[Tuple[str, Dict[str, Any]]] = (
                           ("no initial delay", {"initial_rebalance_delay_ms": 0}),
                           ("session 10 s", {"session_timeout_ms": 10_000}),
                           ("heartbeat 1 s", {"heartbeat_interval_ms": 1_000}),
@@ -169,7 +169,7 @@ def settings_variants(base: GroupSettings = GroupSettings(),
     """``{"defaults": base, label: base with changes, ...}`` for :func:`milestone_table`."""
     from dataclasses import replace
 
-    out = {"defaults": base}
+    out: Dict[str, GroupSettings] = {"defaults": base}
     for label, change in changes:
         out[label] = replace(base, **change)
     return out

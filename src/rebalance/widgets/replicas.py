@@ -250,7 +250,7 @@ def leader_pattern_table(brokers: Iterable, partitions: int, replication_factor:
     from collections import Counter
 
     brokers = list(brokers)
-    patterns = Counter()
+    patterns: Counter[str] = Counter()
     for s in seeds:
         a = place(brokers, partitions, replication_factor, placer, seed=s, fixed_start_index=-1)
         patterns[", ".join(map(str, sorted(leaders_per_broker(a, brokers).values())))] += 1

@@ -8,7 +8,7 @@ Everything is computed by :class:`rebalance.consumer.sticky.StickyAssignor`,
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -89,7 +89,7 @@ def stickiness_view(topics: int = 3, partitions_per_topic: int = 6, members: int
     the first one leaves); the table of :func:`stickiness_table` and the sticky before/after figure."""
     partitions = {f"t{i}": partitions_per_topic for i in range(topics)}
     group = {f"C{i}": list(partitions) for i in range(members)}
-    kwargs = {"joined": {f"C{members}": list(partitions)}} if change == "join" else {"left": ["C0"]}
+    kwargs: Dict[str, Any] = {"joined": {f"C{members}": list(partitions)}} if change == "join" else {"left": ["C0"]}
     table = stickiness_table(partitions, group, **kwargs)
     before = assign("sticky", partitions, _members(group))
     after = assign("sticky", partitions, rejoin(group, before, 1, **kwargs))

@@ -4,16 +4,17 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Mapping, Optional, TypeVar
+from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Mapping, Optional, Set, TypeVar
 
 import pandas as pd
 
 if TYPE_CHECKING:  # pyspark is the Spark extra; imported where a session is used
+    from _typeshed import DataclassInstance
     from pyspark.sql import DataFrame, SparkSession
 
 from ...errors import InputError, require
 
-T = TypeVar("T")  # a simulator's config dataclass
+T = TypeVar("T", bound="DataclassInstance")  # a simulator's config dataclass
 
 
 @dataclass
@@ -35,14 +36,14 @@ class JobResult:
 
 
 def check_scale(scale: object) -> int:
-    require(isinstance(scale, int) and not isinstance(scale, bool) and scale >= 1, "scale",
-            f"must be a whole number >= 1, got {scale!r}")
+    if not isinstance(scale, int) or isinstance(scale, bool) or scale < 1:
+        raise InputError("scale", f"must be a whole number >= 1, got {scale!r}")
     return scale
 
 
 def check_seed(seed: object) -> int:
-    require(isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0, "seed",
-            f"must be a whole number >= 0, got {seed!r}")
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise InputError("seed", f"must be a whole number >= 0, got {seed!r}")
     return seed
 
 
@@ -65,7 +66,7 @@ def map_range(spark: SparkSession, n: int, slices: int, evaluate: Callable[[List
     return spark.range(0, n, numPartitions=slices).mapInPandas(run, schema)
 
 
-def run_rows_job(spark: SparkSession, job: str, scale: int, seed: int, out: Optional[str], params: object,
+def run_rows_job(spark: SparkSession, job: str, scale: int, seed: int, out: Optional[str], params: DataclassInstance,
                  rows: DataFrame, tables_from_rows: Callable[[pd.DataFrame], Dict[str, pd.DataFrame]]) -> JobResult:
     """The end of a job whose tables all come from its rows: the rows staged as Parquet under ``out`` (if
     given), collected, turned into tables, and every table but the rows written."""
@@ -122,7 +123,7 @@ def read_table(out: str, job: str, name: str) -> pd.DataFrame:
     return pd.read_parquet(path)
 
 
-_SHIPPED: set = set()
+_SHIPPED: Set[int] = set()
 
 
 def ship_package(spark: SparkSession) -> None:
@@ -130,7 +131,7 @@ def ship_package(spark: SparkSession) -> None:
     driver runs and ``addPyFile`` it once per SparkContext.  Local mode shares the driver's interpreter
     environment and needs nothing."""
     sc = spark.sparkContext
-    if sc.master.startswith("local") or id(sc) in _SHIPPED:
+    if (sc.master or "").startswith("local") or id(sc) in _SHIPPED:
         return
     import tempfile
     import zipfile
@@ -157,7 +158,8 @@ def check_overrides(config: object, targets: Mapping[str, type], field: str = "p
     here without a change."""
     if config is None:
         return {}
-    require(isinstance(config, Mapping), field, f"must be a mapping of field names to values, got {config!r}")
+    if not isinstance(config, Mapping):
+        raise InputError(field, f"must be a mapping of field names to values, got {config!r}")
     known = {prefix: {f.name for f in fields(cls)} for prefix, cls in targets.items()}
     for key in config:
         require(isinstance(key, str) and key != "", field, f"keys must be field names, got {key!r}")
@@ -178,7 +180,7 @@ def with_overrides(base: T, prefix: str, config: Mapping[str, object], field: st
     (``dataclasses.replace``): plain keys that are fields of ``base``, and ``"<prefix>.<field>"`` keys; a
     ``validate()`` method, if there is one, runs on the result and its ``InputError`` names the key."""
     names = {f.name for f in fields(base)}
-    changes = {}
+    changes: Dict[str, object] = {}
     for key, value in config.items():
         scope, _, name = key.rpartition(".")
         if (scope == prefix or not scope) and name in names:

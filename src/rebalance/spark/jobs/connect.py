@@ -30,7 +30,7 @@ from __future__ import annotations
 import inspect
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 import pandas as pd
@@ -71,7 +71,7 @@ class ConnectJobParams(ConnectParams):
 
     assignors: Tuple[str, ...] = ASSIGNORS
     #: ``{setting: value}``, e.g. ``{"max_delay_ms": 60000}`` (``scheduled.rebalance.max.delay.ms``)
-    config: Mapping[str, object] = field(default_factory=dict)
+    config: Mapping[str, Any] = field(default_factory=dict)
 
     def check(self) -> "ConnectJobParams":
         super().check()
@@ -91,10 +91,10 @@ class ConnectJobParams(ConnectParams):
         return int(self.config.get("max_delay_ms", DEFAULT_MAX_DELAY_MS))
 
 
-def replay(scenario: ConnectScenario, assignor: str, config: Optional[Mapping[str, object]] = None
+def replay(scenario: ConnectScenario, assignor: str, config: Optional[Mapping[str, Any]] = None
            ) -> List[RoundResult]:
     """Every rebalance round from the change until the cluster is quiet again."""
-    kw = dict(n_workers=len(scenario.workers), n_connectors=len(scenario.connectors),
+    kw: Dict[str, Any] = dict(n_workers=len(scenario.workers), n_connectors=len(scenario.connectors),
               tasks_per_connector=next(iter(scenario.connectors.values())), **(config or {}))
     if scenario.event == "worker-bounce":
         return bounce_rounds(assignor, scenario.away_ms, **kw)[0]
@@ -122,7 +122,7 @@ def _complete(last: RoundResult) -> bool:
     return len(tasks) == len(set(tasks)) == sum(last.connectors.values())
 
 
-def evaluate(scenario: ConnectScenario, assignor: str, config: Optional[Mapping[str, object]] = None,
+def evaluate(scenario: ConnectScenario, assignor: str, config: Optional[Mapping[str, Any]] = None,
              max_delay_ms: int = DEFAULT_MAX_DELAY_MS) -> dict:
     """One row of the job: ``scenario`` replayed under ``assignor``."""
     rounds = replay(scenario, assignor, config)

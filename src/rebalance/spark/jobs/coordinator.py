@@ -176,7 +176,7 @@ def summarize(partition_load: pd.DataFrame, brokers: pd.DataFrame) -> pd.DataFra
     out = []
     for key, frame in brokers.groupby(keys, sort=True):
         part = partition_load[partition_load["num_partitions"] == key[0]]
-        row = dict(zip(keys, (int(k) for k in key)))
+        row: Dict[str, float] = dict(zip(keys, (int(k) for k in key)))
         row.update({
             "groups": int(frame["groups"].sum()),
             "max_broker_groups_vs_even": frame["groups"].max() / frame["groups"].mean(),
@@ -207,8 +207,8 @@ def run(spark: SparkSession, scale: int, seed: int = 0, out: Optional[str] = Non
         params: Optional[CoordinatorParams | Dict[str, object]] = None) -> JobResult:
     """Hash ``scale`` group ids; return (and write) ``partition_load``, ``broker_load`` and ``summary``."""
     params = _check(check_params(params, CoordinatorParams))
-    partition_load = (partition_load_df(spark, scale, seed, params).toPandas()
-                      .sort_values(["num_partitions", "partition"]).reset_index(drop=True))
+    collected: pd.DataFrame = partition_load_df(spark, scale, seed, params).toPandas()
+    partition_load = collected.sort_values(["num_partitions", "partition"]).reset_index(drop=True)
     result = JobResult("coordinator", scale, seed, asdict(params), tables(partition_load, params))
     write_outputs(spark, result, out)
     return result

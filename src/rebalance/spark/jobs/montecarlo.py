@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Tuple, Union, cast
 
 import numpy as np
 import pandas as pd
@@ -137,7 +137,7 @@ def build_simulation(scenario: RestartScenario, mode: str, config: Optional[Mapp
     require(mode in MODES and mode != "kip848", "mode",
             f"must be one of {', '.join(m for m in MODES if m != 'kip848')}, got {mode!r}")
     assignor, protocol, static = MODES[mode]
-    cfg = simulator_config("classic", config or {}, scenario)
+    cfg = cast(ProtocolConfig, simulator_config("classic", config or {}, scenario))  # "classic": the protocol's
     end = end_ms(scenario, cfg.session_timeout_ms)
     if scenario.event == "rolling-restart":
         sim = rolling_restart(scenario.members, scenario.topics, protocol=protocol, static=static,
@@ -165,21 +165,22 @@ def build_kip848(scenario: RestartScenario, config: Optional[Mapping[str, object
     a crashed member's new process (crash-restart) starts ``down_ms`` after the crash, with a new member id."""
     from ...kip848.simulation import KIP848Simulation, process_of
 
-    cfg = simulator_config("kip848", config or {}, scenario)
+    cfg = cast(KIP848Config, simulator_config("kip848", config or {}, scenario))  # "kip848": KIP-848's
     sim = KIP848Simulation(dict(scenario.topics), cfg)
     topics = sorted(scenario.topics)
     names = [f"c{i + 1}" for i in range(scenario.members)]
     for name in names:
-        sim.clock.schedule_at(0, lambda name=name: sim.start_member(name, topics), f"start {name}")
+        sim.clock.schedule_at(0, partial(sim.start_member, name, topics), f"start {name}")
 
     def current(name: str) -> str:
         return [c for c in sim.clients if process_of(c) == name][-1]
 
     if scenario.event == "rolling-restart":
+        def bounce(name: str) -> None:  # the member's current process, when the bounce comes
+            sim.stop_member(current(name), restart_after_ms=max(0, scenario.down_ms - cfg.revoke_ms))
+
         for i, name in enumerate(names):
-            sim.clock.schedule_at(START_MS + i * scenario.gap_ms,
-                                  lambda name=name: sim.stop_member(current(name), restart_after_ms=max(
-                                      0, scenario.down_ms - cfg.revoke_ms)), f"bounce {name}")
+            sim.clock.schedule_at(START_MS + i * scenario.gap_ms, partial(bounce, name), f"bounce {name}")
     else:
         victim = scenario.order[0]
         sim.clock.schedule_at(START_MS, lambda: sim.crash_member(victim), f"crash {victim}")

@@ -61,11 +61,11 @@ class PlacementAuditParams(PlacementParams):
                 f"must be a non-empty subset of {', '.join(PLACERS)}")
         require(len(self.broker_choices) > 0 and all(isinstance(b, int) and b >= 1 for b in self.broker_choices),
                 "params.broker_choices", "must be whole numbers >= 1")
-        require(all(isinstance(r, int) and r >= 0 for r in self.rack_choices) and self.rack_choices,
+        require(all(isinstance(r, int) and r >= 0 for r in self.rack_choices) and bool(self.rack_choices),
                 "params.rack_choices", "must be whole numbers >= 0")
         require(isinstance(self.max_partitions, int) and self.max_partitions >= 1, "params.max_partitions",
                 "must be a whole number >= 1")
-        require(all(isinstance(r, int) and r >= 1 for r in self.replication_choices) and self.replication_choices,
+        require(all(isinstance(r, int) and r >= 1 for r in self.replication_choices) and bool(self.replication_choices),
                 "params.replication_choices", "must be whole numbers >= 1")
         return self
 
@@ -148,11 +148,11 @@ def audit_range(seed: int, scale: int, cluster_indexes: Iterable[int], params: P
 
 def rows_df(spark: "SparkSession", scale: int, seed: int = 0, params: object = None) -> "DataFrame":
     """Per-(cluster, placer) audit rows as a Spark DataFrame, for ``scale`` topic creations in all."""
-    params = check_params(params, PlacementAuditParams).check()
+    checked = check_params(params, PlacementAuditParams).check()
     scale, seed = check_scale(scale), check_seed(seed)
-    n_clusters = len(clusters_for(scale, params.topics_per_cluster))
+    n_clusters = len(clusters_for(scale, checked.topics_per_cluster))
     return map_range(spark, n_clusters, max(1, min(400, n_clusters // 2)),
-                     partial(audit_range, seed, scale, params=params), ROW_SCHEMA)
+                     partial(audit_range, seed, scale, params=checked), ROW_SCHEMA)
 
 
 def setup_name(racks: int, uneven: bool) -> str:
@@ -205,6 +205,6 @@ def tables_from_rows(rows: pd.DataFrame) -> Dict[str, pd.DataFrame]:
 def run(spark: "SparkSession", scale: int, seed: int = 0, out: Optional[str] = None, params: object = None
         ) -> JobResult:
     """Audit ``scale`` topic creations; cluster rows, per-broker table and summary returned (and written)."""
-    params = check_params(params, PlacementAuditParams).check()
-    return run_rows_job(spark, "placement", scale, seed, out, params, rows_df(spark, scale, seed, params),
+    checked = check_params(params, PlacementAuditParams).check()
+    return run_rows_job(spark, "placement", scale, seed, out, checked, rows_df(spark, scale, seed, checked),
                         tables_from_rows)

@@ -348,10 +348,12 @@ def run(spark: SparkSession, scale: int, seed: int = 0, out: Optional[str] = Non
     df = df.persist() if cached else stage_rows(spark, df, out, "sweep")
     tables = summaries_from_spark(df)
     if keep:
-        rows = sorted_rows(rows_frame(df.toPandas().to_dict("records")))
+        collected: pd.DataFrame = df.toPandas()
+        rows = sorted_rows(rows_frame(collected.to_dict("records")))
         tables["incomplete"], tables["rows"] = incomplete_table(rows), rows
     else:
-        tables["incomplete"] = incomplete_table(rows_frame(df.filter(~df.complete).toPandas().to_dict("records")))
+        unfinished: pd.DataFrame = df.filter(~df.complete).toPandas()
+        tables["incomplete"] = incomplete_table(rows_frame(unfinished.to_dict("records")))
     for frame in tables.values():
         if "scenarios" in frame:
             frame["scenarios"] = frame["scenarios"].astype("int64")
