@@ -29,8 +29,9 @@ stays cheap): one call and one interface per Kafka role --
 """
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_exports
 
 from .versions import KAFKA_VERSION
 
@@ -48,6 +49,7 @@ _EXPORTS = {
     "InputError": "rebalance.errors", "KafkaError": "rebalance.errors",
 }
 __all__ = ["__version__", "KAFKA_VERSION", *_EXPORTS]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # what type checkers and IDEs see
     from .connect import ConnectAssignor, ConnectCluster
@@ -56,16 +58,3 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     from .kip848 import ConsumerGroupPartitionAssignor, assign_group
     from .protocol.coordinator import find_coordinator, partition_for
     from .replicas import ReplicaPlacer, StripedReplicaPlacer, assign_replicas_to_brokers
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'rebalance' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(__all__)

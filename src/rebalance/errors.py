@@ -20,7 +20,7 @@ class                          raised when
 ``IllegalStateError``          a simulator reached a state its model forbids: a bug, never bad input
 =============================  ==========================================================================
 
-``InputError`` and ``SimulationError`` are :class:`FieldError`\ s: ``to_json`` gives the ``{"type",
+``InputError`` and ``SimulationError`` are :class:`FieldError` instances: ``to_json`` gives the ``{"type",
 "field", "message"}`` of an error line (``run``, ``conform`` and ``simulate`` print one and go on).
 """
 from __future__ import annotations
@@ -70,8 +70,9 @@ class EventLimitError(SimulationError):
 
 
 class IllegalStateError(RebalanceError, RuntimeError):
-    """A simulator reached a state its model forbids (Kafka's ``IllegalStateException``), e.g. a group state
-    transition that ``ClassicGroupState`` does not allow: a bug in the simulator, never bad input."""
+    """A call in a state that does not allow it (Kafka's ``IllegalStateException``): a simulator that reached a
+    state its model forbids (a group state transition that ``ClassicGroupState`` does not allow, a partition
+    owned twice): a bug in the simulator, never bad input; or an object used outside its ``with`` block."""
 
 
 class KafkaError(RebalanceError):

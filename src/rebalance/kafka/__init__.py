@@ -18,30 +18,22 @@ Names are loaded on first use, so ``python -m rebalance.kafka.oracle`` runs the 
 """
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
 
 _EXPORTS = {
     "Oracle": "rebalance.kafka.oracle", "OracleAnswer": "rebalance.kafka.oracle",
     "answer_all": "rebalance.kafka.oracle", "check_files": "rebalance.kafka.oracle",
     "rewrite_files": "rebalance.kafka.oracle", "java_module": "rebalance.kafka.oracle",
     "KafkaCluster": "rebalance.kafka.cluster", "ClusterStartError": "rebalance.kafka.cluster",
+    "run_scenario": "rebalance.kafka.consumers",
+    "simulate_lines_on_kafka": "rebalance.kafka.consumers",
 }
 __all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:
     from .cluster import ClusterStartError, KafkaCluster
+    from .consumers import run_scenario, simulate_lines_on_kafka
     from .oracle import Oracle, OracleAnswer, answer_all, check_files, java_module, rewrite_files
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'rebalance.kafka' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return __all__

@@ -48,7 +48,7 @@ def side_by_side(scenario: Mapping[str, Any], real_rows: Optional[List[dict]] = 
                      "real broker": assignment_text(k["assignment"]) if k else None,
                      "same": bool(s and k and s.assignment == k["assignment"]),
                      "replayed": k.get("replayed") if k else None})
-    real_summary = next((r["summary"] for r in real_rows if "summary" in r), {})
+    real_summary: Dict[str, Any] = next((r["summary"] for r in real_rows if "summary" in r), {})
     sim_summary = sim.summary()
     counts = {name: (sim_summary.get(name), real_summary.get(name))
               for name in ("rebalances", "moved_partitions", "generation")}

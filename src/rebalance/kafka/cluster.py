@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ..errors import InputError, JavaUnavailableError, RebalanceError, require
+from ..errors import IllegalStateError, InputError, JavaUnavailableError, LiveClientError, require
 from ..versions import KAFKA_VERSION
 from .oracle import find_java, java_module
 
@@ -85,7 +85,7 @@ rootLogger.appenderRef.file.ref = file
 _CAUSE = re.compile(r'^(?:Exception in thread "[^"]*" )?((?:[a-z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error)(?:: .*)?)$')
 
 
-class ClusterStartError(RebalanceError, RuntimeError):
+class ClusterStartError(LiveClientError):
     """The cluster did not start: which node, why (``cause``: the first Java exception of its log, when there is
     one), and the last lines of its log (``log_tail``)."""
 
@@ -318,7 +318,7 @@ class KafkaCluster:
     def bootstrap_servers(self) -> str:
         """``"127.0.0.1:port,..."``, every broker's PLAINTEXT listener."""
         if not self.nodes:
-            raise RuntimeError("the Kafka cluster is not started: use it in a with block or call start()")
+            raise IllegalStateError("the Kafka cluster is not started: use it in a with block or call start()")
         return ",".join(f"127.0.0.1:{n.port}" for n in self.broker_nodes)
 
     @property

@@ -28,7 +28,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from ..errors import require
+from ..errors import LiveClientError, WaitTimeoutError, require
 from ..java import INT_MIN, string_hash
 from ..protocol.coordinator import OFFSETS_TOPIC, partition_for
 from .cluster import _recv
@@ -89,7 +89,7 @@ def offsets_leaders(admin: Any, timeout: float = 10.0) -> Dict[int, Optional[int
     return {p: (m.leader if m.leader >= 0 else None) for p, m in topic.partitions.items()}
 
 
-class CoordinatorNotAvailable(RuntimeError):
+class CoordinatorNotAvailable(LiveClientError):
     """``FindCoordinator`` answered with an error (e.g. 15, ``COORDINATOR_NOT_AVAILABLE``, while
     ``__consumer_offsets`` is being created)."""
 
@@ -153,7 +153,7 @@ def _wait_offsets_topic(admin, ports: Sequence[int], num_partitions: int, timeou
         if len(leaders) == num_partitions and all(v is not None for v in leaders.values()):
             return leaders
         time.sleep(0.5)
-    raise TimeoutError(f"{OFFSETS_TOPIC} did not get a leader for each of its {num_partitions} partitions "
+    raise WaitTimeoutError(f"{OFFSETS_TOPIC} did not get a leader for each of its {num_partitions} partitions "
                        f"within {timeout:g} s (got {leaders})")
 
 

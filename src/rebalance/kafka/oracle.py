@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Callable, cast, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from ..errors import JavaUnavailableError
+from ..errors import IllegalStateError, JavaUnavailableError
 from ..versions import ADMINUTILS_RELEASE, KAFKA_VERSION
 
 if TYPE_CHECKING:
@@ -127,7 +127,7 @@ class Oracle:
         answers are read, so any number of large lines streams through without filling a pipe; the reader knows
         how many answers to wait for before it starts, so it never waits for one that will not come."""
         if self._proc is None:
-            raise RuntimeError("use the Oracle in a 'with' block")
+            raise IllegalStateError("use the Oracle in a 'with' block")
         proc = self._proc
         # __enter__ starts the JVM with three text pipes, so none of these is None
         stdin, stdout, stderr = cast(IO[str], proc.stdin), cast(IO[str], proc.stdout), cast(IO[str], proc.stderr)

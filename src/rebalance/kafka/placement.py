@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Dict, Hashable, Iterable, List, Mapping, Optional, Sequence, Tuple
 
+from ..errors import IllegalStateError, WaitTimeoutError
 from ..replicas.brokers import Broker
 from ..replicas.java_random import JavaRandom
 from ..replicas.placement import PlacementSpec
@@ -59,15 +60,15 @@ class ScriptedRandom(JavaRandom):
         self.values: List[int] = []
 
     def next(self, bits: int) -> int:  # only nextInt(bound) is expected
-        raise AssertionError("StripedReplicaPlacer drew something other than nextInt(bound)")
+        raise IllegalStateError("StripedReplicaPlacer drew something other than nextInt(bound)")
 
     def next_int(self, bound: Optional[int] = None) -> int:
         if bound is None or bound <= 0:
-            raise AssertionError(f"unexpected draw nextInt({bound})")
+            raise IllegalStateError(f"unexpected draw nextInt({bound})")
         i = len(self.values)
         value = self.script[i] if i < len(self.script) else 0
         if not 0 <= value < bound:
-            raise AssertionError(f"scripted value {value} out of range for nextInt({bound})")
+            raise IllegalStateError(f"scripted value {value} out of range for nextInt({bound})")
         self.bounds.append(bound)
         self.values.append(value)
         return value
@@ -258,7 +259,7 @@ def read_placements(admin: Any, names: Sequence[str], timeout: float = 30.0) -> 
         if len(out) == len(names):
             return out
         if time.monotonic() > deadline:
-            raise TimeoutError(f"topics not all visible in Metadata within {timeout:g} s: "
+            raise WaitTimeoutError(f"topics not all visible in Metadata within {timeout:g} s: "
                                f"{sorted(set(names) - set(out))[:5]}")
         time.sleep(0.2)
 
@@ -314,7 +315,7 @@ def fence_broker(cluster: Any, node_id: int, timeout: float = 30.0) -> float:
         except OSError:
             pass
         if time.monotonic() - began > timeout:
-            raise TimeoutError(f"broker {node_id} was not fenced within {timeout:g} s")
+            raise WaitTimeoutError(f"broker {node_id} was not fenced within {timeout:g} s")
         time.sleep(0.3)
 
 
@@ -377,7 +378,7 @@ def controller_placements(cluster: Any, *, single: int = 90, multi: int = 10, pa
                 if all(len(p) == grow_to for p in placed.values()):
                     break
                 if time.monotonic() > deadline:
-                    raise TimeoutError(f"the added partitions were not all visible within {timeout:g} s")
+                    raise WaitTimeoutError(f"the added partitions were not all visible within {timeout:g} s")
                 time.sleep(0.2)
             check(f"the same grown to {grow_to}", names, grow_to - partitions, brokers, placed, start=partitions)
     if fence is not None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Optional, Sequence, Set
 
+from ..errors import IllegalStateError
 from ..protocol.clock import ScheduledEvent, VirtualClock
 from .assignor import assignor_for
 from .config import KIP848Config
@@ -68,12 +69,12 @@ class GroupCoordinatorModel:
         if old is not None:
             for tp in topic_partitions(old.assigned) | topic_partitions(old.pending_revocation):
                 if self.partition_epochs.get(tp) != old.member_epoch:
-                    raise AssertionError(f"partition {tp} not held at epoch {old.member_epoch}")
+                    raise IllegalStateError(f"partition {tp} not held at epoch {old.member_epoch}")
                 del self.partition_epochs[tp]
         if new is not None:
             for tp in topic_partitions(new.assigned) | topic_partitions(new.pending_revocation):
                 if tp in self.partition_epochs:
-                    raise AssertionError(f"partition {tp} still owned at epoch {self.partition_epochs[tp]}")
+                    raise IllegalStateError(f"partition {tp} still owned at epoch {self.partition_epochs[tp]}")
                 self.partition_epochs[tp] = new.member_epoch
             self.members[new.member_id] = new
         elif old is not None:

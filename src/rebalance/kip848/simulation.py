@@ -36,7 +36,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple, Union, cast
 
-from ..errors import EventLimitError, require
+from ..errors import EventLimitError, IllegalStateError, require
 from ..protocol.clock import ScheduledEvent, VirtualClock
 from ..protocol.driver import CompletedRebalance, DriverHooks, format_assignment
 from ..protocol.ledger import OwnershipLedger, RebalanceMetrics
@@ -265,7 +265,7 @@ class KIP848Simulation(DriverHooks):
             for tp in sorted(added):
                 owners = self.ownership.holders(tp)
                 if owners:
-                    raise AssertionError(f"{tp} given to {client.member_id} while {owners} still own it")
+                    raise IllegalStateError(f"{tp} given to {client.member_id} while {owners} still own it")
                 client.owned.add(tp)
             self.ownership.acquire(client.member_id, sorted(added), self.clock.now_ms)
             if first_batch:  # the poll() that ran onPartitionsAssigned returns the first records
