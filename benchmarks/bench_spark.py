@@ -4,7 +4,7 @@
     python benchmarks/bench_spark.py --quick    # smaller sizes
 
 Prints, for the scenario sweep (every consumer assignor on each generated group, churn included):
-seconds and scenarios per second for the single-process loop (``rebalance.spark.local.sweep``) and for
+seconds and scenarios per second for the single-process loop (``rebalance.spark.single_process.sweep``) and for
 the Spark job (``rebalance.spark.jobs.sweep.run``) on the same scenarios, and the smallest size at which
 Spark was faster; then the coordinator job's wall time for 10 million ids; then the sweep's throughput
 with one and two local cores.  Timings depend on the machine and on its load (printed first).

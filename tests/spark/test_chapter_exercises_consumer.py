@@ -10,7 +10,7 @@ no racks) and must hold at any scale.
 """
 import pytest
 
-from rebalance.spark import local
+from rebalance.spark import single_process as local
 from rebalance.spark.exercise import exercise
 from rebalance.spark.generators import SweepParams
 

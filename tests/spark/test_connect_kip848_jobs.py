@@ -5,7 +5,7 @@ import pytest
 from rebalance.connect.experiment import bounce_rounds, steady_cluster
 from rebalance.errors import InputError
 from rebalance.kip848.config import KIP848Config
-from rebalance.spark import local
+from rebalance.spark import single_process as local
 from rebalance.spark.generators import ConnectParams, connect_scenario, restart_scenario
 from rebalance.spark.jobs import connect, montecarlo
 

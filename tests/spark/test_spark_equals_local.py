@@ -1,11 +1,11 @@
-"""One check per job that Spark and the plain local implementation (:mod:`rebalance.spark.local`) give
+"""One check per job that Spark and the plain local implementation (:mod:`rebalance.spark.single_process`) give
 identical tables on a small input.  The chapters' prose tests (``test_chapter_exercises*.py``) then run on
 the local implementation only, which this file vouches for."""
 import pandas as pd
 import pytest
 
 from rebalance.errors import InputError
-from rebalance.spark import local
+from rebalance.spark import single_process as local
 from rebalance.spark.jobs import connect, coordinator, montecarlo, placement, sweep
 
 pytestmark = pytest.mark.spark

@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from rebalance.spark import local
+from rebalance.spark import single_process as local
 from rebalance.spark.session import find_java
 
 pytestmark = pytest.mark.spark

@@ -6,7 +6,7 @@ import pytest
 
 from rebalance.consumer import assign
 from rebalance.protocol.coordinator import partition_for, simple_leaders
-from rebalance.spark import local
+from rebalance.spark import single_process as local
 from rebalance.spark.generators import group_ids, sweep_scenario
 from rebalance.spark.jobs import coordinator, sweep
 
@@ -146,7 +146,7 @@ def test_exercise_is_deterministic(spark):
 
 def test_an_unknown_assignor_is_a_named_error():
     from rebalance.errors import InputError
-    from rebalance.spark import local
+    from rebalance.spark import single_process as local
 
     with pytest.raises(InputError, match="assignors"):
         local.sweep_rows(2, assignors=("range", "sticky-ish"))

@@ -4,7 +4,7 @@ It runs a job at a small default scale on the shared local session (no progress 
 and returns a small pandas summary whose printed form is deterministic (floats rounded), so that a
 chapter can show it and ``nbval`` can re-execute it.  Readers raise ``scale`` (or point ``SPARK_MASTER``
 at a cluster) to run the same experiment for real.  ``local=True`` computes the same table in this
-process without Spark (:func:`rebalance.spark.local.run`): what executed solutions and tests use.
+process without Spark (:func:`rebalance.spark.single_process.run`): what executed solutions and tests use.
 """
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def exercise(job: str, scale: Optional[int] = None, seed: int = 0, table: Option
     if job == "sweep" and "assignors" in params:
         kwargs["assignors"] = tuple(params.pop("assignors"))
     if local:
-        from .local import run as run_local
+        from .single_process import run as run_local
 
         tables = run_local(job, scale, seed, **kwargs, **params)
     else:

@@ -1,6 +1,6 @@
 """The Spark jobs: ``sweep``, ``coordinator``, ``montecarlo``, ``placement``, ``connect``.
 
-Each module has ``run(spark, scale, seed=0, out=None, params=None) -> JobResult``; :mod:`rebalance.spark.local`
+Each module has ``run(spark, scale, seed=0, out=None, params=None) -> JobResult``; :mod:`rebalance.spark.single_process`
 computes the same tables without Spark.
 """
 from __future__ import annotations

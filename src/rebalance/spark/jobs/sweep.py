@@ -126,7 +126,7 @@ def churn_table(seed: int, index: int, assignor: str, params: Optional[SweepPara
 
 def evaluate_scenario(scenario: GroupScenario, assignors: Sequence[str] = ASSIGNORS) -> List[dict]:
     """The sweep's rows for one scenario (one row per assignor).  Runs on an executor; the plain-Python
-    benchmark baseline (:mod:`rebalance.spark.local`) calls it too."""
+    benchmark baseline (:mod:`rebalance.spark.single_process`) calls it too."""
     racks = scenario.partition_racks or None
     rows = []
     for assignor in assignors:
