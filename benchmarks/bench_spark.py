@@ -16,7 +16,8 @@ import os
 import sys
 import time
 
-from rebalance.spark import get_spark, local, stop_spark
+from rebalance.spark import get_spark, stop_spark
+from rebalance.spark import single_process as local
 from rebalance.spark.jobs import coordinator, sweep
 
 

@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 from rebalance.errors import InputError
-from rebalance.spark import lab, local
+from rebalance.spark import lab
+from rebalance.spark import single_process as local
 from rebalance.spark.jobs import coordinator, placement
 
 STORE = Path(__file__).resolve().parents[2] / "chapters" / "12-lab-at-scale.data"

@@ -6,7 +6,8 @@ matplotlib.use("Agg")
 import pandas as pd
 import pytest
 
-from rebalance.spark import lab, local, plots
+from rebalance.spark import lab, plots
+from rebalance.spark import single_process as local
 from rebalance.spark.jobs import coordinator, montecarlo, placement
 
 
