@@ -115,7 +115,8 @@ JAVA_INT_MAX = (1 << 31) - 1
 def parse_dashed_id(text: object, field: str, name: str, number: str) -> tuple[str, int]:
     """Read Kafka's ``"<name>-<number>"`` form (``TopicPartition``, ``ConnectorTaskId``), split at the last
     ``-`` as Kafka's own ``toString`` output must be, and name ``field`` if the text is malformed."""
-    require(isinstance(text, str), field, f"must be a '{name}-{number}' string, got {text!r}")
+    if not isinstance(text, str):
+        raise InputError(field, f"must be a '{name}-{number}' string, got {text!r}")
     head, sep, tail = text.rpartition("-")
     require(bool(sep) and bool(head), field, f"{text!r} is not of the form '{name}-{number}'")
     # the digits toString writes: int() alone would also take '+5', ' 5', '1_0' and non-ASCII digits
@@ -133,11 +134,12 @@ def parse_dashed_id(text: object, field: str, name: str, number: str) -> tuple[s
 #: replica placement partitions x replication factor.  Measured here: a Range line of 10,000,000
 #: partitions over two members peaks at 2.8 GB and takes 8 s through ``run``, so ten million cells stay
 #: well inside this 24 GB machine while a partition count of 2^31-1 or 10^13 is refused with a named
-#: field.  Read at each check: a caller who needs more may raise it (``run --max-cells``).
-MAX_INPUT_CELLS = 10_000_000
+#: field.  Read at each check: a caller who needs more may raise it (``run --max-cells``; ``float("inf")``
+#: for no limit, which ``run --max-cells 0`` sets -- hence the float annotation).
+MAX_INPUT_CELLS: float = 10_000_000
 
 
-def check_size(field: str, cells: int, what: str, limit: Optional[int] = None) -> None:
+def check_size(field: str, cells: int, what: str, limit: Optional[float] = None) -> None:
     """Raise ``InputError(field, ...)`` when an input of ``cells`` cells (described by ``what``, e.g.
     ``"2147483647 partitions x 3 members"``) exceeds :data:`MAX_INPUT_CELLS` (or ``limit``)."""
     limit = MAX_INPUT_CELLS if limit is None else limit

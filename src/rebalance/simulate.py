@@ -187,7 +187,7 @@ def config_from_json(cls: Type[Config], value: object, field: str = "config") ->
     require(isinstance(value, Mapping), field, f"must be an object {{name: value}} of {cls.__name__} fields")
     known = {f.name for f in dataclasses.fields(cls) if f.init}
     hints = typing.get_type_hints(cls)
-    kwargs = {}
+    kwargs: Dict[str, Any] = {}
     for key, v in typing.cast(Mapping, value).items():
         if key not in known:
             raise InputError(f"{field}.{key}", f"unknown config; {cls.__name__} has {', '.join(sorted(known))}")
@@ -229,8 +229,8 @@ def _members(value: object, topics: Mapping[str, int]) -> Tuple[MemberInput, ...
         f = f"members[{i}]"
         m = _object(m, MEMBER_KEYS, f, "a member")
         mid = m.get("id")
-        require(isinstance(mid, str) and mid != "" and "~" not in mid, f"{f}.id",
-                f"must be a non-empty string without '~', got {mid!r}")
+        if not (isinstance(mid, str) and mid != "" and "~" not in mid):
+            raise InputError(f"{f}.id", f"must be a non-empty string without '~', got {mid!r}")
         require(mid not in ids, f"{f}.id", f"duplicate member id {mid!r} (also members[{ids.get(mid)}])")
         ids[mid] = i
         subs = m.get("topics", sorted(topics))

@@ -233,3 +233,19 @@ def test_previous_owner_outside_the_reassignment_is_kafkas_null_pointer():
     with pytest.raises(KafkaError) as info:
         run(data)
     assert info.value.type == "NullPointerException"
+
+
+def test_lazy_v1_buffer_reads_like_the_bytes_it_stands_for():
+    """The lazily encoded V1 buffer the sticky assignor builds for ``userData: "auto"`` answers Kafka's
+    byte-level reads as a buffer over the encoded bytes does (its length slot once shadowed the
+    length-prefix check, so any of these reads raised TypeError)."""
+    from rebalance.consumer.sticky_userdata import sticky_v1_buffer
+
+    owned = [("t", 0), ("u", 2), ("t", 1)]
+    lazy, plain = sticky_v1_buffer(owned, 3), ByteBuffer(encode_sticky_v1(owned, 3))
+    assert type(lazy) is not ByteBuffer  # the lazy kind (not just a buffer over encoded bytes)
+    for buf in (lazy, plain):
+        assert buf.read_array_size() == 2  # the topics
+        assert buf.read_string() == "t"
+    assert lazy.position == plain.position and lazy.remaining() == plain.remaining()
+    assert lazy.data == plain.data and decode_sticky(sticky_v1_buffer(owned, 3)) == decode_sticky(ByteBuffer(plain.data))

@@ -10,7 +10,7 @@ racks).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..java import hashmap_order, java_string_key
 from .model import ConsumerScenario, Subscription, TopicPartition
@@ -98,13 +98,13 @@ def partitions_per_topic(scenario: ConsumerScenario, order: Optional[Sequence[st
 
 
 def topic_subscribers(ordered: Sequence[str], topic_lists: Mapping[str, Sequence[str]],
-                      values: Optional[Sequence] = None, repeats: bool = False) -> Dict[str, list]:
+                      values: Optional[Sequence[Any]] = None, repeats: bool = False) -> Dict[str, List[Any]]:
     """``AbstractPartitionAssignor.consumersPerTopic`` (Kafka 4.3.1): each topic's subscribers in the order of ``ordered`` (``topic_lists[m]`` is
     member m's topics), or their entries in ``values`` (parallel to ``ordered``).  A member that lists a
     topic twice counts once, or once per listing with ``repeats``.  Members with the same topic list share
     the work: Kafka's large groups have thousands of members and one or two distinct subscriptions."""
     values = ordered if values is None else values
-    kinds: Dict[tuple, int] = {}
+    kinds: Dict[Tuple[str, ...], int] = {}
     kind_of: List[int] = []
     for member in ordered:
         key = tuple(topic_lists[member])
@@ -116,14 +116,15 @@ def topic_subscribers(ordered: Sequence[str], topic_lists: Mapping[str, Sequence
     for key, kind in kinds.items():
         for topic, times in (Counter(key) if repeats else dict.fromkeys(key, 1)).items():
             signature.setdefault(topic, []).append((kind, times))
-    shared: Dict[tuple, list] = {}
-    result: Dict[str, list] = {}
+    shared: Dict[Tuple[Tuple[int, int], ...], List[Any]] = {}
+    result: Dict[str, List[Any]] = {}
     for topic, sig in signature.items():
-        key = tuple(sig)
-        lst = shared.get(key)
+        sig_key = tuple(sig)
+        lst = shared.get(sig_key)
         if lst is None:
-            times = dict(sig)
-            lst = shared[key] = [v for v, kind in zip(values, kind_of) if kind in times for _ in range(times[kind])]
+            times_of = dict(sig)
+            lst = shared[sig_key] = [v for v, kind in zip(values, kind_of) if kind in times_of
+                                     for _ in range(times_of[kind])]
         result[topic] = list(lst)
     return result
 

@@ -21,14 +21,15 @@ from __future__ import annotations
 from bisect import bisect_left
 from itertools import filterfalse, repeat
 from operator import add, itemgetter, lt, sub as subtract
-from typing import Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Sized, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Sized, Tuple, Union
 
 from ..errors import InputError, KafkaError
 from ..java import hashmap_order
+from ..wire import ByteBuffer
 from .abstract import AbstractPartitionAssignor, use_rack_aware_assignment
 from .model import AssignorResult, ConsumerScenario, Subscription, TopicPartition
 from .replay import ReplayOptions
-from .sticky_userdata import DEFAULT_GENERATION, ByteBuffer, MemberData, sticky_v1_buffer, user_data_from_spec
+from .sticky_userdata import DEFAULT_GENERATION, MemberData, sticky_v1_buffer, user_data_from_spec
 
 __all__ = [
     "AbstractStickyAssignor",
@@ -195,7 +196,9 @@ class AbstractStickyAssignor(AbstractPartitionAssignor):
             buffers[member] = None if data is None else ByteBuffer(data, position)
         return buffers
 
-    def _assign_partitions(self, scenario, partitions_per_topic, subscriptions, buffers) -> AssignorResult:
+    def _assign_partitions(self, scenario: ConsumerScenario, partitions_per_topic: Dict[str, int],
+                           subscriptions: Dict[str, Subscription],
+                           buffers: Dict[str, Optional[ByteBuffer]]) -> AssignorResult:
         from .sticky_constrained import ConstrainedAssignmentBuilder
         from .sticky_general import GeneralAssignmentBuilder
 
@@ -205,7 +208,7 @@ class AbstractStickyAssignor(AbstractPartitionAssignor):
         multiple: Set[TopicPartition] = set()
         equal = self._all_subscriptions_equal(partitions_per_topic, subscriptions, buffers, owned, multiple)
         owned_copy = {m: list(v) for m, v in owned.items()}
-        trace: Optional[List[dict]] = [] if self.trace else None
+        trace: Optional[List[Dict[str, Any]]] = [] if self.trace else None
         if equal:
             self.partitions_transferring_ownership = {}
             builder = ConstrainedAssignmentBuilder(partitions_per_topic, rack_info, owned, multiple,
@@ -235,8 +238,8 @@ class AbstractStickyAssignor(AbstractPartitionAssignor):
         )
         return self._finish(result, subscriptions)
 
-    def _all_subscriptions_equal(self, partitions_per_topic, subscriptions: Dict[str, Subscription],
-                                 buffers, owned: Dict[str, List[TopicPartition]],
+    def _all_subscriptions_equal(self, partitions_per_topic: Dict[str, int], subscriptions: Dict[str, Subscription],
+                                 buffers: Dict[str, Optional[ByteBuffer]], owned: Dict[str, List[TopicPartition]],
                                  multiple: Set[TopicPartition]) -> bool:
         """``allSubscriptionsEqual``: also fills ``owned`` (each member's still-valid owned partitions) and
         ``multiple`` (partitions claimed by two members of the same generation)."""
@@ -352,7 +355,7 @@ def partitions_left_by_number(topics: Sequence[str], counts: Mapping[str, int],
 
 
 def unassigned_partitions(everything: List[TopicPartition], assigned: List[TopicPartition],
-                          order: Callable[[TopicPartition], object]) -> List[TopicPartition]:
+                          order: Callable[[TopicPartition], Tuple[Union[bytes, int], int]]) -> List[TopicPartition]:
     """``getUnassignedPartitions`` of ``AbstractStickyAssignor``'s constrained and general builders (Kafka
     4.3.1): ``everything`` (all partitions, in the builder's order) minus ``assigned``, by Kafka's
     two-pointer walk over ``assigned`` sorted by ``order`` (the same order as ``everything``; sorted in
@@ -378,7 +381,7 @@ def unassigned_partitions(everything: List[TopicPartition], assigned: List[Topic
     return result
 
 
-def _remove_first(items: list, value) -> None:
+def _remove_first(items: List[TopicPartition], value: TopicPartition) -> None:
     """``List.remove(Object)``: drop the first occurrence if there is one."""
     try:
         items.remove(value)

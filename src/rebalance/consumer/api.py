@@ -13,19 +13,20 @@ from __future__ import annotations
 
 from collections.abc import Sized
 from dataclasses import replace
-from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Union
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Union
 
-from ..errors import check_size, require
+from ..errors import InputError, check_size, require
 from .assignor import assignor_for, assignor_name
 from .model import AssignorResult, ConsumerScenario, Subscription, TopicPartition, parse_tp, validate_assignment_inputs
 from .sticky_userdata import auto_user_data
 
-MemberSpec = Union[Subscription, Mapping]
+MemberSpec = Union[Subscription, Mapping[str, Any]]
 
 _MEMBER_KEYS = ("topics", "owned", "generation", "instance_id", "rack")
 
-def _owned(value, where: str) -> List[TopicPartition]:
-    require(isinstance(value, (list, tuple)), where, "must be a list of (topic, partition) or 'topic-partition'")
+def _owned(value: object, where: str) -> List[TopicPartition]:
+    if not isinstance(value, (list, tuple)):
+        raise InputError(where, "must be a list of (topic, partition) or 'topic-partition'")
     out: List[TopicPartition] = []
     for j, item in enumerate(value):
         at = f"{where}[{j}]"
@@ -94,7 +95,7 @@ def build_scenario(assignor: str, partitions: Mapping[str, int], members: Mappin
     require_members(members)
     counts = {t: n for t, n in partitions.items() if isinstance(n, int) and not isinstance(n, bool) and n > 0}
     if counts:  # partitions + subscriptions + owned partitions, before anything is allocated
-        largest = max(counts, key=counts.get)
+        largest = max(counts, key=counts.__getitem__)
         specs = [s for s in members.values()]
         pairs = sum(len(s.topics if isinstance(s, Subscription) else (s.get("topics") or ()))
                     for s in specs if isinstance(s, (Subscription, Mapping)))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Dict, Optional, Protocol, Sequence, Tuple, Type, runtime_checkable
 
-from ..errors import require
+from ..errors import InputError, require
 from .abstract import COOPERATIVE, EAGER
 from .cooperative_sticky import CooperativeStickyAssignor
 from .model import AssignorResult, ConsumerScenario, TopicPartition
@@ -35,6 +35,10 @@ class ConsumerPartitionAssignor(Protocol):
     name: str
     #: ``supportedProtocols()``: ``(EAGER,)`` or ``(EAGER, COOPERATIVE)``
     supported_protocols: Tuple[str, ...]
+
+    def __init__(self, *, replay: Optional[ReplayOptions] = None) -> None:
+        """A fresh assignor; ``replay`` (the vectors adapters only) replays how Kafka's test harness called it."""
+        ...
 
     def subscription_user_data(self, topics: Sequence[str]) -> Optional[bytes]:
         """``subscriptionUserData(Set<String> topics)``: the bytes this consumer adds to its JoinGroup."""
@@ -65,7 +69,8 @@ ALIASES = {
 
 def assignor_name(name: object) -> str:
     """Kafka's ``name()`` for ``name`` (case-insensitive; fully qualified class names accepted)."""
-    require(isinstance(name, str), "assignor", f"must be a string, got {name!r}")
+    if not isinstance(name, str):
+        raise InputError("assignor", f"must be a string, got {name!r}")
     key = name.strip().lower().rsplit(".", 1)[-1]
     key = ALIASES.get(key, key)
     require(key in ASSIGNORS, "assignor", f"must be one of {', '.join(ASSIGNORS)}, got {name!r}")

@@ -24,11 +24,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import InputError, KafkaError, require
 from ..vectors import check_input_size
-from .api import assignor_name, build_scenario, require_members, run_assignor
+from .api import build_scenario, require_members, run_assignor
+from .assignor import assignor_name
 from .model import AssignorResult, ConsumerScenario, TopicPartition, parse_consumer_input, tp_str
 from .abstract import tp_sort_key
 
@@ -87,22 +88,22 @@ def load_scenario(path: str, assignor: Optional[str] = None) -> ConsumerScenario
 def scenario_from_json(data: object, assignor: str) -> ConsumerScenario:
     """Build a :class:`ConsumerScenario` from parsed JSON in either accepted shape."""
     name = assignor_name(assignor)
-    require(isinstance(data, dict), "scenario", "must be a JSON object with 'topics' and 'members'")
-    if isinstance(data.get("input"), dict):  # a whole vectors line
-        data = data["input"]
-    if isinstance(data.get("members"), list):  # the vectors' consumer input
-        require_members(data["members"])
-        check_input_size(dict(data, kind="consumer"))
-        return parse_consumer_input(dict(data, assignor=name))
-    unknown = [k for k in data if k not in ("topics", "members", "partition_racks", "assignor", "description")]
+    if not isinstance(data, dict):
+        raise InputError("scenario", "must be a JSON object with 'topics' and 'members'")
+    spec: Dict[str, Any] = data["input"] if isinstance(data.get("input"), dict) else data  # a whole vectors line
+    if isinstance(spec.get("members"), list):  # the vectors' consumer input
+        require_members(spec["members"])
+        check_input_size(dict(spec, kind="consumer"))
+        return parse_consumer_input(dict(spec, assignor=name))
+    unknown = [k for k in spec if k not in ("topics", "members", "partition_racks", "assignor", "description")]
     require(not unknown, unknown[0] if unknown else "", "unknown field; a scenario has 'topics', 'members' "
             "and optionally 'assignor', 'partition_racks' and 'description'")
-    require("topics" in data, "topics", "is required: an object mapping topic names to partition counts")
-    require(isinstance(data["topics"], dict), "topics", "must be an object mapping topic names to partition counts")
-    require("members" in data, "members", "is required: an object mapping member ids to subscriptions")
-    require(isinstance(data["members"], dict), "members",
+    require("topics" in spec, "topics", "is required: an object mapping topic names to partition counts")
+    require(isinstance(spec["topics"], dict), "topics", "must be an object mapping topic names to partition counts")
+    require("members" in spec, "members", "is required: an object mapping member ids to subscriptions")
+    require(isinstance(spec["members"], dict), "members",
             "must be an object mapping member ids to {\"topics\": [...]} (or a list in the vectors' shape)")
-    racks = data.get("partition_racks")
+    racks = spec.get("partition_racks")
     require(racks is None or isinstance(racks, dict), "partition_racks",
             "must map a topic to one list of racks per partition")
     if racks:
@@ -111,7 +112,7 @@ def scenario_from_json(data: object, assignor: str) -> ConsumerScenario:
                     "must be a list with one list of rack names per partition")
             for p, names in enumerate(per_partition):
                 require(isinstance(names, list), f"partition_racks.{topic}[{p}]", "must be a list of rack names")
-    return build_scenario(name, data["topics"], data["members"], partition_racks=racks)
+    return build_scenario(name, spec["topics"], spec["members"], partition_racks=racks)
 
 
 def compact(partitions: Sequence[TopicPartition]) -> str:
@@ -160,10 +161,10 @@ def format_table(scenario: ConsumerScenario, assignment: Mapping[str, Sequence[T
     return "\n".join(lines)
 
 
-def to_json(scenario: ConsumerScenario, result: AssignorResult) -> dict:
+def to_json(scenario: ConsumerScenario, result: AssignorResult) -> Dict[str, Any]:
     """The assignment in the vectors' string form, plus what the sticky assignors report."""
     assignment = result.assignment
-    out = {"assignor": scenario.assignor,
+    out: Dict[str, Any] = {"assignor": scenario.assignor,
            "assignment": {m: [tp_str(tp) for tp in assignment.get(m, [])] for m in scenario.members}}
     if result.partitions_transferring_ownership is not None:
         out["partitionsTransferringOwnership"] = {tp_str(tp): m for tp, m in

@@ -14,12 +14,14 @@ or else from the ``COOPERATIVE_STICKY_ASSIGNOR_USER_DATA_V0`` user data.
 from __future__ import annotations
 
 from itertools import filterfalse
-from typing import Dict, List, Optional, Sequence, Set
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
+from ..wire import ByteBuffer
 from .abstract_sticky import AbstractStickyAssignor
 from .abstract import COOPERATIVE, EAGER
 from .model import AssignorResult, Subscription, TopicPartition
-from .sticky_userdata import DEFAULT_GENERATION, ByteBuffer, MemberData, decode_cooperative, encode_cooperative_v0
+from .replay import ReplayOptions
+from .sticky_userdata import DEFAULT_GENERATION, MemberData, decode_cooperative, encode_cooperative_v0
 
 __all__ = ["CooperativeStickyAssignor", "compute_partitions_transferring_ownership"]
 
@@ -52,10 +54,11 @@ class CooperativeStickyAssignor(AbstractStickyAssignor):
 
     name = "cooperative-sticky"
     #: ``supportedProtocols()``: ``[COOPERATIVE, EAGER]``
-    supported_protocols = (EAGER, COOPERATIVE)
+    supported_protocols: Tuple[str, ...] = (EAGER, COOPERATIVE)
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __init__(self, max_generation: int = DEFAULT_GENERATION, trace: bool = False, *,
+                 replay: Optional[ReplayOptions] = None) -> None:
+        super().__init__(max_generation, trace, replay=replay)
         #: ``generation``, kept by ``onAssignment``
         self.generation = DEFAULT_GENERATION
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import itemgetter
-from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..errors import JAVA_INT_MAX, InputError, parse_dashed_id, require
 
@@ -32,7 +32,7 @@ def parse_tp(text: object, field_name: str) -> TopicPartition:
     return parse_dashed_id(text, field_name, "topic", "partition")
 
 
-def parse_tps(texts: Sequence, field_name: str) -> List[TopicPartition]:
+def parse_tps(texts: Sequence[Any], field_name: str) -> List[TopicPartition]:
     """:func:`parse_tp` (``TopicPartition.toString`` read back) over a list (``field_name[j]`` names a bad
     element).  A million owned partitions are
     split in one pass; only a list with a bad element is re-read element by element to name it."""
@@ -111,13 +111,13 @@ class AssignorResult:
     movements: Dict[TopicPartition, Tuple[str, str]] = field(default_factory=dict)
     full_assignment: Optional[Dict[str, List[TopicPartition]]] = None
     withheld: Dict[TopicPartition, str] = field(default_factory=dict)
-    trace: Optional[List[dict]] = None
+    trace: Optional[List[Dict[str, Any]]] = None
 
-def _int(value, field_name: str, minimum: Optional[int] = None) -> int:
+def _int(value: object, field_name: str, minimum: Optional[int] = None) -> int:
     """``value`` as a Java ``int`` (broker ids, partition counts, generations are ints in Kafka), at least
     ``minimum`` if given; anything else is an :class:`InputError` naming ``field_name``."""
-    require(isinstance(value, int) and not isinstance(value, bool), field_name,
-            f"must be a whole number, got {value!r}")
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise InputError(field_name, f"must be a whole number, got {value!r}")
     require(-JAVA_INT_MAX - 1 <= value <= JAVA_INT_MAX, field_name, f"{value} does not fit a Java int")
     if minimum is not None:
         require(value >= minimum, field_name, f"must be at least {minimum}, got {value}")
@@ -145,7 +145,7 @@ def check_tp_names(tps: Sequence[TopicPartition], field_name: str) -> None:
             check_name_length(topic, f"{field_name}[{j}]")
 
 
-def parse_consumer_input(data: Mapping) -> ConsumerScenario:
+def parse_consumer_input(data: Mapping[str, Any]) -> ConsumerScenario:
     """Validate and convert a ``kind: consumer`` scenario.  Raises :class:`InputError` naming the field.
     The harness switches of the same input (``entry``, ``userData``, ...) are read by
     :func:`rebalance.consumer.replay.parse_replay_options`."""
@@ -168,7 +168,8 @@ def parse_consumer_input(data: Mapping) -> ConsumerScenario:
         brokers[bid] = rack
 
     raw_topics = data.get("topics")
-    require(isinstance(raw_topics, Mapping), "topics", "must be an object mapping topic names to partition counts")
+    if not isinstance(raw_topics, Mapping):
+        raise InputError("topics", "must be an object mapping topic names to partition counts")
     partitions: Dict[str, int] = {}
     partition_racks: Dict[str, List[FrozenSet[str]]] = {}
     for topic, spec in raw_topics.items():
@@ -179,13 +180,14 @@ def parse_consumer_input(data: Mapping) -> ConsumerScenario:
             racks: List[FrozenSet[str]] = []
             for p, replicas in enumerate(spec):
                 require(isinstance(replicas, list), f"{where}[{p}]", "must be a list of broker ids")
-                names = set()
+                names: Set[str] = set()
                 for r, broker_id in enumerate(replicas):
                     _int(broker_id, f"{where}[{p}][{r}]")
                     require(broker_id in brokers, f"{where}[{p}][{r}]",
                             f"broker {broker_id} is not in 'brokers'")
-                    if brokers[broker_id] is not None:
-                        names.add(brokers[broker_id])
+                    broker_rack = brokers[broker_id]
+                    if broker_rack is not None:
+                        names.add(broker_rack)
                 racks.append(frozenset(names))
             partitions[topic] = len(spec)
             partition_racks[topic] = racks
@@ -193,7 +195,8 @@ def parse_consumer_input(data: Mapping) -> ConsumerScenario:
             partitions[topic] = _int(spec, where, minimum=0)
 
     raw_members = data.get("members")
-    require(isinstance(raw_members, list), "members", "must be a list of member objects")
+    if not isinstance(raw_members, list):
+        raise InputError("members", "must be a list of member objects")
     members: Dict[str, Subscription] = {}
     for i, member in enumerate(raw_members):
         where = f"members[{i}]"

@@ -21,7 +21,7 @@ is sorted with ``TopicPartitionComparator``.
 from __future__ import annotations
 
 from itertools import islice, product
-from typing import Dict, FrozenSet, List, Mapping, Sequence, Set
+from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
 from .abstract import (AbstractPartitionAssignor, partition_racks_of, partitions_per_topic, sorted_members,
                        subscription_order, topic_subscribers, tp_sort_key, use_rack_aware_assignment)
@@ -175,7 +175,7 @@ class RangeAssignor(AbstractPartitionAssignor):
         state.unassigned = dict.fromkeys(unassigned[pos:])
 
     @staticmethod
-    def _assign_rack_matching_ranges(state: _TopicState, assignment) -> None:
+    def _assign_rack_matching_ranges(state: _TopicState, assignment: Dict[str, List[TopicPartition]]) -> None:
         """``assignRanges(state, state::racksMatch, ...)``: the first partitions whose replicas are on
         the member's rack, up to its quota."""
         for consumer in state.consumers:
@@ -190,10 +190,11 @@ class RangeAssignor(AbstractPartitionAssignor):
             assignment[consumer].extend([(state.topic, p) for p in chunk])
             state.on_assigned(consumer, chunk)
 
-    def _assign_with_rack_matching(self, states: List[_TopicState], assignment) -> None:
+    def _assign_with_rack_matching(self, states: List[_TopicState],
+                                   assignment: Dict[str, List[TopicPartition]]) -> None:
         """``assignWithRackMatching``: group topics by (subscribers with racks), then by partition count
         (the size of the topic's rack map, which is empty when none of its subscribers has a rack)."""
-        by_consumers: Dict[FrozenSet, List[_TopicState]] = {}
+        by_consumers: Dict[FrozenSet[Tuple[str, Optional[str]]], List[_TopicState]] = {}
         for s in states:
             by_consumers.setdefault(frozenset(s.racks.items()), []).append(s)
         for group in by_consumers.values():
@@ -209,7 +210,7 @@ class RangeAssignor(AbstractPartitionAssignor):
 
     @staticmethod
     def _assign_co_partitioned(consumers: List[str], num_partitions: int, states: List[_TopicState],
-                               assignment) -> None:
+                               assignment: Dict[str, List[TopicPartition]]) -> None:
         """``assignCoPartitionedWithRackMatching``: partition *p* of every co-partitioned topic goes to the
         first remaining member whose rack matches *p* in all of them and who still has quota in all."""
         remaining = list(consumers)

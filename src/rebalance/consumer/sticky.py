@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
+from ..wire import ByteBuffer
 from .abstract_sticky import AbstractStickyAssignor
 from .model import Subscription, TopicPartition
-from .sticky_userdata import DEFAULT_GENERATION, ByteBuffer, MemberData, decode_sticky, encode_sticky_v1
+from .replay import ReplayOptions
+from .sticky_userdata import DEFAULT_GENERATION, MemberData, decode_sticky, encode_sticky_v1
 
 __all__ = ["StickyAssignor"]
 
@@ -28,8 +30,9 @@ class StickyAssignor(AbstractStickyAssignor):
 
     name = "sticky"
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __init__(self, max_generation: int = DEFAULT_GENERATION, trace: bool = False, *,
+                 replay: Optional[ReplayOptions] = None) -> None:
+        super().__init__(max_generation, trace, replay=replay)
         #: ``memberAssignment``: None until the first ``onAssignment``
         self.member_assignment: Optional[List[TopicPartition]] = None
         #: ``generation``
@@ -37,7 +40,7 @@ class StickyAssignor(AbstractStickyAssignor):
 
     def on_assignment(self, partitions: Sequence[TopicPartition], generation: int) -> None:
         """``onAssignment``: keep the partitions and the generation (a reset generation does not clear them)."""
-        self.member_assignment = [tuple(tp) for tp in partitions]
+        self.member_assignment = [(tp[0], tp[1]) for tp in partitions]  # (a list from JSON becomes a tuple)
         self.generation = generation
 
     def subscription_user_data(self, topics: Sequence[str] = ()) -> Optional[bytes]:

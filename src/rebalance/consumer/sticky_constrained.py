@@ -24,11 +24,11 @@ member in ``HashMap`` order, then ``{"step": "assign", "phase": "rack"|"round-ro
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import Dict, List, Set
+from typing import Any, Dict, List, Optional, Set
 
 from ..errors import KafkaError
 from ..java import JavaHashOrder, java_string_key, same_order_as_python
-from .abstract_sticky import all_partitions, partitions_left_by_number, unassigned_partitions
+from .abstract_sticky import RackInfo, all_partitions, partitions_left_by_number, unassigned_partitions
 from .model import TopicPartition
 
 _TOPIC = itemgetter(0)
@@ -38,9 +38,11 @@ _PARTITION = itemgetter(1)
 class ConstrainedAssignmentBuilder:
     """One run of Kafka's constrained builder; :meth:`build` returns member -> list of partitions."""
 
-    def __init__(self, partitions_per_topic: Dict[str, int], rack_info, current_assignment: Dict[str, List[TopicPartition]],
+    def __init__(self, partitions_per_topic: Dict[str, int], rack_info: RackInfo,
+                 current_assignment: Dict[str, List[TopicPartition]],
                  partitions_with_multiple_previous_owners: Set[TopicPartition],
-                 partitions_transferring_ownership: Dict[TopicPartition, str], trace=None):
+                 partitions_transferring_ownership: Dict[TopicPartition, str],
+                 trace: Optional[List[Dict[str, Any]]] = None):
         self.trace = trace
         self._phase = "round-robin"
         self.partitions_per_topic = partitions_per_topic

@@ -28,13 +28,15 @@ from __future__ import annotations
 import bisect
 from itertools import groupby, repeat
 from operator import itemgetter
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from ..errors import KafkaError
 from ..java import java_string_key
 from ..jcollections import JavaHashSet
-from .abstract_sticky import DEFAULT_GENERATION, all_partitions, balance_score, unassigned_partitions
-from .model import TopicPartition
+from ..wire import ByteBuffer
+from .abstract_sticky import (DEFAULT_GENERATION, AbstractStickyAssignor, RackInfo, all_partitions, balance_score,
+                              unassigned_partitions)
+from .model import Subscription, TopicPartition
 from .abstract import topic_subscribers
 
 _TOPIC = itemgetter(0)
@@ -44,7 +46,7 @@ class PartitionMovements:
     """``AbstractStickyAssignor.PartitionMovements``: for each moved partition, where it came from and
     where it is now, and per topic the set of partitions moved between each (source, destination) pair."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.by_topic: Dict[str, Dict[Tuple[str, str], JavaHashSet]] = {}
         self.moves: Dict[TopicPartition, Tuple[str, str]] = {}
 
@@ -98,7 +100,7 @@ class _SortedMembers:
 
     __slots__ = ("n", "rank", "names", "keys", "stored", "assignment")
 
-    def __init__(self, members: List[str], assignment: Dict[str, list]):
+    def __init__(self, members: List[str], assignment: Dict[str, List[TopicPartition]]):
         ordered = sorted(members, key=java_string_key)
         self.n = max(1, len(ordered))
         self.rank = {m: i for i, m in enumerate(ordered)}
@@ -125,7 +127,7 @@ class _SortedMembers:
     def last(self) -> str:
         return self.names[self.keys[-1] % self.n]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         names, n = self.names, self.n
         for key in self.keys:
             yield names[key % n]
@@ -137,8 +139,9 @@ class _SortedMembers:
 class GeneralAssignmentBuilder:
     """One run of Kafka's general builder; :meth:`build` returns member -> list of partitions."""
 
-    def __init__(self, assignor, partitions_per_topic: Dict[str, int], rack_info,
-                 current_assignment: Dict[str, List[TopicPartition]], subscriptions, buffers, trace=None):
+    def __init__(self, assignor: AbstractStickyAssignor, partitions_per_topic: Dict[str, int], rack_info: RackInfo,
+                 current_assignment: Dict[str, List[TopicPartition]], subscriptions: Dict[str, Subscription],
+                 buffers: Dict[str, Optional[ByteBuffer]], trace: Optional[List[Dict[str, Any]]] = None):
         self.trace = trace
         self.assignor = assignor
         self.partitions_per_topic = partitions_per_topic
@@ -167,12 +170,13 @@ class GeneralAssignmentBuilder:
         #: True when the reassignments did not improve the balance score and were undone
         self.movements_reverted = False
 
-    def _index_subscriptions(self, partitions_per_topic: Dict[str, int], subscriptions) -> Dict[str, List[str]]:
+    def _index_subscriptions(self, partitions_per_topic: Dict[str, int],
+                             subscriptions: Dict[str, Subscription]) -> Dict[str, List[str]]:
         """Fill ``consumer_topics`` / ``consumer_topic_set`` (each member's subscribed topics that exist) and
         return ``topic_consumers``: each topic's subscribers in subscription order (a member listed once per
         time it lists the topic).  Members with the same topic list share the work: Kafka's large groups
         have thousands of members and one or two distinct subscriptions."""
-        kinds: Dict[tuple, int] = {}
+        kinds: Dict[Tuple[str, ...], int] = {}
         kind_topics: List[List[str]] = []
         kind_sets: List[Set[str]] = []
         for member, sub in subscriptions.items():
@@ -211,7 +215,8 @@ class GeneralAssignmentBuilder:
                 self._update_prev(prev, data.partitions, member, DEFAULT_GENERATION)
 
     @staticmethod
-    def _update_prev(prev, partitions, member: str, generation: int) -> None:
+    def _update_prev(prev: Dict[TopicPartition, Tuple[str, int]], partitions: Iterable[TopicPartition], member: str,
+                     generation: int) -> None:
         for tp in partitions:
             known = prev.get(tp)
             if known is None or generation > known[1]:
@@ -263,7 +268,8 @@ class GeneralAssignmentBuilder:
                 return member
         return None
 
-    def _maybe_assign(self, partitions: List[TopicPartition], rack_info, remove_assigned: bool) -> List[TopicPartition]:
+    def _maybe_assign(self, partitions: List[TopicPartition], rack_info: Optional[RackInfo],
+                      remove_assigned: bool) -> List[TopicPartition]:
         """``maybeAssign``; returns the list with assigned partitions removed when ``remove_assigned``."""
         if rack_info is None and self.trace is None:
             self._assign_runs(partitions)
@@ -366,7 +372,7 @@ class GeneralAssignmentBuilder:
         topic_consumers = self.topic_consumers
         return any(len(topic_consumers[tp[0]]) >= 2 for tp in tps)
 
-    def _balance(self, prev, unassigned: List[TopicPartition]) -> None:
+    def _balance(self, prev: Dict[TopicPartition, Tuple[str, int]], unassigned: List[TopicPartition]) -> None:
         current = self.current
         initializing = not current[self.sorted_members.last()]
         to_assign = unassigned
@@ -431,7 +437,7 @@ class GeneralAssignmentBuilder:
                     return False
         return True
 
-    def _perform_reassignments(self, partitions: List[TopicPartition], prev) -> bool:
+    def _perform_reassignments(self, partitions: List[TopicPartition], prev: Dict[TopicPartition, Tuple[str, int]]) -> bool:
         performed = False
         current = self.current
         rack_info = self.rack_info

@@ -102,13 +102,13 @@ class _StickyV1Buffer(ByteBuffer):
     Kafka's large tests reports 500 topics).  Built by :func:`sticky_v1_buffer` only for values the
     encoder accepts, so no error moves."""
 
-    __slots__ = ("_partitions", "_generation", "_length", "_bytes")
+    __slots__ = ("_partitions", "_generation", "_size", "_bytes")
 
     def __init__(self, regrouped: List[TopicPartition], generation: int, length: int,  # noqa: no super()
                  position: int = 0):
         self._partitions = regrouped
         self._generation = generation
-        self._length = length
+        self._size = length
         self._bytes: Optional[bytes] = None
         self.position = max(0, min(position, length))
 
@@ -120,19 +120,19 @@ class _StickyV1Buffer(ByteBuffer):
         return self._bytes
 
     def remaining(self) -> int:
-        return self._length - self.position
+        return self._size - self.position
 
     def has_remaining(self) -> bool:
-        return self.position < self._length
+        return self.position < self._size
 
     def duplicate(self) -> "ByteBuffer":
-        copy = _StickyV1Buffer(self._partitions, self._generation, self._length, self.position)
+        copy = _StickyV1Buffer(self._partitions, self._generation, self._size, self.position)
         copy._bytes = self._bytes
         return copy
 
     def read_all(self) -> MemberData:
         """The whole V1 read from position 0 (``Schema.read`` of every field)."""
-        self.position = self._length
+        self.position = self._size
         return MemberData(list(self._partitions), self._generation)
 
 
@@ -189,7 +189,7 @@ def _read_sticky(buffer: ByteBuffer, with_generation: bool) -> MemberData:
         nonlocal pos
         if end - pos < codec.size:
             raise SchemaError("BufferUnderflowException")
-        value = codec.unpack_from(data, pos)[0]
+        value: int = codec.unpack_from(data, pos)[0]
         pos += codec.size
         return value
 
@@ -268,8 +268,8 @@ _USER_DATA_BODIES = {"stickyV1": ("partitions", "generation"), "stickyV0": ("par
 
 def _generation(value: object, field: str) -> int:
     """A generation as the user data's ``INT32`` field holds it."""
-    require(isinstance(value, int) and not isinstance(value, bool) and INT_MIN <= value <= INT_MAX, field,
-            f"must be a whole number (a Java int), got {value!r}")
+    if not (isinstance(value, int) and not isinstance(value, bool) and INT_MIN <= value <= INT_MAX):
+        raise InputError(field, f"must be a whole number (a Java int), got {value!r}")
     return value
 
 
@@ -292,8 +292,8 @@ def user_data_from_spec(spec: object, assignor: str, owned: Sequence[TopicPartit
         if assignor == "cooperative-sticky":
             return encode_cooperative_v0(DEFAULT_GENERATION if generation_id is None else generation_id), 0
         return None, 0
-    require(isinstance(spec, dict) and len(spec) >= 1, field,
-            "must be \"auto\", null or an object such as {\"stickyV1\": ...} or {\"base64\": ...}")
+    if not (isinstance(spec, dict) and len(spec) >= 1):
+        raise InputError(field, "must be \"auto\", null or an object such as {\"stickyV1\": ...} or {\"base64\": ...}")
     encodings = [k for k in _USER_DATA_FIELDS if k in spec]
     require(len(encodings) == 1, field, f"must hold exactly one of {', '.join(_USER_DATA_FIELDS)}, "
                                         f"got {sorted(spec)!r}")

@@ -18,7 +18,7 @@ kinds, ``stickyPath``, ``partitionsTransferringOwnership`` and ``maxGeneration``
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from .assignor import assignor_for
 from .model import AssignorResult, ConsumerScenario, TopicPartition, parse_consumer_input, tp_str
@@ -49,7 +49,7 @@ _PARTITION = itemgetter(1)
 
 
 def _output_lists(tps: Sequence[TopicPartition], ranks: Optional[Mapping[str, int]],
-                  prefixes: Mapping[str, str], numbers: Optional[List[str]]):
+                  prefixes: Mapping[str, str], numbers: Optional[List[str]]) -> Tuple[List[str], List[str]]:
     """``(plain, sorted)`` ``"topic-partition"`` lists of one member.  Each string is ``prefixes[topic]``
     (``"topic-"``) plus the partition number's text from ``numbers`` (formatted once per number, not per
     partition; with ``numbers`` None each string is formatted in full).  ``sorted`` reuses ``plain``'s
@@ -70,12 +70,12 @@ def _output_lists(tps: Sequence[TopicPartition], ranks: Optional[Mapping[str, in
 
 
 def assignment_output(assignment: Mapping[str, Sequence[TopicPartition]],
-                      members: Sequence[str] = ()) -> dict:
+                      members: Sequence[str] = ()) -> Dict[str, Any]:
     """The vectors' ``assignment`` / ``sortedAssignment`` for ``assignment``: keys in ``members`` order, then
     any other member of ``assignment`` in its own order."""
     listed = set(members)
     order = [m for m in members if m in assignment] + [m for m in assignment if m not in listed]
-    topics: set = set()
+    topics: Set[str] = set()
     highest, lowest, count = -1, 0, 0
     for tps in assignment.values():
         if tps:
@@ -99,7 +99,7 @@ def assignment_output(assignment: Mapping[str, Sequence[TopicPartition]],
     return {"assignment": plain, "sortedAssignment": ordered}
 
 
-def run(data: Mapping) -> dict:
+def run(data: Mapping[str, Any]) -> Dict[str, Any]:
     """Adapter entry point: one ``kind: consumer`` input object -> its output object.  The scenario goes
     through the same validation as every other input (:func:`~rebalance.consumer.model.parse_consumer_input`);
     the harness switches become the assignor's :class:`~rebalance.consumer.replay.ReplayOptions`."""
@@ -108,7 +108,7 @@ def run(data: Mapping) -> dict:
     return result_output(scenario, assignor.assign(scenario))
 
 
-def parse_replay_options(data: Mapping) -> ReplayOptions:
+def parse_replay_options(data: Mapping[str, Any]) -> ReplayOptions:
     """The harness switches of a ``kind: consumer`` vectors input (``entry``, ``subscriptionMapType``,
     ``preferRackAwareLogic``, ``initialMaxGeneration``, each member's ``userData``), naming any bad field.
     Call it after :func:`rebalance.consumer.model.parse_consumer_input` has validated the rest.  Only this
@@ -143,7 +143,7 @@ def parse_replay_options(data: Mapping) -> ReplayOptions:
     )
 
 
-def result_output(scenario: ConsumerScenario, result: AssignorResult) -> dict:
+def result_output(scenario: ConsumerScenario, result: AssignorResult) -> Dict[str, Any]:
     """The vectors' output for one result: the assignment lists, and for the sticky assignors (whose result
     has a ``path``) the path, ``partitionsTransferringOwnership`` and ``maxGeneration``."""
     out = assignment_output(result.assignment, list(scenario.members))
@@ -156,11 +156,11 @@ def result_output(scenario: ConsumerScenario, result: AssignorResult) -> dict:
     return out
 
 
-def _sorted_lists(assignment) -> Dict[str, List[str]]:
+def _sorted_lists(assignment: Optional[Mapping[str, List[str]]]) -> Dict[str, List[str]]:
     return {m: sorted(v) for m, v in (assignment or {}).items()}
 
 
-def compare(expected: Mapping, actual: Mapping) -> List[str]:
+def compare(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> List[str]:
     """Significant differences between Kafka's output and ours (empty list: the case passes)."""
     problems: List[str] = []
     exp_sorted = expected.get("sortedAssignment")
@@ -188,7 +188,7 @@ def compare(expected: Mapping, actual: Mapping) -> List[str]:
     return problems
 
 
-def exact_order_matches(expected: Mapping, actual: Mapping) -> bool:
+def exact_order_matches(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> bool:
     """True when every member's list is in exactly Kafka's order (the bonus check)."""
     return expected.get("assignment") == actual.get("assignment")
 

@@ -45,7 +45,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union, cast
 
 from ..errors import LiveClientError, WaitTimeoutError, require
 from ..protocol.driver import CompletedRebalance, format_assignment
@@ -109,13 +109,13 @@ def check_runnable(value: Mapping[str, Any], s: SimulationInput) -> None:
             f"--on kafka runs on the wall clock; at most {MAX_WALL_MS} ms, got {s.until_ms}")
 
 
-def _settings(s: SimulationInput) -> Tuple[Dict[str, str], Dict[str, object], int, int]:
+def _settings(s: SimulationInput) -> Tuple[Dict[str, str], Dict[str, Union[str, int, float, bool]], int, int]:
     """(client settings, broker settings, revoke_ms, batch_ms) of a scenario."""
     c = s.config
     table = CONSUMER_SETTINGS if s.protocol == "consumer" else CLASSIC_SETTINGS
     client: Dict[str, str] = {}
     # one partition of __consumer_offsets: created at once (the members' group is made ready before the clock)
-    broker: Dict[str, object] = {"group.initial.rebalance.delay.ms": 0, "offsets.topic.num.partitions": 1}
+    broker: Dict[str, Union[str, int, float, bool]] = {"group.initial.rebalance.delay.ms": 0, "offsets.topic.num.partitions": 1}
     for name, (where, setting) in table.items():
         v = getattr(c, name)
         if where == "client":
@@ -280,10 +280,10 @@ class _Player:
             elif e.op == "leave":
                 close(e.member, wait=False)
             elif e.op == "crash":
-                j = current[e.member]
-                if j is not None:
-                    j.kill()
-                    self.run.records[j.index].append({"member": e.member, "event": "killed",
+                victim = current[e.member]
+                if victim is not None:
+                    victim.kill()
+                    self.run.records[victim.index].append({"member": e.member, "event": "killed",
                                                       "t": int(time.time() * 1000) - t0})
                     current[e.member] = None
             else:
@@ -392,7 +392,7 @@ def _replay_848(s: SimulationInput, topics: list, members: List[dict], prev: Dic
 def kip848_rebalances(run: _Run, s: SimulationInput) -> List[Tuple[CompletedRebalance, bool]]:
     """The completed rebalances of a KIP-848 group, from the observer's descriptions (see the module docstring)."""
     recs = [r for idx, rs in run.records.items() for r in rs if r.get("event") in ("group", "topic_ids")]
-    ids = next((r["ids"] for r in recs if r["event"] == "topic_ids"), {})
+    ids: Dict[str, str] = next((r["ids"] for r in recs if r["event"] == "topic_ids"), {})
     topics = [{"name": t, "id": ids[t], "partitions": n} for t, n in sorted(s.topics.items()) if t in ids]
     by_member = {m.id: m for m in s.members}
     snaps = [r for r in recs if r["event"] == "group"]
@@ -502,7 +502,7 @@ def summary(s: SimulationInput, rebalances: List[CompletedRebalance], run: _Run)
             "errors": [r["message"] for rs in run.records.values() for r in rs if r.get("event") == "error"]}
 
 
-def run_scenario(value: Mapping[str, Any], cluster: Optional[Any] = None) -> List[dict]:
+def run_scenario(value: object, cluster: Optional[Any] = None) -> List[dict]:
     """One scenario on a cluster of its own: its rebalance lines (with ``replayed``) and its summary line.
 
     ``cluster``: a running :class:`~rebalance.kafka.cluster.KafkaCluster` to run it on instead (each scenario
@@ -515,7 +515,8 @@ def run_scenario(value: Mapping[str, Any], cluster: Optional[Any] = None) -> Lis
     from .cluster import KafkaCluster, _config_value
 
     s = parse_scenario(value)
-    check_runnable(value, s)
+    scenario = cast(Mapping[str, Any], value)  # parse_scenario accepted it: a JSON object
+    check_runnable(scenario, s)
     _, broker, _, _ = _settings(s)
     if cluster is not None:
         fields = {setting: name for name, (where, setting) in
@@ -539,7 +540,7 @@ def run_scenario(value: Mapping[str, Any], cluster: Optional[Any] = None) -> Lis
         with open(keep, "a", encoding="utf-8") as f:
             for idx, recs in sorted(run.records.items()):
                 for r in recs:
-                    f.write(json.dumps({"scenario": value.get("id"), "jvm": idx, **r}) + "\n")
+                    f.write(json.dumps({"scenario": scenario.get("id"), "jvm": idx, **r}) + "\n")
     found = kip848_rebalances(run, s) if s.protocol == "consumer" else classic_rebalances(run, s)
     rows: List[dict] = [{"generation": r.generation, "at_ms": r.at_ms, "assignment": r.assignment, "replayed": ok}
                         for r, ok in found]

@@ -49,7 +49,8 @@ def consumer_assignor(name: str) -> Assignor:
         return consumer.assign(name, partitions, members)
 
     assign.__name__ = f"consumer_{name.replace('-', '_')}"
-    assign.rebalance_protocols = BUILTIN_PROTOCOLS[name]
+    # the optional attribute supported_protocols reads with getattr (a plain function declares no such field)
+    setattr(assign, "rebalance_protocols", BUILTIN_PROTOCOLS[name])
     return assign
 
 
@@ -80,8 +81,8 @@ class ClientAssignor:
     def on_assignment(self, partitions: Sequence[Tuple[str, int]], generation: int) -> None:
         self.kafka_assignor.on_assignment(partitions, generation)
 
-    def subscription_user_data(self) -> Optional[bytes]:
-        return self.kafka_assignor.subscription_user_data()
+    def subscription_user_data(self, topics: Sequence[str] = ()) -> Optional[bytes]:
+        return self.kafka_assignor.subscription_user_data(topics)
 
     def __call__(self, members: Dict[str, dict], partitions: Dict[str, int]):
         """The leader's ``assign``: ``members`` as the simulator's assignors get them, each with the

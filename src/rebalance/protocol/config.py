@@ -12,7 +12,7 @@ walkthroughs (no processing, no commit time).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Optional, Sequence, Tuple, Union
+from typing import Any, Optional, Sequence, Tuple, Union
 
 from ..errors import require
 from .pollloop import PollLoopConfig
@@ -41,7 +41,7 @@ class ProtocolConfig(PollLoopConfig):
     group_max_session_timeout_ms: int = 1_800_000   # group.max.session.timeout.ms (broker)
 
     @classmethod
-    def instant(cls, **overrides: object) -> "ProtocolConfig":
+    def instant(cls, **overrides: Any) -> "ProtocolConfig":
         """The idealised settings of a protocol walkthrough: no time spent processing records
         (``poll_processing_ms=0``: a consumer is always ready to act on the group at once) and none
         committing on revoke (``revoke_ms=0``); everything else as given or Kafka's default."""

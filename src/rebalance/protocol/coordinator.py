@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Mapping, Optional, Sequence
 
-from ..errors import KafkaError, require
+from ..errors import InputError, KafkaError, require
 from ..java import INT_MAX, INT_MIN, java_abs, string_hash
 
 #: ``offsets.topic.num.partitions`` default (``GroupCoordinatorConfig.OFFSETS_TOPIC_PARTITIONS_DEFAULT``).
@@ -27,8 +27,8 @@ def check_num_partitions(num_partitions: object, field: str = "numPartitions") -
 
     A value that is not a Java ``int`` is bad input (:class:`InputError`); an ``int`` below 1 is refused by
     ``ConfigDef`` with ``atLeast(1)``, i.e. Kafka throws ``ConfigException``."""
-    require(isinstance(num_partitions, int) and not isinstance(num_partitions, bool), field,
-            f"must be a whole number (offsets.topic.num.partitions), got {num_partitions!r}")
+    if not isinstance(num_partitions, int) or isinstance(num_partitions, bool):
+        raise InputError(field, f"must be a whole number (offsets.topic.num.partitions), got {num_partitions!r}")
     require(INT_MIN <= num_partitions <= INT_MAX, field, f"{num_partitions} does not fit a Java int")
     if num_partitions < 1:
         raise KafkaError("org.apache.kafka.common.config.ConfigException",

@@ -28,7 +28,7 @@ happens.  With ``record_heartbeats=True`` (every Heartbeat in the message trace)
 from __future__ import annotations
 
 import gc
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple, cast
 
 from ..errors import EventLimitError
 from .clock import HEARTBEAT, MAX_EVENTS
@@ -38,7 +38,7 @@ from .member import STABLE as MEMBER_STABLE
 if TYPE_CHECKING:  # pragma: no cover
     from collections import Counter
 
-    from .clock import VirtualClock
+    from .clock import ScheduledEvent, VirtualClock
     from .config import ProtocolConfig
     from .group import ClassicGroupCoordinator
     from .member import ConsumerMember
@@ -147,31 +147,39 @@ class HeartbeatFastPathMixin:
         n = len(names)
         if n == 0:
             return
-        lazy, members = self._lazy, self.members
+        lazy, lazy_ids, members = self._lazy, self._lazy_ids, self.members
+        if lazy is None or lazy_ids is None:  # the fast path is off (run_clock sets both when it is on)
+            return
         for _ in range(min(checks, n)):
             self._quiet_cursor = i = (self._quiet_cursor + 1) % n
             m = members[names[i]]
             if m not in lazy and self._steady(m):
-                self._make_lazy(m)
+                self._make_lazy(m, lazy, lazy_ids)
 
-    def _make_lazy(self, m: "ConsumerMember") -> None:
-        """Take ``m``'s heartbeat cycle off the clock, keeping its phase."""
+    def _make_lazy(self, m: "ConsumerMember", lazy: Dict["ConsumerMember", Tuple[int, int]],
+                   lazy_ids: Dict[str, "ConsumerMember"]) -> None:
+        """Take ``m``'s heartbeat cycle off the clock, keeping its phase (``lazy``, ``lazy_ids``: the
+        fast path's ``_lazy`` and ``_lazy_ids``)."""
         n = self.config.network_ms
+        # _steady(m) held: its next heartbeat tick is on the clock, and a Heartbeat in flight whose request
+        # is not on its way has its response on its way
+        tick = cast("ScheduledEvent", m._hb_event)
         if m.hb_in_flight and m.hb_arrival is not None and m.hb_arrival.pending:  # the request is on its way
             first, stage = m.hb_arrival.time_ms - n, 1
             m.hb_arrival.cancel()
         elif m.hb_in_flight:                                                     # the response is on its way
-            first, stage = m.hb_delivery.time_ms - 2 * n, 2
-            m.hb_delivery.cancel()
+            delivery = cast("ScheduledEvent", m.hb_delivery)
+            first, stage = delivery.time_ms - 2 * n, 2
+            delivery.cancel()
         else:
-            first, stage = m._hb_event.time_ms, 0
-        m._hb_event.cancel()
+            first, stage = tick.time_ms, 0
+        tick.cancel()
         m._hb_event = None
         timer = self.coordinator._hb_timers.pop(m.member_id, None)
         if timer is not None:
             timer.cancel()
-        self._lazy[m] = (first, stage)
-        self._lazy_ids[m.member_id] = m
+        lazy[m] = (first, stage)
+        lazy_ids[m.member_id] = m
 
     # ------------------------------------------------------------------ bringing members up to date
     def member_touched(self, member_id: str) -> None:
@@ -190,10 +198,11 @@ class HeartbeatFastPathMixin:
     def materialize(self, m: "ConsumerMember", until_ms: Optional[int] = None, inclusive: bool = False) -> None:
         """Bring lazy member ``m``'s heartbeat cycle up to ``until_ms`` (default now) and put what is still to
         come of it back on the clock (``inclusive``: its events at ``until_ms`` itself have happened)."""
-        if not self._lazy or m not in self._lazy:
+        lazy, lazy_ids = self._lazy, self._lazy_ids
+        if not lazy or lazy_ids is None or m not in lazy:  # (run_clock sets both dictionaries together)
             return
-        first, stage = self._lazy.pop(m)
-        self._lazy_ids.pop(m.member_id, None)
+        first, stage = lazy.pop(m)
+        lazy_ids.pop(m.member_id, None)
         c, n = self.coordinator, self.config.network_ms
         until_ms = self.clock.now_ms if until_ms is None else until_ms
         h = m.heartbeat_interval_ms

@@ -111,7 +111,7 @@ class GroupMember:
             self.counter[0] += (cb is not None) - (self.join_cb is not None)
         self.join_cb = cb
 
-    def metadata(self, protocol: str) -> Optional[Any]:
+    def metadata(self, protocol: Optional[str]) -> Optional[Any]:
         """The member's metadata for ``protocol`` (``ClassicGroupMember.metadata``), ``None`` if it has none."""
         for name, meta in self.protocols:
             if name == protocol:
@@ -158,8 +158,8 @@ class ClassicGroupCoordinator:
 
     def __init__(self, group_id: str, clock: VirtualClock, *, initial_rebalance_delay_ms: int = 3000,
                  new_member_join_timeout_ms: int = 5 * 60 * 1000, require_known_member_id: bool = True,
-                 log: Callable[..., None] = None, persist: Callable[[GroupSnapshot], None] = None,
-                 member_id_suffix: Callable[[str], str] = None, broker: int = 0,
+                 log: Optional[Callable[..., None]] = None, persist: Optional[Callable[[GroupSnapshot], None]] = None,
+                 member_id_suffix: Optional[Callable[[str], str]] = None, broker: int = 0,
                  min_session_timeout_ms: int = GROUP_MIN_SESSION_TIMEOUT_MS,
                  max_session_timeout_ms: int = GROUP_MAX_SESSION_TIMEOUT_MS,
                  member_touched: Optional[Callable[[str], None]] = None,
@@ -299,9 +299,9 @@ class ClassicGroupCoordinator:
         self.pending_join.discard(member_id)
         self.pending_sync.discard(member_id)
 
-    def select_protocol(self) -> str:
+    def select_protocol(self) -> Optional[str]:
         """``ClassicGroup.selectProtocol``: among the assignors every member supports, each member votes for
-        its most preferred one; the most votes win."""
+        its most preferred one; the most votes win (``None``, as Kafka's ``orElse(null)``, if no member votes)."""
         n = len(self.members)
         candidates = {name for name, count in self._supported.items() if count == n}
         if len(candidates) == 1:  # every member's vote goes to the one protocol all of them support
@@ -314,7 +314,7 @@ class ClassicGroupCoordinator:
                     votes[name] = votes.get(name, 0) + 1
                     order.put(name)
                     break
-        best = None
+        best: Optional[str] = None
         for name in order.keys():
             if best is None or votes[name] > votes[best]:
                 best = name
@@ -406,7 +406,7 @@ class ClassicGroupCoordinator:
             existing = self.static_members.get(instance)
             if existing is not None:
                 self._log("decision", what="replaceStaticMember", instance=instance, old=existing, new=new_id)
-                self._update_static_member(req, existing, new_id, respond)
+                self._update_static_member(req, instance, existing, new_id, respond)
             else:
                 self._add_member_then_rebalance(req, new_id, respond)
         elif self.require_known_member_id:
@@ -500,8 +500,9 @@ class ClassicGroupCoordinator:
             cb, member.awaiting_sync = member.awaiting_sync, None
             cb({"error": error})
 
-    def _update_static_member(self, req: dict, old_id: str, new_id: str, respond: Respond) -> None:
-        """``updateStaticMemberThenRebalanceOrCompleteJoin`` with ``ClassicGroup.replaceStaticMember``."""
+    def _update_static_member(self, req: dict, instance: str, old_id: str, new_id: str, respond: Respond) -> None:
+        """``updateStaticMemberThenRebalanceOrCompleteJoin`` with ``ClassicGroup.replaceStaticMember``
+        (``instance``: the group.instance.id that ``static_members`` maps to ``old_id``)."""
         self.member_touched(old_id)
         old = self.members[old_id]
         self._cancel_heartbeat(old_id)
@@ -514,7 +515,7 @@ class ClassicGroupCoordinator:
                           counter=self._awaiting)
         self.members[new_id] = new
         self._put_id(new_id)
-        self.static_members[old.instance_id] = new_id
+        self.static_members[instance] = new_id
         if self.leader_id == old_id:
             self.leader_id = new_id
         if old_id in self.pending_sync:

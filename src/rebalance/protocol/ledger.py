@@ -98,7 +98,7 @@ class OwnershipLedger:
     def acquire(self, member: str, tps: Iterable[TopicPartition], t: int) -> None:
         """``member`` starts processing ``tps`` at ``t`` (a partition it already processes is skipped)."""
         if self.summary_from is not None:
-            self._acquire_summary(member, tps, t)
+            self._acquire_summary(member, tps, t, self.summary_from)
             return
         for tp in tps:
             current = self.owners.setdefault(tp, {})
@@ -124,11 +124,12 @@ class OwnershipLedger:
     def release(self, member: str, tps: Iterable[TopicPartition], t: int, reason: str) -> None:
         """``member`` stops processing ``tps`` at ``t``; ``reason`` is ``revoked``, ``lost``, ``crash``..."""
         if self.summary_from is not None:
-            self._release_summary(member, tps, t, reason)
+            self._release_summary(member, tps, t, reason, self.summary_from)
             return
         for tp in tps:
             iv = self.owners.get(tp, {}).pop(member, None)
-            if iv is not None:
+            # history mode (summary_from is None): ``owners`` holds each holder's open interval
+            if isinstance(iv, OwnershipInterval):
                 self._seq += 1
                 self.last_change_ms = max(self.last_change_ms, t)
                 iv.end_ms = t
@@ -140,18 +141,19 @@ class OwnershipLedger:
         return member if self.process_of is None else self.process_of(member)
 
     # ------------------------------------------------------------------ summary mode
-    def _add_up_to(self, t: int) -> None:
-        """Summary mode: add the unowned partition-time from the last change up to ``t``."""
-        t0 = self.summary_from
+    def _add_up_to(self, t: int, t0: int) -> None:
+        """Summary mode: add the unowned partition-time from the last change up to ``t`` (``t0``: the
+        ledger's ``summary_from``)."""
         if t > t0 and t > self._acc_t:
             self._unowned_acc += self._n_unowned * (t - max(self._acc_t, t0))
             self._acc_t = t
 
-    def _acquire_summary(self, member: str, tps: Iterable[TopicPartition], t: int) -> None:
-        """:meth:`acquire` without history: ``owners`` maps each holder to the time it took the partition."""
-        self._add_up_to(t)
+    def _acquire_summary(self, member: str, tps: Iterable[TopicPartition], t: int, since: int) -> None:
+        """:meth:`acquire` without history: ``owners`` maps each holder to the time it took the partition
+        (``since``: the ledger's ``summary_from``)."""
+        self._add_up_to(t, since)
         owners, known = self.owners, self._known
-        counting = t >= self.summary_from
+        counting = t >= since
         last_stop = self._last_stop
         process = self._process(member)
         taken = restarted = moved = 0
@@ -176,9 +178,10 @@ class OwnershipLedger:
         self._churn[2] += moved
         self.last_change_ms = max(self.last_change_ms, t)
 
-    def _release_summary(self, member: str, tps: Iterable[TopicPartition], t: int, reason: str) -> None:
-        """:meth:`release` without history."""
-        self._add_up_to(t)
+    def _release_summary(self, member: str, tps: Iterable[TopicPartition], t: int, reason: str,
+                         since: int) -> None:
+        """:meth:`release` without history (``since``: the ledger's ``summary_from``)."""
+        self._add_up_to(t, since)
         owners, known = self.owners, self._known
         released = []
         freed = 0
@@ -193,7 +196,7 @@ class OwnershipLedger:
             return
         self._n_unowned += freed
         self.last_change_ms = max(self.last_change_ms, t)
-        if t >= self.summary_from:
+        if t >= since:
             self._churn[0] += len(released)
             if reason == "revoked":
                 self._churn[3] += len(released)
@@ -229,7 +232,7 @@ class OwnershipLedger:
         timeline = []
         for iv in self.intervals:
             timeline.append((iv.start_seq, iv.start_ms, iv.member, "add", iv.partition))
-            if iv.end_seq is not None:
+            if iv.end_seq is not None and iv.end_ms is not None:  # release sets both
                 timeline.append((iv.end_seq, iv.end_ms, iv.member, "remove", iv.partition))
         timeline.sort()
         return timeline
@@ -281,7 +284,7 @@ class OwnershipLedger:
         timeline = []
         for iv in self.intervals:
             timeline.append((iv.start_seq, iv.start_ms, iv))
-            if iv.end_seq is not None:
+            if iv.end_seq is not None and iv.end_ms is not None:  # release sets both
                 timeline.append((iv.end_seq, iv.end_ms, iv))
         timeline.sort(key=lambda x: x[0])
         for seq, t, iv in timeline:

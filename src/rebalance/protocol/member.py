@@ -55,7 +55,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
-from .clock import HEARTBEAT, NORMAL
+from .clock import HEARTBEAT, NORMAL, ScheduledEvent
 from .pollloop import next_poll_delay
 from .assignors import COOPERATIVE, EAGER, validate_cooperative_assignment
 from .group import (COORDINATOR_NOT_AVAILABLE, FENCED_INSTANCE_ID, ILLEGAL_GENERATION, INCONSISTENT_GROUP_PROTOCOL,
@@ -112,12 +112,12 @@ class ConsumerMember:
         self.alive = True
         self.hb_enabled = False
         self.hb_in_flight = False
-        self._hb_event = None
+        self._hb_event: Optional[ScheduledEvent] = None
         #: the last Heartbeat sent: its arrival and response events, and the response once it is known
-        self.hb_arrival = None
-        self.hb_delivery = None
+        self.hb_arrival: Optional[ScheduledEvent] = None
+        self.hb_delivery: Optional[ScheduledEvent] = None
         self.hb_response: Optional[dict] = None
-        self._poll_event = None
+        self._poll_event: Optional[ScheduledEvent] = None
         self.is_leader = False
         #: bumped when the member resets: responses to requests sent before are ignored
         self.epoch = 0
@@ -299,9 +299,9 @@ class ConsumerMember:
         partitions, generation, and -- for a built-in assignor -- its ``subscriptionUserData`` bytes."""
         meta = {"topics": list(self.topics), "owned": list(self.owned), "generation": self.generation,
                 "instance_id": self.instance_id}
-        own = self.client_assignors.get(assignor)
+        own = None if assignor is None else self.client_assignors.get(assignor)
         if own is not None:
-            meta["user_data"] = own.subscription_user_data()
+            meta["user_data"] = own.subscription_user_data(self.topics)
         return meta
 
     def protocols(self) -> list:
@@ -311,7 +311,7 @@ class ConsumerMember:
     def on_assignment(self, partitions: Sequence[Tuple[str, int]], generation: int) -> None:
         """``ConsumerCoordinator.invokeOnAssignment``: tell the selected assignor object what this member
         was given in ``generation``."""
-        own = self.client_assignors.get(self.protocol_name)
+        own = None if self.protocol_name is None else self.client_assignors.get(self.protocol_name)
         if own is not None:
             own.on_assignment(partitions, generation)
 

@@ -21,7 +21,7 @@ Same inputs, same run: nothing depends on wall-clock time or unseeded randomness
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import IllegalStateError, InputError, require
 from .assignors import (BUILTIN_PROTOCOLS, COOPERATIVE, EAGER, ClientAssignor, consumer_assignor,
@@ -92,6 +92,9 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
         self.messages: List[Message] = []
         self.events: List[TraceEvent] = []
         self.summary_from = summary_from
+        #: where a scenario's measurement starts, for ``metrics(sim.measure_from)``: ``summary_from`` or 0
+        #: unless the scenario sets it (:func:`~.scenarios.rolling_restart` sets its first restart's time)
+        self.measure_from: int = 0 if summary_from is None else summary_from
         #: virtual time of the last state change, decision, revocation or assignment logged
         self._last_logged_change = 0
         self.ownership = OwnershipLedger(self.partitions, is_member=self.in_group, summary_from=summary_from)
@@ -102,7 +105,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
         self._start_after_close: Dict[str, int] = {}  # name -> down_ms
         self._msg_ids = 0
         self._member_id_counter = 0
-        self._lose_leader_at: List[Optional[int]] = []
+        self._lose_leader_at: List[Tuple[Optional[int], Optional[int]]] = []
         self._fault_times: List[int] = []
         self.message_counts: Counter = Counter()
         # where the group lives
@@ -117,9 +120,8 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
                  partition=self.offsets_partition, broker=self.coordinator.broker)
 
     # ------------------------------------------------------------------ plumbing
-    @property
-    def coordinator_name(self) -> str:
-        return "coordinator"
+    #: the coordinator's actor name in the trace and the message log
+    coordinator_name: str = "coordinator"
 
     def _new_coordinator(self) -> ClassicGroupCoordinator:
         broker = self.leaders[self.offsets_partition]
@@ -261,7 +263,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
         (``{member name: [(topic, partition), ...]}``, the first member is the leader): the state a
         walkthrough starts from.  Each member's id is ``name-k``; heartbeats start at once."""
         require(self.clock.now_ms == 0 and not self.specs, "assignment", "start_stable must come first")
-        require(isinstance(assignment, Mapping) and assignment, "assignment", "must map member name -> partitions")
+        require(isinstance(assignment, Mapping) and bool(assignment), "assignment", "must map member name -> partitions")
         instance_ids = dict(instance_ids or {})
         seen = set()
         for name, tps in assignment.items():
@@ -282,7 +284,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
             m.state = MEMBER_STABLE
             m.rejoin_needed = False
             m.coordinator_known = True
-            m.owned = [tuple(tp) for tp in tps]
+            m.owned = [(tp[0], tp[1]) for tp in tps]  # (each checked above to be one of the partitions)
             self.ownership.acquire(name, m.owned, 0)
             self.members[name] = m
             self._members_version += 1

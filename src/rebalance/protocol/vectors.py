@@ -6,7 +6,7 @@ Input ``{"kind": "coordinator_partition", "numPartitions": n, "groupIds": [...]}
 """
 from __future__ import annotations
 
-from ..errors import require
+from ..errors import InputError, require
 from ..java import java_abs, string_hash
 from .coordinator import OFFSETS_TOPIC_PARTITIONS_DEFAULT, check_num_partitions
 
@@ -15,7 +15,8 @@ def run(scenario: dict) -> dict:
     require(isinstance(scenario, dict), "input", "must be a JSON object")
     n = check_num_partitions(scenario.get("numPartitions", OFFSETS_TOPIC_PARTITIONS_DEFAULT), "numPartitions")
     group_ids = scenario.get("groupIds")
-    require(isinstance(group_ids, list), "groupIds", f"must be a list of group id strings, got {group_ids!r}")
+    if not isinstance(group_ids, list):
+        raise InputError("groupIds", f"must be a list of group id strings, got {group_ids!r}")
     partitions, hashes = [], []
     for i, g in enumerate(group_ids):
         require(isinstance(g, str), f"groupIds[{i}]", f"must be a string, got {g!r}")

@@ -7,7 +7,7 @@ Every widget has a static counterpart (a table or figure computed with the widge
 static site shows the same content."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, cast
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 import pandas as pd
 
@@ -179,9 +179,7 @@ def rolling_restart_rows(n_members: int = 50, partitions: int = 200, *, down_ms:
     for v in variants:
         sim = rolling_restart(n_members, {"events": partitions}, down_ms=down_ms, gap_ms=gap_ms, start_ms=30_000,
                               settle_ms=60_000, config=config, **spec[v])
-        # rolling_restart records where its measurement starts as ``measure_from`` on the simulation, an
-        # attribute GroupSimulation does not declare (rebalance.protocol: to be declared there)
-        m = sim.metrics(cast(Any, sim).measure_from)
+        m = sim.metrics(sim.measure_from)  # rolling_restart sets where its measurement starts
         rows.append({"variant": v, "rebalances": m.rebalances, "generations": m.group_epoch,
                      "unowned_partition_seconds": round(m.unowned_partition_seconds, 1),
                      "partitions_stopped": m.partitions_stopped, "partitions_moved": m.partitions_moved,
