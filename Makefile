@@ -105,7 +105,7 @@ pdf: $(STAMP) pdf-tools
 book: setup chapters pdf site
 	@echo
 	@echo "The book is built in $(CURDIR)/_build/html, its PDF edition in $(CURDIR)/_build/exports/rebalance.pdf"
-	@echo "Read it: run 'make serve' and open http://127.0.0.1:$(PORT)/ (the pages need a web server)"
+	@echo "Read it: run 'make serve' and open the one-time link it prints (the pages need a web server)"
 	@echo "To work through the chapters interactively: make lab"
 
 # The built site plus a Jupyter server for its live pages, both on 127.0.0.1 (site/serve.py; Ctrl-C stops both).

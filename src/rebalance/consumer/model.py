@@ -17,14 +17,9 @@ from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set,
 
 from ..errors import JAVA_INT_MAX, InputError, parse_dashed_id, require
 
-TopicPartition = Tuple[str, int]
+from ..common import TopicPartition as TopicPartition, tp_str as tp_str  # re-exported: the one definition is rebalance.common
 
 _HEAD, _SEP, _TAIL = itemgetter(0), itemgetter(1), itemgetter(2)
-
-
-def tp_str(tp: TopicPartition) -> str:
-    """Kafka's ``TopicPartition.toString``: ``topic-partition``."""
-    return f"{tp[0]}-{tp[1]}"
 
 
 def parse_tp(text: object, field_name: str) -> TopicPartition:

@@ -23,7 +23,7 @@ from .assignor import assignor_for
 from .config import KIP848Config
 from .group import MemberInput, TopicCatalog, build_group_spec
 from .spec import Assignment
-from .reconciliation import (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, TP, ConsumerGroupMember,
+from .reconciliation import (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, TopicPartition, ConsumerGroupMember,
                              copy_assignment, current_assignment_build, partition_names, topic_partitions)
 
 __all__ = ["HeartbeatResponse", "GroupCoordinatorModel"]
@@ -55,7 +55,7 @@ class GroupCoordinatorModel:
         self.members: Dict[str, ConsumerGroupMember] = {}
         self.static_members: Dict[str, str] = {}
         self.target: Dict[str, Optional[Assignment]] = {}  # member id -> the last target assignment
-        self.partition_epochs: Dict[TP, int] = {}
+        self.partition_epochs: Dict[TopicPartition, int] = {}
         self.session_timers: Dict[str, ScheduledEvent] = {}
         self.heartbeats = 0
         self.assignments_computed = 0
@@ -106,7 +106,7 @@ class GroupCoordinatorModel:
 
     # -- heartbeat -----------------------------------------------------------------------------------
     def heartbeat(self, member_id: str, member_epoch: int, subscriptions: Sequence[str],
-                  owned: Optional[Set[TP]], instance_id: Optional[str] = None) -> HeartbeatResponse:
+                  owned: Optional[Set[TopicPartition]], instance_id: Optional[str] = None) -> HeartbeatResponse:
         """``consumerGroupHeartbeat`` (and ``consumerGroupLeave`` for epochs -1/-2)."""
         self.heartbeats += 1
         if member_epoch in (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH):

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple
 
-TP = Tuple[str, int]
+from ..common import TopicPartition as TopicPartition  # re-exported: the one definition is rebalance.common
 #: ``(topic, partition) -> epoch`` of the member holding it, ``-1`` for nobody (``ConsumerGroup.currentPartitionEpoch``)
 PartitionEpoch = Callable[[str, int], int]
 
@@ -42,7 +42,7 @@ def copy_assignment(assignment: Mapping[str, Set[int]]) -> Dict[str, Set[int]]:
     return {t: set(p) for t, p in assignment.items() if p}
 
 
-def topic_partitions(assignment: Mapping[str, Set[int]]) -> Set[TP]:
+def topic_partitions(assignment: Mapping[str, Set[int]]) -> Set[TopicPartition]:
     """``topic -> partitions`` as a set of ``(topic, partition)``."""
     return {(t, p) for t, parts in assignment.items() for p in parts}
 
@@ -72,7 +72,7 @@ class ConsumerGroupMember:
 
 
 def compute_next_assignment(member: ConsumerGroupMember, member_epoch: int, target_epoch: int,
-                            target: Mapping[str, Set[int]], partition_epoch: PartitionEpoch, owned: Optional[Set[TP]]
+                            target: Mapping[str, Set[int]], partition_epoch: PartitionEpoch, owned: Optional[Set[TopicPartition]]
                             ) -> ConsumerGroupMember:
     """``CurrentAssignmentBuilder.computeNextAssignment`` (returns a new member)."""
     has_unreleased = False
@@ -113,7 +113,7 @@ def compute_next_assignment(member: ConsumerGroupMember, member_epoch: int, targ
     return moved(STABLE, target_epoch, new_assigned, {})
 
 
-def owns_revoked_partitions(pending: Mapping[str, Set[int]], owned: Optional[Set[TP]]) -> bool:
+def owns_revoked_partitions(pending: Mapping[str, Set[int]], owned: Optional[Set[TopicPartition]]) -> bool:
     """``CurrentAssignmentBuilder.ownsRevokedPartitions`` (no owned list = still owns them)."""
     if owned is None:
         return True
@@ -121,7 +121,7 @@ def owns_revoked_partitions(pending: Mapping[str, Set[int]], owned: Optional[Set
 
 
 def current_assignment_build(member: ConsumerGroupMember, target_epoch: int, target: Mapping[str, Set[int]],
-                             partition_epoch: PartitionEpoch, owned: Optional[Set[TP]]) -> ConsumerGroupMember:
+                             partition_epoch: PartitionEpoch, owned: Optional[Set[TopicPartition]]) -> ConsumerGroupMember:
     """``CurrentAssignmentBuilder.build``."""
     if member.state == STABLE:
         if member.member_epoch != target_epoch:

@@ -45,7 +45,7 @@ from ..protocol.trace import TraceEvent
 from .config import KIP848Config
 from .coordinator import GroupCoordinatorModel, HeartbeatResponse
 from .group import TopicCatalog
-from .reconciliation import LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, TP, topic_partitions
+from .reconciliation import LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, TopicPartition, topic_partitions
 
 __all__ = ["ClientMember", "SimulationResult", "KIP848Simulation", "process_of", "HEARTBEAT_API"]
 
@@ -66,17 +66,17 @@ class ClientMember:
     subscriptions: Tuple[str, ...]
     instance_id: Optional[str] = None
     epoch: int = 0
-    owned: Set[TP] = field(default_factory=set)
+    owned: Set[TopicPartition] = field(default_factory=set)
     running: bool = False
     leaving: bool = False
     reconciling: bool = False
-    pending_target: Optional[Set[TP]] = None
+    pending_target: Optional[Set[TopicPartition]] = None
     timer: Optional[ScheduledEvent] = None
     heartbeats: int = 0
     #: the application thread's batches start at ``batch_anchor + k * batch_ms`` while it owns partitions
     batch_anchor: int = 0
     #: the owned partitions the last heartbeat reported (``HeartbeatState.sentFields.localAssignment``)
-    sent_owned: Optional[FrozenSet[TP]] = None
+    sent_owned: Optional[FrozenSet[TopicPartition]] = None
     #: ``close()`` was called (:meth:`KIP848Simulation.stop_member`): revoking, then the leave heartbeat
     closing: bool = False
     #: a restart waits for this close: the new process starts when the leave heartbeat has gone out
@@ -151,14 +151,14 @@ class KIP848Simulation(DriverHooks):
         elif kind == "group-epoch":
             self.group_epochs.append((self.clock.now_ms, fields["epoch"]))
 
-    def all_partitions(self) -> Set[TP]:
+    def all_partitions(self) -> Set[TopicPartition]:
         """Every partition of a topic some member of the group subscribes to."""
         subscribed = {t for c in self.coordinator.members.values() for t in c.subscriptions}
         return {(t.name, p) for t in self.catalog.topics() if t.name in subscribed for p in range(t.partitions)}
 
-    def owners(self) -> Dict[TP, List[str]]:
+    def owners(self) -> Dict[TopicPartition, List[str]]:
         """Who owns each owned partition on the client side."""
-        result: Dict[TP, List[str]] = {}
+        result: Dict[TopicPartition, List[str]] = {}
         for c in self.clients.values():
             for tp in c.owned:
                 result.setdefault(tp, []).append(c.member_id)
@@ -207,7 +207,7 @@ class KIP848Simulation(DriverHooks):
         # changed since the last heartbeat, else the field is null and the coordinator keeps what it knew
         # (a member in the middle of a reconciliation is not taken to have released anything)
         now_owned = frozenset(client.owned)
-        owned: Optional[Set[TP]] = None
+        owned: Optional[Set[TopicPartition]] = None
         if epoch <= 0 or now_owned != client.sent_owned:
             owned, client.sent_owned = set(now_owned), now_owned
         client.heartbeats += 1
@@ -243,7 +243,7 @@ class KIP848Simulation(DriverHooks):
             elif target != client.owned:
                 self._reconcile(client, target)
 
-    def _reconcile(self, client: ClientMember, target: Set[TP]) -> None:
+    def _reconcile(self, client: ClientMember, target: Set[TopicPartition]) -> None:
         client.reconciling = True
         revoked = client.owned - target
         added = target - client.owned
@@ -431,7 +431,7 @@ class KIP848Simulation(DriverHooks):
             self._reported_epoch = co.group_epoch
             self._stable_since = self.clock.now_ms
             if self._rebalance_listeners:
-                owned: Dict[str, List[TP]] = {}
+                owned: Dict[str, List[TopicPartition]] = {}
                 for mid, member in co.members.items():  # the coordinator's assignment, by process
                     owned.setdefault(process_of(mid), []).extend(topic_partitions(member.assigned))
                 self._emit_rebalance(CompletedRebalance(co.group_epoch, self.clock.now_ms, format_assignment(owned)))

@@ -23,7 +23,7 @@ from .config import MemberConfig
 
 __all__ = ["LiveMember", "AssignorRun", "TopicPartition"]
 
-TopicPartition = Tuple[str, int]
+from ..common import TopicPartition
 Recorder = Callable[[str, str, Dict[str, Any]], None]
 
 _JOIN = re.compile(r"JoinGroup response: GenerationId (-?\d+), Protocol (\S*), LeaderId (\S+?)( \(me\))?, "

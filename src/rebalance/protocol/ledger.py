@@ -20,7 +20,7 @@ from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, 
 
 from ..errors import InputError
 
-TopicPartition = Tuple[str, int]
+from ..common import TopicPartition as TopicPartition  # re-exported: the one definition is rebalance.common
 Overlap = Tuple[int, TopicPartition, Tuple[str, ...]]
 
 __all__ = ["TopicPartition", "OwnershipInterval", "OwnershipLedger", "RebalanceMetrics"]

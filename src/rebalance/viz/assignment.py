@@ -24,7 +24,7 @@ from matplotlib.patches import Patch
 
 from .style import PALETTE, apply, figure_of
 
-TopicPartition = Tuple[str, int]
+from ..common import TopicPartition
 Assignment = Mapping[str, Sequence[TopicPartition]]
 
 

@@ -23,7 +23,7 @@ from .style import PALETTE, apply
 if TYPE_CHECKING:
     from ..consumer.model import AssignorResult
 
-TopicPartition = Tuple[str, int]
+from ..common import TopicPartition
 
 
 def _tp(tp: Optional[TopicPartition]) -> str:
