@@ -25,6 +25,7 @@ class                          raised when
 """
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 
@@ -92,9 +93,66 @@ class LiveClientError(RebalanceError, RuntimeError):
     error, librdkafka, a Jupyter server.  The message says which and, where there is one, the log's tail."""
 
 
+#: the first Java exception of a JVM's log: ``[Exception in thread "..." ]some.package.SomeException[: message]``
+_JAVA_CAUSE = re.compile(r'^(?:Exception in thread "[^"]*" )?((?:[a-z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error)(?:: .*)?)$')
+
+
+class ClusterStartError(LiveClientError):
+    """A Kafka cluster (:mod:`rebalance.kafka.cluster`) did not start: which node, why (``cause``: the first
+    Java exception of its log, when there is one), and the last lines of its log (``log_tail``)."""
+
+    def __init__(self, message: str, log_tail: str = ""):
+        self.log_tail = log_tail
+        self.cause = next((m.group(1) for m in map(_JAVA_CAUSE.match, log_tail.splitlines()) if m), None)
+        head = f"{message}: {self.cause}" if self.cause else message
+        super().__init__(f"{head}\n--- last lines of its log ---\n{log_tail}" if log_tail else head)
+
+
+class ConnectStartError(ClusterStartError):
+    """A Connect worker (:mod:`rebalance.kafka.connect`) did not start (or did not come back): which one, why
+    (``cause``) and its log's tail."""
+
+
+class CoordinatorNotAvailable(LiveClientError):
+    """``FindCoordinator`` answered with an error (e.g. 15, ``COORDINATOR_NOT_AVAILABLE``, while
+    ``__consumer_offsets`` is being created)."""
+
+    def __init__(self, error_code: int, message: Optional[str]):
+        self.error_code = error_code
+        super().__init__(f"FindCoordinator error {error_code}: {message}")
+
+
 class WaitTimeoutError(RebalanceError, TimeoutError):
     """A live run did not reach a state in time (a broker serving, a topic's leaders, a consumer's answer):
     the message names what was awaited and for how long."""
+
+
+class SchemaError(KafkaError):
+    """``org.apache.kafka.common.protocol.types.SchemaException`` (``Schema.read`` also wraps a buffer
+    underflow into one): raised by :mod:`rebalance.wire`."""
+
+    def __init__(self, message: str):
+        super().__init__("SchemaException", message)
+
+
+class PartitionAssignorException(KafkaError):
+    """``org.apache.kafka.coordinator.group.api.assignor.PartitionAssignorException``: raised by the KIP-848
+    server-side assignors (:mod:`rebalance.kip848`)."""
+
+    def __init__(self, message: str):
+        super().__init__("PartitionAssignorException", message)
+
+
+class LibrdkafkaCrash(RebalanceError):
+    """Where librdkafka's C code would stop (:mod:`rebalance.live.librdkafka_model`): an ``rd_assert`` that
+    fails (``line`` of ``src/rdkafka_sticky_assignor.c``, the process aborts) or a read through a pointer to
+    freed memory (undefined behaviour: a segmentation fault, or a move of whatever the freed memory still
+    holds)."""
+
+    def __init__(self, line: int, what: str):
+        super().__init__(f"rdkafka_sticky_assignor.c:{line}: {what}")
+        self.line = line
+        self.what = what
 
 
 class JavaUnavailableError(LiveClientError):

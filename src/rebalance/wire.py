@@ -12,7 +12,7 @@ from __future__ import annotations
 import struct
 from typing import Optional
 
-from .errors import KafkaError
+from .errors import SchemaError as SchemaError  # re-exported; defined in errors
 
 __all__ = ["SchemaError", "ByteBuffer"]
 
@@ -21,12 +21,6 @@ _INT = struct.Struct(">i")
 _LONG = struct.Struct(">q")
 
 
-class SchemaError(KafkaError):
-    """``org.apache.kafka.common.protocol.types.SchemaException`` (``Schema.read`` also wraps a buffer
-    underflow into one)."""
-
-    def __init__(self, message: str):
-        super().__init__("SchemaException", message)
 
 
 class ByteBuffer:

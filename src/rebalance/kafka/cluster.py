@@ -48,7 +48,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ..errors import IllegalStateError, InputError, JavaUnavailableError, LiveClientError, require
+from ..errors import ClusterStartError as ClusterStartError  # re-exported; defined in errors
+from ..errors import IllegalStateError, InputError, JavaUnavailableError, require
 from ..versions import KAFKA_VERSION
 from .oracle import find_java, java_module
 
@@ -80,20 +81,6 @@ appender.file.layout.pattern = [%d] %p %m (%c)%n
 rootLogger.level = info
 rootLogger.appenderRef.file.ref = file
 """
-
-
-_CAUSE = re.compile(r'^(?:Exception in thread "[^"]*" )?((?:[a-z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error)(?:: .*)?)$')
-
-
-class ClusterStartError(LiveClientError):
-    """The cluster did not start: which node, why (``cause``: the first Java exception of its log, when there is
-    one), and the last lines of its log (``log_tail``)."""
-
-    def __init__(self, message: str, log_tail: str = ""):
-        self.log_tail = log_tail
-        self.cause = next((m.group(1) for m in map(_CAUSE.match, log_tail.splitlines()) if m), None)
-        head = f"{message}: {self.cause}" if self.cause else message
-        super().__init__(f"{head}\n--- last lines of its log ---\n{log_tail}" if log_tail else head)
 
 
 @dataclass

@@ -65,10 +65,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+from ..errors import ConnectStartError as ConnectStartError  # re-exported; defined in errors
 from ..errors import InputError, JavaUnavailableError, RebalanceError, require
 from ..versions import KAFKA_VERSION
 from .cluster import (DEFAULT_JVM_OPTIONS, _config_value, _free_ports, _kill_group, _pdeathsig_prefix, _properties,
-                      _tail, broker_classpath, ClusterStartError)
+                      _tail, broker_classpath)
 from .oracle import find_java, java_module
 
 __all__ = ["CONNECT_BROKER_CONFIG", "CONNECTOR_CLASS", "ConnectCluster", "ConnectStartError", "ConnectWorker",
@@ -113,9 +114,6 @@ logger.rest.name = org.apache.kafka.connect.runtime.rest.RestServer
 logger.rest.level = info
 """
 
-
-class ConnectStartError(ClusterStartError):
-    """A Connect worker did not start (or did not come back): which one, why (``cause``) and its log's tail."""
 
 
 def connect_classpath() -> str:

@@ -28,7 +28,8 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from ..errors import LiveClientError, WaitTimeoutError, require
+from ..errors import CoordinatorNotAvailable as CoordinatorNotAvailable  # re-exported; defined in errors
+from ..errors import WaitTimeoutError, require
 from ..java import INT_MIN, string_hash
 from ..protocol.coordinator import OFFSETS_TOPIC, partition_for
 from .cluster import _recv
@@ -88,14 +89,6 @@ def offsets_leaders(admin: Any, timeout: float = 10.0) -> Dict[int, Optional[int
         return {}
     return {p: (m.leader if m.leader >= 0 else None) for p, m in topic.partitions.items()}
 
-
-class CoordinatorNotAvailable(LiveClientError):
-    """``FindCoordinator`` answered with an error (e.g. 15, ``COORDINATOR_NOT_AVAILABLE``, while
-    ``__consumer_offsets`` is being created)."""
-
-    def __init__(self, error_code: int, message: Optional[str]):
-        self.error_code = error_code
-        super().__init__(f"FindCoordinator error {error_code}: {message}")
 
 
 def find_coordinator(port: int, group: str, *, host: str = "127.0.0.1", timeout: float = 5.0) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, Hashable, Iterable, List, Mapping, Optional, Protocol, Sequence, runtime_checkable
 
-from ..errors import KafkaError
+from ..errors import PartitionAssignorException as PartitionAssignorException  # re-exported; defined in errors
 from ..jcollections import JMap, JSet, LinkedJMap
 from .uuid import Uuid
 
@@ -21,11 +21,6 @@ HOMOGENEOUS = "HOMOGENEOUS"
 HETEROGENEOUS = "HETEROGENEOUS"
 
 
-class PartitionAssignorException(KafkaError):
-    """``org.apache.kafka.coordinator.group.api.assignor.PartitionAssignorException``."""
-
-    def __init__(self, message: str):
-        super().__init__("PartitionAssignorException", message)
 
 
 @dataclass

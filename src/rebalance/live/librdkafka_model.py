@@ -64,7 +64,7 @@ from ..consumer.cooperative_sticky import CooperativeStickyAssignor
 from ..consumer.model import TopicPartition
 from ..consumer.range import RangeAssignor
 from ..consumer.sticky_general import GeneralAssignmentBuilder
-from ..errors import RebalanceError, require
+from ..errors import LibrdkafkaCrash as LibrdkafkaCrash, require  # re-exported; defined in errors
 
 __all__ = ["observed_disagreements", "observed_same_subscription_rounds", "librdkafka_range_assign", "LibrdkafkaCrash", "LibrdkafkaRun", "LibrdkafkaPartitionMovements", "LibrdkafkaGeneralBuilder",
            "LibrdkafkaStickyBuilder", "librdkafka_general_assign"]
@@ -98,17 +98,6 @@ def librdkafka_range_assign(partitions: Mapping[str, int], members: Mapping[str,
     scenario = build_scenario("range", partitions, members, partition_racks=partition_racks)
     result = _LibrdkafkaRange().assign(scenario)
     return {m: list(result.assignment.get(m, [])) for m in scenario.members}
-
-
-class LibrdkafkaCrash(RebalanceError):
-    """Where the C code would stop: an ``rd_assert`` that fails (``line`` of ``src/rdkafka_sticky_assignor.c``,
-    the process aborts) or a read through a pointer to freed memory (undefined behaviour: a segmentation fault,
-    or a move of whatever the freed memory still holds)."""
-
-    def __init__(self, line: int, what: str):
-        super().__init__(f"rdkafka_sticky_assignor.c:{line}: {what}")
-        self.line = line
-        self.what = what
 
 
 class LibrdkafkaPartitionMovements:
