@@ -16,7 +16,6 @@ import sys
 import textwrap
 import time
 from pathlib import Path
-from typing import Iterable, List
 
 import pytest
 
@@ -24,51 +23,13 @@ from rebalance import KAFKA_VERSION
 from rebalance.errors import InputError
 from rebalance.kafka import cluster as cluster_module
 from rebalance.kafka.cluster import ClusterStartError, KafkaCluster
+from .processes import alive, port_open, processes_mentioning, wait_gone
 
 REPO = Path(__file__).resolve().parents[2]
 kafka = pytest.mark.kafka
 needs_java = pytest.mark.skipif(
     not any((REPO / "java" / "target" / f"broker-{KAFKA_VERSION}").glob("kafka_2.13-*.jar")) and not os.environ.get("KAFKA_HOME"),
     reason="the broker jars are not resolved: make java")
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie (exited, not yet reaped by a parent that is not us) is not running
-        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
-    except (OSError, IndexError):
-        return True
-
-
-def _open(port: int) -> bool:
-    with socket.socket() as s:
-        s.settimeout(1)
-        return s.connect_ex(("127.0.0.1", port)) == 0
-
-
-def _jvms_mentioning(text: str) -> List[int]:
-    """Pids of the processes whose command line mentions ``text`` (a cluster's folder)."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                if text.encode() in (proc / "cmdline").read_bytes() and _alive(int(proc.name)):
-                    found.append(int(proc.name))
-            except OSError:
-                pass
-    return found
-
-
-def _wait_gone(pids: Iterable[int], seconds: float = 10.0) -> List[int]:
-    deadline = time.monotonic() + seconds
-    left = list(pids)
-    while left and time.monotonic() < deadline:
-        time.sleep(0.1)
-        left = [p for p in left if _alive(p)]
-    return left
 
 
 # ---------------------------------------------------------------------------------------------- bad input
@@ -198,14 +159,14 @@ def test_start_and_stop_leave_nothing_running():
         assert node.roles == "broker,controller" and node.node_id == 1
         pid, ports, workdir = node.process.pid, [node.port, node.controller_port], c.workdir
         assert c.bootstrap_servers == f"127.0.0.1:{node.port}"
-        assert _alive(pid) and all(_open(p) for p in ports)
+        assert alive(pid) and all(port_open(p) for p in ports)
         assert "Kafka Server started" in (workdir / "node-1" / "server.log").read_text()
         assert c.started_in < 20, f"one broker took {c.started_in:.1f} s to start"
         began = time.monotonic()
     stopped_in = time.monotonic() - began
-    assert not _alive(pid)
-    assert not any(_open(p) for p in ports)
-    assert not workdir.exists() and not _jvms_mentioning(str(workdir))
+    assert not alive(pid)
+    assert not any(port_open(p) for p in ports)
+    assert not workdir.exists() and not processes_mentioning(str(workdir))
     assert not c.running and c not in cluster_module._RUNNING
     assert stopped_in < 5
 
@@ -239,7 +200,7 @@ def test_a_server_that_dies_while_starting_fails_the_start_and_is_cleaned_up():
     with pytest.raises(ClusterStartError, match="exited with code .* while starting: "
                                                 "java.lang.ClassNotFoundException: no.such.Authorizer"):
         c.start()
-    assert not any(_alive(p) for p in seen["pids"]) and not seen["workdir"].exists()
+    assert not any(alive(p) for p in seen["pids"]) and not seen["workdir"].exists()
 
 
 @kafka
@@ -288,11 +249,11 @@ def _child(mode: str):
 def test_ctrl_c_while_starting_stops_and_removes_everything():
     proc, workdir, pids = _child("interrupt")
     try:
-        assert pids and all(_alive(p) for p in pids)
+        assert pids and all(alive(p) for p in pids)
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=20)
         assert "KeyboardInterrupt" in proc.stderr.read()
-        assert not _wait_gone(pids, 5) and not workdir.exists()
+        assert not wait_gone(pids, 5) and not workdir.exists()
     finally:
         proc.kill()
         proc.wait()
@@ -309,14 +270,14 @@ def test_jvms_die_with_a_python_process_killed_outright():
         assert proc.stdout.readline().strip() == "serving"
         proc.kill()  # SIGKILL: no atexit, no finally -- only the parent-death signal is left
         proc.wait()
-        assert not _wait_gone(pids, 10)
+        assert not wait_gone(pids, 10)
     finally:
         proc.kill()
         proc.wait()
         proc.stdout.close()
         proc.stderr.close()
         for pid in pids:
-            if _alive(pid):
+            if alive(pid):
                 os.kill(pid, signal.SIGKILL)
         subprocess.run(["rm", "-rf", str(workdir)], check=False)  # nothing could remove it: the parent died
 
@@ -329,7 +290,7 @@ def test_a_dedicated_controller_and_brokers():
         assert c.nodes[0].port is None and len(c.bootstrap_servers.split(",")) == 2
         assert sorted(cluster_module._metadata_brokers(c.nodes[1].port)) == [1, 2]
         pids = [n.process.pid for n in c.nodes]
-    assert not any(_alive(p) for p in pids)
+    assert not any(alive(p) for p in pids)
 
 
 @kafka

@@ -11,7 +11,6 @@ outlive the module: no worker JVM, no REST port, no folder.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import textwrap
@@ -27,6 +26,7 @@ from rebalance.kafka import connect as connect_module
 from rebalance.kafka.cluster import KafkaCluster
 from rebalance.kafka.connect import (CONNECT_BROKER_CONFIG, ConnectCluster, ConnectStartError, compare_rounds,
                                      connectors_added, parse_rounds, worker_bounced)
+from .processes import alive, port_open, processes_mentioning
 
 REPO = Path(__file__).resolve().parents[2]
 kafka = pytest.mark.kafka
@@ -37,35 +37,6 @@ needs_java = pytest.mark.skipif(
 
 DELAY_MS = 8_000  # scheduled.rebalance.max.delay.ms: a worker usually restarts within it; each bounce waits it out
 CONNECTORS = {"c1": 3, "c2": 3}
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
-    except (OSError, IndexError):
-        return True
-
-
-def _processes_mentioning(text: str) -> List[int]:
-    found = []
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                if text.encode() in (proc / "cmdline").read_bytes() and _alive(int(proc.name)):
-                    found.append(int(proc.name))
-            except OSError:
-                pass
-    return found
-
-
-def _open(port: int) -> bool:
-    with socket.socket() as s:
-        s.settimeout(1)
-        return s.connect_ex(("127.0.0.1", port)) == 0
 
 
 # ---------------------------------------------------------------------------------------------- no Java needed
@@ -225,11 +196,11 @@ def test_nothing_outlives_the_connect_clusters(sessioned, eager):
     for run in (sessioned, eager):
         assert not Path(run["workdir"]).exists()
         deadline = time.monotonic() + 10
-        while any(_alive(p) for p in run["pids"]) and time.monotonic() < deadline:
+        while any(alive(p) for p in run["pids"]) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert not [p for p in run["pids"] if _alive(p)]
-        assert not _processes_mentioning(run["workdir"])
-        assert not [p for p in run["ports"] if _open(p)]
+        assert not [p for p in run["pids"] if alive(p)]
+        assert not processes_mentioning(run["workdir"])
+        assert not [p for p in run["ports"] if port_open(p)]
     assert not connect_module._RUNNING
 
 
@@ -248,7 +219,7 @@ def test_ctrl_c_during_start_stops_every_worker(broker, monkeypatch):
         c.start()
     (name, pids, workdir), = calls
     assert name == "w1" and len(pids) == 2 and not c.workers and c.workdir is None
-    assert not [p for p in pids if _alive(p)] and not Path(workdir).exists()
+    assert not [p for p in pids if alive(p)] and not Path(workdir).exists()
     assert not connect_module._RUNNING
 
 
@@ -274,20 +245,20 @@ def test_workers_die_with_a_python_process_killed_outright(broker):
         first = proc.stdout.readline().split()
         assert first, proc.stderr.read()
         workdir, pids = Path(first[0]), [int(p) for p in first[1:]]
-        assert pids and all(_alive(p) for p in pids)
+        assert pids and all(alive(p) for p in pids)
         proc.kill()
         proc.wait()
         deadline = time.monotonic() + 10
-        while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        while any(alive(p) for p in pids) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert not [p for p in pids if _alive(p)]
+        assert not [p for p in pids if alive(p)]
     finally:
         proc.kill()
         proc.wait()
         proc.stdout.close()
         proc.stderr.close()
         for pid in pids:
-            if _alive(pid):
+            if alive(pid):
                 os.kill(pid, 9)
         if workdir is not None:
             subprocess.run(["rm", "-rf", str(workdir)], check=False)  # nothing could remove it: the parent died

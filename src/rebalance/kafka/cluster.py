@@ -175,6 +175,14 @@ def _tail(path: Path, lines: int) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
+def _jvm_log_tail(folder: Path, log_name: str, lines: int) -> str:
+    """The last ``lines`` lines of a JVM's log ``folder/log_name``, then of its own output (``stdout.log``) when
+    it wrote any: what a failed start shows (a broker's ``server.log``, a Connect worker's ``connect.log``)."""
+    text = _tail(folder / log_name, lines)
+    out = _tail(folder / "stdout.log", lines)
+    return text + (f"\n--- JVM output ---\n{out}" if out.strip() else "")
+
+
 def _metadata_brokers(port: int, timeout: float = 2.0) -> Dict[int, Tuple[str, int, Optional[str]]]:
     """The brokers a broker on ``127.0.0.1:port`` reports, ``{node_id: (host, port, rack)}``, from one Metadata
     request (API key 3, version 1: an empty topic list asks for brokers only).  Only fenced-out (not yet
@@ -324,10 +332,7 @@ class KafkaCluster:
 
     def log_tail(self, node_id: int, lines: int = 40) -> str:
         """The last ``lines`` lines of a node's ``server.log`` (and of its JVM's own output, when any)."""
-        n = self.node(node_id)
-        text = _tail(n.dir / "server.log", lines)
-        out = _tail(n.dir / "stdout.log", lines)
-        return text + (f"\n--- JVM output ---\n{out}" if out.strip() else "")
+        return _jvm_log_tail(self.node(node_id).dir, "server.log", lines)
 
     def __enter__(self) -> "KafkaCluster":
         return self.start()

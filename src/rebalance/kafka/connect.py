@@ -69,7 +69,7 @@ from ..errors import ConnectStartError as ConnectStartError  # re-exported; defi
 from ..errors import InputError, JavaUnavailableError, RebalanceError, require
 from ..versions import KAFKA_VERSION
 from .cluster import (DEFAULT_JVM_OPTIONS, _config_value, _free_ports, _kill_group, _pdeathsig_prefix, _properties,
-                      _tail, broker_classpath)
+                      _jvm_log_tail, _tail, broker_classpath)
 from .oracle import find_java, java_module
 
 __all__ = ["CONNECT_BROKER_CONFIG", "CONNECTOR_CLASS", "ConnectCluster", "ConnectStartError", "ConnectWorker",
@@ -272,10 +272,7 @@ class ConnectCluster:
         raise InputError("worker", f"no worker {name!r} (workers: {[w.name for w in self.workers]})")
 
     def log_tail(self, name: str, lines: int = 40) -> str:
-        w = self.worker(name)
-        text = _tail(w.dir / "connect.log", lines)
-        out = _tail(w.dir / "stdout.log", lines)
-        return text + (f"\n--- JVM output ---\n{out}" if out.strip() else "")
+        return _jvm_log_tail(self.worker(name).dir, "connect.log", lines)
 
     # ------------------------------------------------------------------ start
     def start(self) -> "ConnectCluster":

@@ -1,0 +1,51 @@
+"""What the real-cluster tests ask of the machine: which processes are still alive and which ports answer, so
+that each test can check that everything it started is gone."""
+from __future__ import annotations
+
+import os
+import socket
+import time
+from pathlib import Path
+from typing import Iterable, List
+
+
+def alive(pid: int) -> bool:
+    """Process ``pid`` exists and is not a zombie."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie (exited, not yet reaped by a parent that is not us) is not running
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def port_open(port: int) -> bool:
+    """Something accepts connections on 127.0.0.1:``port``."""
+    with socket.socket() as s:
+        s.settimeout(1)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def processes_mentioning(text: str) -> List[int]:
+    """Pids of the live processes whose command line mentions ``text`` (a cluster's folder)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if text.encode() in (proc / "cmdline").read_bytes() and alive(int(proc.name)):
+                    found.append(int(proc.name))
+            except OSError:
+                pass
+    return found
+
+
+def wait_gone(pids: Iterable[int], seconds: float = 10.0) -> List[int]:
+    """The pids still alive after waiting up to ``seconds`` for all of them to end."""
+    deadline = time.monotonic() + seconds
+    left = list(pids)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.1)
+        left = [p for p in left if alive(p)]
+    return left
