@@ -17,7 +17,7 @@ import os
 import time
 
 from rebalance.kafka.cluster import KafkaCluster
-from rebalance.kafka.connect import CONNECT_BROKER_CONFIG, ConnectCluster, connectors_added, worker_bounced
+from rebalance.kafka.connect import CONNECT_BROKER_CONFIG, ConnectDistributedCluster, connectors_added, worker_bounced
 
 
 def main() -> None:
@@ -31,7 +31,7 @@ def main() -> None:
             load = os.getloadavg()[0]
             began = time.monotonic()
             with KafkaCluster(broker_config=CONNECT_BROKER_CONFIG, start_timeout=120) as kafka:
-                with ConnectCluster(kafka.bootstrap_servers, 3, protocol, max_delay_ms=args.delay_ms,
+                with ConnectDistributedCluster(kafka.bootstrap_servers, 3, protocol, max_delay_ms=args.delay_ms,
                                     start_timeout=180) as connect:
                     results = [connectors_added(connect, {"c1": 3, "c2": 3}),
                                worker_bounced(connect, "w3", longer_than_delay=False)]

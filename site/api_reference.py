@@ -26,12 +26,14 @@ MODULES = (
     "rebalance.connect",
     "rebalance.replicas",
     "rebalance.kip848",
+    "rebalance.common",
     "rebalance.vectors",
     "rebalance.simulate",
     "rebalance.errors",
     "rebalance.java",
     "rebalance.spark",
     "rebalance.live",
+    "rebalance.kafka",
 )
 
 HEADER = """---

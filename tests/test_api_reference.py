@@ -14,11 +14,12 @@ def _generator():
 
 def test_the_reference_documents_every_area_from_its_docstrings():
     text = _generator().render()
-    for heading in ("## `rebalance.consumer`", "## `rebalance.connect`", "## `rebalance.replicas`",
-                    "## `rebalance.kip848`", "## `rebalance.protocol`", "## `rebalance.vectors`"):
-        assert heading in text
+    for area in ("consumer", "protocol", "connect", "replicas", "kip848", "live", "kafka", "spark", "vectors",
+                 "errors", "common"):
+        assert f"## `rebalance.{area}`" in text
     for name in ("### `assign`", "### `IncrementalCooperativeAssignor`", "### `assign_replicas_to_brokers`",
-                 "### `assign_group`", "### `InputError`"):
+                 "### `assign_group`", "### `InputError`", "### `GroupSimulation`", "### `KafkaCluster`",
+                 "### `LiveGroup`", "### `TopicPartition`", "### `MonteCarloParams`"):
         assert name in text
     import rebalance.consumer
 

@@ -2,13 +2,18 @@
 
 * :data:`TopicPartition` -- Kafka's ``TopicPartition``, a ``(topic, partition)`` pair: the one spelling of a
   partition in the package (assignors, both group simulators, the live clients, the figures);
-* :func:`tp_str` -- ``TopicPartition.toString``, ``"topic-partition"``.
+* :func:`tp_str` -- ``TopicPartition.toString``, ``"topic-partition"``;
+* :class:`KafkaName` -- the base of the package's enums of Kafka's names (group and member states, error
+  codes): each member *is* the string Kafka prints (``ClassicGroupState.STABLE == "Stable"``), so traces, JSON
+  and tables show exactly what they showed as plain strings, while two concepts spelled alike stay apart
+  (``ClassicGroupState.STABLE`` is ``"Stable"``, the client's ``MemberState.STABLE`` is ``"STABLE"``).
 """
 from __future__ import annotations
 
+from enum import Enum
 from typing import Tuple
 
-__all__ = ["TopicPartition", "tp_str"]
+__all__ = ["KafkaName", "TopicPartition", "tp_str"]
 
 #: Kafka's ``org.apache.kafka.common.TopicPartition``: ``(topic, partition)``
 TopicPartition = Tuple[str, int]
@@ -17,3 +22,20 @@ TopicPartition = Tuple[str, int]
 def tp_str(tp: TopicPartition) -> str:
     """Kafka's ``TopicPartition.toString``: ``topic-partition``."""
     return f"{tp[0]}-{tp[1]}"
+
+
+class KafkaName(str, Enum):
+    """An enum whose members are Kafka's own names as strings: equal to, hashed, printed, formatted and
+    written to JSON exactly as the plain string (``str``, ``format``, ``repr`` and ``hash`` are the string's,
+    where a plain ``Enum`` would hash and print its Python name).
+
+    >>> class Colour(KafkaName):
+    ...     RED = "Red"
+    >>> Colour.RED == "Red", f"{Colour.RED}", repr(Colour.RED), {"Red": 1}[Colour.RED], Colour("Red") is Colour.RED
+    (True, 'Red', "'Red'", 1, True)
+    """
+
+    __str__ = str.__str__
+    __format__ = str.__format__  # type: ignore[assignment]
+    __repr__ = str.__repr__
+    __hash__ = str.__hash__

@@ -24,7 +24,7 @@ from rebalance import KAFKA_VERSION
 from rebalance.errors import InputError, JavaUnavailableError
 from rebalance.kafka import connect as connect_module
 from rebalance.kafka.cluster import KafkaCluster
-from rebalance.kafka.connect import (CONNECT_BROKER_CONFIG, ConnectCluster, ConnectStartError, compare_rounds,
+from rebalance.kafka.connect import (CONNECT_BROKER_CONFIG, ConnectDistributedCluster, ConnectStartError, compare_rounds,
                                      connectors_added, parse_rounds, worker_bounced)
 from .processes import alive, port_open, processes_mentioning
 
@@ -60,7 +60,7 @@ CONNECTORS = {"c1": 3, "c2": 3}
 def test_bad_input_names_the_field(kwargs, field):
     args = {"bootstrap_servers": "127.0.0.1:9092", **kwargs}
     with pytest.raises(InputError) as caught:
-        ConnectCluster(**args)
+        ConnectDistributedCluster(**args)
     assert caught.value.field == field
 
 
@@ -68,7 +68,7 @@ def test_a_missing_java_says_so_in_one_message(monkeypatch, tmp_path):
     monkeypatch.delenv("JAVA_HOME", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(JavaUnavailableError, match="Java 17|make java"):  # (the latter without the jars)
-        ConnectCluster("127.0.0.1:9092").start()
+        ConnectDistributedCluster("127.0.0.1:9092").start()
     assert not connect_module._RUNNING
 
 
@@ -107,7 +107,7 @@ def _play(broker: KafkaCluster, protocol: str) -> dict:
     the time away: it plays one bounce only."""
     began = time.monotonic()
     # the eager assignor keeps no state, so any worker may lead: its workers start all at once (faster)
-    with ConnectCluster(broker.bootstrap_servers, 3, protocol, max_delay_ms=DELAY_MS, start_timeout=150,
+    with ConnectDistributedCluster(broker.bootstrap_servers, 3, protocol, max_delay_ms=DELAY_MS, start_timeout=150,
                         leader_first=protocol != "eager") as c:
         started_in = c.started_in
         added = connectors_added(c, CONNECTORS)
@@ -183,7 +183,7 @@ def test_most_rounds_are_identical_to_the_models(sessioned, eager):
 @kafka
 @needs_java
 def test_a_worker_that_fails_to_start_shows_its_log(broker):
-    c = ConnectCluster(broker.bootstrap_servers, 1, worker_config={"session.timeout.ms": "soon"})
+    c = ConnectDistributedCluster(broker.bootstrap_servers, 1, worker_config={"session.timeout.ms": "soon"})
     with pytest.raises(ConnectStartError) as caught:
         c.start()
     assert "exited" in str(caught.value) and "session.timeout.ms" in caught.value.log_tail
@@ -207,7 +207,7 @@ def test_nothing_outlives_the_connect_clusters(sessioned, eager):
 @kafka
 @needs_java
 def test_ctrl_c_during_start_stops_every_worker(broker, monkeypatch):
-    c = ConnectCluster(broker.bootstrap_servers, 2, leader_first=False)
+    c = ConnectDistributedCluster(broker.bootstrap_servers, 2, leader_first=False)
     calls = []
 
     def interrupted(w, deadline):  # Ctrl-C while waiting for the first worker's REST
@@ -231,8 +231,8 @@ def test_workers_die_with_a_python_process_killed_outright(broker):
     signal is left to stop them."""
     code = textwrap.dedent(f"""
         import sys, time
-        from rebalance.kafka.connect import ConnectCluster
-        c = ConnectCluster({broker.bootstrap_servers!r}, 1, start_timeout=150).start()
+        from rebalance.kafka.connect import ConnectDistributedCluster
+        c = ConnectDistributedCluster({broker.bootstrap_servers!r}, 1, start_timeout=150).start()
         print(c.workdir, *[w.process.pid for w in c.workers], flush=True)
         time.sleep(600)
     """)

@@ -18,7 +18,7 @@ from rebalance import KAFKA_VERSION
 from rebalance.java import INT_MIN, string_hash
 from rebalance.kafka.cluster import KafkaCluster
 from rebalance.kafka.coordinators import (MIN_VALUE_IDS, compare_coordinators, find_coordinators, group_ids,
-                                          offsets_leaders, summary)
+                                          offsets_leaders, coordinator_summary)
 from rebalance.protocol.coordinator import partition_for
 
 REPO = Path(__file__).resolve().parents[2]
@@ -51,7 +51,7 @@ def three():
 def test_every_coordinator_is_the_leader_of_partition_for(three):
     ids = group_ids(300)
     rows = compare_coordinators(three.bootstrap_servers, ids, PARTITIONS)
-    s = summary(rows)
+    s = coordinator_summary(rows)
     bad = [r.to_json() for r in rows if not r.agree]
     assert not bad, bad[:5]
     assert s["groups"] == s["agree"] == 300 and s["min_value"] == 3 and s["negative"] == 125

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("confluent_kafka")
 
 from rebalance.consumer import assign  # noqa: E402
-from rebalance.errors import InputError  # noqa: E402
+from rebalance.errors import InputError, LiveClientError, WaitTimeoutError  # noqa: E402
 from rebalance.live import LiveGroup, MemberConfig, MockCluster  # noqa: E402
 from rebalance.live.peer import PeerGroup, replay_round  # noqa: E402
 
@@ -69,6 +69,17 @@ def test_bad_cluster_and_group_inputs_name_the_field(cluster):
     with pytest.raises(InputError) as err:
         MemberConfig(topics=("t",)).properties("10.0.0.1:9092", "g")
     assert err.value.field == "bootstrap.servers"
+
+
+def test_a_wait_that_times_out_and_a_failed_client_raise_their_own_errors(cluster):
+    with LiveGroup(cluster, "waits") as group:
+        group.join("c1", MemberConfig(topics=("err",)))
+        with pytest.raises(WaitTimeoutError, match="timeout_s=0.2"):
+            group.wait_for("revoke", "c1", count=5, timeout_s=0.2)
+        group.members["c1"].errors.append("_FATAL: injected")  # what a client's error callback records
+        with pytest.raises(LiveClientError, match="member 'c1': the client failed: _FATAL: injected"):
+            group.wait_settled(timeout_s=5)
+        group.members["c1"].errors.clear()
 
 
 def test_everything_is_closed_when_the_block_raises():

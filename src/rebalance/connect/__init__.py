@@ -23,8 +23,26 @@ from .eager import EagerAssignor, eager_assignment
 from .incremental import ExponentialBackoff, IncrementalCooperativeAssignor, MockTime
 from .model import ClusterAssignment, ConnectorsAndTasks, WorkerLoad, parse_task, task_str
 
+from .._lazy import lazy_exports  # noqa: E402
+
+# More public names, loaded on first use (the chapters' helpers and the classes they show).
+_EXPORTS = {
+    "ExtendedWorkerState": ".protocol", "bounce_rounds": ".experiment", "bounce_table": ".experiment",
+    "derived_sets_example": ".examples", "derived_sets_table": ".examples", "hashmap_member_order": ".model",
+    "interleaved_round_robin": ".examples", "member_metadata": ".leader", "ninety_by_ten": ".experiment",
+    "pretty": ".examples", "start_stop": ".experiment", "round_table": ".examples",
+    "three_workers_example": ".examples", "steady_cluster": ".experiment", "successive_joins": ".experiment",
+    "supplementary": ".experiment",
+}
+
 __all__ = [
     "ASSIGNORS", "ClusterAssignment", "ConnectAssignor", "ConnectCluster", "ConnectorsAndTasks", "EagerAssignor",
     "ExponentialBackoff", "IncrementalCooperativeAssignor", "MockTime", "ReplayOptions", "RoundResult", "WorkerLoad",
     "WorkerRound", "assignor_for", "connect_protocol", "eager_assignment", "parse_task", "task_str",
 ]
+__all__ += [
+    "ExtendedWorkerState", "bounce_rounds", "bounce_table", "derived_sets_example", "derived_sets_table",
+    "hashmap_member_order", "interleaved_round_robin", "member_metadata", "ninety_by_ten", "pretty", "round_table",
+    "start_stop", "steady_cluster", "successive_joins", "supplementary", "three_workers_example",
+]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

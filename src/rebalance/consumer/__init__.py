@@ -15,8 +15,22 @@ from .assignor import (ASSIGNORS, COOPERATIVE, EAGER, ConsumerPartitionAssignor,
                        supported_protocols)
 from .model import AssignorResult, ConsumerScenario, Subscription, TopicPartition, parse_consumer_input, tp_str
 
+from .._lazy import lazy_exports  # noqa: E402
+
+# More public names, loaded on first use (the chapters' helpers and the classes they show).
+_EXPORTS = {
+    "CooperativeStickyAssignor": ".cooperative_sticky", "PartitionMovements": ".sticky_general",
+    "StickyAssignor": ".sticky", "balance_score": ".abstract_sticky", "decode_sticky": ".sticky_userdata",
+    "encode_sticky_v1": ".sticky_userdata", "rebalance_rounds": ".rounds",
+}
+
 __all__ = [
     "assign", "assignor_for", "assignor_name", "build_scenario", "run_assignor", "supported_protocols",
     "ASSIGNORS", "EAGER", "COOPERATIVE", "ConsumerPartitionAssignor", "AssignorResult",
     "ConsumerScenario", "Subscription", "TopicPartition", "parse_consumer_input", "tp_str",
 ]
+__all__ += [
+    "CooperativeStickyAssignor", "PartitionMovements", "StickyAssignor", "balance_score", "decode_sticky",
+    "encode_sticky_v1", "rebalance_rounds",
+]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

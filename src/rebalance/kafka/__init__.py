@@ -29,6 +29,15 @@ _EXPORTS = {
     "KafkaCluster": "rebalance.kafka.cluster", "ClusterStartError": "rebalance.kafka.cluster",
     "run_scenario": "rebalance.kafka.consumers",
     "simulate_lines_on_kafka": "rebalance.kafka.consumers",
+    "side_by_side": "rebalance.kafka.agreement",
+    "group_ids": "rebalance.kafka.coordinators", "compare_coordinators": "rebalance.kafka.coordinators",
+    "cluster_leaders": "rebalance.kafka.coordinators", "load_by_leader": "rebalance.kafka.coordinators",
+    "coordinator_summary": "rebalance.kafka.coordinators",
+    "controller_placements": "rebalance.kafka.placement", "first_leader": "rebalance.kafka.placement",
+    "goodness_of_fit": "rebalance.kafka.placement", "marginal": "rebalance.kafka.placement",
+    "outcome_distribution": "rebalance.kafka.placement",
+    "ConnectDistributedCluster": "rebalance.kafka.connect", "CONNECT_BROKER_CONFIG": "rebalance.kafka.connect",
+    "connectors_added": "rebalance.kafka.connect", "worker_bounced": "rebalance.kafka.connect",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

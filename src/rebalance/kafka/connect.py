@@ -1,15 +1,15 @@
 """A real distributed Kafka Connect cluster on 127.0.0.1, from the jars the book pins (Kafka 4.3.1).
 
-:class:`ConnectCluster` starts N Connect workers -- ``org.apache.kafka.connect.cli.ConnectDistributed``, the main
+:class:`ConnectDistributedCluster` starts N Connect workers -- ``org.apache.kafka.connect.cli.ConnectDistributed``, the main
 class behind the distribution's ``bin/connect-distributed.sh``, from ``connect-runtime`` 4.3.1 -- as one JVM
 each, against a running Kafka cluster (:class:`rebalance.kafka.cluster.KafkaCluster`).  Each worker has its own
 ``worker.properties``, a REST listener on ``http://127.0.0.1:PORT`` (its worker id is ``127.0.0.1:PORT``) and a
 log file that receives Connect's ``INFO`` lines; nothing reaches the terminal.  The workers of one
-``ConnectCluster`` share a group id and internal topics of their own, so several Connect clusters can use one
+``ConnectDistributedCluster`` share a group id and internal topics of their own, so several Connect clusters can use one
 Kafka cluster one after another.
 
 >>> with KafkaCluster(broker_config=CONNECT_BROKER_CONFIG) as kafka:              # doctest: +SKIP
-...     with ConnectCluster(kafka.bootstrap_servers, workers=3) as connect:
+...     with ConnectDistributedCluster(kafka.bootstrap_servers, workers=3) as connect:
 ...         connect.add_connector("c1", tasks=2)
 ...         connect.wait_until_settled()
 ...         connect.counts()
@@ -18,10 +18,10 @@ Kafka cluster one after another.
 Workers are named ``w1``, ``w2``, ... in start order; their ports (and so their worker ids and the member ids of
 the group) change from run to run, so everything this module returns uses the names.
 
-Operations: :meth:`ConnectCluster.add_connector` (``POST /connectors`` with the book's idle source connector and
-``tasks.max``), :meth:`ConnectCluster.stop_worker` / :meth:`ConnectCluster.start_worker` (a bounce: the same name,
-port and worker id come back), :meth:`ConnectCluster.assignment` (who runs what, from ``GET
-/connectors?expand=status``), and :meth:`ConnectCluster.rounds` -- the rebalances every worker went through, read
+Operations: :meth:`ConnectDistributedCluster.add_connector` (``POST /connectors`` with the book's idle source connector and
+``tasks.max``), :meth:`ConnectDistributedCluster.stop_worker` / :meth:`ConnectDistributedCluster.start_worker` (a bounce: the same name,
+port and worker id come back), :meth:`ConnectDistributedCluster.assignment` (who runs what, from ``GET
+/connectors?expand=status``), and :meth:`ConnectDistributedCluster.rounds` -- the rebalances every worker went through, read
 from the ``INFO`` line ``DistributedHerder.RebalanceListener.onAssigned`` writes after each one ("Joined group at
 generation {} with protocol version {} and got assignment: {} with rebalance delay: {}",
 ``DistributedHerder.java`` line 2627 at 4.3.1) and from ``AbstractCoordinator``'s "Successfully joined group with
@@ -43,7 +43,7 @@ the book resolves ship no source connector (no ``connect-file``, no MirrorMaker)
 here, so its tasks produce nothing.
 
 Every JVM runs in its own process group with a parent-death signal (as :mod:`rebalance.kafka.cluster`'s
-brokers); :meth:`ConnectCluster.stop` -- on leaving the ``with`` block, on an error during start, on Ctrl-C and at
+brokers); :meth:`ConnectDistributedCluster.stop` -- on leaving the ``with`` block, on an error during start, on Ctrl-C and at
 interpreter exit -- kills every worker and removes the cluster's folder.
 """
 from __future__ import annotations
@@ -72,12 +72,12 @@ from .cluster import (DEFAULT_JVM_OPTIONS, _config_value, _free_ports, _kill_gro
                       _jvm_log_tail, _tail, broker_classpath)
 from .oracle import find_java, java_module
 
-__all__ = ["CONNECT_BROKER_CONFIG", "CONNECTOR_CLASS", "ConnectCluster", "ConnectStartError", "ConnectWorker",
+__all__ = ["CONNECT_BROKER_CONFIG", "CONNECTOR_CLASS", "ConnectDistributedCluster", "ConnectStartError", "ConnectWorker",
            "RealRound", "RoundComparison", "ScenarioResult", "Share", "WorkerAssignment", "compare_rounds",
            "connect_classpath", "connectors_added", "model_shares", "parse_rounds", "real_shares", "summary_table",
            "worker_bounced"]
 
-#: the connector every :meth:`ConnectCluster.add_connector` creates (the Java module's)
+#: the connector every :meth:`ConnectDistributedCluster.add_connector` creates (the Java module's)
 CONNECTOR_CLASS = "org.rebalance.connect.IdleSourceConnector"
 
 #: broker settings a Connect cluster of short sessions needs: the broker's ``group.min.session.timeout.ms``
@@ -88,7 +88,7 @@ CONNECT_BROKER_CONFIG: Dict[str, Union[int, str]] = {"group.min.session.timeout.
 
 _MAIN = "org.apache.kafka.connect.cli.ConnectDistributed"
 _PROTOCOLS = ("eager", "compatible", "sessioned")
-#: what ConnectCluster writes itself; ``worker_config`` may not change it
+#: what ConnectDistributedCluster writes itself; ``worker_config`` may not change it
 RESERVED = frozenset({"bootstrap.servers", "group.id", "listeners", "rest.advertised.host.name",
                       "rest.advertised.port", "rest.advertised.listener", "config.storage.topic",
                       "offset.storage.topic", "status.storage.topic", "connect.protocol",
@@ -161,7 +161,7 @@ class ConnectWorker:
         return self.process is not None and self.process.poll() is None
 
 
-_RUNNING: "set[ConnectCluster]" = set()
+_RUNNING: "set[ConnectDistributedCluster]" = set()
 
 
 @atexit.register
@@ -170,7 +170,7 @@ def _stop_all() -> None:
         cluster.stop()
 
 
-class ConnectCluster:
+class ConnectDistributedCluster:
     """A distributed Kafka Connect cluster of ``workers`` workers (``ConnectDistributed``, Kafka 4.3.1) against
     the Kafka cluster at ``bootstrap_servers``.
 
@@ -220,7 +220,7 @@ class ConnectCluster:
             where = f"worker_config[{key!r}]"
             require(isinstance(key, str) and bool(_KEY.match(key)), where,
                     "must be a Connect setting name (letters, digits, '.', '_', '-')")
-            require(key not in RESERVED, where, "is set by ConnectCluster itself"
+            require(key not in RESERVED, where, "is set by ConnectDistributedCluster itself"
                     + (" (use connect_protocol=...)" if key == "connect.protocol" else "")
                     + (" (use max_delay_ms=...)" if key == "scheduled.rebalance.max.delay.ms" else ""))
             settings[key] = _config_value(where, value)
@@ -254,7 +254,7 @@ class ConnectCluster:
         self._cp: Optional[str] = None
 
     # ------------------------------------------------------------------ context manager
-    def __enter__(self) -> "ConnectCluster":
+    def __enter__(self) -> "ConnectDistributedCluster":
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -262,7 +262,7 @@ class ConnectCluster:
 
     def __repr__(self) -> str:
         alive = sum(w.running for w in self.workers)
-        return (f"ConnectCluster(workers={self.size}, connect_protocol={self.connect_protocol!r}, "
+        return (f"ConnectDistributedCluster(workers={self.size}, connect_protocol={self.connect_protocol!r}, "
                 f"max_delay_ms={self.max_delay_ms}, {alive} running)")
 
     def worker(self, name: str) -> ConnectWorker:
@@ -275,7 +275,7 @@ class ConnectCluster:
         return _jvm_log_tail(self.worker(name).dir, "connect.log", lines)
 
     # ------------------------------------------------------------------ start
-    def start(self) -> "ConnectCluster":
+    def start(self) -> "ConnectDistributedCluster":
         """Start every worker at once and wait until each serves REST and has joined the group (its first
         "Joined group at generation" line); on any failure (also Ctrl-C) everything is stopped and removed."""
         with self._lock:
@@ -912,13 +912,13 @@ class ScenarioResult:
         return [r.row() for r in self.comparisons]
 
 
-def _result(connect: ConnectCluster, scenario: str, since: int, began: float, **kw: object) -> ScenarioResult:
+def _result(connect: ConnectDistributedCluster, scenario: str, since: int, began: float, **kw: object) -> ScenarioResult:
     comparisons = compare_rounds(connect.rounds(), connect.connect_protocol, connect.max_delay_ms, since)
     return ScenarioResult(scenario, connect.connect_protocol, comparisons, seconds=time.monotonic() - began,
                           **kw)  # type: ignore[arg-type]
 
 
-def connectors_added(connect: ConnectCluster, connectors: Mapping[str, int], timeout: float = 60.0) -> ScenarioResult:
+def connectors_added(connect: ConnectDistributedCluster, connectors: Mapping[str, int], timeout: float = 60.0) -> ScenarioResult:
     """Add each connector (``{name: tasks.max}``) in turn, waiting until the cluster has settled after each
     (``DistributedHerder`` rebalances once for the connector's config and once more when its task configs are
     written)."""
@@ -931,7 +931,7 @@ def connectors_added(connect: ConnectCluster, connectors: Mapping[str, int], tim
     return _result(connect, "connectors added", since, began)
 
 
-def worker_bounced(connect: ConnectCluster, worker: str, longer_than_delay: bool, timeout: float = 90.0
+def worker_bounced(connect: ConnectDistributedCluster, worker: str, longer_than_delay: bool, timeout: float = 90.0
                    ) -> ScenarioResult:
     """Stop ``worker`` (gracefully: it leaves the group) and start it again with the same port: at once
     (``longer_than_delay=False``: it is back while ``scheduled.rebalance.max.delay.ms`` still runs, unless the

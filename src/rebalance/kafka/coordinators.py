@@ -35,7 +35,7 @@ from ..protocol.coordinator import OFFSETS_TOPIC, partition_for
 from .cluster import _recv
 
 __all__ = ["CoordinatorNotAvailable", "CoordinatorRow", "MIN_VALUE_IDS", "cluster_leaders", "compare_coordinators",
-           "find_coordinator", "find_coordinators", "group_ids", "load_by_leader", "offsets_leaders", "summary"]
+           "find_coordinator", "find_coordinators", "group_ids", "load_by_leader", "offsets_leaders", "coordinator_summary"]
 
 #: group ids whose ``String.hashCode()`` is ``Integer.MIN_VALUE`` (checked by the tests with ``string_hash``)
 MIN_VALUE_IDS = ("polygenelubricants", "GydZG_", "DESIGNING WORKHOUSES")
@@ -172,7 +172,7 @@ def compare_coordinators(bootstrap_servers: str, groups: Sequence[str], num_part
     return rows
 
 
-def summary(rows: Sequence[CoordinatorRow]) -> dict:
+def coordinator_summary(rows: Sequence[CoordinatorRow]) -> dict:
     """Counts for a README line: groups, agreeing, with ``hashCode == Integer.MIN_VALUE``, with a negative
     ``hashCode``, and the partitions reached."""
     return {"groups": len(rows), "agree": sum(r.agree for r in rows),

@@ -24,8 +24,20 @@ from .scenarios import simulate
 from .simulation import KIP848Simulation, SimulationResult
 from .uuid import Uuid, topic_id_for_name
 
+from .._lazy import lazy_exports  # noqa: E402
+
+# More public names, loaded on first use (the chapters' helpers and the classes they show).
+_EXPORTS = {
+    "BROKER_BOUNDS_MS": ".config", "ModernMemberState": ".reconciliation", "group_config": ".config", "join_at_scale": ".compare",
+    "moved_partitions": ".group", "processing_sensitivity": ".compare",
+}
+
 __all__ = [
     "ASSIGNORS", "ConsumerGroupPartitionAssignor", "GroupResult", "KIP848Config", "KIP848Simulation", "RangeAssignor",
     "ReplayOptions", "SimulationResult", "SubscribedTopicDescriber", "TopicCatalog", "UniformAssignor", "Uuid",
     "assign_group", "assignor_for", "compare_protocols", "phase_sweep", "simulate", "topic_id_for_name",
 ]
+__all__ += [
+    "BROKER_BOUNDS_MS", "ModernMemberState", "group_config", "join_at_scale", "moved_partitions", "processing_sensitivity",
+]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

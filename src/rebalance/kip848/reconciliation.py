@@ -19,19 +19,28 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple
 
+from ..common import KafkaName
 from ..common import TopicPartition as TopicPartition  # re-exported: the one definition is rebalance.common
 #: ``(topic, partition) -> epoch`` of the member holding it, ``-1`` for nobody (``ConsumerGroup.currentPartitionEpoch``)
 PartitionEpoch = Callable[[str, int], int]
 
-# MemberState
-STABLE = "STABLE"
-UNREVOKED_PARTITIONS = "UNREVOKED_PARTITIONS"
-UNRELEASED_PARTITIONS = "UNRELEASED_PARTITIONS"
+class ModernMemberState(KafkaName):
+    """A member's reconciliation state on the coordinator: Kafka's
+    ``org.apache.kafka.coordinator.group.modern.MemberState`` (4.3.1), by its Java names.  Defined in
+    chapter 11."""
+    STABLE = "STABLE"
+    UNREVOKED_PARTITIONS = "UNREVOKED_PARTITIONS"
+    UNRELEASED_PARTITIONS = "UNRELEASED_PARTITIONS"
+
+
+STABLE = ModernMemberState.STABLE
+UNREVOKED_PARTITIONS = ModernMemberState.UNREVOKED_PARTITIONS
+UNRELEASED_PARTITIONS = ModernMemberState.UNRELEASED_PARTITIONS
 
 LEAVE_GROUP_MEMBER_EPOCH = -1
 LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2
 
-__all__ = ["STABLE", "UNREVOKED_PARTITIONS", "UNRELEASED_PARTITIONS", "LEAVE_GROUP_MEMBER_EPOCH",
+__all__ = ["ModernMemberState", "STABLE", "UNREVOKED_PARTITIONS", "UNRELEASED_PARTITIONS", "LEAVE_GROUP_MEMBER_EPOCH",
            "LEAVE_GROUP_STATIC_MEMBER_EPOCH", "ConsumerGroupMember", "compute_next_assignment",
            "owns_revoked_partitions", "current_assignment_build", "copy_assignment", "topic_partitions",
            "partition_names"]

@@ -22,4 +22,23 @@ from .config import GROUP_PROTOCOLS, STRATEGIES, MemberConfig
 from .group import LiveGroup, RoundRecord
 from .mock import MockCluster
 
+from .._lazy import lazy_exports  # noqa: E402
+
+# More public names, loaded on first use (the chapters' helpers and the classes they show).
+_EXPORTS = {
+    "JOIN_AND_LEAVE": ".scenarios", "STATIC_RESTART": ".scenarios", "book_answer": ".peer",
+    "cooperative_adjust": ".peer", "draw_groups": ".peer", "failed_generations": ".scenarios",
+    "join_and_leave": ".scenarios", "librdkafka_general_assign": ".librdkafka_model",
+    "librdkafka_range_assign": ".librdkafka_model", "observed_same_subscription_rounds": ".librdkafka_model",
+    "run_peer": ".peer", "simulate_steps": ".scenarios", "simulated_rows": ".scenarios",
+    "static_restart": ".scenarios", "step_rows": ".scenarios", "observed_disagreements": ".librdkafka_model",
+}
+
 __all__ = ["MockCluster", "MemberConfig", "LiveGroup", "RoundRecord", "STRATEGIES", "GROUP_PROTOCOLS"]
+__all__ += [
+    "JOIN_AND_LEAVE", "STATIC_RESTART", "book_answer", "cooperative_adjust", "draw_groups", "failed_generations",
+    "join_and_leave", "librdkafka_general_assign", "librdkafka_range_assign", "observed_disagreements",
+    "observed_same_subscription_rounds", "run_peer", "simulate_steps", "simulated_rows", "static_restart",
+    "step_rows",
+]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Type
 
-from ..errors import InputError, SimulationError, require
+from ..errors import LiveClientError, WaitTimeoutError, require
 from ..protocol.trace import TraceEvent, format_events
 from .config import MemberConfig
 from .member import LiveMember, TopicPartition
@@ -144,8 +144,8 @@ class LiveGroup:
 
     def wait_settled(self, timeout_s: float = 60.0, quiet_ms: int = 1500) -> Dict[str, List[TopicPartition]]:
         """Wait until :meth:`is_settled` holds and no event has been recorded for ``quiet_ms``; return
-        :meth:`assignment`.  Raises :class:`~rebalance.errors.SimulationError` naming ``timeout_s`` if the
-        group does not settle in time (and :class:`~rebalance.errors.InputError` if a member's client failed)."""
+        :meth:`assignment`.  Raises :class:`~rebalance.errors.WaitTimeoutError` if the group does not settle
+        within ``timeout_s`` (and :class:`~rebalance.errors.LiveClientError` if a member's client failed)."""
         require(isinstance(timeout_s, (int, float)) and timeout_s > 0, "timeout_s", "must be positive")
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
@@ -153,8 +153,8 @@ class LiveGroup:
             if self.is_settled() and (time.monotonic() - self._last_event) * 1000 >= quiet_ms:
                 return self.assignment()
             time.sleep(0.05)
-        raise SimulationError("timeout_s", f"group {self.group_id!r} did not settle within {timeout_s} s: "
-                                           f"{self.assignment()}")
+        raise WaitTimeoutError(f"group {self.group_id!r} did not settle within timeout_s={timeout_s} s: "
+                               f"{self.assignment()}")
 
     def wait_for(self, kind: str, actor: Optional[str] = None, count: int = 1, timeout_s: float = 60.0) -> None:
         """Wait until ``count`` events of ``kind`` (by ``actor`` if given) have been recorded."""
@@ -166,14 +166,15 @@ class LiveGroup:
             if n >= count:
                 return
             time.sleep(0.05)
-        raise SimulationError("timeout_s", f"no {count} {kind!r} event(s) of {actor or 'any member'} "
-                                           f"within {timeout_s} s")
+        raise WaitTimeoutError(f"no {count} {kind!r} event(s) of {actor or 'any member'} "
+                               f"within timeout_s={timeout_s} s")
 
     def check_errors(self) -> None:
-        """Raise :class:`~rebalance.errors.InputError` naming the member whose client reported a fatal error."""
+        """Raise :class:`~rebalance.errors.LiveClientError` naming the member whose client reported a fatal
+        error."""
         for name, m in self.members.items():
             if m.errors:
-                raise InputError(f"members.{name}", f"the client failed: {m.errors[0]}")
+                raise LiveClientError(f"member {name!r}: the client failed: {m.errors[0]}")
 
     # ------------------------------------------------------------------ the record
     def names_by_id(self) -> Dict[str, str]:

@@ -20,7 +20,7 @@ import os
 from types import TracebackType
 from typing import Dict, List, Optional, Sequence, Type
 
-from ..errors import InputError, require
+from ..errors import InputError, LiveClientError, require
 
 __all__ = ["MockCluster", "load_librdkafka"]
 
@@ -102,7 +102,7 @@ class MockCluster:
         self._lib.rd_kafka_conf_set(conf, b"log_level", b"0", err, 512)  # the mock's own log stays quiet
         rk = self._lib.rd_kafka_new(0, conf, err, 512)  # RD_KAFKA_PRODUCER; takes ownership of conf
         if not rk:
-            raise InputError("brokers", f"librdkafka could not create a handle: {err.value.decode()}")
+            raise LiveClientError(f"librdkafka could not create a handle for the mock cluster: {err.value.decode()}")
         self._rk = rk
         try:
             mc = self._lib.rd_kafka_mock_cluster_new(rk, brokers)

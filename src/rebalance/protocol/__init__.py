@@ -35,6 +35,7 @@ _EXPORTS = {
     "Message": ".trace", "TraceEvent": ".trace", "format_messages": ".trace", "format_events": ".trace",
     "partition_for": ".coordinator", "find_coordinator": ".coordinator", "simple_leaders": ".coordinator",
     "coordinator_table": ".coordinator", "state_transitions": ".group", "ClassicGroupCoordinator": ".group",
+    "ClassicGroupState": ".group", "Errors": ".group", "MemberState": ".member",
     "consumer_assignor": ".assignors", "rebalance_protocol_for": ".assignors",
     "listener_calls": ".listener", "listener_rows": ".listener", "callback_totals": ".listener",
     "cooperative_example": ".scenarios", "rolling_restart": ".scenarios", "random_schedule": ".scenarios",
@@ -48,7 +49,8 @@ if TYPE_CHECKING:
     from .config import MemberSpec, ProtocolConfig
     from .coordinator import coordinator_table, find_coordinator, partition_for, simple_leaders
     from .driver import CompletedRebalance, ConsumerGroupDriver, format_assignment
-    from .group import ClassicGroupCoordinator, state_transitions
+    from .group import ClassicGroupCoordinator, ClassicGroupState, Errors, state_transitions
+    from .member import MemberState
     from .ledger import OwnershipLedger, RebalanceMetrics
     from .listener import callback_totals, listener_calls, listener_rows
     from .scenarios import cooperative_example, random_schedule, rolling_restart

@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .group import ClassicGroupCoordinator
     from .member import ConsumerMember
 
-__all__ = ["HeartbeatFastPathMixin", "MAX_EVENTS"]
+__all__ = ["HeartbeatFastPathMixin"]
 
 #: allocations between two young-generation collections of Python's cycle collector while the clock runs
 #: (default 700): a run allocates millions of short-lived events, and collecting every 700 of them took

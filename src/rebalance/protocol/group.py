@@ -35,20 +35,32 @@ from __future__ import annotations
 import bisect
 from operator import attrgetter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
+from ..common import KafkaName
 from ..errors import IllegalStateError
 from ..java import JavaHashOrder, spread, string_hash
 from .clock import SESSION_TIMER, ScheduledEvent, VirtualClock
 
-EMPTY = "Empty"
-PREPARING_REBALANCE = "PreparingRebalance"
-COMPLETING_REBALANCE = "CompletingRebalance"
-STABLE = "Stable"
-DEAD = "Dead"
+class ClassicGroupState(KafkaName):
+    """Kafka's ``org.apache.kafka.coordinator.group.classic.ClassicGroupState`` (4.3.1): each state is the name
+    Kafka prints for it (``toString``), as in ``kafka-consumer-groups.sh --describe --state``.  Defined in
+    chapter 1 (the group state machine)."""
+    EMPTY = "Empty"
+    PREPARING_REBALANCE = "PreparingRebalance"
+    COMPLETING_REBALANCE = "CompletingRebalance"
+    STABLE = "Stable"
+    DEAD = "Dead"
+
+
+EMPTY = ClassicGroupState.EMPTY
+PREPARING_REBALANCE = ClassicGroupState.PREPARING_REBALANCE
+COMPLETING_REBALANCE = ClassicGroupState.COMPLETING_REBALANCE
+STABLE = ClassicGroupState.STABLE
+DEAD = ClassicGroupState.DEAD
 
 #: ``ClassicGroupState`` valid previous states (``PreparingRebalance`` may follow these three).
-_VALID_PREVIOUS = {
+_VALID_PREVIOUS: Dict[str, Set[str]] = {
     PREPARING_REBALANCE: {STABLE, COMPLETING_REBALANCE, EMPTY},
     COMPLETING_REBALANCE: {PREPARING_REBALANCE},
     STABLE: {COMPLETING_REBALANCE},
@@ -62,16 +74,31 @@ def state_transitions() -> List[Tuple[str, str]]:
     previous states), in a fixed order: by next state as listed there, then previous state by name."""
     return [(prev, new) for new, prevs in _VALID_PREVIOUS.items() for prev in sorted(prevs)]
 
-NONE = "NONE"
-MEMBER_ID_REQUIRED = "MEMBER_ID_REQUIRED"
-UNKNOWN_MEMBER_ID = "UNKNOWN_MEMBER_ID"
-ILLEGAL_GENERATION = "ILLEGAL_GENERATION"
-REBALANCE_IN_PROGRESS = "REBALANCE_IN_PROGRESS"
-FENCED_INSTANCE_ID = "FENCED_INSTANCE_ID"
-NOT_COORDINATOR = "NOT_COORDINATOR"
-COORDINATOR_NOT_AVAILABLE = "COORDINATOR_NOT_AVAILABLE"
-INCONSISTENT_GROUP_PROTOCOL = "INCONSISTENT_GROUP_PROTOCOL"
-INVALID_SESSION_TIMEOUT = "INVALID_SESSION_TIMEOUT"
+class Errors(KafkaName):
+    """The error codes of Kafka's ``org.apache.kafka.common.protocol.Errors`` (4.3.1) that the classic group
+    protocol answers with, by their Java names (the simulator's responses and traces carry these names)."""
+    NONE = "NONE"
+    MEMBER_ID_REQUIRED = "MEMBER_ID_REQUIRED"
+    UNKNOWN_MEMBER_ID = "UNKNOWN_MEMBER_ID"
+    ILLEGAL_GENERATION = "ILLEGAL_GENERATION"
+    REBALANCE_IN_PROGRESS = "REBALANCE_IN_PROGRESS"
+    FENCED_INSTANCE_ID = "FENCED_INSTANCE_ID"
+    NOT_COORDINATOR = "NOT_COORDINATOR"
+    COORDINATOR_NOT_AVAILABLE = "COORDINATOR_NOT_AVAILABLE"
+    INCONSISTENT_GROUP_PROTOCOL = "INCONSISTENT_GROUP_PROTOCOL"
+    INVALID_SESSION_TIMEOUT = "INVALID_SESSION_TIMEOUT"
+
+
+NONE = Errors.NONE
+MEMBER_ID_REQUIRED = Errors.MEMBER_ID_REQUIRED
+UNKNOWN_MEMBER_ID = Errors.UNKNOWN_MEMBER_ID
+ILLEGAL_GENERATION = Errors.ILLEGAL_GENERATION
+REBALANCE_IN_PROGRESS = Errors.REBALANCE_IN_PROGRESS
+FENCED_INSTANCE_ID = Errors.FENCED_INSTANCE_ID
+NOT_COORDINATOR = Errors.NOT_COORDINATOR
+COORDINATOR_NOT_AVAILABLE = Errors.COORDINATOR_NOT_AVAILABLE
+INCONSISTENT_GROUP_PROTOCOL = Errors.INCONSISTENT_GROUP_PROTOCOL
+INVALID_SESSION_TIMEOUT = Errors.INVALID_SESSION_TIMEOUT
 
 #: ``group.min.session.timeout.ms`` / ``group.max.session.timeout.ms`` broker defaults
 GROUP_MIN_SESSION_TIMEOUT_MS = 6_000
@@ -250,7 +277,7 @@ class ClassicGroupCoordinator:
             self._count_protocols(protocols, +1)
         member.protocols = list(protocols)
 
-    def _transition(self, new_state: str) -> None:
+    def _transition(self, new_state: ClassicGroupState) -> None:
         if self.state not in _VALID_PREVIOUS[new_state]:
             raise IllegalStateError(f"illegal transition {self.state} -> {new_state} of group {self.group_id}")
         self.state_changing()

@@ -55,6 +55,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
+from ..common import KafkaName
 from .clock import HEARTBEAT, NORMAL, ScheduledEvent
 from .pollloop import next_poll_delay
 from .assignors import COOPERATIVE, EAGER, validate_cooperative_assignment
@@ -65,11 +66,23 @@ from .group import (COORDINATOR_NOT_AVAILABLE, FENCED_INSTANCE_ID, ILLEGAL_GENER
 if TYPE_CHECKING:  # pragma: no cover
     from .simulation import GroupSimulation
 
-UNJOINED = "UNJOINED"
-PREPARING = "PREPARING_REBALANCE"
-COMPLETING = "COMPLETING_REBALANCE"
-STABLE = "STABLE"
-STOPPED = "STOPPED"
+class MemberState(KafkaName):
+    """A client's state in the classic protocol: Kafka's ``AbstractCoordinator.MemberState`` (4.3.1: UNJOINED,
+    PREPARING_REBALANCE, COMPLETING_REBALANCE, STABLE), by its Java names, and the book's ``STOPPED`` for a
+    closed or crashed process.  Not the group's state (:class:`~rebalance.protocol.group.ClassicGroupState`,
+    whose ``STABLE`` prints ``Stable``).  Defined in chapter 1."""
+    UNJOINED = "UNJOINED"
+    PREPARING_REBALANCE = "PREPARING_REBALANCE"
+    COMPLETING_REBALANCE = "COMPLETING_REBALANCE"
+    STABLE = "STABLE"
+    STOPPED = "STOPPED"
+
+
+UNJOINED = MemberState.UNJOINED
+PREPARING = MemberState.PREPARING_REBALANCE
+COMPLETING = MemberState.COMPLETING_REBALANCE
+STABLE = MemberState.STABLE
+STOPPED = MemberState.STOPPED
 
 _COORDINATOR_ERRORS = (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE)
 

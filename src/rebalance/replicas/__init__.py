@@ -25,6 +25,18 @@ from .placement import (BrokerCluster, ClusterDescriber, PartitionAssignment, Pl
 from .placer import PLACERS, AdminUtilsPlacer, ReplicaPlacer, placer_for
 from .striped import StripedReplicaPlacer
 
+from .._lazy import lazy_exports  # noqa: E402
+
+# More public names, loaded on first use (the chapters' helpers and the classes they show).
+_EXPORTS = {
+    "RackList": ".striped", "VECTOR_CASES": ".vectors", "explain": ".adminutils",
+    "place_offsets_topic": ".coordinators",
+}
+
 __all__ = ["AdminUtilsPlacer", "Broker", "BrokerCluster", "ClusterDescriber", "JavaRandom", "MockRandom", "PLACERS",
            "PartitionAssignment", "PlacementSpec", "ReplicaPlacer", "StripedReplicaPlacer", "TopicAssignment",
            "assign_replicas_to_brokers", "placement_spec", "placer_for", "rack_alternated_broker_list", "shuffle"]
+__all__ += [
+    "RackList", "VECTOR_CASES", "explain", "place_offsets_topic",
+]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -14,4 +14,19 @@ from .session import get_spark, spark_master, stop_spark
 from .exercise import exercise  # noqa: E402
 
 
-__all__ = ["get_spark", "spark_master", "stop_spark", "exercise"]
+from .._lazy import lazy_exports  # noqa: E402
+
+# More public names, loaded on first use.  The jobs and the helper modules are published as namespaces (a
+# trailing colon: the module itself), because each job module has the same entry points (``run``,
+# ``summarize``): ``coordinator_job.run(spark, scale)``, ``single_process.sweep(...)``.
+_EXPORTS = {
+    "single_process": ".single_process:", "lab": ".lab:", "plots": ".plots:",
+    "sweep_job": ".jobs.sweep:", "coordinator_job": ".jobs.coordinator:", "montecarlo_job": ".jobs.montecarlo:",
+    "placement_job": ".jobs.placement:", "connect_job": ".jobs.connect:",
+    "SweepParams": ".generators", "ConnectParams": ".generators", "group_ids": ".generators",
+    "sweep_scenario": ".generators", "MonteCarloParams": ".jobs.montecarlo", "churn_table": ".jobs.sweep",
+    "groups_per_partition": ".intro",
+}
+
+__all__ = ["get_spark", "spark_master", "stop_spark", "exercise", *sorted(_EXPORTS)]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -24,10 +24,10 @@ if TYPE_CHECKING:
 __all__ = ["transition_counts", "transition_rows", "state_machine_figure", "state_tour_example"]
 
 #: where each state is drawn (layout only)
-_LAYOUT = {EMPTY: (0.0, 2.4), PREPARING_REBALANCE: (4.0, 2.4), COMPLETING_REBALANCE: (8.0, 2.4),
-           STABLE: (6.0, 4.6), DEAD: (4.0, 0.0)}
+_LAYOUT: Dict[str, Tuple[float, float]] = {EMPTY: (0.0, 2.4), PREPARING_REBALANCE: (4.0, 2.4),
+                                           COMPLETING_REBALANCE: (8.0, 2.4), STABLE: (6.0, 4.6), DEAD: (4.0, 0.0)}
 #: arrows that would cross a box are curved around it (layout only)
-_BEND = {(STABLE, DEAD): -0.55}
+_BEND: Dict[Tuple[str, str], float] = {(STABLE, DEAD): -0.55}
 
 
 def transition_counts(sim: "GroupSimulation") -> Counter:
@@ -74,8 +74,8 @@ def state_machine_figure(sim: Optional["GroupSimulation"] = None, title: str = "
     """The five states and every allowed transition; with ``sim``, each arrow says how often the run took
     it (arrows into ``Dead``, the group unloaded or deleted, are dashed)."""
     counts = transition_counts(sim) if sim is not None else Counter()
-    colours = {EMPTY: "#EEEEEE", PREPARING_REBALANCE: "#FBE3C0", COMPLETING_REBALANCE: "#FCEFD9",
-               STABLE: "#CFE8DA", DEAD: "#DDDDDD"}
+    colours: Dict[str, str] = {EMPTY: "#EEEEEE", PREPARING_REBALANCE: "#FBE3C0", COMPLETING_REBALANCE: "#FCEFD9",
+                               STABLE: "#CFE8DA", DEAD: "#DDDDDD"}
     nodes = {s: Node(x, y, s, shape="state", face=colours[s], width=2.6, height=0.8) for s, (x, y) in _LAYOUT.items()}
     pairs = state_transitions()
     pair_set = set(pairs)
