@@ -68,7 +68,7 @@ def main() -> None:
                 result = assignor.assign(scenario)
                 best = min(best, time.perf_counter() - t0)
             counts = [len(v) for v in result.assignment.values()]
-            print(f"{assignor.name:<11} {'uneven' if uneven else 'uniform':<8} {build:>8.2f} {best:>9.2f} "
+            print(f"{assignor.name():<11} {'uneven' if uneven else 'uniform':<8} {build:>8.2f} {best:>9.2f} "
                   f"{sum(counts):>10,} {min(counts):>5} {max(counts):>5}  {result.counters}", flush=True)
     if not args.no_racks:
         t0 = time.perf_counter()

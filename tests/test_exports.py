@@ -90,3 +90,52 @@ def test_chapters_import_only_public_names(path):
             public = set(importlib.import_module(module).__all__)
             wrong += [f"{module}.{name} is not in its __all__" for name in names if name not in public]
     assert wrong == [], f"{path.name}: {wrong}"
+
+
+def test_one_naming_convention_for_assignors_and_placers():
+    """Every assignor and placer, in every area, has a ``NAME`` constant and a ``name()`` method returning it
+    (Kafka's ``String name()``), and its registry is keyed by that name."""
+    from rebalance import connect, consumer, kip848, replicas
+    from rebalance.replicas import AdminUtilsPlacer, StripedReplicaPlacer
+
+    classes = [*consumer.ASSIGNORS.values(), *[type(a) for a in kip848.ASSIGNORS.values()],
+               *connect.ASSIGNORS.values(), AdminUtilsPlacer, StripedReplicaPlacer]
+    assert len(classes) >= 10
+    for cls in classes:
+        instance = cls()
+        assert isinstance(cls.NAME, str) and cls.NAME and instance.name() == cls.NAME, cls
+    assert all(name == cls.NAME for name, cls in consumer.ASSIGNORS.items())
+    assert all(name == a.name() for name, a in kip848.ASSIGNORS.items())
+    assert set(replicas.PLACERS) == {AdminUtilsPlacer.NAME, StripedReplicaPlacer.NAME}
+
+
+
+#: where the book explains a class or function (d2l's "Defined in"): its docstring says so, and the chapter names it
+DEFINED_IN = {
+ "rebalance.consumer.range.RangeAssignor": 2, "rebalance.consumer.roundrobin.RoundRobinAssignor": 3,
+ "rebalance.consumer.sticky.StickyAssignor": 4, "rebalance.consumer.cooperative_sticky.CooperativeStickyAssignor": 5,
+ "rebalance.consumer.rounds.rebalance_rounds": 5, "rebalance.consumer.abstract_sticky.balance_score": 4,
+ "rebalance.protocol.coordinator.partition_for": 1, "rebalance.protocol.coordinator.find_coordinator": 1,
+ "rebalance.protocol.simulation.GroupSimulation": 1, "rebalance.protocol.group.ClassicGroupState": 1,
+ "rebalance.protocol.config.ProtocolConfig": 7, "rebalance.protocol.listener.listener_calls": 7,
+ "rebalance.protocol.scenarios.rolling_restart": 8,
+ "rebalance.connect.cluster.ConnectCluster": 9, "rebalance.connect.incremental.IncrementalCooperativeAssignor": 9,
+ "rebalance.connect.eager.EagerAssignor": 9,
+ "rebalance.replicas.striped.StripedReplicaPlacer": 10, "rebalance.replicas.adminutils.assign_replicas_to_brokers": 10,
+ "rebalance.kip848.assignor.UniformAssignor": 11, "rebalance.kip848.assignor.RangeAssignor": 11,
+ "rebalance.kip848.scenarios.simulate": 11, "rebalance.kip848.config.KIP848Config": 11,
+ "rebalance.spark.exercise.exercise": 12,
+ "rebalance.live.mock.MockCluster": 13, "rebalance.live.group.LiveGroup": 13,
+ "rebalance.kafka.cluster.KafkaCluster": 13, "rebalance.kafka.consumers.run_scenario": 13,
+ "rebalance.kafka.connect.ConnectDistributedCluster": 9, "rebalance.kafka.coordinators.compare_coordinators": 1,
+ "rebalance.kafka.placement.controller_placements": 10,
+}
+
+
+@pytest.mark.parametrize("target, chapter", sorted(DEFINED_IN.items()))
+def test_docstrings_say_which_chapter_defines_them(target, chapter):
+    module_name, name = target.rsplit(".", 1)
+    obj = getattr(importlib.import_module(module_name), name)
+    assert f"Defined in chapter {chapter}, *" in inspect.getdoc(obj)
+    page = next(p for p in CHAPTERS if p.name.startswith(f"{chapter:02d}-"))
+    assert name in page.read_text(encoding="utf-8"), f"chapter {chapter} never names {name}"

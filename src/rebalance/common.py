@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Tuple
+from typing import Any, List, Tuple
 
 __all__ = ["KafkaName", "TopicPartition", "tp_str"]
 
@@ -34,6 +34,11 @@ class KafkaName(str, Enum):
     >>> Colour.RED == "Red", f"{Colour.RED}", repr(Colour.RED), {"Red": 1}[Colour.RED], Colour("Red") is Colour.RED
     (True, 'Red', "'Red'", 1, True)
     """
+
+    @staticmethod
+    def _generate_next_value_(name: str, start: int, count: int, last_values: List[Any]) -> str:
+        """``auto()`` gives a member its own name: ``NONE = auto()`` is ``"NONE"``, as Kafka's Java names."""
+        return name
 
     __str__ = str.__str__
     __format__ = str.__format__  # type: ignore[assignment]

@@ -38,7 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Type, Union
 
-from .consumer.assignor import COOPERATIVE, EAGER, assignor_name, supported_protocols
+from .consumer.assignor import COOPERATIVE, EAGER, assignor_name
+from .consumer.assignor import assignor_for as consumer_assignor_for
 from .errors import InputError, check_size, require
 from .kip848.assignor import assignor_for
 from .kip848.config import KIP848Config
@@ -305,9 +306,9 @@ def _classic_assignors(value: object, protocol: str) -> Tuple[str, ...]:
         except InputError as exc:
             raise InputError("assignor" if text else f"assignor[{i}]", exc.message) from None
         if protocol == COOPERATIVE:
-            require(COOPERATIVE in supported_protocols(names[-1]), "assignor",
+            require(COOPERATIVE in consumer_assignor_for(names[-1]).supported_protocols(), "assignor",
                     f"{names[-1]!r} does not support the cooperative protocol (supportedProtocols() is "
-                    f"{', '.join(supported_protocols(names[-1]))})")
+                    f"{', '.join(consumer_assignor_for(names[-1]).supported_protocols())})")
     return tuple(names)
 
 

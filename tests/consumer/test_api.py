@@ -76,7 +76,7 @@ def test_bad_assignor_and_racks_name_the_field():
 
 def test_assignor_for_returns_fresh_instances():
     assert assignor_for("range") is not assignor_for("range")
-    assert assignor_for("roundrobin").name == "roundrobin"
+    assert assignor_for("roundrobin").name() == "roundrobin"
 
 
 @pytest.mark.parametrize("name", ["sticky", "cooperative-sticky"])

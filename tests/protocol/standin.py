@@ -1,6 +1,6 @@
 """Tiny stand-in assignors for the protocol tests (used only where ``rebalance.consumer`` is missing or
 to keep thousands of random schedules fast).  They follow the same contract as the simulator's
-assignors: ``assign(members, partitions) -> {member_id: [(topic, partition), ...]}``."""
+assignors: ``assign(partitions, members) -> {member_id: [(topic, partition), ...]}``."""
 
 
 def _all_partitions(members, partitions):
@@ -8,7 +8,7 @@ def _all_partitions(members, partitions):
     return [(t, p) for t in topics for p in range(partitions.get(t, 0))]
 
 
-def range_standin(members, partitions):
+def range_standin(partitions, members):
     """RangeAssignor for one subscription set: per topic, members sorted by id get contiguous ranges."""
     out = {m: [] for m in members}
     for topic in sorted({t for m in members.values() for t in m["topics"]}):
@@ -26,7 +26,7 @@ def range_standin(members, partitions):
 range_standin.rebalance_protocols = ("eager",)
 
 
-def cooperative_standin(members, partitions):
+def cooperative_standin(partitions, members):
     """A sticky assignor obeying KIP-429: members keep owned partitions up to their quota; a partition
     still owned by another member is never handed over in the same round (it is only revoked)."""
     all_tps = _all_partitions(members, partitions)

@@ -266,7 +266,7 @@ def test_custom_assignor_is_pluggable_and_sees_the_leaders_view():
     metadata in the order of the leader's JoinGroup response."""
     seen = []
 
-    def everything_to_first(members, partitions):
+    def everything_to_first(partitions, members):
         seen.append(list(members))
         first = next(iter(members))
         return {m: ([(t, p) for t in sorted(partitions) for p in range(partitions[t])] if m == first else [])

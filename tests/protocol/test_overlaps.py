@@ -114,7 +114,7 @@ def test_close_during_eager_revocation_sends_no_joingroup():
     assert sim.is_settled() and sorted(sim.assignment()) == ["c2", "c3"]
 
 
-def swap_assignor(members, partitions):
+def swap_assignor(partitions, members):
     """A KIP-429-valid assignor for the test below: the first member owning two or more partitions gives up
     its lowest one and, in the same round, gains every unowned partition; otherwise the sticky stand-in."""
     owned = {m: sorted(tuple(tp) for tp in meta["owned"]) for m, meta in members.items()}
@@ -125,7 +125,7 @@ def swap_assignor(members, partitions):
         out = {m: list(v) for m, v in owned.items()}
         out[rich[0]] = owned[rich[0]][1:] + free
         return out
-    return cooperative_standin(members, partitions)
+    return cooperative_standin(partitions, members)
 
 
 swap_assignor.rebalance_protocols = ("cooperative", "eager")

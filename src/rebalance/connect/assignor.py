@@ -44,6 +44,8 @@ class ConnectAssignor(Protocol):
     PROTOCOLS: Tuple[str, ...]
     delay: int
 
+    def name(self) -> str: ...
+
     def perform_assignment(self, leader_id: str, protocol: str, all_member_metadata: Sequence[Tuple[str, bytes]],
                            coordinator: CoordinatorState) -> Dict[str, bytes]: ...
 

@@ -33,7 +33,8 @@ class EagerAssignor:
 
     The constructor takes the same arguments as :class:`~rebalance.connect.incremental.IncrementalCooperativeAssignor`
     (``WorkerCoordinator`` builds both) and ignores them: the eager assignor keeps no state and sends no delay.
-    """
+
+    Defined in chapter 9, *Kafka Connect: from stop-the-world to incremental*."""
 
     #: the assignor family name the vectors use (``"assignor": "eager"``)
     NAME = "eager"
@@ -41,6 +42,11 @@ class EagerAssignor:
     PROTOCOLS: Tuple[str, ...] = ("eager",)
     #: ``ExtendedAssignment.delay``: always 0 under the eager protocol
     delay = 0
+
+    def name(self) -> str:
+        """The registry name, :attr:`NAME` (the package's one convention: a ``NAME`` constant on the class and a
+        ``name()`` method, as Kafka's assignors have ``String name()``)."""
+        return self.NAME
 
     def __init__(self, max_delay: int = 0, time: object = None, previous_generation_id: int = -1):
         pass

@@ -107,12 +107,18 @@ class IncrementalCooperativeAssignor:
     ``previous_generation_id``, ``previous_members``, ``candidate_workers_for_reassignment``...).
     It is the :class:`~rebalance.connect.assignor.ConnectAssignor` of ``connect.protocol=compatible`` and
     ``sessioned``.
-    """
+
+    Defined in chapter 9, *Kafka Connect: from stop-the-world to incremental*."""
 
     #: the assignor family name the vectors use (``"assignor": "incremental"``)
     NAME = "incremental"
     #: ``connect.protocol`` values this assignor serves (``ConnectProtocolCompatibility.COMPATIBLE``/``SESSIONED``)
     PROTOCOLS: Tuple[str, ...] = ("compatible", "sessioned")
+
+    def name(self) -> str:
+        """The registry name, :attr:`NAME` (the package's one convention: a ``NAME`` constant on the class and a
+        ``name()`` method, as Kafka's assignors have ``String name()``)."""
+        return self.NAME
 
     def __init__(self, max_delay: int = DEFAULT_MAX_DELAY_MS, time: Optional[MockTime] = None,
                  previous_generation_id: int = -1):

@@ -11,8 +11,7 @@ name); :data:`ASSIGNORS` is the one registry of the built-in ones, and every ass
 :class:`AssignorResult`.
 """
 from .api import assign, build_scenario, run_assignor
-from .assignor import (ASSIGNORS, COOPERATIVE, EAGER, ConsumerPartitionAssignor, assignor_for, assignor_name,
-                       supported_protocols)
+from .assignor import ASSIGNORS, COOPERATIVE, EAGER, ConsumerPartitionAssignor, assignor_for, assignor_name
 from .model import AssignorResult, ConsumerScenario, Subscription, TopicPartition, parse_consumer_input, tp_str
 
 from .._lazy import lazy_exports  # noqa: E402
@@ -25,7 +24,7 @@ _EXPORTS = {
 }
 
 __all__ = [
-    "assign", "assignor_for", "assignor_name", "build_scenario", "run_assignor", "supported_protocols",
+    "assign", "assignor_for", "assignor_name", "build_scenario", "run_assignor",
     "ASSIGNORS", "EAGER", "COOPERATIVE", "ConsumerPartitionAssignor", "AssignorResult",
     "ConsumerScenario", "Subscription", "TopicPartition", "parse_consumer_input", "tp_str",
 ]

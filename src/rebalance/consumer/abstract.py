@@ -29,11 +29,21 @@ class AbstractPartitionAssignor:
     set only by the vectors adapters (:mod:`rebalance.consumer.replay`); a real leader's behaviour is the
     default."""
 
-    name = "abstract"
-    supported_protocols: Tuple[str, ...] = (EAGER,)
+    #: what ``name()`` returns: the ``partition.assignment.strategy`` value of the assignor
+    NAME = "abstract"
+    #: what ``supportedProtocols()`` returns
+    SUPPORTED_PROTOCOLS: Tuple[str, ...] = (EAGER,)
 
     def __init__(self, *, replay: Optional[ReplayOptions] = None):
         self.replay = replay or LEADER
+
+    def name(self) -> str:
+        """``name()``: the strategy name members announce in JoinGroup (:attr:`NAME`)."""
+        return self.NAME
+
+    def supported_protocols(self) -> Tuple[str, ...]:
+        """``supportedProtocols()``: ``(EAGER,)`` or ``(EAGER, COOPERATIVE)`` (:attr:`SUPPORTED_PROTOCOLS`)."""
+        return self.SUPPORTED_PROTOCOLS
 
     def subscription_user_data(self, topics: Sequence[str] = ()) -> Optional[bytes]:
         return None

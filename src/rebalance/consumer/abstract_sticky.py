@@ -46,7 +46,9 @@ _PARTITION = itemgetter(1)
 def balance_score(sizes: Union[Mapping[str, Union[int, Sized]], Sequence[int]]) -> int:
     """``GeneralAssignmentBuilder.getBalanceScore``: the sum over all member pairs of the difference in
     their partition counts (0 = perfectly even).  ``sizes`` is a mapping member -> partitions (or count)
-    or a sequence of counts.  Computed in O(n log n) from the sorted counts; Kafka's int arithmetic wraps."""
+    or a sequence of counts.  Computed in O(n log n) from the sorted counts; Kafka's int arithmetic wraps.
+
+    Defined in chapter 4, *The sticky assignor*."""
     if isinstance(sizes, dict):
         values = [v if isinstance(v, int) else len(v) for v in sizes.values()]
     else:
@@ -134,7 +136,7 @@ class AbstractStickyAssignor(AbstractPartitionAssignor):
     may post-process the builder's result (:meth:`_finish`).  ``max_generation`` persists across calls.
     """
 
-    name = "abstract-sticky"
+    NAME = "abstract-sticky"
     #: the general path's builder class: None is Kafka's ``GeneralAssignmentBuilder``; a subclass lets a model of
     #: another client's port (``rebalance.live.librdkafka_sticky``) change one step and keep the rest
     general_builder: Optional[type] = None
@@ -186,12 +188,12 @@ class AbstractStickyAssignor(AbstractPartitionAssignor):
                 buffers[member] = ByteBuffer(sub.user_data, 0)
                 continue
             spec = self.replay.user_data_specs.get(member)  # the vectors' userData; none otherwise
-            if spec == "auto" and self.name == "sticky" and (sub.generation_id is not None or sub.owned_partitions):
+            if spec == "auto" and self.NAME == "sticky" and (sub.generation_id is not None or sub.owned_partitions):
                 # what user_data_from_spec encodes here, with the bytes made only if they are read as bytes
                 generation = DEFAULT_GENERATION if sub.generation_id is None else sub.generation_id
                 buffers[member] = sticky_v1_buffer(sub.owned_partitions, generation)
                 continue
-            data, position = user_data_from_spec(spec, self.name, sub.owned_partitions, sub.generation_id,
+            data, position = user_data_from_spec(spec, self.NAME, sub.owned_partitions, sub.generation_id,
                                                  field=f"members[{i}].userData")
             buffers[member] = None if data is None else ByteBuffer(data, position)
         return buffers

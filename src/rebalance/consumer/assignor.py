@@ -24,17 +24,25 @@ from .roundrobin import RoundRobinAssignor
 from .sticky import StickyAssignor
 
 __all__ = ["ConsumerPartitionAssignor", "ASSIGNORS", "ALIASES", "EAGER", "COOPERATIVE", "assignor_for",
-           "assignor_name", "supported_protocols"]
+           "assignor_name"]
 
 
 @runtime_checkable
 class ConsumerPartitionAssignor(Protocol):
     """``org.apache.kafka.clients.consumer.ConsumerPartitionAssignor`` (Kafka 4.3.1)."""
 
-    #: ``name()``: the strategy name members announce in JoinGroup
-    name: str
-    #: ``supportedProtocols()``: ``(EAGER,)`` or ``(EAGER, COOPERATIVE)``
-    supported_protocols: Tuple[str, ...]
+    #: the value ``name()`` returns, on the class (the registry's key)
+    NAME: str
+    #: the value ``supportedProtocols()`` returns, on the class
+    SUPPORTED_PROTOCOLS: Tuple[str, ...]
+
+    def name(self) -> str:
+        """``name()``: the strategy name members announce in JoinGroup."""
+        ...
+
+    def supported_protocols(self) -> Tuple[str, ...]:
+        """``supportedProtocols()``: ``(EAGER,)`` or ``(EAGER, COOPERATIVE)``."""
+        ...
 
     def __init__(self, *, replay: Optional[ReplayOptions] = None) -> None:
         """A fresh assignor; ``replay`` (the vectors adapters only) replays how Kafka's test harness called it."""
@@ -55,7 +63,7 @@ class ConsumerPartitionAssignor(Protocol):
 
 #: Kafka's built-in assignors by ``name()``, in the order of ``ConsumerConfig``'s documentation
 ASSIGNORS: Dict[str, Type[ConsumerPartitionAssignor]] = {
-    cls.name: cls for cls in (RangeAssignor, RoundRobinAssignor, StickyAssignor, CooperativeStickyAssignor)
+    cls.NAME: cls for cls in (RangeAssignor, RoundRobinAssignor, StickyAssignor, CooperativeStickyAssignor)
 }
 
 #: other spellings accepted for a name: Kafka's class names (``partition.assignment.strategy`` also takes a
@@ -82,7 +90,3 @@ def assignor_for(name: str, *, replay: Optional[ReplayOptions] = None) -> Consum
     how Kafka's test harness called it; see :mod:`rebalance.consumer.replay`."""
     return ASSIGNORS[assignor_name(name)](replay=replay)
 
-
-def supported_protocols(name: str) -> Tuple[str, ...]:
-    """``supportedProtocols()`` of the built-in assignor ``name``."""
-    return tuple(ASSIGNORS[assignor_name(name)].supported_protocols)

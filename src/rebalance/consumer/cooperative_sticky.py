@@ -50,11 +50,12 @@ class CooperativeStickyAssignor(AbstractStickyAssignor):
 
     ``assign(scenario).assignment`` is what members receive in *this* round: partitions transferring
     ownership are left out.  ``full_assignment`` on the result is the plan before they were left out.
-    """
 
-    name = "cooperative-sticky"
+    Defined in chapter 5, *The cooperative sticky assignor*."""
+
+    NAME = "cooperative-sticky"
     #: ``supportedProtocols()``: ``[COOPERATIVE, EAGER]``
-    supported_protocols: Tuple[str, ...] = (EAGER, COOPERATIVE)
+    SUPPORTED_PROTOCOLS: Tuple[str, ...] = (EAGER, COOPERATIVE)
 
     def __init__(self, max_generation: int = DEFAULT_GENERATION, trace: bool = False, *,
                  replay: Optional[ReplayOptions] = None) -> None:

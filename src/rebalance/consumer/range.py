@@ -88,9 +88,10 @@ class RangeAssignor(AbstractPartitionAssignor):
     """Kafka's ``RangeAssignor`` (3.5+ incl. KIP-881 rack matching, as in 4.3.1).
 
     ``assign(scenario)`` returns an :class:`AssignorResult` whose lists follow Kafka's order.
-    """
 
-    name = RANGE_ASSIGNOR_NAME
+    Defined in chapter 2, *The Range assignor*."""
+
+    NAME = RANGE_ASSIGNOR_NAME
 
     def assign(self, scenario: ConsumerScenario) -> AssignorResult:
         replay = self.replay

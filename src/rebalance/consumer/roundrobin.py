@@ -27,9 +27,11 @@ ROUNDROBIN_ASSIGNOR_NAME = "roundrobin"
 
 class RoundRobinAssignor(AbstractPartitionAssignor):
     """Kafka's ``RoundRobinAssignor``.  ``assign(scenario)`` returns an
-    :class:`~rebalance.consumer.model.AssignorResult` whose lists follow Kafka's order."""
+    :class:`~rebalance.consumer.model.AssignorResult` whose lists follow Kafka's order.
 
-    name = ROUNDROBIN_ASSIGNOR_NAME
+    Defined in chapter 3, *The RoundRobin assignor*."""
+
+    NAME = ROUNDROBIN_ASSIGNOR_NAME
 
     def assign(self, scenario: ConsumerScenario) -> AssignorResult:
         ring = sorted_members(scenario, subscription_order(scenario, self.replay), self.replay)

@@ -22,7 +22,9 @@ def rebalance_rounds(scenario: ConsumerScenario, max_rounds: int = 10,
     """One result per rebalance, starting with ``scenario`` as given and stopping after the first round
     that withholds nothing (or after ``max_rounds``).  ``assignor`` defaults to a fresh instance of
     ``scenario.assignor``.  Between rounds each member rejoins owning its new assignment, with the next
-    generation and the user data its own assignor would send."""
+    generation and the user data its own assignor would send.
+
+    Defined in chapter 5, *The cooperative sticky assignor*."""
     assignor = assignor or assignor_for(scenario.assignor)
     rounds: List[AssignorResult] = []
     generation = max([s.generation_id for s in scenario.members.values() if s.generation_id is not None],
@@ -38,6 +40,6 @@ def rebalance_rounds(scenario: ConsumerScenario, max_rounds: int = 10,
         for m, sub in current.members.items():
             owned = list(result.assignment.get(m, []))
             members[m] = replace(sub, owned_partitions=owned, generation_id=generation,
-                                 user_data=auto_user_data(assignor.name, owned, generation))
+                                 user_data=auto_user_data(assignor.name(), owned, generation))
         current = replace(current, members=members)
     return rounds

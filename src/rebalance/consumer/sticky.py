@@ -26,9 +26,10 @@ class StickyAssignor(AbstractStickyAssignor):
     As a member's assignor it keeps what ``onAssignment`` gave it (``memberAssignment`` and ``generation``,
     StickyAssignor.java lines 195-210 at 3.8.0) and sends them as ``STICKY_ASSIGNOR_USER_DATA_V1`` in its next
     JoinGroup -- the only way an eager member, which revoked everything, tells the leader what it owned.
-    """
 
-    name = "sticky"
+    Defined in chapter 4, *The sticky assignor*."""
+
+    NAME = "sticky"
 
     def __init__(self, max_generation: int = DEFAULT_GENERATION, trace: bool = False, *,
                  replay: Optional[ReplayOptions] = None) -> None:

@@ -70,17 +70,20 @@ RESERVED = frozenset({
 _SERVER_MAIN = "kafka.Kafka"
 _STORAGE_TOOL = "kafka.tools.StorageTool"
 _KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-_LOG4J2 = """\
-# written by rebalance.kafka.cluster: every Kafka log line of this JVM into one file, none to the terminal
-status = error
-appender.file.type = File
-appender.file.name = file
-appender.file.fileName = ${sys:rebalance.log.file}
-appender.file.layout.type = PatternLayout
-appender.file.layout.pattern = [%d] %p %m (%c)%n
-rootLogger.level = info
-rootLogger.appenderRef.file.ref = file
-"""
+
+
+def log4j2_properties(writer: str, root_level: str = "info", loggers: Optional[Mapping[str, str]] = None) -> str:
+    """The log4j2 configuration of a JVM the package starts: every log line into one file (the system
+    property ``rebalance.log.file``), none to the terminal; the root logger at ``root_level`` and the
+    ``loggers`` (class or package name -> level) as given.  ``writer`` names the module, in a comment."""
+    lines = [f"# written by {writer}: every log line of this JVM into one file, none to the terminal",
+             "status = error", "appender.file.type = File", "appender.file.name = file",
+             "appender.file.fileName = ${sys:rebalance.log.file}", "appender.file.layout.type = PatternLayout",
+             "appender.file.layout.pattern = [%d] %p %m (%c)%n", f"rootLogger.level = {root_level}",
+             "rootLogger.appenderRef.file.ref = file"]
+    for k, (name, level) in enumerate((loggers or {}).items()):
+        lines += [f"logger.l{k}.name = {name}", f"logger.l{k}.level = {level}"]
+    return "\n".join(lines) + "\n"
 
 
 @dataclass
@@ -257,7 +260,8 @@ class KafkaCluster:
     (default ``$KAFKA_HOME``; unset: the jars of ``make java``).
 
     Use it as a context manager, or call :meth:`start` and :meth:`stop`.
-    """
+
+    Defined in chapter 13, *Watch real clients rebalance*."""
 
     def __init__(self, brokers: int = 1, racks: Optional[Sequence[str]] = None,
                  broker_config: Optional[Mapping[str, Union[str, int, float, bool]]] = None, *,
@@ -394,7 +398,7 @@ class KafkaCluster:
 
     def _write_configs(self) -> None:
         assert self.workdir is not None
-        (self.workdir / "log4j2.properties").write_text(_LOG4J2)
+        (self.workdir / "log4j2.properties").write_text(log4j2_properties("rebalance.kafka.cluster"))
         voters = ",".join(f"{n.node_id}@127.0.0.1:{n.controller_port}" for n in self.nodes if n.is_controller)
         rf = min(3, self.brokers)
         min_isr = 2 if self.brokers >= 3 else 1

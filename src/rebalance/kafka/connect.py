@@ -69,7 +69,7 @@ from ..errors import ConnectStartError as ConnectStartError  # re-exported; defi
 from ..errors import InputError, JavaUnavailableError, RebalanceError, require
 from ..versions import KAFKA_VERSION
 from .cluster import (DEFAULT_JVM_OPTIONS, _config_value, _free_ports, _kill_group, _pdeathsig_prefix, _properties,
-                      _jvm_log_tail, _tail, broker_classpath)
+                      _jvm_log_tail, _tail, broker_classpath, log4j2_properties)
 from .oracle import find_java, java_module
 
 __all__ = ["CONNECT_BROKER_CONFIG", "CONNECTOR_CLASS", "ConnectDistributedCluster", "ConnectStartError", "ConnectWorker",
@@ -95,24 +95,11 @@ RESERVED = frozenset({"bootstrap.servers", "group.id", "listeners", "rest.advert
                       "scheduled.rebalance.max.delay.ms", "plugin.path"})
 _KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.]*$")
-_LOG4J2 = """\
-# written by rebalance.kafka.connect: every log line of this worker into one file, none to the terminal;
-# Connect's group membership and assignment at INFO (Kafka's own connect-log4j2.yaml also logs INFO)
-status = error
-appender.file.type = File
-appender.file.name = file
-appender.file.fileName = ${sys:rebalance.log.file}
-appender.file.layout.type = PatternLayout
-appender.file.layout.pattern = [%d] %p %m (%c)%n
-rootLogger.level = warn
-rootLogger.appenderRef.file.ref = file
-logger.distributed.name = org.apache.kafka.connect.runtime.distributed
-logger.distributed.level = info
-logger.coordinator.name = org.apache.kafka.clients.consumer.internals.AbstractCoordinator
-logger.coordinator.level = info
-logger.rest.name = org.apache.kafka.connect.runtime.rest.RestServer
-logger.rest.level = info
-"""
+#: Connect's group membership and assignment at INFO (Kafka's own connect-log4j2.yaml also logs INFO), the
+#: rest at WARN
+_LOG_LEVELS = {"org.apache.kafka.connect.runtime.distributed": "info",
+               "org.apache.kafka.clients.consumer.internals.AbstractCoordinator": "info",
+               "org.apache.kafka.connect.runtime.rest.RestServer": "info"}
 
 
 
@@ -183,7 +170,8 @@ class ConnectDistributedCluster:
     ``w1`` alone and the others once it has joined, so that ``w1`` is the group's leader (the coordinator makes
     the first member to join the leader); ``False`` starts all at once (faster; any of them may lead).
     Workers are named in the order of their member ids, so ``w1`` comes first in the eager deal.
-    """
+
+    Defined in chapter 9, *Kafka Connect: from stop-the-world to incremental*."""
 
     DEFAULTS: Dict[str, str] = {
         "key.converter": "org.apache.kafka.connect.json.JsonConverter",
@@ -286,7 +274,8 @@ class ConnectDistributedCluster:
             self.workdir = Path(tempfile.mkdtemp(prefix="rebalance-connect-"))
             _RUNNING.add(self)
             try:
-                (self.workdir / "log4j2.properties").write_text(_LOG4J2)
+                (self.workdir / "log4j2.properties").write_text(
+                    log4j2_properties("rebalance.kafka.connect", "warn", _LOG_LEVELS))
                 # w1, w2, ... in the order of their member ids ("connect-127.0.0.1:PORT-<uuid>"), which is the
                 # order the eager assignor deals in and the incremental one breaks ties in
                 for i, port in enumerate(sorted(_free_ports(self.size), key=lambda p: f"{p}-")):

@@ -509,7 +509,9 @@ def run_scenario(value: object, cluster: Optional[Any] = None) -> List[dict]:
     still gets a group of its own; its topics must not exist there yet).  Every broker setting the scenario needs
     must be the cluster's, with the same value, else an :class:`~rebalance.errors.InputError` names the field;
     ``group.initial.rebalance.delay.ms`` is not asked of a ``consumer`` scenario (only classic groups wait it,
-    ``GroupMetadataManager.prepareRebalance``)."""
+    ``GroupMetadataManager.prepareRebalance``).
+
+    Defined in chapter 13, *Watch real clients rebalance*."""
     import contextlib
 
     from .cluster import KafkaCluster, _config_value

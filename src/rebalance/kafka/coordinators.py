@@ -155,7 +155,9 @@ def compare_coordinators(bootstrap_servers: str, groups: Sequence[str], num_part
     """One :class:`CoordinatorRow` per group: ``partition_for(group, num_partitions)`` (``num_partitions`` must
     be the cluster's ``offsets.topic.num.partitions``), the leader of that partition, and the coordinator the
     cluster names.  The leaders are read before and after the lookups; if leadership moved in between (a
-    broker failing over), the lookup is repeated, up to three times."""
+    broker failing over), the lookup is repeated, up to three times.
+
+    Defined in chapter 1, *Groups, coordinators and generations*."""
     admin = _admin(bootstrap_servers)
     ports = [int(hp.rsplit(":", 1)[1]) for hp in bootstrap_servers.split(",")]
     leaders = _wait_offsets_topic(admin, ports, num_partitions, timeout)

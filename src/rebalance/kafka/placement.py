@@ -354,7 +354,9 @@ def controller_placements(cluster: Any, *, single: int = 90, multi: int = 10, pa
        ``after_fence_partitions`` partitions, checked against the placer with that broker marked fenced.
 
     Returns one :class:`PlacementStep` per step, in order (topic names ``single-NNN``, ``multi-NN``,
-    ``fenced-NN``)."""
+    ``fenced-NN``).
+
+    Defined in chapter 10, *Placing replicas*."""
     admin = _admin(cluster.bootstrap_servers)
     brokers = tuple(cluster_brokers(cluster))
     steps: List[PlacementStep] = []

@@ -55,7 +55,9 @@ class _ServerSideAssignor:
 class UniformAssignor(_ServerSideAssignor):
     """``org.apache.kafka.coordinator.group.assignor.UniformAssignor`` (Kafka 4.3.1): the default
     ``group.remote.assignor``, ``"uniform"``; the homogeneous or the heterogeneous builder, see
-    :mod:`rebalance.kip848.uniform`."""
+    :mod:`rebalance.kip848.uniform`.
+
+    Defined in chapter 11, *KIP-848: rebalancing without the barrier*."""
 
     NAME = "uniform"
     BUILD = staticmethod(assign_uniform)
@@ -64,7 +66,9 @@ class UniformAssignor(_ServerSideAssignor):
 class RangeAssignor(_ServerSideAssignor):
     """``org.apache.kafka.coordinator.group.assignor.RangeAssignor`` (Kafka 4.3.1), the server-side
     range assignor, ``"range"``: contiguous ranges per topic over the sorted subscribers, see
-    :mod:`rebalance.kip848.range`."""
+    :mod:`rebalance.kip848.range`.
+
+    Defined in chapter 11, *KIP-848: rebalancing without the barrier*."""
 
     NAME = "range"
     BUILD = staticmethod(assign_range)

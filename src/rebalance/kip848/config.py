@@ -35,7 +35,9 @@ class KIP848Config(PollLoopConfig):
     broker setting), session 45 s (``group.consumer.session.timeout.ms``), ``max.poll.interval.ms`` 300 s and
     ``max.poll.records`` 500 (:class:`~rebalance.protocol.pollloop.PollLoopConfig`).  ``network_ms``,
     ``revoke_ms``, ``assignment_ms``, ``restart_ms`` and the application's processing time are assumptions
-    of the model (network, commit + callbacks, process restart, work per record)."""
+    of the model (network, commit + callbacks, process restart, work per record).
+
+    Defined in chapter 11, *KIP-848: rebalancing without the barrier*."""
 
     heartbeat_interval_ms: int = 5000
     session_timeout_ms: int = 45000

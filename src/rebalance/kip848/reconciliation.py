@@ -17,6 +17,7 @@ classic simulator's (:mod:`rebalance.protocol.ledger`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import auto
 from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 from ..common import KafkaName
@@ -26,16 +27,15 @@ PartitionEpoch = Callable[[str, int], int]
 
 class ModernMemberState(KafkaName):
     """A member's reconciliation state on the coordinator: Kafka's
-    ``org.apache.kafka.coordinator.group.modern.MemberState`` (4.3.1), by its Java names.  Defined in
-    chapter 11."""
-    STABLE = "STABLE"
-    UNREVOKED_PARTITIONS = "UNREVOKED_PARTITIONS"
-    UNRELEASED_PARTITIONS = "UNRELEASED_PARTITIONS"
+    ``org.apache.kafka.coordinator.group.modern.MemberState`` (4.3.1), by its Java names.
+
+    Defined in chapter 11, *KIP-848: rebalancing without the barrier*."""
+    STABLE = auto()
+    UNREVOKED_PARTITIONS = auto()
+    UNRELEASED_PARTITIONS = auto()
 
 
-STABLE = ModernMemberState.STABLE
-UNREVOKED_PARTITIONS = ModernMemberState.UNREVOKED_PARTITIONS
-UNRELEASED_PARTITIONS = ModernMemberState.UNRELEASED_PARTITIONS
+STABLE, UNREVOKED_PARTITIONS, UNRELEASED_PARTITIONS = ModernMemberState
 
 LEAVE_GROUP_MEMBER_EPOCH = -1
 LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2

@@ -120,7 +120,9 @@ _STABLE_NOW: Any = object()
 
 class KIP848Simulation(DriverHooks):
     """Members and one coordinator on a :class:`~rebalance.protocol.clock.VirtualClock`; a
-    :class:`~rebalance.protocol.driver.ConsumerGroupDriver`."""
+    :class:`~rebalance.protocol.driver.ConsumerGroupDriver`.
+
+    Defined in chapter 11, *KIP-848: rebalancing without the barrier*."""
 
     def __init__(self, topics: Union[TopicCatalog, Mapping[str, Any]], config: Optional[KIP848Config] = None,
                  clock: Optional[VirtualClock] = None):

@@ -4,10 +4,11 @@ The group leader is a *client*: it receives every member's subscription in its J
 runs the assignor named by the group's selected protocol (``ConsumerCoordinator.onLeaderElected`` in
 Kafka 4.3.1).  In the simulator an assignor is any callable
 
-    assignor(members, partitions) -> {member_id: [(topic, partition), ...]}
+    assignor(partitions, members) -> {member_id: [(topic, partition), ...]}
 
-where ``members`` is ``{member_id: {"topics": [...], "owned": [(t, p), ...], "generation": g,
-"instance_id": ...}}`` in the order the leader received them and ``partitions`` is ``{topic: count}``.
+with the arguments in the order of :func:`rebalance.consumer.assign` (``assign(name, partitions, members)``),
+where ``partitions`` is ``{topic: count}`` and ``members`` is ``{member_id: {"topics": [...], "owned": [(t, p), ...], "generation": g,
+"instance_id": ...}}`` in the order the leader received them.
 An optional attribute ``rebalance_protocols`` (``("eager",)`` or ``("eager", "cooperative")``) says which
 rebalance protocols it supports, like ``ConsumerPartitionAssignor.supportedProtocols``.  Connect workers
 or any other client can plug their own callable in.
@@ -32,9 +33,9 @@ from ..consumer.assignor import ASSIGNORS as CONSUMER_ASSIGNORS
 from ..consumer.assignor import COOPERATIVE, EAGER, assignor_for
 
 #: ``supportedProtocols()`` of Kafka's built-in consumer assignors (from the consumer registry)
-BUILTIN_PROTOCOLS = {name: tuple(cls.supported_protocols) for name, cls in CONSUMER_ASSIGNORS.items()}
+BUILTIN_PROTOCOLS = {name: tuple(cls.SUPPORTED_PROTOCOLS) for name, cls in CONSUMER_ASSIGNORS.items()}
 
-Assignor = Callable[[Dict[str, dict], Dict[str, int]], Dict[str, List[Tuple[str, int]]]]
+Assignor = Callable[[Dict[str, int], Dict[str, dict]], Dict[str, List[Tuple[str, int]]]]
 
 
 def consumer_assignor(name: str) -> Assignor:
@@ -43,13 +44,13 @@ def consumer_assignor(name: str) -> Assignor:
     if name not in BUILTIN_PROTOCOLS:
         raise InputError("assignor", f"unknown consumer assignor {name!r}; known: {', '.join(BUILTIN_PROTOCOLS)}")
 
-    def assign(members: Dict[str, dict], partitions: Dict[str, int]):
+    def assign(partitions: Dict[str, int], members: Dict[str, dict]):
         from .. import consumer  # the consumer area's common entry point
 
         return consumer.assign(name, partitions, members)
 
     assign.__name__ = f"consumer_{name.replace('-', '_')}"
-    # the optional attribute supported_protocols reads with getattr (a plain function declares no such field)
+    # the optional attribute rebalance_protocols_of reads with getattr (a plain function declares no such field)
     setattr(assign, "rebalance_protocols", BUILTIN_PROTOCOLS[name])
     return assign
 
@@ -73,10 +74,14 @@ class ClientAssignor:
     def __init__(self, name: str):
         if name not in BUILTIN_PROTOCOLS:
             raise InputError("assignor", f"unknown consumer assignor {name!r}; known: {', '.join(BUILTIN_PROTOCOLS)}")
-        self.name = name
+        self._name = name
         self.rebalance_protocols = BUILTIN_PROTOCOLS[name]
         #: the consumer's own assignor object (``rebalance.consumer.assignor``), with Kafka's state
         self.kafka_assignor = assignor_for(name)
+
+    def name(self) -> str:
+        """``name()`` of the Kafka assignor this object runs."""
+        return self._name
 
     def on_assignment(self, partitions: Sequence[Tuple[str, int]], generation: int) -> None:
         self.kafka_assignor.on_assignment(partitions, generation)
@@ -84,7 +89,7 @@ class ClientAssignor:
     def subscription_user_data(self, topics: Sequence[str] = ()) -> Optional[bytes]:
         return self.kafka_assignor.subscription_user_data(topics)
 
-    def __call__(self, members: Dict[str, dict], partitions: Dict[str, int]):
+    def __call__(self, partitions: Dict[str, int], members: Dict[str, dict]):
         """The leader's ``assign``: ``members`` as the simulator's assignors get them, each with the
         ``user_data`` bytes its consumer sent (None for none).
 
@@ -101,17 +106,18 @@ class ClientAssignor:
                 generation = None  # -1 on the wire is Optional.empty()
             owned = [tuple(tp) for tp in meta.get("owned", ())]
             # exactly what the member sent (None for nothing), else what its assignor would send
-            user_data = meta["user_data"] if "user_data" in meta else auto_user_data(self.name, owned, generation)
+            user_data = meta["user_data"] if "user_data" in meta else auto_user_data(self._name, owned, generation)
             subs[m] = Subscription(topics=list(meta["topics"]), owned_partitions=owned, generation_id=generation,
                                    group_instance_id=meta.get("instance_id"), rack_id=meta.get("rack"),
                                    user_data=user_data)
-        scenario = ConsumerScenario(assignor=self.name, partitions=dict(partitions), members=subs)
+        scenario = ConsumerScenario(assignor=self._name, partitions=dict(partitions), members=subs)
         result = self.kafka_assignor.assign(scenario)
         return {m: list(result.assignment.get(m, [])) for m in scenario.members}
 
 
-def supported_protocols(assignor: object) -> Tuple[str, ...]:
-    """``ConsumerPartitionAssignor.supportedProtocols``: ``(eager,)`` unless the assignor says otherwise."""
+def rebalance_protocols_of(assignor: object) -> Tuple[str, ...]:
+    """A simulator assignor's ``rebalance_protocols`` (its ``ConsumerPartitionAssignor.supportedProtocols``):
+    ``(eager,)`` unless the assignor says otherwise."""
     return tuple(getattr(assignor, "rebalance_protocols", (EAGER,)))
 
 
@@ -120,7 +126,7 @@ def rebalance_protocol_for(assignors: Iterable) -> str:
     assignor (cooperative only when all of them support it)."""
     common = None
     for a in assignors:
-        p = set(supported_protocols(a))
+        p = set(rebalance_protocols_of(a))
         common = p if common is None else common & p
     if not common:
         raise KafkaError("IllegalArgumentException",

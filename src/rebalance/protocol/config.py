@@ -28,7 +28,9 @@ _WHOLE_MS = ("session_timeout_ms", "heartbeat_interval_ms", "network_ms", "initi
 class ProtocolConfig(PollLoopConfig):
     """Client and broker settings with Kafka 4.3.1's defaults, and the poll loop's assumed costs
     (:class:`~.pollloop.PollLoopConfig`: ``max_poll_interval_ms``, ``max_poll_records``,
-    ``record_processing_ms``, ``poll_processing_ms``, ``revoke_ms``)."""
+    ``record_processing_ms``, ``poll_processing_ms``, ``revoke_ms``).
+
+    Defined in chapter 7, *Eager and incremental cooperative rebalancing*."""
 
     session_timeout_ms: int = 45_000          # session.timeout.ms
     heartbeat_interval_ms: int = 3_000        # heartbeat.interval.ms

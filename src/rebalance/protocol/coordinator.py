@@ -45,7 +45,8 @@ def partition_for(group_id: str, num_partitions: int = OFFSETS_TOPIC_PARTITIONS_
     12
     >>> partition_for("polygenelubricants")   # hashCode is Integer.MIN_VALUE; Utils.abs maps it to 0
     0
-    """
+
+    Defined in chapter 1, *Groups, coordinators and generations*."""
     require(isinstance(group_id, str), "groupId", f"must be a string, got {group_id!r}")
     check_num_partitions(num_partitions)
     return java_abs(string_hash(group_id)) % num_partitions
@@ -71,7 +72,9 @@ def find_coordinator(group_id: str, leaders: Optional[Mapping[int, Optional[int]
     ``leaders`` maps each ``__consumer_offsets`` partition to its leader broker (``None`` while it has
     none); without it :func:`simple_leaders` over ``brokers`` is used.  Returns ``{"groupId",
     "partition", "coordinator"}``; ``coordinator`` is ``None`` with ``"error": "COORDINATOR_NOT_AVAILABLE"``
-    when the partition has no leader (the client retries the lookup)."""
+    when the partition has no leader (the client retries the lookup).
+
+    Defined in chapter 1, *Groups, coordinators and generations*."""
     partition = partition_for(group_id, num_partitions)
     if leaders is None:
         leaders = simple_leaders(num_partitions, list(brokers))

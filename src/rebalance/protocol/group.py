@@ -35,6 +35,7 @@ from __future__ import annotations
 import bisect
 from operator import attrgetter
 from dataclasses import dataclass, field
+from enum import auto
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from ..common import KafkaName
@@ -42,10 +43,12 @@ from ..errors import IllegalStateError
 from ..java import JavaHashOrder, spread, string_hash
 from .clock import SESSION_TIMER, ScheduledEvent, VirtualClock
 
+
 class ClassicGroupState(KafkaName):
     """Kafka's ``org.apache.kafka.coordinator.group.classic.ClassicGroupState`` (4.3.1): each state is the name
-    Kafka prints for it (``toString``), as in ``kafka-consumer-groups.sh --describe --state``.  Defined in
-    chapter 1 (the group state machine)."""
+    Kafka prints for it (``toString``), as in ``kafka-consumer-groups.sh --describe --state``.
+
+    Defined in chapter 1, *Groups, coordinators and generations*."""
     EMPTY = "Empty"
     PREPARING_REBALANCE = "PreparingRebalance"
     COMPLETING_REBALANCE = "CompletingRebalance"
@@ -53,11 +56,7 @@ class ClassicGroupState(KafkaName):
     DEAD = "Dead"
 
 
-EMPTY = ClassicGroupState.EMPTY
-PREPARING_REBALANCE = ClassicGroupState.PREPARING_REBALANCE
-COMPLETING_REBALANCE = ClassicGroupState.COMPLETING_REBALANCE
-STABLE = ClassicGroupState.STABLE
-DEAD = ClassicGroupState.DEAD
+EMPTY, PREPARING_REBALANCE, COMPLETING_REBALANCE, STABLE, DEAD = ClassicGroupState
 
 #: ``ClassicGroupState`` valid previous states (``PreparingRebalance`` may follow these three).
 _VALID_PREVIOUS: Dict[str, Set[str]] = {
@@ -74,31 +73,24 @@ def state_transitions() -> List[Tuple[str, str]]:
     previous states), in a fixed order: by next state as listed there, then previous state by name."""
     return [(prev, new) for new, prevs in _VALID_PREVIOUS.items() for prev in sorted(prevs)]
 
+
 class Errors(KafkaName):
     """The error codes of Kafka's ``org.apache.kafka.common.protocol.Errors`` (4.3.1) that the classic group
     protocol answers with, by their Java names (the simulator's responses and traces carry these names)."""
-    NONE = "NONE"
-    MEMBER_ID_REQUIRED = "MEMBER_ID_REQUIRED"
-    UNKNOWN_MEMBER_ID = "UNKNOWN_MEMBER_ID"
-    ILLEGAL_GENERATION = "ILLEGAL_GENERATION"
-    REBALANCE_IN_PROGRESS = "REBALANCE_IN_PROGRESS"
-    FENCED_INSTANCE_ID = "FENCED_INSTANCE_ID"
-    NOT_COORDINATOR = "NOT_COORDINATOR"
-    COORDINATOR_NOT_AVAILABLE = "COORDINATOR_NOT_AVAILABLE"
-    INCONSISTENT_GROUP_PROTOCOL = "INCONSISTENT_GROUP_PROTOCOL"
-    INVALID_SESSION_TIMEOUT = "INVALID_SESSION_TIMEOUT"
+    NONE = auto()
+    MEMBER_ID_REQUIRED = auto()
+    UNKNOWN_MEMBER_ID = auto()
+    ILLEGAL_GENERATION = auto()
+    REBALANCE_IN_PROGRESS = auto()
+    FENCED_INSTANCE_ID = auto()
+    NOT_COORDINATOR = auto()
+    COORDINATOR_NOT_AVAILABLE = auto()
+    INCONSISTENT_GROUP_PROTOCOL = auto()
+    INVALID_SESSION_TIMEOUT = auto()
 
 
-NONE = Errors.NONE
-MEMBER_ID_REQUIRED = Errors.MEMBER_ID_REQUIRED
-UNKNOWN_MEMBER_ID = Errors.UNKNOWN_MEMBER_ID
-ILLEGAL_GENERATION = Errors.ILLEGAL_GENERATION
-REBALANCE_IN_PROGRESS = Errors.REBALANCE_IN_PROGRESS
-FENCED_INSTANCE_ID = Errors.FENCED_INSTANCE_ID
-NOT_COORDINATOR = Errors.NOT_COORDINATOR
-COORDINATOR_NOT_AVAILABLE = Errors.COORDINATOR_NOT_AVAILABLE
-INCONSISTENT_GROUP_PROTOCOL = Errors.INCONSISTENT_GROUP_PROTOCOL
-INVALID_SESSION_TIMEOUT = Errors.INVALID_SESSION_TIMEOUT
+(NONE, MEMBER_ID_REQUIRED, UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, REBALANCE_IN_PROGRESS, FENCED_INSTANCE_ID,
+ NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, INCONSISTENT_GROUP_PROTOCOL, INVALID_SESSION_TIMEOUT) = Errors
 
 #: ``group.min.session.timeout.ms`` / ``group.max.session.timeout.ms`` broker defaults
 GROUP_MIN_SESSION_TIMEOUT_MS = 6_000
@@ -181,7 +173,9 @@ class ClassicGroupCoordinator:
     """One classic group on its coordinator broker.
 
     ``log(kind, **fields)`` receives state changes and decisions for the trace; ``persist(snapshot)``
-    receives every group metadata record the coordinator writes."""
+    receives every group metadata record the coordinator writes.
+
+    Defined in chapter 1, *Groups, coordinators and generations*."""
 
     def __init__(self, group_id: str, clock: VirtualClock, *, initial_rebalance_delay_ms: int = 3000,
                  new_member_join_timeout_ms: int = 5 * 60 * 1000, require_known_member_id: bool = True,

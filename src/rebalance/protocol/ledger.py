@@ -65,7 +65,8 @@ class OwnershipLedger:
     from ``summary_from`` on: memory stays proportional to the partitions, not to the run's length (a
     rolling restart of 1,000 members moves 10,000 partitions 2,000 times).  Both queries then answer only
     for ``since`` / ``t0`` equal to ``summary_from`` and for ``t1`` not before the last change.
-    """
+
+    Defined in chapter 7, *Eager and incremental cooperative rebalancing*."""
 
     def __init__(self, partitions: Sequence[TopicPartition], is_member: Optional[Callable[[str], bool]] = None,
                  process_of: Optional[Callable[[str], str]] = None, summary_from: Optional[int] = None):

@@ -46,7 +46,9 @@ class ListenerCall:
 
 def listener_calls(sim: "GroupSimulation", members: Optional[Sequence[str]] = None,
                    since: int = 0) -> List[ListenerCall]:
-    """The listener calls of a run in time order, from ``since`` on, optionally of some members only."""
+    """The listener calls of a run in time order, from ``since`` on, optionally of some members only.
+
+    Defined in chapter 7, *Eager and incremental cooperative rebalancing*."""
     require(isinstance(since, int) and since >= 0, "since", f"must be a time in ms >= 0, got {since!r}")
     wanted = None if members is None else set(members)
     out = []

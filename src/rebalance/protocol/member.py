@@ -53,6 +53,7 @@ batch before ``onPartitionsLost`` runs at the next ``poll()``.
 from __future__ import annotations
 
 import random
+from enum import auto
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from ..common import KafkaName
@@ -70,19 +71,17 @@ class MemberState(KafkaName):
     """A client's state in the classic protocol: Kafka's ``AbstractCoordinator.MemberState`` (4.3.1: UNJOINED,
     PREPARING_REBALANCE, COMPLETING_REBALANCE, STABLE), by its Java names, and the book's ``STOPPED`` for a
     closed or crashed process.  Not the group's state (:class:`~rebalance.protocol.group.ClassicGroupState`,
-    whose ``STABLE`` prints ``Stable``).  Defined in chapter 1."""
-    UNJOINED = "UNJOINED"
-    PREPARING_REBALANCE = "PREPARING_REBALANCE"
-    COMPLETING_REBALANCE = "COMPLETING_REBALANCE"
-    STABLE = "STABLE"
-    STOPPED = "STOPPED"
+    whose ``STABLE`` prints ``Stable``).
+
+    Defined in chapter 1, *Groups, coordinators and generations*."""
+    UNJOINED = auto()
+    PREPARING_REBALANCE = auto()
+    COMPLETING_REBALANCE = auto()
+    STABLE = auto()
+    STOPPED = auto()
 
 
-UNJOINED = MemberState.UNJOINED
-PREPARING = MemberState.PREPARING_REBALANCE
-COMPLETING = MemberState.COMPLETING_REBALANCE
-STABLE = MemberState.STABLE
-STOPPED = MemberState.STOPPED
+UNJOINED, PREPARING, COMPLETING, STABLE, STOPPED = MemberState
 
 _COORDINATOR_ERRORS = (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE)
 
@@ -390,7 +389,7 @@ class ConsumerMember:
         subs = {m["memberId"]: dict(m["metadata"], instance_id=m["groupInstanceId"]) for m in members}
         own = self.client_assignors.get(protocol_name)
         if own is not None:  # ConsumerCoordinator.onLeaderElected: this consumer's own assignor object
-            out = own(subs, dict(self.sim.topics))
+            out = own(dict(self.sim.topics), subs)
             assignment = {mid: [tuple(tp) for tp in out.get(mid, [])] for mid in subs}
         else:
             assignment = self.sim.run_assignor(protocol_name, {k: {f: v for f, v in meta.items() if f != "user_data"}

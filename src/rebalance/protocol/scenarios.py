@@ -46,7 +46,9 @@ def rolling_restart(n_members: int, topics: Mapping[str, int], *, protocol: str 
     ``maxUnavailable``); wave *w* shuts down at ``start_ms + w*gap_ms`` and is back ``down_ms`` later.
     With ``static=True`` every member has ``group.instance.id`` (``down_ms`` shorter than the session
     timeout means no rebalance at all).  ``summary_only`` keeps only what ``metrics(sim.measure_from)``
-    needs (``GroupSimulation(summary_from=start_ms)``), for groups too large to keep their whole trace."""
+    needs (``GroupSimulation(summary_from=start_ms)``), for groups too large to keep their whole trace.
+
+    Defined in chapter 8, *Static membership*."""
     require(isinstance(n_members, int) and n_members > 0, "n_members", "must be a positive whole number")
     require(isinstance(batch, int) and batch > 0, "batch", "must be a positive whole number")
     sim = GroupSimulation(topics, config, assignors=assignors, record_heartbeats=record_heartbeats,

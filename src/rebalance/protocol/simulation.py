@@ -62,7 +62,9 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
     long to keep whole: no message trace (``messages`` stays empty; ``message_counts`` still counts), only
     the ``state`` events in ``events``, and an ownership ledger without history
     (:class:`~.ledger.OwnershipLedger` with ``summary_from``).  :meth:`metrics` then answers for
-    ``measure_from=summary_from`` only; the figures are the same as the full run's."""
+    ``measure_from=summary_from`` only; the figures are the same as the full run's.
+
+    Defined in chapter 1, *Groups, coordinators and generations*."""
 
     def __init__(self, topics: Mapping[str, int], config: ProtocolConfig = ProtocolConfig(), *,
                  group_id: str = "my-group", assignors: Optional[Mapping[str, Callable]] = None,
@@ -188,7 +190,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
         assignor = self.assignors.get(name)
         if assignor is None:
             assignor = consumer_assignor(name)
-        out = assignor(members, dict(self.topics))
+        out = assignor(dict(self.topics), members)
         return {mid: [tuple(tp) for tp in out.get(mid, [])] for mid in members}
 
     def _assignor_callable(self, name: str):

@@ -29,6 +29,11 @@ class ReplicaPlacer(Protocol):
     Raises :class:`~rebalance.errors.KafkaError` where Kafka throws (``InvalidReplicationFactorException``...)
     and :class:`~rebalance.errors.InputError` for malformed input."""
 
+    #: the registry name (:data:`PLACERS`), also returned by ``name()``
+    NAME: str
+
+    def name(self) -> str: ...
+
     def place(self, placement: PlacementSpec, cluster: Union[ClusterDescriber, Iterable[Any]]) -> TopicAssignment: ...
 
 
@@ -40,10 +45,16 @@ class AdminUtilsPlacer:
     ``fixed_start_index`` (``-1``: random) is fixed per placer.  With a random start, ``startIndex`` and the
     first shift are drawn from ``random`` (one stream for all ``place`` calls, as Kafka's static ``RAND``),
     or from ``JavaRandom(seed)``.
-    """
+
+    Defined in chapter 10, *Placing replicas*."""
 
     #: the registry name (:data:`PLACERS`)
     NAME = "AdminUtils"
+
+    def name(self) -> str:
+        """The registry name, :attr:`NAME` (the package's one convention: a ``NAME`` constant on the class and a
+        ``name()`` method, as Kafka's assignors have ``String name()``)."""
+        return self.NAME
 
     def __init__(self, random: Optional[JavaRandom] = None, seed: Optional[int] = None, *,
                  fixed_start_index: int = -1):

@@ -229,10 +229,16 @@ class StripedReplicaPlacer:
     >>> placer = StripedReplicaPlacer(seed=17, random="MockRandom")
     >>> placer.place(PlacementSpec(0, 5, 3), [0, 3, 2, 1]).replica_lists()     # Kafka's testSuccessfulPlacement
     [[2, 3, 0], [3, 0, 1], [0, 1, 2], [1, 2, 3], [1, 0, 2]]
-    """
+
+    Defined in chapter 10, *Placing replicas*."""
 
     #: the registry name (:data:`rebalance.replicas.placer.PLACERS`)
     NAME = "StripedReplicaPlacer"
+
+    def name(self) -> str:
+        """The registry name, :attr:`NAME` (the package's one convention: a ``NAME`` constant on the class and a
+        ``name()`` method, as Kafka's assignors have ``String name()``)."""
+        return self.NAME
 
     def __init__(self, random: Union[JavaRandom, str] = "java.util.Random", seed: Optional[int] = None):
         self.random = random if isinstance(random, JavaRandom) else make_random(random, seed)

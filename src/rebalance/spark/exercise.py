@@ -36,7 +36,8 @@ def exercise(job: str, scale: Optional[int] = None, seed: int = 0, table: Option
     from the plain local implementation, without Spark.
 
     >>> exercise("coordinator", scale=10_000, partition_counts=(50,), broker_counts=(3,))  # doctest: +SKIP
-    """
+
+    Defined in chapter 12, *Lab at scale*."""
     require(job in JOBS, "job", f"must be one of {', '.join(JOBS)}, got {job!r}")
     module = get_job(job)
     if scale is None:
