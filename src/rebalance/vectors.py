@@ -195,6 +195,7 @@ def _streams_group_size(s: dict) -> None:
     configs = s.get("assignment_configs")
     replicas = configs.get("num.standby.replicas") if isinstance(configs, dict) else None
     n = int(replicas) if isinstance(replicas, str) and replicas.isascii() and replicas.isdigit() and len(replicas) <= 10 else 0
+    n = n if n < 1 << 31 else 0  # not a Java int: the adapter names the config
     counts = {f"subtopologies[{i}].partitions": _count(t.get("partitions")) * (1 + (n if t.get("stateful") is True else 0))
               for i, t in enumerate(subtopologies)}
     _check(counts, _length(s.get("members")), "tasks (partitions x (1 + standby replicas))", "members")

@@ -47,7 +47,7 @@ def _topology(tasks: int, stateful: bool, subtopologies: Sequence[str]) -> List[
     return [{"id": s, "partitions": tasks, "stateful": stateful} for s in subtopologies]
 
 
-def _count(of: Any, members: Optional[List[str]] = None, each: bool = False, **bounds: int) -> Dict[str, Any]:
+def _count(of: Any, members: Optional[List[str]] = None, each: bool = False, **bounds: Any) -> Dict[str, Any]:
     c: Dict[str, Any] = {"check": "count", "of": of}
     if members is not None:
         c["members"] = members
@@ -344,7 +344,7 @@ def random_scenarios(n: int = 120, seed: int = 27) -> List[Dict[str, Any]]:
     out: List[Dict[str, Any]] = []
     for i in range(n):
         sub_ids = _subtopology_ids(rng, rng.randint(1, 4))
-        subtopologies = [{"id": s, "partitions": rng.choice([0, 1, 2, 3, 3, 4, 4, 5, 6, 8, 12]) if rng.random() > 0.05 else 0,
+        subtopologies: List[Dict[str, Any]] = [{"id": s, "partitions": rng.choice([0, 1, 2, 3, 3, 4, 4, 5, 6, 8, 12]) if rng.random() > 0.05 else 0,
                           "stateful": rng.random() < 0.6} for s in sub_ids]
         standby = rng.choice([0, 1, 1, 2, 2])
         configs: Dict[str, str] = {} if standby == 0 and rng.random() < 0.5 else {"num.standby.replicas": str(standby)}

@@ -169,11 +169,11 @@ class StickyTaskAssignor:
                 process = ProcessState(spec.process_id)
                 state.process_id_to_state.put(spec.process_id, process)
             process.add_member(member_id)
-            for subtopology, partitions in spec.active_tasks.items():
-                for partition in partitions:
+            for subtopology, owned in spec.active_tasks.items():
+                for partition in owned:
                     state.active_task_to_prev_member[TaskId(subtopology, partition)] = member
-            for subtopology, partitions in spec.standby_tasks.items():
-                for partition in partitions:
+            for subtopology, owned in spec.standby_tasks.items():
+                for partition in owned:
                     state.standby_task_to_prev_member.setdefault(TaskId(subtopology, partition), []).append(member)
         return state
 
@@ -210,15 +210,15 @@ class StickyTaskAssignor:
         remaining.sort(key=TaskId.sort_key)
         by_load: JavaPriorityQueue[ProcessState] = JavaPriorityQueue(_by_load, state.process_id_to_state.values())
         for task in remaining:
-            process = by_load.poll()
-            if process is None:
+            least_loaded = by_load.poll()
+            if least_loaded is None:
                 raise TaskAssignorException(f"No process available to assign active task {task}.")
-            count = process.add_task_to_least_loaded_member(task, True)
+            count = least_loaded.add_task_to_least_loaded_member(task, True)
             if count == -1:  # pragma: no cover - every process has a member
                 raise TaskAssignorException(f"No member available to assign active task {task}.")
             _maybe_update_active_tasks_per_member(state, count)
             _maybe_update_total_tasks_per_member(state, count)
-            by_load.add(process)
+            by_load.add(least_loaded)
 
     # -- standby tasks (lines 254-374) ----------------------------------------------------------------------------
 

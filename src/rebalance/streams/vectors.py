@@ -82,7 +82,7 @@ def _subtopologies(scenario: Mapping[str, Any]) -> List[Subtopology]:
             raise InputError(f"{field}.id", f"subtopology id {sid} is listed twice")
         seen.add(sid)
         partitions = s.get("partitions")
-        if not _is_int(partitions) or partitions < 0:
+        if not isinstance(partitions, int) or not _is_int(partitions) or partitions < 0:
             raise InputError(f"{field}.partitions", f"must be a whole number >= 0 (a Java int), got {partitions!r}")
         stateful = s.get("stateful")
         if stateful is not None and not isinstance(stateful, bool):
@@ -258,9 +258,9 @@ def _check(check: object, output: Mapping[str, Any], where: str) -> List[str]:
         options = check.get("options")
         if not isinstance(options, list) or not options or not all(isinstance(o, list) for o in options):
             raise InputError(f"{where}.options", "must be a non-empty list of lists of checks")
-        failures = [sum((_check(c, output, f"{where}.options[{i}][{j}]") for j, c in enumerate(o)), [])
-                    for i, o in enumerate(options)]
-        return [] if any(not f for f in failures) else [f"no option holds: {'; '.join(f[0] for f in failures)}"]
+        per_option: List[List[str]] = [sum((_check(c, output, f"{where}.options[{i}][{j}]") for j, c in enumerate(o)), [])
+                                       for i, o in enumerate(options)]
+        return [] if any(not f for f in per_option) else [f"no option holds: {'; '.join(f[0] for f in per_option)}"]
     if kind == "members_with":
         of = _of(check, where, ("active", "standby"))
         holding = sum(1 for m in assignment if assignment[m][of])
@@ -278,7 +278,7 @@ def _check(check: object, output: Mapping[str, Any], where: str) -> List[str]:
             return [f"{member} has no assignment"]
         of = _of(check, where, ("active", "standby"))
         held = _held(assignment, member, of)
-        failures = []
+        failures: List[str] = []
         for relation in ("equals", "contains", "excludes", "contains_any"):
             if relation in check:
                 want = _task_set(check[relation], f"{where}.{relation}")
