@@ -1,6 +1,6 @@
 """Kafka Streams task assignment (issue 27): KIP-1071, the streams group protocol (``group.protocol=streams``).
 
-With KIP-1071 (early access in Kafka 4.1, generally available in 4.2) the group coordinator on the broker
+With KIP-1071 (first shipped, as early access, in Kafka 4.1) the group coordinator on the broker
 assigns a Streams application's *tasks* (one per subtopology and input partition) to its members (stream
 threads), grouped by process (application instance): active tasks, standby replicas of the stateful tasks
 (``num.standby.replicas``) and warm-up tasks.  This area ports, at Kafka 4.3.1:

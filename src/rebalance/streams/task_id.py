@@ -1,8 +1,8 @@
 """``org.apache.kafka.coordinator.group.streams.assignor.TaskId`` (Kafka 4.3.1, ``TaskId.java``): one task of a
 streams group, a subtopology and a partition number.
 
-Kafka's record compares by subtopology id (``String.compareTo``, UTF-16 code units) then partition (line 40-43)
-and prints as ``subtopologyId_partition`` (line 47), the form its exception and log messages use.
+Kafka's record compares by subtopology id (``String.compareTo``, UTF-16 code units) then partition (lines 35-39)
+and prints as ``subtopologyId_partition`` (lines 42-44), the form its exception and log messages use.
 """
 from __future__ import annotations
 
