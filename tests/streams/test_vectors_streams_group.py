@@ -82,6 +82,13 @@ def test_the_edge_lines_say_what_kafka_does():
     # a previous active task of a subtopology the topology no longer has is simply forgotten
     assert by_id["streams_group_sticky-no-subtopologies"]["assignment"] == {
         "m1": {"active": {}, "standby": {}, "warmup": {}}}
+    # findPrevMemberWithLeastLoad checks the first previous owner's process only: member1 (first owner of
+    # standby 2) now runs task 2, so the standby leaves member2, which had it too (a later trunk test expects it
+    # to stay)
+    quirk = by_id["streams_group_sticky-first-previous-standby-owner"]["assignment"]
+    assert quirk["member1"]["active"] == {"test-subtopology": [2]}
+    assert quirk["member2"]["standby"] == {"test-subtopology": [1]}
+    assert quirk["member4"]["standby"] == {"test-subtopology": [0, 2]}
 
 
 def _base():

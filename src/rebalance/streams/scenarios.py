@@ -403,6 +403,21 @@ def random_scenarios(n: int = 120, seed: int = 27) -> List[Dict[str, Any]]:
     out.append({**base, "id": "streams_group_sticky-no-subtopologies", "subtopologies": [],
                 "assignment_configs": {"num.standby.replicas": "1"},
                 "members": [{"id": "m1", "process": "p1", "active": {"0": [0]}}]})
+    # a task's previous standby owners are tried as findPrevMemberWithLeastLoad (lines 282-309 at 4.3.1) has it:
+    # the "does not hold the task" test looks at the first owner's process, so standby 2 leaves member2 although
+    # member2 had it and only member1 (now its active) cannot keep it.  The scenario of a later trunk test
+    # (StickyTaskAssignorTest.shouldAssignStandbyToPreviousStandbyThatDoesNotHoldTheActiveTask), which 4.3.1
+    # does not pass.
+    out.append({**base, "id": "streams_group_sticky-first-previous-standby-owner",
+                "source": "edge case (rebalance.streams.scenarios): the scenario of a post-4.3.1 trunk test that "
+                          "4.3.1 does not pass, StickyTaskAssignorTest.shouldAssignStandbyToPreviousStandbyThatDoesNotHoldTheActiveTask",
+                "subtopologies": [{"id": "test-subtopology", "partitions": 3, "stateful": True}],
+                "assignment_configs": {"num.standby.replicas": "1"}, "members_map": "linked",
+                "members": [{"id": "member1", "process": "process1", "standby": {"test-subtopology": [2]}},
+                            {"id": "member2", "process": "process2", "active": {"test-subtopology": [0]},
+                             "standby": {"test-subtopology": [2]}},
+                            {"id": "member3", "process": "process3", "active": {"test-subtopology": [1]}},
+                            {"id": "member4", "process": "process4"}]})
     return out
 
 
