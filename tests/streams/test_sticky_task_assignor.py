@@ -18,8 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rebalance.errors import TaskAssignorException
-from rebalance.streams import (AssignmentMemberSpec, GroupSpec, StickyTaskAssignor, Subtopology, TaskId, Topology,
+from rebalance.streams import (AssignmentMemberSpec, GroupSpec, StickyTaskAssignor, Subtopology, Topology,
                                task_assignor_for)
+from rebalance.streams.group_task_id import TaskId
 from rebalance.streams.java_priority_queue import JavaPriorityQueue
 
 SETTINGS = settings(max_examples=300, deadline=None, derandomize=True, database=None)

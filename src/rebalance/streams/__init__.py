@@ -9,9 +9,10 @@ threads), grouped by process (application instance): active tasks, standby repli
   active tasks sticky to their previous owners and balanced by process capacity, standby replicas never on a
   process that runs the task, with Java's tie-breaking reproduced exactly;
 * its inputs and outputs -- :class:`GroupSpec`, :class:`AssignmentMemberSpec`, :class:`TopologyDescriber`
-  (:class:`Topology` of :class:`Subtopology`), :class:`TaskId`, :class:`ProcessState`,
-  :class:`MemberAssignment`, :class:`GroupAssignment`; :class:`TaskAssignor` the interface and
-  :func:`task_assignor_for` its registry;
+  (:class:`Topology` of :class:`Subtopology`), :class:`ProcessState`, :class:`MemberAssignment`,
+  :class:`GroupAssignment`; :class:`TaskAssignor` the interface and :func:`task_assignor_for` its registry;
+  the coordinator's ``TaskId`` is :class:`rebalance.streams.group_task_id.TaskId` (not exported here: the
+  Streams client has a ``TaskId`` class of its own);
 * the ``streams_group`` conformance vectors (:mod:`rebalance.streams.vectors`) and their seeded scenario
   generator (:mod:`rebalance.streams.scenarios`).
 """
@@ -20,9 +21,8 @@ from .process_state import ProcessState
 from .spec import AssignmentMemberSpec, GroupSpec, Subtopology, Topology, TopologyDescriber
 from .sticky_task_assignor import StickyTaskAssignor
 from .task_assignor import TASK_ASSIGNORS, TaskAssignor, task_assignor_for
-from .task_id import TaskId
 
 __all__ = [
     "AssignmentMemberSpec", "GroupAssignment", "GroupSpec", "MemberAssignment", "ProcessState", "StickyTaskAssignor",
-    "Subtopology", "TASK_ASSIGNORS", "TaskAssignor", "TaskId", "Topology", "TopologyDescriber", "task_assignor_for",
+    "Subtopology", "TASK_ASSIGNORS", "TaskAssignor", "Topology", "TopologyDescriber", "task_assignor_for",
 ]

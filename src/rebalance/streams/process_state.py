@@ -21,7 +21,7 @@ from typing import Dict, List, Optional, Set
 from ..errors import TaskAssignorException
 from ..jcollections import HashJMap
 from .java_priority_queue import JavaPriorityQueue
-from .task_id import TaskId
+from .group_task_id import TaskId
 
 __all__ = ["ProcessState"]
 

@@ -25,7 +25,7 @@ from typing import Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional,
 
 from ..errors import InputError
 from ..java import hashmap_order
-from .task_id import TaskId
+from .group_task_id import TaskId
 
 __all__ = ["AssignmentMemberSpec", "GroupSpec", "MEMBER_MAPS", "NUM_STANDBY_REPLICAS_CONFIG", "Subtopology",
            "Topology", "TopologyDescriber"]

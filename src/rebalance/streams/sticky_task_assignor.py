@@ -48,7 +48,7 @@ from .assignment import GroupAssignment, MemberAssignment
 from .java_priority_queue import JavaPriorityQueue
 from .process_state import ProcessState
 from .spec import NUM_STANDBY_REPLICAS_CONFIG, GroupSpec, TopologyDescriber
-from .task_id import TaskId
+from .group_task_id import TaskId
 
 __all__ = ["StickyTaskAssignor", "java_parse_int"]
 

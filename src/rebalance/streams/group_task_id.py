@@ -1,5 +1,7 @@
 """``org.apache.kafka.coordinator.group.streams.assignor.TaskId`` (Kafka 4.3.1, ``TaskId.java``): one task of a
-streams group, a subtopology and a partition number.
+streams group, a subtopology id (a string) and a partition number, as the group coordinator's task assignors see
+it.  (The Streams client's ``org.apache.kafka.streams.processor.TaskId`` is another class, with an ``int``
+subtopology: hence this module's name.)
 
 Kafka's record compares by subtopology id (``String.compareTo``, UTF-16 code units) then partition (lines 35-39)
 and prints as ``subtopologyId_partition`` (lines 42-44), the form its exception and log messages use.
