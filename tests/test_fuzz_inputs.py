@@ -78,6 +78,12 @@ SCHEMA_FIELDS: Dict[str, Dict[str, Tuple[str, ...]]] = {
         "topics": ("name", "id", "partitions"),
         "expect": ("assignment", "error", "valid_and_balanced"),
     },
+    "streams_group": {
+        "": ("assignor", "subtopologies", "assignment_configs", "members_map", "members", "expect"),
+        "subtopologies": ("id", "partitions", "stateful"),
+        "assignment_configs": ("num.standby.replicas",),
+        "members": ("id", "process", "active", "standby", "warmup", "instance_id", "rack"),
+    },
 }
 
 Path = Tuple[object, ...]
@@ -336,6 +342,8 @@ HUGE = 2**31 - 1
     ({"kind": "connect", "connectors": {"c": HUGE}, "steps": [{"members": ["w1", "w2"]}]}, "connectors.c"),
     ({"kind": "group", "topics": [{"name": "t", "partitions": HUGE}], "members": [{"id": "a", "subscriptions": 7}]},
      "topics[0].partitions"),
+    ({"kind": "streams_group", "subtopologies": [{"id": "0", "partitions": 3}, {"id": "1", "partitions": HUGE}],
+      "members": "x"}, "subtopologies[1].partitions"),
 ])
 def test_a_huge_count_is_refused_at_the_default_limit(scenario, field):
     errors.MAX_INPUT_CELLS = 10_000_000  # the default, inside this module's lowered limit

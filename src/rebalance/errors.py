@@ -143,6 +143,14 @@ class PartitionAssignorException(KafkaError):
         super().__init__("PartitionAssignorException", message)
 
 
+class TaskAssignorException(KafkaError):
+    """``org.apache.kafka.coordinator.group.streams.assignor.TaskAssignorException`` (Kafka 4.3.1): raised by the
+    streams group's broker-side task assignors (:mod:`rebalance.streams`), e.g. an active task and no process."""
+
+    def __init__(self, message: str):
+        super().__init__("org.apache.kafka.coordinator.group.streams.assignor.TaskAssignorException", message)
+
+
 class LibrdkafkaCrash(RebalanceError):
     """Where librdkafka's C code would stop (:mod:`rebalance.live.librdkafka_model`): an ``rd_assert`` that
     fails (``line`` of ``src/rdkafka_sticky_assignor.c``, the process aborts) or a read through a pointer to

@@ -34,6 +34,7 @@ ADAPTERS: Dict[str, str] = {
     "java_random": "rebalance.replicas.vectors",
     "connect": "rebalance.connect.vectors",
     "group": "rebalance.kip848.vectors",
+    "streams_group": "rebalance.streams.vectors",
 }
 
 
@@ -187,6 +188,19 @@ def _group_size(s: dict) -> None:
                    f"{total:,} partitions (the largest, {field_name}, has {largest:,}) + {pairs:,} member-topic pairs")
 
 
+def _streams_group_size(s: dict) -> None:
+    """Tasks: each subtopology's partitions x (1 + standby replicas when stateful), times the members (the
+    assignor's heaps and quotas visit every member for every task at worst)."""
+    subtopologies = _objects(s.get("subtopologies"))
+    configs = s.get("assignment_configs")
+    replicas = configs.get("num.standby.replicas") if isinstance(configs, dict) else None
+    n = int(replicas) if isinstance(replicas, str) and replicas.isascii() and replicas.isdigit() and len(replicas) <= 10 else 0
+    n = n if n < 1 << 31 else 0  # not a Java int: the adapter names the config
+    counts = {f"subtopologies[{i}].partitions": _count(t.get("partitions")) * (1 + (n if t.get("stateful") is True else 0))
+              for i, t in enumerate(subtopologies)}
+    _check(counts, _length(s.get("members")), "tasks (partitions x (1 + standby replicas))", "members")
+
+
 #: kind -> size estimator (raises ``InputError`` naming the largest count when over the limit)
 SIZE_ESTIMATORS: Dict[str, Callable[[dict], None]] = {
     "consumer": _consumer_size,
@@ -194,6 +208,7 @@ SIZE_ESTIMATORS: Dict[str, Callable[[dict], None]] = {
     "striped": _replicas_size,
     "connect": _connect_size,
     "group": _group_size,
+    "streams_group": _streams_group_size,
 }
 
 
