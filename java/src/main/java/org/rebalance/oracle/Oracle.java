@@ -32,7 +32,8 @@ public final class Oracle {
         "striped", "org.rebalance.oracle.StripedKind",
         "adminutils", "org.rebalance.oracle.AdminUtilsKind",
         "connect", "org.rebalance.oracle.ConnectKind",
-        "group", "org.rebalance.oracle.GroupKind"));
+        "group", "org.rebalance.oracle.GroupKind",
+        "streams", "org.rebalance.oracle.StreamsKind"));
 
     private final Map<String, Kind> loaded = new TreeMap<>();
 
