@@ -72,12 +72,12 @@ public final class StreamsKind implements Kind {
                 throw new InputException(where, where + " must be an object, got " + c);
             }
             unknownKeys(c, CLIENT_KEYS, where + ".");
-            String pid = Json.reqString(c, "process_id");
+            String pid = under(where + ".", () -> Json.reqString(c, "process_id"));
             if (!UUID_TEXT.matcher(pid).matches()) {
                 throw new InputException(where + ".process_id", "process_id must be a UUID in canonical lower-case form, got " + pid);
             }
             ProcessId processId = new ProcessId(UUID.fromString(pid));
-            int capacity = Json.reqInt(c, "capacity");
+            int capacity = under(where + ".", () -> Json.reqInt(c, "capacity"));
             if (capacity < 1) {
                 throw new InputException(where + ".capacity", "capacity (the client's stream threads) must be at least 1, got " + capacity);
             }
@@ -176,6 +176,15 @@ public final class StreamsKind implements Kind {
             return Json.optInt(node, field, dflt);
         } catch (InputException e) {
             throw new InputException("configs." + field, e.getMessage());
+        }
+    }
+
+    /** A read whose {@link InputException} names its field below {@code prefix} ({@code clients[2].}). */
+    private static <T> T under(String prefix, java.util.function.Supplier<T> read) {
+        try {
+            return read.get();
+        } catch (InputException e) {
+            throw new InputException(prefix + e.field(), e.getMessage());
         }
     }
 
