@@ -34,6 +34,7 @@ ADAPTERS: Dict[str, str] = {
     "java_random": "rebalance.replicas.vectors",
     "connect": "rebalance.connect.vectors",
     "group": "rebalance.kip848.vectors",
+    "streams": "rebalance.streams.client_vectors",
 }
 
 
@@ -187,6 +188,17 @@ def _group_size(s: dict) -> None:
                    f"{total:,} partitions (the largest, {field_name}, has {largest:,}) + {pairs:,} member-topic pairs")
 
 
+def _streams_size(s: dict) -> None:
+    """Kafka Streams' client-side assignor: (all + stateful tasks) x clients + the lags listed."""
+    clients = _objects(s.get("clients"))
+    counts = {"tasks": _length(s.get("tasks")), "stateful_tasks": _length(s.get("stateful_tasks"))}
+    lags = sum(len(c["lags"]) if isinstance(c.get("lags"), dict) else 0 for c in clients)
+    total = sum(counts.values())
+    field_name, _ = _largest(counts)
+    members = max(1, len(clients))
+    check_size(field_name, total * members + lags, f"{total:,} tasks x {members:,} clients + {lags:,} lags")
+
+
 #: kind -> size estimator (raises ``InputError`` naming the largest count when over the limit)
 SIZE_ESTIMATORS: Dict[str, Callable[[dict], None]] = {
     "consumer": _consumer_size,
@@ -194,6 +206,7 @@ SIZE_ESTIMATORS: Dict[str, Callable[[dict], None]] = {
     "striped": _replicas_size,
     "connect": _connect_size,
     "group": _group_size,
+    "streams": _streams_size,
 }
 
 
