@@ -78,6 +78,12 @@ SCHEMA_FIELDS: Dict[str, Dict[str, Tuple[str, ...]]] = {
         "topics": ("name", "id", "partitions"),
         "expect": ("assignment", "error", "valid_and_balanced"),
     },
+    "streams": {
+        "": ("assignor", "configs", "tasks", "stateful_tasks", "clients"),
+        "configs": ("acceptable_recovery_lag", "max_warmup_replicas", "num_standby_replicas",
+                    "probing_rebalance_interval_ms", "rack_aware_assignment_tags"),
+        "clients": ("process_id", "capacity", "prev_active", "prev_standby", "lags", "tags"),
+    },
 }
 
 Path = Tuple[object, ...]
