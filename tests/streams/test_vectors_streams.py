@@ -186,3 +186,19 @@ def test_the_java_oracle_names_the_same_field(path, value, field):
     with _oracle_or_skip() as kafka:
         answer = kafka.answer(scenario)
     assert answer.fault is not None and answer.fault["field"] == field
+
+
+def test_the_queue_order_lines_need_javas_priority_queue_array():
+    """The 16 ``-queue-`` lines: Kafka's answer is ours with java.util.PriorityQueue's exact array, and a plain
+    priority list (JavaPriorityQueue.naive) answers each of them differently."""
+    from rebalance.streams.priority_queue import JavaPriorityQueue
+
+    lines = [line for line in streams_vectors("streams_high_availability.jsonl") if "-queue-" in line["id"]]
+    assert len(lines) == 16
+    for line in lines:
+        assert run(json.loads(json.dumps(line["input"]))) == line["output"]
+        JavaPriorityQueue.naive = True
+        try:
+            assert run(json.loads(json.dumps(line["input"]))) != line["output"], line["id"]
+        finally:
+            JavaPriorityQueue.naive = False

@@ -8,7 +8,8 @@
   ``Long.MAX_VALUE``) and previous owners that left; ``acceptable.recovery.lag`` from 0 to ``Long.MAX_VALUE``,
   ``max.warmup.replicas`` 1-3, ``num.standby.replicas`` 0-2, sometimes KIP-708 client tags; a few lines whose
   answer is Kafka's exception (a client without a lag for a stateful task, an invalid config, stateful tasks and
-  no client);
+  no client); and 16 groups of 5-6 clients with 2 standbys whose answer depends on ``java.util.PriorityQueue``'s
+  array (:func:`queue_order_scenarios`: a plain priority list would answer them differently);
 * ``streams_high_availability_unit.jsonl`` -- :data:`UNIT_SCENARIOS`: the scenarios of Kafka 4.3.1's
   ``HighAvailabilityTaskAssignorTest`` (rack-aware strategy ``none``; the random-input and the min-traffic tests
   left out), their facts only (clients, capacities, previous tasks, lags, configs) with, in ``expect``, what the
@@ -22,7 +23,10 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
-__all__ = ["random_scenarios", "unit_scenarios", "write", "UNIT_SCENARIOS", "SEED"]
+from ..errors import KafkaError
+
+__all__ = ["depends_on_queue_array", "queue_order_scenarios", "random_scenarios", "unit_scenarios", "write",
+           "UNIT_SCENARIOS", "SEED"]
 
 SEED = 441
 LONG_MAX = 2**63 - 1
@@ -45,7 +49,8 @@ def _random_uuid(rng: random.Random) -> str:
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
-def _one_random(rng: random.Random, index: int) -> Dict[str, Any]:
+def _one_random(rng: random.Random, index: int, clients_count: Optional[int] = None,
+                standbys: Optional[int] = None, prefix: str = "streams_high_availability") -> Dict[str, Any]:
     subtopologies = rng.randint(1, 3)
     tasks: List[str] = []
     stateful: List[str] = []
@@ -64,7 +69,11 @@ def _one_random(rng: random.Random, index: int) -> Dict[str, Any]:
         "num_standby_replicas": rng.choice([0, 0, 1, 1, 2]),
         "probing_rebalance_interval_ms": rng.choice([60_000, 600_000]),
     }
+    if standbys is not None:
+        configs["num_standby_replicas"] = standbys
     n_clients = rng.randint(1, 6)
+    if clients_count is not None:
+        n_clients = clients_count
     leaving = 1 if rng.random() < 0.3 else 0   # a previous owner that is gone
     joining = rng.randint(0, min(2, n_clients - 1)) if n_clients > 1 else 0  # new clients: no state
     ids = [_random_uuid(rng) if rng.random() < 0.7 else pid(rng.randint(1, 4095)) for _ in range(n_clients + leaving)]
@@ -116,7 +125,7 @@ def _one_random(rng: random.Random, index: int) -> Dict[str, Any]:
                 client["tags"]["host"] = f"h{rng.randint(1, 3)}"  # a tag that is not configured: ignored
         clients.append(client)
     rng.shuffle(clients)  # input order must not matter: Kafka sorts the clients (TreeMap)
-    scenario: Dict[str, Any] = {"id": f"streams_high_availability-{index:04d}", "kind": "streams",
+    scenario: Dict[str, Any] = {"id": f"{prefix}-{index:04d}", "kind": "streams",
                                 "configs": configs, "tasks": tasks, "stateful_tasks": stateful, "clients": clients}
     return scenario
 
@@ -148,11 +157,45 @@ def _error_scenarios(rng: random.Random, start: int) -> List[Dict[str, Any]]:
     return out
 
 
+def depends_on_queue_array(scenario: Dict[str, Any]) -> bool:
+    """Whether the port answers ``scenario`` differently when its priority queues poll as plain priority lists
+    (``JavaPriorityQueue.naive``): a group whose answer depends on ``java.util.PriorityQueue``'s array -- ties
+    between standby movements of one task, or a client queued before its load changed."""
+    from .client_vectors import run
+    from .priority_queue import JavaPriorityQueue
+
+    exact = run(json.loads(json.dumps(scenario)))
+    JavaPriorityQueue.naive = True
+    try:
+        naive = run(json.loads(json.dumps(scenario)))
+    finally:
+        JavaPriorityQueue.naive = False
+    return naive != exact
+
+
+def queue_order_scenarios(count: int = 16, seed: int = SEED + 1, attempts: int = 20_000) -> List[Dict[str, Any]]:
+    """``count`` groups of 5-6 clients with 2 standby replicas each whose answer depends on the queue's array
+    (:func:`depends_on_queue_array`), the first ones of a seeded stream of candidates."""
+    rng = random.Random(seed)
+    found: List[Dict[str, Any]] = []
+    for _ in range(attempts):
+        candidate = _one_random(rng, len(found), clients_count=rng.randint(5, 6), standbys=2,
+                                prefix="streams_high_availability-queue")
+        try:
+            if depends_on_queue_array(candidate):
+                found.append(candidate)
+        except KafkaError:  # a candidate Kafka answers with an exception: not one of these
+            continue
+        if len(found) == count:
+            break
+    return found
+
+
 def random_scenarios(count: int = 160, seed: int = SEED) -> List[Dict[str, Any]]:
-    """``count`` random scenarios and the error lines after them."""
+    """``count`` random scenarios, the error lines after them, then :func:`queue_order_scenarios`."""
     rng = random.Random(seed)
     scenarios = [_one_random(rng, i) for i in range(count)]
-    return scenarios + _error_scenarios(rng, count)
+    return scenarios + _error_scenarios(rng, count) + queue_order_scenarios()
 
 
 # ---------------------------------------------------------------------------------------------
