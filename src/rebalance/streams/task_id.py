@@ -5,7 +5,7 @@ Only what the client-side task assignor needs: the natural order of ``compareTo`
 partition, both by ``Integer.compare``; named topologies are not modelled, so the branch that compares topology
 names never runs), ``hashCode`` (line 130: ``Objects.hash(subtopology, partition, topologyName)`` with a null
 name), the ``HashMap`` order of ``ClientTagAwareStandbyTaskAssignor``'s pending standbys depends on it, and
-``toString`` (line 118: ``subtopology + "_" + partition``).
+``toString`` (line 75: ``subtopology + "_" + partition`` without a topology name).
 """
 from __future__ import annotations
 
