@@ -79,10 +79,10 @@ SCHEMA_FIELDS: Dict[str, Dict[str, Tuple[str, ...]]] = {
         "expect": ("assignment", "error", "valid_and_balanced"),
     },
     "streams": {
-        "": ("assignor", "configs", "tasks", "stateful_tasks", "clients"),
+        "": ("assignor", "configs", "tasks", "stateful_tasks", "end_offset_sums", "clients"),
         "configs": ("acceptable_recovery_lag", "max_warmup_replicas", "num_standby_replicas",
                     "probing_rebalance_interval_ms", "rack_aware_assignment_tags"),
-        "clients": ("process_id", "capacity", "prev_active", "prev_standby", "lags", "tags"),
+        "clients": ("process_id", "capacity", "prev_active", "prev_standby", "lags", "offset_sums", "tags"),
     },
 }
 

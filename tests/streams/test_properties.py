@@ -44,9 +44,10 @@ def groups(draw):
 
 
 def _assign(scenario):
-    clients, all_tasks, stateful, configs = parse(scenario)
-    result = HighAvailabilityTaskAssignor().assign_detailed(clients, all_tasks, stateful, configs)
-    return result, all_tasks | stateful, configs
+    parsed = parse(scenario)
+    result = HighAvailabilityTaskAssignor().assign_detailed(parsed.clients, parsed.all_tasks, parsed.stateful_tasks,
+                                                            parsed.configs)
+    return result, parsed.all_tasks | parsed.stateful_tasks, parsed.configs
 
 
 @SETTINGS

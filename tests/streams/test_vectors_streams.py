@@ -130,6 +130,9 @@ def _base():
     (("configs", "rack_aware_assignment_tags"), [1], "configs.rack_aware_assignment_tags[0]"),
     (("configs", "rack_awareness"), "none", "configs.rack_awareness"),
     (("source",), "x", "source"),
+    (("clients", 0, "offset_sums"), {"0_0": 5}, "clients[0].lags"),  # lags and offset sums: one or the other
+    (("clients", 1, "offset_sums"), {"0_0": "5"}, "clients[1].offset_sums.0_0"),
+    (("end_offset_sums",), {"0_0": [1]}, "end_offset_sums.0_0"),
 ])
 def test_bad_input_names_the_field(path, value, field):
     scenario = _base()
@@ -178,6 +181,8 @@ def test_kafka_answers_fresh_random_scenarios_as_we_do():
     (("clients", 0, "lags"), {"0_0": 1.5}, "clients[0].lags.0_0"),
     (("stateful_tasks",), ["0-1"], "stateful_tasks[0]"),
     (("configs", "max_warmup_replicas"), 2**31, "configs.max_warmup_replicas"),
+    (("clients", 0, "offset_sums"), {"0_0": 5}, "clients[0].lags"),
+    (("end_offset_sums",), {"0_0": [1]}, "end_offset_sums.0_0"),
 ])
 def test_the_java_oracle_names_the_same_field(path, value, field):
     scenario = _base()
@@ -204,3 +209,31 @@ def test_the_queue_order_lines_need_javas_priority_queue_array():
             assert run(json.loads(json.dumps(line["input"]))) != line["output"], line["id"]
         finally:
             JavaPriorityQueue.naive = False
+
+
+def test_offset_sums_need_end_offset_sums_and_give_kafkas_lags():
+    scenario = _base()
+    del scenario["clients"][0]["lags"]
+    scenario["clients"][0]["offset_sums"] = {"0_0": -2, "0_1": 600}
+    with pytest.raises(InputError) as info:
+        run(scenario)
+    assert info.value.field == "end_offset_sums"
+    scenario["end_offset_sums"] = {"0_0": 1000, "0_1": 500}
+    client = next(c for c in run(scenario)["clients"] if c["process_id"] == _pid(1))
+    # ClientState.computeTaskLags: LATEST_OFFSET stays; an offset sum past the end gives the end offset sum
+    assert client["lags"] == {"0_0": -2, "0_1": 500}
+    assert client["prev_active"] == ["0_0"] and client["prev_standby"] == ["0_1"]
+
+
+def test_the_offset_sum_lines_cover_what_computeTaskLags_distinguishes():
+    lines = [line for line in streams_vectors("streams_high_availability.jsonl") if "-offsets-" in line["id"]]
+    assert len(lines) == 24
+    kinds = set()
+    for line in lines:
+        ends = line["input"]["end_offset_sums"]
+        for client in line["input"]["clients"]:
+            for task, offset in client["offset_sums"].items():
+                kinds.add("running" if offset == -2 else "unknown" if offset == -3
+                          else "corrupted" if offset > ends[task] else "behind")
+        assert all("lags" in c for c in line["output"]["clients"])
+    assert kinds == {"running", "unknown", "corrupted", "behind"}

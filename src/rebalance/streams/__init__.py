@@ -15,9 +15,11 @@ client tags (KIP-708) when ``rack.aware.assignment.tags`` is set.  Exact to Kafk
   :class:`DefaultStandbyTaskAssignor`, :class:`ClientTagAwareStandbyTaskAssignor`,
   :func:`create_standby_task_assignor` (``StandbyTaskAssignorFactory``).
 
-Not ported: KIP-925 rack-aware task assignment (``RackAwareTaskAssignor``; strategy ``none`` only), the other
-legacy assignors (``LegacyStickyTaskAssignor``, ``FallbackPriorTaskAssignor``), named topologies, and the
-computation of lags from offset sums (``ClientState.computeTaskLags``): inputs give the lags.
+A client's lags are given, or computed from the offset sums its subscription reports
+(:meth:`ClientState.from_offset_sums`: ``computeTaskLags``).  Not ported: KIP-925 rack-aware task assignment
+(``RackAwareTaskAssignor``; strategy ``none`` only), the other legacy assignors (``LegacyStickyTaskAssignor``,
+``FallbackPriorTaskAssignor``), named topologies, and previous tasks from owned partitions
+(``ClientState.initializePrevTasks`` with a partition -> task map).
 """
 from .assignment_configs import AssignmentConfigs
 from .client_state import LATEST_OFFSET, UNKNOWN_OFFSET_SUM, ClientState

@@ -9,7 +9,8 @@
   ``max.warmup.replicas`` 1-3, ``num.standby.replicas`` 0-2, sometimes KIP-708 client tags; a few lines whose
   answer is Kafka's exception (a client without a lag for a stateful task, an invalid config, stateful tasks and
   no client); and 16 groups of 5-6 clients with 2 standbys whose answer depends on ``java.util.PriorityQueue``'s
-  array (:func:`queue_order_scenarios`: a plain priority list would answer them differently);
+  array (:func:`queue_order_scenarios`: a plain priority list would answer them differently); and 24 groups whose
+  clients report task offset sums instead of lags (:func:`offset_sum_scenarios`);
 * ``streams_high_availability_unit.jsonl`` -- :data:`UNIT_SCENARIOS`: the scenarios of Kafka 4.3.1's
   ``HighAvailabilityTaskAssignorTest`` (rack-aware strategy ``none``; the random-input and the min-traffic tests
   left out), their facts only (clients, capacities, previous tasks, lags, configs) with, in ``expect``, what the
@@ -25,7 +26,8 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from ..errors import KafkaError
 
-__all__ = ["depends_on_queue_array", "queue_order_scenarios", "random_scenarios", "unit_scenarios", "write",
+__all__ = ["depends_on_queue_array", "offset_sum_scenarios", "queue_order_scenarios", "random_scenarios",
+           "unit_scenarios", "write",
            "UNIT_SCENARIOS", "SEED"]
 
 SEED = 441
@@ -191,11 +193,45 @@ def queue_order_scenarios(count: int = 16, seed: int = SEED + 1, attempts: int =
     return found
 
 
+def offset_sum_scenarios(count: int = 24, seed: int = SEED + 2) -> List[Dict[str, Any]]:
+    """``count`` groups whose clients report task offset sums, as a member's subscription does, instead of lags:
+    ``end_offset_sums`` per stateful task (the changelogs' end offsets summed) and, per client, the offset sums of
+    the tasks it has state for -- ``Task.LATEST_OFFSET`` (-2) for a task it runs, an offset behind the end for a
+    standby's state, now and then one past the end (a corrupted store) or ``UNKNOWN_OFFSET_SUM`` (-3); no entry for
+    a task without state.  Kafka derives the lags and the previous tasks (``ClientState.computeTaskLags``)."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(count):
+        scenario = _one_random(rng, i, prefix="streams_high_availability-offsets")
+        ends = {t: rng.randint(0, 50_000) for t in scenario["stateful_tasks"]}
+        scenario["end_offset_sums"] = ends
+        for client in scenario["clients"]:
+            lags = client.pop("lags", {})
+            client.pop("prev_active", None)
+            client.pop("prev_standby", None)
+            sums = {}
+            for task, lag in lags.items():
+                if lag in (LATEST_OFFSET, UNKNOWN_OFFSET_SUM):
+                    sums[task] = lag
+                elif lag == LONG_MAX or lag > ends[task]:
+                    if rng.random() < 0.1:
+                        sums[task] = ends[task] + rng.randint(1, 1000)  # past the end: corrupted
+                else:
+                    sums[task] = ends[task] - lag
+            client["offset_sums"] = sums
+        # the id after the group's other fields, the end offset sums before the clients (readability)
+        scenario = {k: scenario[k] for k in ("id", "kind", "configs", "tasks", "stateful_tasks", "end_offset_sums",
+                                             "clients")}
+        out.append(scenario)
+    return out
+
+
 def random_scenarios(count: int = 160, seed: int = SEED) -> List[Dict[str, Any]]:
-    """``count`` random scenarios, the error lines after them, then :func:`queue_order_scenarios`."""
+    """``count`` random scenarios, the error lines after them, then :func:`queue_order_scenarios` and
+    :func:`offset_sum_scenarios`."""
     rng = random.Random(seed)
     scenarios = [_one_random(rng, i) for i in range(count)]
-    return scenarios + _error_scenarios(rng, count) + queue_order_scenarios()
+    return scenarios + _error_scenarios(rng, count) + queue_order_scenarios() + offset_sum_scenarios()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -34,6 +34,12 @@ LATEST_OFFSET = -2
 UNKNOWN_OFFSET_SUM = -3
 
 ILLEGAL_ARGUMENT = "java.lang.IllegalArgumentException"
+
+
+def _long(value: int) -> int:
+    """Java ``long`` arithmetic wraps (an end offset sum minus a negative offset sum may overflow)."""
+    value &= 0xFFFFFFFFFFFFFFFF
+    return value - (1 << 64) if value & (1 << 63) else value
 ILLEGAL_STATE = "java.lang.IllegalStateException"
 
 
@@ -54,6 +60,32 @@ class ClientState:
         self.process_id = process_id
         self._active: Set[TaskId] = set()
         self._standby: Set[TaskId] = set()
+
+    @classmethod
+    def from_offset_sums(cls, process_id: ProcessId, capacity: int, client_tags: Mapping[str, str],
+                         task_offset_sums: Mapping[TaskId, int], all_task_end_offset_sums: Mapping[TaskId, int]
+                         ) -> "ClientState":
+        """A client as ``StreamsPartitionAssignor`` builds it from a member's subscription: ``ClientState(processId,
+        clientTags)`` with ``capacity`` threads, ``addPreviousTasksAndOffsetSums`` (lines 351-354),
+        ``initializePrevTasks`` without owned partitions (``initializeRemainingPrevTasksFromTaskOffsetSums``, lines
+        543-560: offset sum ``Task.LATEST_OFFSET`` = previously active, any other = previously standby) and
+        ``computeTaskLags`` (lines 382-407): for each task of the end offset sums, lag = end - offset sum (offset
+        sum 0 when the client has none), ``LATEST_OFFSET`` and ``UNKNOWN_OFFSET_SUM`` kept as they are, and the end
+        offset sum itself when the client's offset sum is past it (a corrupted task: restore from scratch)."""
+        active = [t for t, offset in task_offset_sums.items() if offset == LATEST_OFFSET]
+        standby = [t for t, offset in task_offset_sums.items() if offset != LATEST_OFFSET]
+        lags: Dict[TaskId, int] = {}
+        for task, end_offset_sum in sorted(all_task_end_offset_sums.items()):
+            offset_sum = task_offset_sums.get(task, 0)
+            if offset_sum == LATEST_OFFSET:
+                lags[task] = LATEST_OFFSET
+            elif offset_sum == UNKNOWN_OFFSET_SUM:
+                lags[task] = UNKNOWN_OFFSET_SUM
+            elif end_offset_sum < offset_sum:
+                lags[task] = end_offset_sum
+            else:
+                lags[task] = _long(end_offset_sum - offset_sum)
+        return cls(active, standby, lags, client_tags, capacity, process_id)
 
     # -- the assignment ---------------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ the tasks, the stateful tasks and the configs in; each client's active and stand
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Set, Tuple
+from typing import AbstractSet, Any, Dict, FrozenSet, List, Mapping, NamedTuple, Optional, Set, Tuple
 
 from ..errors import InputError
 from .assignment_configs import AssignmentConfigs
@@ -18,14 +18,14 @@ from .legacy_task_assignor import assignor_for
 from .process_id import ProcessId
 from .task_id import TaskId
 
-__all__ = ["run", "parse", "assignment_json", "STREAMS_FILES"]
+__all__ = ["run", "parse", "Parsed", "assignment_json", "STREAMS_FILES"]
 
 STREAMS_FILES = ("streams_high_availability.jsonl", "streams_high_availability_unit.jsonl")
 
-TOP_KEYS = ("id", "kind", "assignor", "configs", "tasks", "stateful_tasks", "clients")
+TOP_KEYS = ("id", "kind", "assignor", "configs", "tasks", "stateful_tasks", "end_offset_sums", "clients")
 CONFIG_KEYS = ("acceptable_recovery_lag", "max_warmup_replicas", "num_standby_replicas",
                "probing_rebalance_interval_ms", "rack_aware_assignment_tags")
-CLIENT_KEYS = ("process_id", "capacity", "prev_active", "prev_standby", "lags", "tags")
+CLIENT_KEYS = ("process_id", "capacity", "prev_active", "prev_standby", "lags", "offset_sums", "tags")
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 
@@ -100,7 +100,32 @@ def _configs(node: object) -> AssignmentConfigs:
     return AssignmentConfigs(lag, warmups, standbys, probing, tags)
 
 
-def parse(scenario: Mapping[str, Any]) -> Tuple[Dict[ProcessId, ClientState], Set[TaskId], Set[TaskId], AssignmentConfigs]:
+def _task_longs(node: object, where: str) -> Optional[Dict[TaskId, int]]:
+    """``{"<task>": long}`` (lags, offset sums, end offset sums), or None when absent."""
+    if node is None:
+        return None
+    if not isinstance(node, dict):
+        raise InputError(where, f"{where} must be an object task -> 64-bit integer, got {node!r}")
+    out: Dict[TaskId, int] = {}
+    for key, value in node.items():
+        field = f"{where}.{key}"
+        task = TaskId.parse(key, field)
+        out[task] = _integer(value, field, LONG_MIN, LONG_MAX, "64-bit")
+    return out
+
+
+class Parsed(NamedTuple):
+    """One input as ``StreamsKind`` builds it."""
+
+    clients: Dict[ProcessId, ClientState]
+    all_tasks: Set[TaskId]
+    stateful_tasks: Set[TaskId]
+    configs: AssignmentConfigs
+    #: the clients built from offset sums (their derived lags and previous tasks are part of the output)
+    from_offset_sums: FrozenSet[ProcessId]
+
+
+def parse(scenario: Mapping[str, Any]) -> Parsed:
     """The clients, all tasks, stateful tasks and the configs of one input, as ``StreamsKind`` builds them.
     Raises ``InputError`` (the field named) or, for invalid configs, Kafka's ``ConfigException``."""
     _unknown_keys(scenario, TOP_KEYS, "")
@@ -110,7 +135,9 @@ def parse(scenario: Mapping[str, Any]) -> Tuple[Dict[ProcessId, ClientState], Se
             raise InputError("assignor", f"assignor must be high_availability, got {name}")
     all_tasks = _task_set(scenario, "tasks", "tasks")
     stateful = _task_set(scenario, "stateful_tasks", "stateful_tasks")
+    end_offset_sums = _task_longs(scenario.get("end_offset_sums"), "end_offset_sums")
     clients: Dict[ProcessId, ClientState] = {}
+    from_offset_sums: Set[ProcessId] = set()
     for i, c in enumerate(_list(scenario, "clients", "clients")):
         where = f"clients[{i}]"
         if not isinstance(c, dict):
@@ -127,15 +154,8 @@ def parse(scenario: Mapping[str, Any]) -> Tuple[Dict[ProcessId, ClientState], Se
                              f"capacity (the client's stream threads) must be at least 1, got {capacity}")
         prev_active = _task_set(c, "prev_active", f"{where}.prev_active")
         prev_standby = _task_set(c, "prev_standby", f"{where}.prev_standby")
-        lags: Dict[TaskId, int] = {}
-        lag_node = c.get("lags")
-        if lag_node is not None:
-            if not isinstance(lag_node, dict):
-                raise InputError(f"{where}.lags", f"lags must be an object task -> lag, got {lag_node!r}")
-            for key, value in lag_node.items():
-                field = f"{where}.lags.{key}"
-                task = TaskId.parse(key, field)
-                lags[task] = _integer(value, field, LONG_MIN, LONG_MAX, "64-bit")
+        lags = _task_longs(c.get("lags"), f"{where}.lags")
+        offset_sums = _task_longs(c.get("offset_sums"), f"{where}.offset_sums")
         tags: Dict[str, str] = {}
         tag_node = c.get("tags")
         if tag_node is not None:
@@ -145,27 +165,48 @@ def parse(scenario: Mapping[str, Any]) -> Tuple[Dict[ProcessId, ClientState], Se
                 if not isinstance(value, str):
                     raise InputError(f"{where}.tags.{key}", f"a tag value must be a string, got {value!r}")
                 tags[key] = value
+        if offset_sums is not None:
+            for derived in ("lags", "prev_active", "prev_standby"):
+                if _present(c, derived):
+                    raise InputError(f"{where}.{derived}", f"a client with offset_sums gets its {derived} from them "
+                                                           "(ClientState.computeTaskLags / initializePrevTasks): "
+                                                           "give one or the other")
+            if end_offset_sums is None:
+                raise InputError("end_offset_sums", "missing field end_offset_sums: clients with offset_sums need "
+                                                    "the tasks' end offset sums")
         if pid in clients:
             raise InputError(f"{where}.process_id", f"duplicate process_id {pid}")
-        clients[pid] = ClientState(prev_active, prev_standby, lags, tags, capacity, pid)
-    return clients, all_tasks, stateful, _configs(scenario.get("configs"))
+        if offset_sums is None:
+            clients[pid] = ClientState(prev_active, prev_standby, lags or {}, tags, capacity, pid)
+        else:
+            assert end_offset_sums is not None
+            clients[pid] = ClientState.from_offset_sums(pid, capacity, tags, offset_sums, end_offset_sums)
+            from_offset_sums.add(pid)
+    return Parsed(clients, all_tasks, stateful, _configs(scenario.get("configs")), frozenset(from_offset_sums))
 
 
-def assignment_json(result: AssignmentResult) -> Dict[str, Any]:
-    """The output schema: clients in ``ProcessId`` order with their sorted active and standby tasks."""
-    return {
-        "clients": [{"process_id": str(pid), "active": [str(t) for t in state.active_tasks()],
-                     "standby": [str(t) for t in state.standby_tasks()]}
-                    for pid, state in sorted(result.clients.items())],
-        "probing_rebalance_needed": result.probing_rebalance_needed,
-    }
+def assignment_json(result: AssignmentResult, from_offset_sums: AbstractSet[ProcessId] = frozenset()
+                    ) -> Dict[str, Any]:
+    """The output schema: clients in ``ProcessId`` order with their sorted active and standby tasks (and, for a
+    client built from offset sums, the previous tasks and lags Kafka derived)."""
+    clients = []
+    for pid, state in sorted(result.clients.items()):
+        client: Dict[str, Any] = {"process_id": str(pid), "active": [str(t) for t in state.active_tasks()],
+                                  "standby": [str(t) for t in state.standby_tasks()]}
+        if pid in from_offset_sums:
+            client["prev_active"] = [str(t) for t in state.previous_active_tasks]
+            client["prev_standby"] = [str(t) for t in state.previous_standby_tasks]
+            client["lags"] = {str(t): lag for t, lag in sorted(state.task_lag_totals.items())}
+        clients.append(client)
+    return {"clients": clients, "probing_rebalance_needed": result.probing_rebalance_needed}
 
 
 def run(scenario: Dict[str, Any]) -> Dict[str, Any]:
     """One ``streams`` input -> its output (Kafka's exceptions propagate as ``KafkaError``)."""
     if not isinstance(scenario, dict):
         raise InputError("input", "must be a JSON object")
-    clients, all_tasks, stateful, configs = parse(scenario)
+    parsed = parse(scenario)
     assignor = assignor_for(scenario.get("assignor") or HighAvailabilityTaskAssignor.NAME)
     assert isinstance(assignor, HighAvailabilityTaskAssignor)
-    return assignment_json(assignor.assign_detailed(clients, all_tasks, stateful, configs))
+    result = assignor.assign_detailed(parsed.clients, parsed.all_tasks, parsed.stateful_tasks, parsed.configs)
+    return assignment_json(result, parsed.from_offset_sums)

@@ -33,8 +33,11 @@ import java.util.regex.Pattern;
  *
  * <p>Each client is a {@link ClientState} built with Kafka's own constructor for given previous tasks and task lags
  * ({@code ClientState(previousActiveTasks, previousStandbyTasks, taskLagTotals, clientTags, capacity, processId)},
- * the one Kafka's {@code HighAvailabilityTaskAssignorTest} uses), keyed by a {@link ProcessId} over a
- * {@link UUID}; the configs are Kafka's public {@link AssignmentConfigs} (whose constructor validates them against
+ * the one Kafka's {@code HighAvailabilityTaskAssignorTest} uses), or, for a client given by {@code offset_sums}, as
+ * {@code StreamsPartitionAssignor} builds it from a subscription ({@code ClientState(processId, clientTags)},
+ * {@code incrementCapacity()} per thread, {@code addPreviousTasksAndOffsetSums}, {@code initializePrevTasks} without
+ * owned partitions, {@code computeTaskLags} against the scenario's {@code end_offset_sums}; the output then also
+ * lists the previous tasks and lags Kafka derived); keyed by a {@link ProcessId} over a {@link UUID}; the configs are Kafka's public {@link AssignmentConfigs} (whose constructor validates them against
  * {@code StreamsConfig}'s validators: an invalid value is Kafka's {@code ConfigException}, the line's
  * {@code error}). KIP-925 rack-aware task assignment is out: the {@link RackAwareTaskAssignor} passed is Kafka's own,
  * with strategy {@code none} and no rack information, so {@code canEnableRackAwareAssignor()} is false (as in the
@@ -49,10 +52,12 @@ import java.util.regex.Pattern;
 public final class StreamsKind implements Kind {
     private static final Pattern TASK_ID = Pattern.compile("(0|[1-9][0-9]{0,9})_(0|[1-9][0-9]{0,9})");
     private static final Pattern UUID_TEXT = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
-    private static final Set<String> TOP_KEYS = Set.of("id", "kind", "assignor", "configs", "tasks", "stateful_tasks", "clients");
+    private static final Set<String> TOP_KEYS = Set.of("id", "kind", "assignor", "configs", "tasks", "stateful_tasks",
+        "end_offset_sums", "clients");
     private static final Set<String> CONFIG_KEYS = Set.of("acceptable_recovery_lag", "max_warmup_replicas",
         "num_standby_replicas", "probing_rebalance_interval_ms", "rack_aware_assignment_tags");
-    private static final Set<String> CLIENT_KEYS = Set.of("process_id", "capacity", "prev_active", "prev_standby", "lags", "tags");
+    private static final Set<String> CLIENT_KEYS = Set.of("process_id", "capacity", "prev_active", "prev_standby", "lags",
+        "offset_sums", "tags");
 
     @Override
     public JsonNode run(JsonNode input) {
@@ -63,7 +68,9 @@ public final class StreamsKind implements Kind {
         }
         Set<TaskId> allTaskIds = taskSet(Json.optArray(input, "tasks"), "tasks");
         Set<TaskId> statefulTaskIds = taskSet(Json.optArray(input, "stateful_tasks"), "stateful_tasks");
+        Map<TaskId, Long> endOffsetSums = taskLongs(Json.opt(input, "end_offset_sums"), "end_offset_sums");
         Map<ProcessId, ClientState> clients = new HashMap<>();
+        Set<ProcessId> fromOffsetSums = new HashSet<>();
         ArrayNode clientNodes = Json.optArray(input, "clients");
         for (int i = 0; i < clientNodes.size(); i++) {
             String where = "clients[" + i + "]";
@@ -83,23 +90,8 @@ public final class StreamsKind implements Kind {
             }
             Set<TaskId> prevActive = taskSet(Json.optArray(c, "prev_active"), where + ".prev_active");
             Set<TaskId> prevStandby = taskSet(Json.optArray(c, "prev_standby"), where + ".prev_standby");
-            Map<TaskId, Long> lags = new TreeMap<>();
-            JsonNode lagNode = Json.opt(c, "lags");
-            if (lagNode != null) {
-                if (!lagNode.isObject()) {
-                    throw new InputException(where + ".lags", "lags must be an object task -> lag, got " + lagNode);
-                }
-                for (Iterator<Map.Entry<String, JsonNode>> it = lagNode.fields(); it.hasNext(); ) {
-                    Map.Entry<String, JsonNode> e = it.next();
-                    String field = where + ".lags." + e.getKey();
-                    TaskId task = taskId(e.getKey(), field);
-                    JsonNode v = e.getValue();
-                    if (!v.isIntegralNumber() || !v.canConvertToLong()) {
-                        throw new InputException(field, field + " must be a 64-bit integer, got " + v);
-                    }
-                    lags.put(task, v.longValue());
-                }
-            }
+            Map<TaskId, Long> lags = taskLongs(Json.opt(c, "lags"), where + ".lags");
+            Map<TaskId, Long> offsetSums = taskLongs(Json.opt(c, "offset_sums"), where + ".offset_sums");
             Map<String, String> tags = new TreeMap<>();
             JsonNode tagNode = Json.opt(c, "tags");
             if (tagNode != null) {
@@ -114,10 +106,35 @@ public final class StreamsKind implements Kind {
                     tags.put(e.getKey(), e.getValue().textValue());
                 }
             }
+            if (offsetSums != null) {
+                for (String derived : List.of("lags", "prev_active", "prev_standby")) {
+                    if (Json.opt(c, derived) != null) {
+                        throw new InputException(where + "." + derived, "a client with offset_sums gets its " + derived
+                            + " from them (ClientState.computeTaskLags / initializePrevTasks): give one or the other");
+                    }
+                }
+                if (endOffsetSums == null) {
+                    throw new InputException("end_offset_sums", "missing field end_offset_sums: clients with offset_sums need the tasks' end offset sums");
+                }
+            }
             if (clients.containsKey(processId)) {
                 throw new InputException(where + ".process_id", "duplicate process_id " + pid);
             }
-            clients.put(processId, new ClientState(prevActive, prevStandby, lags, tags, capacity, processId));
+            if (offsetSums == null) {
+                clients.put(processId, new ClientState(prevActive, prevStandby, lags == null ? new TreeMap<>() : lags, tags, capacity, processId));
+            } else {
+                // what StreamsPartitionAssignor does with a member's subscription: a client of `capacity` threads
+                // (one consumer), its task offset sums, previous tasks from them, lags against the end offset sums
+                ClientState state = new ClientState(processId, tags);
+                for (int t = 0; t < capacity; t++) {
+                    state.incrementCapacity();
+                }
+                state.addPreviousTasksAndOffsetSums("consumer-1", offsetSums);
+                state.initializePrevTasks(new HashMap<>(), false);
+                state.computeTaskLags(processId, endOffsetSums);
+                clients.put(processId, state);
+                fromOffsetSums.add(processId);
+            }
         }
         AssignmentConfigs configs = configs(Json.opt(input, "configs"));
         RackAwareTaskAssignor rackAwareTaskAssignor = new RackAwareTaskAssignor(
@@ -132,11 +149,40 @@ public final class StreamsKind implements Kind {
             c.put("process_id", e.getKey().id().toString());
             c.set("active", tasks(e.getValue().activeTasks()));
             c.set("standby", tasks(e.getValue().standbyTasks()));
+            if (fromOffsetSums.contains(e.getKey())) {  // what Kafka derived from the offset sums
+                c.set("prev_active", tasks(e.getValue().previousActiveTasks()));
+                c.set("prev_standby", tasks(e.getValue().previousStandbyTasks()));
+                ObjectNode lagsOut = Json.object();
+                e.getValue().taskLagTotals().forEach((task, lag) -> lagsOut.put(task.subtopology() + "_" + task.partition(), lag));
+                c.set("lags", lagsOut);
+            }
             outClients.add(c);
         }
         ObjectNode out = Json.object();
         out.set("clients", outClients);
         out.put("probing_rebalance_needed", probing);
+        return out;
+    }
+
+    /** {@code {"<task>": long}} in a {@code TreeMap} (TaskId order), or null when absent. */
+    private static Map<TaskId, Long> taskLongs(JsonNode node, String where) {
+        if (node == null) {
+            return null;
+        }
+        if (!node.isObject()) {
+            throw new InputException(where, where + " must be an object task -> 64-bit integer, got " + node);
+        }
+        Map<TaskId, Long> out = new TreeMap<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            String field = where + "." + e.getKey();
+            TaskId task = taskId(e.getKey(), field);
+            JsonNode v = e.getValue();
+            if (!v.isIntegralNumber() || !v.canConvertToLong()) {
+                throw new InputException(field, field + " must be a 64-bit integer, got " + v);
+            }
+            out.put(task, v.longValue());
+        }
         return out;
     }
 
