@@ -20,7 +20,7 @@ the task is running on it).
 """
 from __future__ import annotations
 
-from typing import AbstractSet, Dict, Iterable, List, Mapping, Set
+from typing import Dict, Iterable, List, Mapping, Set
 
 from ..errors import KafkaError
 from .process_id import ProcessId
@@ -96,10 +96,6 @@ class ClientState:
     def standby_tasks(self) -> List[TaskId]:
         """``standbyTasks()``: the assigned standby tasks (warm-ups included) in ``TreeSet`` order."""
         return sorted(self._standby)
-
-    def active_task_set(self) -> AbstractSet[TaskId]:
-        """The assigned active tasks, for membership tests."""
-        return self._active
 
     def active_task_count(self) -> int:
         """``activeTaskCount()``."""

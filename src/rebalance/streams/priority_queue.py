@@ -1,20 +1,19 @@
 """``java.util.PriorityQueue`` with a comparator, element for element (JDK 17, the oracle's runtime).
 
-Kafka Streams' assignor keeps clients in a ``PriorityQueue`` ordered by their *current* task load
-(``ConstrainedPrioritySet``) and changes the loads of clients while they sit in the queue, so the heap need not be
-a heap any more: which client ``poll`` returns then depends on the exact array the JDK keeps.  This class keeps the
-same array and moves elements exactly as ``offer`` (``siftUpUsingComparator``), ``poll``
+Kafka Streams' assignor polls clients and task movements from ``PriorityQueue``\\ s whose comparators read live
+state: a client's *current* task load (``ConstrainedPrioritySet``, which removes and re-offers a client when its
+load changes), and a movement's task and count of caught-up clients (``TaskMovement``, where two standby movements
+of one task compare equal).  Which element ``poll`` returns can then depend on the exact array the JDK keeps, not
+only on the comparator.  This class keeps the same array and moves elements exactly as ``offer`` (``siftUpUsingComparator``), ``poll``
 (``siftDownUsingComparator`` from the root with the last element) and ``remove(Object)`` (``indexOf`` by
 ``equals`` from index 0, then ``removeAt``: sift the last element down at the hole and, if it did not move, up)
 do, calling the comparator at the same moments.
 
-Two kinds of poll have an answer that depends on the array, not only on the comparator: a poll of an array that
-is no longer ordered (an element queued before its key changed), and a poll whose least element ties with another
-one (``TaskMovement``'s queue orders two standby movements of one task alike).  ``JavaPriorityQueue.count_ambiguous
-= True`` makes every queue count those polls in the class attribute ``ambiguous_polls``; the scenario generator
-uses it to pick groups where only the exact array gives Java's answer.  ``JavaPriorityQueue.naive = True`` makes
-every queue poll as a plain priority list would (the least element by the comparator now, the earliest in the
-array among equals): the scenario generator compares the two to keep the groups whose answer depends on the array.
+A poll depends on the array when its least element ties with another one, or when an element's key changed while
+it was queued (the array is then no longer a heap).  ``JavaPriorityQueue.naive = True``
+makes every queue poll as a plain priority list would (the least element by the comparator now, the earliest in
+the array among equals): the scenario generator compares the two to keep the groups whose answer depends on the
+array, and the tests check that Kafka's answers to those groups are the exact array's.
 """
 from __future__ import annotations
 
@@ -30,9 +29,6 @@ class JavaPriorityQueue(Generic[T]):
 
     __slots__ = ("_compare", "_queue")
 
-    #: when True, :attr:`ambiguous_polls` counts the polls whose answer depends on the array (any queue)
-    count_ambiguous = False
-    ambiguous_polls = 0
     #: when True, every queue polls as a plain priority list (for comparison only: this is not Java's answer)
     naive = False
 
@@ -56,8 +52,6 @@ class JavaPriorityQueue(Generic[T]):
         es = self._queue
         if not es:
             return None
-        if JavaPriorityQueue.count_ambiguous and self.is_ambiguous():
-            JavaPriorityQueue.ambiguous_polls += 1
         if JavaPriorityQueue.naive:
             least = 0
             for i in range(1, len(es)):
@@ -69,16 +63,6 @@ class JavaPriorityQueue(Generic[T]):
         if es:
             self._sift_down(0, last)
         return result
-
-    def is_heap(self) -> bool:
-        """Whether every element is ordered after its parent by the comparator, as it stands now."""
-        es, cmp = self._queue, self._compare
-        return all(cmp(es[(i - 1) >> 1], es[i]) <= 0 for i in range(1, len(es)))
-
-    def is_ambiguous(self) -> bool:
-        """Whether a poll now depends on the array: it is not a heap, or another element ties with the root."""
-        es, cmp = self._queue, self._compare
-        return not self.is_heap() or any(cmp(es[0], e) == 0 for e in es[1:])
 
     def remove(self, item: T) -> bool:
         """``remove(Object)``: the first element ``equals`` to ``item`` in array order."""
