@@ -35,6 +35,7 @@ ADAPTERS: Dict[str, str] = {
     "connect": "rebalance.connect.vectors",
     "group": "rebalance.kip848.vectors",
     "streams_group": "rebalance.streams.vectors",
+    "streams": "rebalance.streams.client_vectors",
 }
 
 
@@ -201,6 +202,17 @@ def _streams_group_size(s: dict) -> None:
     _check(counts, _length(s.get("members")), "tasks (partitions x (1 + standby replicas))", "members")
 
 
+def _streams_size(s: dict) -> None:
+    """Kafka Streams' client-side assignor: (all + stateful tasks) x clients + the lags listed."""
+    clients = _objects(s.get("clients"))
+    counts = {"tasks": _length(s.get("tasks")), "stateful_tasks": _length(s.get("stateful_tasks"))}
+    lags = sum(len(c["lags"]) if isinstance(c.get("lags"), dict) else 0 for c in clients)
+    total = sum(counts.values())
+    field_name, _ = _largest(counts)
+    members = max(1, len(clients))
+    check_size(field_name, total * members + lags, f"{total:,} tasks x {members:,} clients + {lags:,} lags")
+
+
 #: kind -> size estimator (raises ``InputError`` naming the largest count when over the limit)
 SIZE_ESTIMATORS: Dict[str, Callable[[dict], None]] = {
     "consumer": _consumer_size,
@@ -209,6 +221,7 @@ SIZE_ESTIMATORS: Dict[str, Callable[[dict], None]] = {
     "connect": _connect_size,
     "group": _group_size,
     "streams_group": _streams_group_size,
+    "streams": _streams_size,
 }
 
 

@@ -33,7 +33,8 @@ public final class Oracle {
         "adminutils", "org.rebalance.oracle.AdminUtilsKind",
         "connect", "org.rebalance.oracle.ConnectKind",
         "group", "org.rebalance.oracle.GroupKind",
-        "streams_group", "org.rebalance.oracle.StreamsGroupKind"));
+        "streams_group", "org.rebalance.oracle.StreamsGroupKind",
+        "streams", "org.rebalance.oracle.StreamsKind"));
 
     private final Map<String, Kind> loaded = new TreeMap<>();
 
