@@ -95,12 +95,14 @@ def test_chapters_import_only_public_names(path):
 def test_one_naming_convention_for_assignors_and_placers():
     """Every assignor and placer, in every area, has a ``NAME`` constant and a ``name()`` method returning it
     (Kafka's ``String name()``), and its registry is keyed by that name."""
-    from rebalance import connect, consumer, kip848, replicas
+    from rebalance import connect, consumer, kip848, replicas, streams
     from rebalance.replicas import AdminUtilsPlacer, StripedReplicaPlacer
 
     classes = [*consumer.ASSIGNORS.values(), *[type(a) for a in kip848.ASSIGNORS.values()],
-               *connect.ASSIGNORS.values(), AdminUtilsPlacer, StripedReplicaPlacer]
-    assert len(classes) >= 10
+               *connect.ASSIGNORS.values(), AdminUtilsPlacer, StripedReplicaPlacer,
+               *[type(a) if not isinstance(a, type) else a for a in streams.ASSIGNORS.values()],
+               *[type(a) if not isinstance(a, type) else a for a in streams.TASK_ASSIGNORS.values()]]
+    assert len(classes) >= 12
     for cls in classes:
         instance = cls()
         assert isinstance(cls.NAME, str) and cls.NAME and instance.name() == cls.NAME, cls

@@ -21,7 +21,7 @@ from rebalance.errors import TaskAssignorException
 from rebalance.streams import (AssignmentMemberSpec, GroupSpec, StickyTaskAssignor, Subtopology, Topology,
                                task_assignor_for)
 from rebalance.streams.group_task_id import TaskId
-from rebalance.streams.java_priority_queue import JavaPriorityQueue
+from rebalance.streams.priority_queue import JavaPriorityQueue
 
 SETTINGS = settings(max_examples=300, deadline=None, derandomize=True, database=None)
 

@@ -17,7 +17,7 @@ array, and the tests check that Kafka's answers to those groups are the exact ar
 """
 from __future__ import annotations
 
-from typing import Callable, Generic, List, Optional, TypeVar
+from typing import Callable, Generic, Iterable, List, Optional, TypeVar
 
 __all__ = ["JavaPriorityQueue"]
 
@@ -32,9 +32,12 @@ class JavaPriorityQueue(Generic[T]):
     #: when True, every queue polls as a plain priority list (for comparison only: this is not Java's answer)
     naive = False
 
-    def __init__(self, compare: Callable[[T, T], int]):
+    def __init__(self, compare: Callable[[T, T], int], items: Iterable[T] = ()):
+        """``new PriorityQueue<>(comparator)`` followed by ``addAll(items)`` (one ``offer`` each, in order)."""
         self._compare = compare
         self._queue: List[T] = []
+        for item in items:
+            self.offer(item)
 
     def __len__(self) -> int:
         return len(self._queue)
@@ -46,6 +49,14 @@ class JavaPriorityQueue(Generic[T]):
         """``offer(e)``: append at ``size`` and sift up."""
         self._queue.append(item)
         self._sift_up(len(self._queue) - 1, item)
+
+    def add(self, item: T) -> None:
+        """``add(e)``, which is ``offer(e)``."""
+        self.offer(item)
+
+    def is_empty(self) -> bool:
+        """``isEmpty()``."""
+        return not self._queue
 
     def poll(self) -> Optional[T]:
         """``poll()``: the root, replaced by the last element sifted down (None when empty)."""

@@ -20,7 +20,7 @@ from typing import Dict, List, Optional, Set
 
 from ..errors import TaskAssignorException
 from ..jcollections import HashJMap
-from .java_priority_queue import JavaPriorityQueue
+from .priority_queue import JavaPriorityQueue
 from .group_task_id import TaskId
 
 __all__ = ["ProcessState"]

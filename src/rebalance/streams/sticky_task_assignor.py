@@ -45,7 +45,7 @@ from ..errors import TaskAssignorException
 from ..java import java_string_key, to_int32
 from ..jcollections import HashJMap
 from .assignment import GroupAssignment, MemberAssignment
-from .java_priority_queue import JavaPriorityQueue
+from .priority_queue import JavaPriorityQueue
 from .process_state import ProcessState
 from .spec import NUM_STANDBY_REPLICAS_CONFIG, GroupSpec, TopologyDescriber
 from .group_task_id import TaskId
@@ -121,9 +121,12 @@ class StickyTaskAssignor:
     """``StickyTaskAssignor`` (Kafka 4.3.1): see the module docstring.  Raises
     :class:`~rebalance.errors.TaskAssignorException` where Kafka's throws (an active task and no member)."""
 
+    #: the registry name, returned by ``name()``
+    NAME = STICKY_ASSIGNOR_NAME
+
     def name(self) -> str:
         """``name()``: ``"sticky"``, the ``group.streams.assignors`` entry that selects this assignor."""
-        return STICKY_ASSIGNOR_NAME
+        return self.NAME
 
     def __str__(self) -> str:
         return self.name()
