@@ -32,7 +32,8 @@ public final class Oracle {
         "striped", "org.rebalance.oracle.StripedKind",
         "adminutils", "org.rebalance.oracle.AdminUtilsKind",
         "connect", "org.rebalance.oracle.ConnectKind",
-        "group", "org.rebalance.oracle.GroupKind"));
+        "group", "org.rebalance.oracle.GroupKind",
+        "share", "org.rebalance.oracle.ShareKind"));
 
     private final Map<String, Kind> loaded = new TreeMap<>();
 
