@@ -152,9 +152,12 @@ class JavaHashOrder:
         when head insertions take decreasing negative sequences."""
         if key in self._order:
             return
+        # computeIfAbsent resizes *before* linking (``if (size > threshold ...) resize()``) and not after
+        # (``++size`` without a check), unlike ``putVal``: a map can hold threshold + 1 keys until the next
+        # computeIfAbsent or put
+        self._grow()
         self._head -= 1
         self._order[key] = self._head
-        self._grow()
 
     def _grow(self) -> None:
         if len(self._order) > self.size * 0.75:
