@@ -69,3 +69,14 @@ def test_put_head_resizes_before_linking_not_after():
     p.put(0)
     p.put(1)
     assert p.size == 4
+
+
+def test_compute_if_absent_of_a_present_key_still_resizes_first():
+    # table 8 (threshold 6) holding 7 keys, linked by computeIfAbsent; computeIfAbsent of a key already there
+    # resizes to 16 before it finds the key (Java 17 HashMap.computeIfAbsent)
+    h = JavaHashOrder(None, 8)
+    for k in range(7):
+        h.put_head(k)
+    assert h.size == 8
+    h.put_head(3)
+    assert h.size == 16
