@@ -34,6 +34,7 @@ ADAPTERS: Dict[str, str] = {
     "java_random": "rebalance.replicas.vectors",
     "connect": "rebalance.connect.vectors",
     "group": "rebalance.kip848.vectors",
+    "share": "rebalance.share.vectors",
 }
 
 
@@ -194,6 +195,7 @@ SIZE_ESTIMATORS: Dict[str, Callable[[dict], None]] = {
     "striped": _replicas_size,
     "connect": _connect_size,
     "group": _group_size,
+    "share": _group_size,  # the group kind's shape: topics, members and steps
 }
 
 
