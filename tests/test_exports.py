@@ -1,6 +1,6 @@
 """Each area of the package says what is public, as httpx's exported-members test does (issue 26).
 
-Every area package (``consumer``, ``protocol``, ``connect``, ``replicas``, ``kip848``, ``live``, ``kafka``,
+Every area package (``consumer``, ``protocol``, ``connect``, ``replicas``, ``kip848``, ``share``, ``live``, ``kafka``,
 ``spark``) and the package root list their public names in ``__all__``; every name there resolves (the lazy
 ones load), none is private, none is listed twice, and each public class or function has a docstring.  Every
 exception class of the package is defined in ``rebalance.errors`` and derives from ``RebalanceError``.
@@ -18,7 +18,7 @@ import pytest
 import rebalance
 from rebalance import errors
 
-AREAS = ["consumer", "protocol", "connect", "replicas", "kip848", "live", "kafka", "spark"]
+AREAS = ["consumer", "protocol", "connect", "replicas", "kip848", "share", "live", "kafka", "spark"]
 
 
 @pytest.mark.parametrize("area", ["", *AREAS])

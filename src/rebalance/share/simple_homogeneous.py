@@ -140,9 +140,9 @@ def assign_homogeneous(group: GroupSpec, describer: SubscribedTopicDescriber) ->
         count = len(members)
         if count > desired_sharing:
             for i in members.to_list():
-                partitions = new_assignment(i).get(tp[0])
-                if partitions is not None and tp[1] in partitions:
-                    partitions.remove(tp[1])
+                topic_partitions = new_assignment(i).get(tp[0])
+                if topic_partitions is not None and tp[1] in topic_partitions:
+                    topic_partitions.remove(tp[1])
                     count -= 1
                     members.remove(i)
                     by_member[i].remove(tp)
