@@ -37,12 +37,21 @@ import java.util.TreeMap;
  * <p>{@code builder} names the code that computed the step (Kafka does not report it; it follows from the dispatch of
  * {@code SimpleAssignor.assign}, lines 67-79 in 4.3.1): none for a group without members,
  * {@code SimpleHomogeneousAssignmentBuilder} or {@code SimpleHeterogeneousAssignmentBuilder} by the spec's
- * subscription type. An exception thrown by {@code assign} is the step's {@code error}; the group keeps its previous
+ * subscription type ({@code SimpleAssignor.assignHomogenous} / {@code assignHeterogeneous} on a release without
+ * the builders: 3.9.x, whose early-access assignor gave every member every partition it subscribes to, and lacks
+ * {@code GroupSpecImpl}'s fourth argument, so a line with {@code assignable} cannot run there). An exception thrown by {@code assign} is the step's {@code error}; the group keeps its previous
  * result. The output's members and topics are sorted (a share group's partition may go to several members, so there
  * is no owner map as in {@code group}).
  */
 public final class ShareKind implements Kind {
     private static final SimpleAssignor ASSIGNOR = new SimpleAssignor();
+    /**
+     * Whether the release on the classpath has the two builders (4.1 on; 4.3.1 certainly). Kafka 3.9's
+     * {@code SimpleAssignor} (KIP-932 early access) computed everything in its own methods {@code assignHomogenous}
+     * and {@code assignHeterogeneous}, giving every member every partition of the topics it subscribes to.
+     */
+    private static final boolean HAS_BUILDERS = classExists(
+        "org.apache.kafka.coordinator.group.assignor.SimpleHomogeneousAssignmentBuilder");
     /** What a step's {@code expect} may hold. */
     private static final List<String> EXPECT_KEYS = List.of("assignment", "error", "partitions_assigned");
 
@@ -114,8 +123,10 @@ public final class ShareKind implements Kind {
                     resultByName.put(e.getKey(), new TreeMap<>(GroupKind.byName(e.getValue().partitions(), stepTopics, true)));
                 }
                 if (!spec.memberIds().isEmpty()) {
-                    out.put("builder", spec.subscriptionType() == SubscriptionType.HOMOGENEOUS
-                        ? "SimpleHomogeneousAssignmentBuilder" : "SimpleHeterogeneousAssignmentBuilder");
+                    boolean homogeneous = spec.subscriptionType() == SubscriptionType.HOMOGENEOUS;
+                    out.put("builder", HAS_BUILDERS
+                        ? (homogeneous ? "SimpleHomogeneousAssignmentBuilder" : "SimpleHeterogeneousAssignmentBuilder")
+                        : (homogeneous ? "SimpleAssignor.assignHomogenous" : "SimpleAssignor.assignHeterogeneous"));
                 }
                 ObjectNode assignment = Json.object();
                 resultByName.forEach((member, byTopic) -> assignment.set(member, GroupKind.topicsJson(byTopic)));
@@ -140,6 +151,15 @@ public final class ShareKind implements Kind {
         out.set("steps", steps);
         out.put("ok", ok);
         return out;
+    }
+
+    private static boolean classExists(String name) {
+        try {
+            Class.forName(name, false, ShareKind.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
+        }
     }
 
     /** {@code {topic: [partitions]}} as {@code topicPartitionAllowedMap}'s map, or null when absent (or JSON null). */
