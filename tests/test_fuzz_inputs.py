@@ -78,6 +78,15 @@ SCHEMA_FIELDS: Dict[str, Dict[str, Tuple[str, ...]]] = {
         "topics": ("name", "id", "partitions"),
         "expect": ("assignment", "error", "valid_and_balanced"),
     },
+    "share": {
+        "": ("assignor", "topics", "members_map", "assignment_map", "subscription_set", "subscription_type",
+             "members", "inverted_assignment", "assignable", "expect", "steps"),
+        "steps": ("topics", "members", "members_map", "assignment_map", "subscription_set", "subscription_type",
+                  "inverted_assignment", "assignable", "expect", "add_topics", "remove_topics"),
+        "members": ("id", "subscriptions", "rack", "instance_id", "assignment"),
+        "topics": ("name", "id", "partitions"),
+        "expect": ("assignment", "error", "partitions_assigned"),
+    },
 }
 
 Path = Tuple[object, ...]

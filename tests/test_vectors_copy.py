@@ -22,7 +22,10 @@ FILES = ("adminutils.jsonl", "adminutils_unit_tests.jsonl", "connect_eager.jsonl
          "connect_incremental_protocol.jsonl", "connect_unit.jsonl", "consumer_cooperative_sticky.jsonl",
          "consumer_range.jsonl", "consumer_roundrobin.jsonl", "consumer_sticky.jsonl",
          "consumer_unit_tests.jsonl", "coordinator_partition.jsonl", "group_range.jsonl", "group_uniform.jsonl",
-         "group_unit.jsonl", "java_random.jsonl", "striped.jsonl", "striped_unit_tests.jsonl")
+         "group_unit.jsonl", "java_random.jsonl", "share_simple.jsonl", "share_unit.jsonl", "striped.jsonl",
+         "striped_unit_tests.jsonl")
+#: files recorded after the shared copy was made (KIP-932 share groups, at 4.3.1 directly): no shared copy to match
+LATER = ("share_simple.jsonl", "share_unit.jsonl")
 
 
 def test_the_vectors_are_in_the_repository():
@@ -42,7 +45,7 @@ def _scenarios(path: Path) -> list:
 
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason="no shared copy of the vectors beside the repository")
-@pytest.mark.parametrize("name", FILES)
+@pytest.mark.parametrize("name", [name for name in FILES if name not in LATER])
 def test_the_committed_scenarios_are_the_shared_copy_s(name):
     assert _scenarios(COMMITTED / name) == _scenarios(SHARED / name), f"kafka-vectors/{name}: scenarios differ from {SHARED / name}"
 
@@ -57,9 +60,10 @@ def _outputs_changed(name: str) -> int:
 def test_the_readme_counts_the_outputs_that_recomputing_changed():
     """kafka-vectors/README.md says how many outputs Kafka 4.3.1 changed, per file; those counts are computed here."""
     readme = (COMMITTED / "README.md").read_text(encoding="utf-8")
-    changed = {name: _outputs_changed(name) for name in FILES}
+    recomputed = [name for name in FILES if name not in LATER]
+    changed = {name: _outputs_changed(name) for name in recomputed}
     total = sum(changed.values())
-    assert f"Recomputing changed {total} of the {sum(len((COMMITTED / n).read_text().splitlines()) for n in FILES):,} outputs" in readme
+    assert f"Recomputing changed {total} of the {sum(len((COMMITTED / n).read_text().splitlines()) for n in recomputed):,} outputs" in readme
     group = changed["group_uniform.jsonl"] + changed["group_unit.jsonl"]
     assert (f"{group} `group` lines ({changed['group_uniform.jsonl']} of `group_uniform.jsonl`, "
             f"{changed['group_unit.jsonl']} of `group_unit.jsonl`)") in readme

@@ -80,6 +80,8 @@ BAD_INPUTS = [
     ({"steps": []}, "steps"),
     ({"steps": [{}, {"assignable": {"t": "0"}}]}, "steps[1].assignable.t"),
     ({"steps": [{}, {"members": [{"id": "A", "subscriptions": ["x"]}]}]}, "steps[1].members[0].subscriptions[0]"),
+    # the line's member list, in force at every step that gives none, is named where it is
+    ({"steps": [{}, {}], "members": [{"id": "A", "subscriptions": ["x"]}]}, "members[0].subscriptions[0]"),
 ]
 
 

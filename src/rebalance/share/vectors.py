@@ -149,6 +149,7 @@ def run(scenario: Dict[str, Any]) -> Dict[str, Any]:
         prefix = "steps"
     previous: Optional[GroupResult] = None
     members_value = scenario.get("members")
+    members_dot = ""  # where the member list in force was given: an error names its field there
     out_steps: List[Dict[str, Any]] = []
     ok = True
     for index, step in enumerate(steps):
@@ -165,7 +166,7 @@ def run(scenario: Dict[str, Any]) -> Dict[str, Any]:
         for name in removals:
             catalog.remove(name)
         if prefix and "members" in step:
-            members_value = step["members"]
+            members_value, members_dot = step["members"], dot
         members_map = check_members_map(*_switch(step, scenario, "members_map", dot, "hash"))
         replay = replay_options(step, scenario, dot)
         if replay.inverted_assignment is not None:
@@ -174,7 +175,7 @@ def run(scenario: Dict[str, Any]) -> Dict[str, Any]:
         allowed = parse_assignable(*_assignable_switch(step, scenario, dot), catalog=catalog)
         expect = _expect(step.get("expect"), f"{dot}expect")
         members, spec = prepare_group(catalog, members_value, previous=previous, members_map=members_map,
-                                      replay=replay, prefix=dot)
+                                      replay=replay, prefix=members_dot)
         spec.topic_partition_allowed = allowed
         inputs = {m.member_id: _by_name(spec.member(m.member_id).assignment, catalog) for m in members}
         step_out: Dict[str, Any] = {"step": index, "subscription_type": spec.subscription_type}

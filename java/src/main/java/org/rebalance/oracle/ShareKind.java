@@ -63,6 +63,7 @@ public final class ShareKind implements Kind {
         }
         GroupTopics topics = GroupTopics.parse(Json.opt(scenario, "topics"), "topics");
         JsonNode members = Json.opt(scenario, "members");
+        String membersDot = "";  // where the member list in force was given: an error names its field there
         Map<String, Map<Uuid, Set<Integer>>> previous = null;
         boolean ok = true;
         ArrayNode steps = Json.array();
@@ -95,15 +96,17 @@ public final class ShareKind implements Kind {
             topics = stepTopics;
             if (!field.isEmpty() && step.has("members")) {
                 members = Json.opt(step, "members");
+                membersDot = dot;
             }
             GroupKind.Switches switches = GroupKind.Switches.of(step, scenario, dot, stepTopics);
             JsonNode assignableNode = GroupKind.Switches.value(step, scenario, "assignable");
             Map<Uuid, Set<Integer>> allowed = parseAssignable(assignableNode, stepTopics,
                 GroupKind.Switches.field(step, dot, "assignable"));
             JsonNode expect = expect(Json.opt(step, "expect"), dot + "expect");
-            List<GroupKind.Member> stepMembers = GroupKind.parseMembers(members, dot + "members");
+            List<GroupKind.Member> stepMembers = GroupKind.parseMembers(members, membersDot + "members");
             Map<String, Assignment> inputs = new LinkedHashMap<>();
-            GroupSpecImpl spec = GroupKind.groupSpec(stepMembers, stepTopics, previous, switches, dot, inputs, allowed);
+            GroupSpecImpl spec = GroupKind.groupSpec(stepMembers, stepTopics, previous, switches, membersDot, inputs,
+                allowed);
 
             ObjectNode out = Json.object();
             out.put("step", index);
