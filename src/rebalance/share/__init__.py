@@ -1,4 +1,4 @@
-"""share area: KIP-932 share groups (``group.protocol`` of a share consumer, Kafka 4.x).
+"""share area: KIP-932 share groups (``KafkaShareConsumer``, Kafka 4.x).
 
 A share group lets several consumers read one partition: the broker hands out records batch by batch and
 tracks each record's delivery, instead of giving each partition to one member.  The group coordinator still

@@ -42,6 +42,9 @@ class SimpleAssignor:
         """``PartitionAssignor.name()``: ``"simple"``."""
         return self.NAME
 
+    def __repr__(self) -> str:
+        return "SimpleAssignor()"
+
     def assign(self, group_spec: GroupSpec, subscribed_topic_describer: SubscribedTopicDescriber
                ) -> GroupAssignment:
         """``SimpleAssignor.assign(groupSpec, subscribedTopicDescriber)`` (lines 67-79)."""
