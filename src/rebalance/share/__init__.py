@@ -11,6 +11,9 @@ decides which members fetch from which partitions, with a server-side assignor o
   ``SimpleHeterogeneousAssignmentBuilder``, with Java's iteration orders reproduced exactly;
 * :func:`assign_share_group` -- the front door by topic *name* (as :func:`rebalance.kip848.assign_group`), with
   the share group's assignable (initialized) partitions;
+* :class:`SharePartitionModel` -- a share partition's records (``SharePartition``): acquired under a lock,
+  acknowledged, released, redelivered up to ``group.share.delivery.count.limit`` times; :class:`InFlightState` and
+  :class:`RecordState` port Kafka's own classes;
 * :mod:`.vectors` -- the ``share`` conformance adapter; :mod:`.scenarios` -- the seeded generator of
   ``kafka-vectors/share_*.jsonl``.
 
@@ -28,6 +31,8 @@ _EXPORTS = {
     "assign_homogeneous": ".simple_homogeneous", "assign_heterogeneous": ".simple_heterogeneous",
     "assign_share_group": ".group",
     "random_scenario": ".scenarios", "unit_scenarios": ".scenarios",
+    "RecordState": ".share_partition", "InFlightState": ".share_partition", "AcknowledgeType": ".share_partition",
+    "DeliveryCountOps": ".share_partition", "SharePartitionModel": ".share_partition",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
@@ -37,4 +42,5 @@ if TYPE_CHECKING:
     from .scenarios import random_scenario, unit_scenarios
     from .simple import SHARE_ASSIGNORS, ShareGroupPartitionAssignor, SimpleAssignor, share_assignor_for
     from .simple_heterogeneous import assign_heterogeneous
+    from .share_partition import AcknowledgeType, DeliveryCountOps, InFlightState, RecordState, SharePartitionModel
     from .simple_homogeneous import assign_homogeneous

@@ -33,7 +33,8 @@ public final class Oracle {
         "adminutils", "org.rebalance.oracle.AdminUtilsKind",
         "connect", "org.rebalance.oracle.ConnectKind",
         "group", "org.rebalance.oracle.GroupKind",
-        "share", "org.rebalance.oracle.ShareKind"));
+        "share", "org.rebalance.oracle.ShareKind",
+        "share_record_state", "org.rebalance.oracle.ShareRecordStateKind"));
 
     private final Map<String, Kind> loaded = new TreeMap<>();
 
