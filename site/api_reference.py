@@ -26,6 +26,7 @@ MODULES = (
     "rebalance.connect",
     "rebalance.replicas",
     "rebalance.kip848",
+    "rebalance.share",
     "rebalance.streams",
     "rebalance.common",
     "rebalance.vectors",

@@ -1,7 +1,7 @@
 """Each area of the package says what is public, as httpx's exported-members test does (issue 26).
 
-Every area package (``consumer``, ``protocol``, ``connect``, ``replicas``, ``kip848``, ``live``, ``kafka``,
-``spark``, ``streams``) and the package root list their public names in ``__all__``; every name there resolves (the lazy
+Every area package (``consumer``, ``protocol``, ``connect``, ``replicas``, ``kip848``, ``share``, ``streams``,
+``live``, ``kafka``, ``spark``) and the package root list their public names in ``__all__``; every name there resolves (the lazy
 ones load), none is private, none is listed twice, and each public class or function has a docstring.  Every
 exception class of the package is defined in ``rebalance.errors`` and derives from ``RebalanceError``.
 
@@ -23,7 +23,7 @@ import pytest
 import rebalance
 from rebalance import errors
 
-AREAS = ["consumer", "protocol", "connect", "replicas", "kip848", "live", "kafka", "spark", "streams"]
+AREAS = ["consumer", "protocol", "connect", "replicas", "kip848", "share", "streams", "live", "kafka", "spark"]
 
 
 @pytest.mark.parametrize("area", ["", *AREAS])

@@ -83,11 +83,21 @@ SCHEMA_FIELDS: Dict[str, Dict[str, Tuple[str, ...]]] = {
         "subtopologies": ("id", "partitions", "stateful"),
         "assignment_configs": ("num.standby.replicas",),
         "members": ("id", "process", "active", "standby", "warmup", "instance_id", "rack"),
+    },
     "streams": {
         "": ("assignor", "configs", "tasks", "stateful_tasks", "end_offset_sums", "clients"),
         "configs": ("acceptable_recovery_lag", "max_warmup_replicas", "num_standby_replicas",
                     "probing_rebalance_interval_ms", "rack_aware_assignment_tags"),
         "clients": ("process_id", "capacity", "prev_active", "prev_standby", "lags", "offset_sums", "tags"),
+    },
+    "share": {
+        "": ("assignor", "topics", "members_map", "assignment_map", "subscription_set", "subscription_type",
+             "members", "inverted_assignment", "assignable", "expect", "steps"),
+        "steps": ("topics", "members", "members_map", "assignment_map", "subscription_set", "subscription_type",
+                  "inverted_assignment", "assignable", "expect", "add_topics", "remove_topics"),
+        "members": ("id", "subscriptions", "rack", "instance_id", "assignment"),
+        "topics": ("name", "id", "partitions"),
+        "expect": ("assignment", "error", "partitions_assigned"),
     },
 }
 

@@ -53,3 +53,30 @@ def test_put_head_links_before_existing_keys_of_a_bucket():
     h.put("Aa")
     h.put_head("BB")
     assert h.keys() == ["BB", "Aa"]
+
+
+def test_put_head_resizes_before_linking_not_after():
+    # HashMap.computeIfAbsent checks ``size > threshold`` before it links the new key and never after: a map of
+    # table 2 (threshold 1) holding one key takes a second without growing; a third grows it to 4 first
+    h = JavaHashOrder(None, 2)
+    h.put_head(0)
+    h.put_head(1)
+    assert h.size == 2
+    h.put_head(2)
+    assert h.size == 4
+    # put (putVal) grows after linking: the second key already doubles the table
+    p = JavaHashOrder(None, 2)
+    p.put(0)
+    p.put(1)
+    assert p.size == 4
+
+
+def test_compute_if_absent_of_a_present_key_still_resizes_first():
+    # table 8 (threshold 6) holding 7 keys, linked by computeIfAbsent; computeIfAbsent of a key already there
+    # resizes to 16 before it finds the key (Java 17 HashMap.computeIfAbsent)
+    h = JavaHashOrder(None, 8)
+    for k in range(7):
+        h.put_head(k)
+    assert h.size == 8
+    h.put_head(3)
+    assert h.size == 16

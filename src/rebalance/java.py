@@ -147,14 +147,17 @@ class JavaHashOrder:
         self._grow()
 
     def put_head(self, key: Hashable) -> None:
-        """``computeIfAbsent``: a new key is linked at the *head* of its bucket (``newNode(hash, key, v,
+        """``computeIfAbsent`` (of a new or a present key): a new key is linked at the *head* of its bucket (``newNode(hash, key, v,
         first)``).  A resize keeps the order inside a bucket, so sorting by (bucket, sequence) stays exact
         when head insertions take decreasing negative sequences."""
+        # computeIfAbsent resizes *first* (``if (size > threshold || ...) resize()``), whether or not the key is
+        # there already, and not after linking (``++size`` without a check), unlike ``putVal``: a map can hold
+        # threshold + 1 keys until the next computeIfAbsent (even of a present key) or put
+        self._grow()
         if key in self._order:
             return
         self._head -= 1
         self._order[key] = self._head
-        self._grow()
 
     def _grow(self) -> None:
         if len(self._order) > self.size * 0.75:

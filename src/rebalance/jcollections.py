@@ -267,13 +267,18 @@ class HashJMap(JMap[K, V]):
         self._values[key] = value
 
     def setdefault(self, key: K, factory: Callable[[], V]) -> V:
-        """``HashMap.computeIfAbsent``: a new key goes to the head of its bucket."""
+        """``HashMap.computeIfAbsent``: a new key goes to the head of its bucket; the table grows first when it
+        is over its threshold, even when the key is present."""
         if key not in self._values:
             value = factory()
             self._order.put_head(key)
             self._cache = None
             self._values[key] = value
             return value
+        size = self._order.size
+        self._order.put_head(key)
+        if self._order.size != size:
+            self._cache = None
         return self._values[key]
 
     def remove(self, key: K) -> None:

@@ -36,6 +36,7 @@ ADAPTERS: Dict[str, str] = {
     "group": "rebalance.kip848.vectors",
     "streams_group": "rebalance.streams.vectors",
     "streams": "rebalance.streams.client_vectors",
+    "share": "rebalance.share.vectors",
 }
 
 
@@ -222,6 +223,7 @@ SIZE_ESTIMATORS: Dict[str, Callable[[dict], None]] = {
     "group": _group_size,
     "streams_group": _streams_group_size,
     "streams": _streams_size,
+    "share": _group_size,  # the group kind's shape: topics, members and steps
 }
 
 

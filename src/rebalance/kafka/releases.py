@@ -37,7 +37,8 @@ class ReleaseDifference:
     neither: int = 0     #: lines neither release can run (bad input kept as a test of the error path)
     fields: List[str] = field(default_factory=list)  #: output fields that differ, list indices as [*]
     examples: List[str] = field(default_factory=list)  #: ids of up to three differing lines
-    #: KIP-848 ``group`` lines: differing lines counted by the builder of their first differing step
+    #: KIP-848 ``group`` and KIP-932 ``share`` lines: differing lines counted by the builder of their first
+    #: differing step
     builders: Dict[str, int] = field(default_factory=dict)
 
 
@@ -65,7 +66,8 @@ def _generalize(paths: Iterable[str]) -> List[str]:
 
 
 def _first_differing_builder(old: dict, new: dict) -> Optional[str]:
-    """A KIP-848 ``group`` line: the builder that ran at the first step whose outputs differ."""
+    """A KIP-848 ``group`` or KIP-932 ``share`` line: the builder that ran at the first step whose outputs differ
+    (the new release's name for it)."""
     for a, b in zip(old.get("steps", []), new.get("steps", [])):
         if a != b:
             return b.get("builder") or a.get("builder")
@@ -95,7 +97,7 @@ def compare_releases(paths: Iterable[Path], old: str = OLD_RELEASE, new: str = K
             else:
                 row.different += 1
                 fields.extend(path for path, _, _ in differences(a.output, b.output))
-                if kind == "group":
+                if kind in ("group", "share"):
                     builder = _first_differing_builder(a.output or {}, b.output or {}) or "none"
                     row.builders[builder] = row.builders.get(builder, 0) + 1
                 if len(row.examples) < 3:

@@ -8,7 +8,7 @@ Mirrors ``GroupSpecImpl``, ``MemberSubscriptionAndAssignmentImpl``, ``Subscribed
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Hashable, Iterable, List, Mapping, Optional, Protocol, Sequence, runtime_checkable
+from typing import AbstractSet, Dict, Hashable, Iterable, List, Mapping, Optional, Protocol, Sequence, runtime_checkable
 
 from ..errors import PartitionAssignorException as PartitionAssignorException  # re-exported; defined in errors
 from ..jcollections import JMap, JSet, LinkedJMap
@@ -45,6 +45,9 @@ class GroupSpec:
     members: JMap[str, MemberSpec]
     subscription_type: str
     inverted_assignment: Dict[Uuid, Dict[int, str]] = field(default_factory=dict)
+    #: ``topicPartitionAllowedMap`` (share groups, KIP-932): the partitions an assignor may assign, by topic
+    #: id; ``None`` is ``Optional.empty()``, where every partition is assignable (consumer groups)
+    topic_partition_allowed: Optional[Mapping[Uuid, AbstractSet[int]]] = None
 
     def member_ids(self) -> Sequence[str]:
         """``GroupSpec.memberIds()``: the member ids in the member map's iteration order."""
@@ -63,6 +66,15 @@ class GroupSpec:
     def is_partition_assigned(self, topic_id: Uuid, partition: int) -> bool:
         owners = self.inverted_assignment.get(topic_id)
         return owners is not None and partition in owners
+
+    def is_partition_assignable(self, topic_id: Uuid, partition: int) -> bool:
+        """``GroupSpecImpl.isPartitionAssignable`` (Kafka 4.3.1, line 110): in the allowed map when there is
+        one, else always."""
+        allowed = self.topic_partition_allowed
+        if allowed is None:
+            return True
+        partitions = allowed.get(topic_id)
+        return partitions is not None and partition in partitions
 
 
 def _empty_map() -> Assignment:

@@ -92,7 +92,7 @@ public final class GroupKind implements Kind {
     private static final List<String> EXPECT_KEYS = List.of("assignment", "error", "valid_and_balanced");
 
     /** A member of one step's input; {@code assignment} null means: carry the previous result. */
-    private record Member(String id, List<String> subscriptions, JsonNode assignment, String instanceId, String rack) {
+    record Member(String id, List<String> subscriptions, JsonNode assignment, String instanceId, String rack) {
     }
 
     /** A partition by topic name. */
@@ -240,7 +240,7 @@ public final class GroupKind implements Kind {
      * coordinator's choice: {@code members_map}, {@code assignment_map}, {@code subscription_set} (Java collection
      * kinds), {@code subscription_type} (null: computed) and {@code inverted_assignment} (null: derived).
      */
-    private record Switches(String membersMap, String assignmentMap, String subscriptionSet,
+    record Switches(String membersMap, String assignmentMap, String subscriptionSet,
                             SubscriptionType subscriptionType, Map<Uuid, Map<Integer, String>> invertedAssignment) {
         static Switches of(JsonNode step, JsonNode scenario, String dot, GroupTopics catalog) {
             String membersMap = choice(step, scenario, dot, "members_map", "hash", List.of("hash", "tree", "linked"));
@@ -255,13 +255,13 @@ public final class GroupKind implements Kind {
         }
 
         /** A switch's value: the step's if it sets one, else the scenario's (null when neither does). */
-        private static JsonNode value(JsonNode step, JsonNode scenario, String name) {
+        static JsonNode value(JsonNode step, JsonNode scenario, String name) {
             JsonNode value = Json.opt(step, name);
             return value != null ? value : Json.opt(scenario, name);
         }
 
         /** Where a switch comes from: the step's field when the step sets it, else the scenario's. */
-        private static String field(JsonNode step, String dot, String name) {
+        static String field(JsonNode step, String dot, String name) {
             return Json.opt(step, name) != null ? dot + name : name;
         }
 
@@ -280,7 +280,7 @@ public final class GroupKind implements Kind {
     }
 
     /** {@code [{id, subscriptions, assignment?, instance_id?, rack?}]}, validated (unknown fields refused). */
-    private static List<Member> parseMembers(JsonNode value, String field) {
+    static List<Member> parseMembers(JsonNode value, String field) {
         if (value == null || !value.isArray()) {
             throw new InputException(field, field + " must be a list of members");
         }
@@ -343,9 +343,20 @@ public final class GroupKind implements Kind {
      * The step's {@link GroupSpecImpl}; {@code inputs} receives each member's current {@link Assignment} in member
      * order.
      */
-    private static GroupSpecImpl groupSpec(List<Member> members, GroupTopics catalog,
-                                           Map<String, Map<Uuid, Set<Integer>>> previous, Switches switches,
-                                           String dot, Map<String, Assignment> inputs) {
+    static GroupSpecImpl groupSpec(List<Member> members, GroupTopics catalog,
+                                   Map<String, Map<Uuid, Set<Integer>>> previous, Switches switches,
+                                   String dot, Map<String, Assignment> inputs) {
+        return groupSpec(members, catalog, previous, switches, dot, inputs, null);
+    }
+
+    /**
+     * As above, with the share group's {@code topicPartitionAllowedMap} ({@code GroupSpecImpl}'s fourth argument,
+     * which {@code isPartitionAssignable} reads); null: the three-argument constructor (every partition assignable).
+     */
+    static GroupSpecImpl groupSpec(List<Member> members, GroupTopics catalog,
+                                   Map<String, Map<Uuid, Set<Integer>>> previous, Switches switches,
+                                   String dot, Map<String, Assignment> inputs,
+                                   Map<Uuid, Set<Integer>> allowed) {
         Map<String, MemberSubscriptionAndAssignmentImpl> specs = switch (switches.membersMap()) {
             case "tree" -> new TreeMap<>();
             case "linked" -> new LinkedHashMap<>();
@@ -389,11 +400,12 @@ public final class GroupKind implements Kind {
             : GroupCompat.subscriptionType(subscribedTopicNames, members.size());
         Map<Uuid, Map<Integer, String>> inverted = switches.invertedAssignment() != null
             ? switches.invertedAssignment() : invertedAssignment(inputs);
-        return new GroupSpecImpl(Collections.unmodifiableMap(specs), type, inverted);
+        return allowed == null ? new GroupSpecImpl(Collections.unmodifiableMap(specs), type, inverted)
+            : new GroupSpecImpl(Collections.unmodifiableMap(specs), type, inverted, Optional.of(allowed));
     }
 
     /** {@code {topic: [partitions]}} with topics resolved, in input order. */
-    private static Map<Uuid, List<Integer>> parseAssignment(JsonNode value, GroupTopics catalog, String field) {
+    static Map<Uuid, List<Integer>> parseAssignment(JsonNode value, GroupTopics catalog, String field) {
         if (!value.isObject()) {
             throw new InputException(field, "assignment must be an object {topic: [partitions]} or \"carry\"");
         }
@@ -500,7 +512,7 @@ public final class GroupKind implements Kind {
     }
 
     /** A {@code Map<Uuid, Set<Integer>>} by topic name, partitions in iteration order or sorted. */
-    private static Map<String, List<Integer>> byName(Map<Uuid, Set<Integer>> assignment, GroupTopics catalog,
+    static Map<String, List<Integer>> byName(Map<Uuid, Set<Integer>> assignment, GroupTopics catalog,
                                                      boolean sorted) {
         Map<String, List<Integer>> out = new LinkedHashMap<>();
         assignment.forEach((topicId, partitions) -> {
@@ -513,7 +525,7 @@ public final class GroupKind implements Kind {
         return out;
     }
 
-    private static ObjectNode topicsJson(Map<String, List<Integer>> assignment) {
+    static ObjectNode topicsJson(Map<String, List<Integer>> assignment) {
         ObjectNode out = Json.object();
         assignment.forEach((topic, partitions) -> out.set(topic, Json.ints(partitions)));
         return out;

@@ -25,16 +25,18 @@ import java.util.TreeMap;
 public final class Oracle {
     /** kind -> class implementing {@link Kind}, loaded on first use so that a release lacking a class only
      *  fails the lines of that kind. */
-    static final Map<String, String> KINDS = new TreeMap<>(Map.of(
-        "consumer", "org.rebalance.oracle.ConsumerKind",
-        "coordinator_partition", "org.rebalance.oracle.CoordinatorPartitionKind",
-        "java_random", "org.rebalance.oracle.JavaRandomKind",
-        "striped", "org.rebalance.oracle.StripedKind",
-        "adminutils", "org.rebalance.oracle.AdminUtilsKind",
-        "connect", "org.rebalance.oracle.ConnectKind",
-        "group", "org.rebalance.oracle.GroupKind",
-        "streams_group", "org.rebalance.oracle.StreamsGroupKind",
-        "streams", "org.rebalance.oracle.StreamsKind"));
+    static final Map<String, String> KINDS = new TreeMap<>(Map.ofEntries(
+        Map.entry("consumer", "org.rebalance.oracle.ConsumerKind"),
+        Map.entry("coordinator_partition", "org.rebalance.oracle.CoordinatorPartitionKind"),
+        Map.entry("java_random", "org.rebalance.oracle.JavaRandomKind"),
+        Map.entry("striped", "org.rebalance.oracle.StripedKind"),
+        Map.entry("adminutils", "org.rebalance.oracle.AdminUtilsKind"),
+        Map.entry("connect", "org.rebalance.oracle.ConnectKind"),
+        Map.entry("group", "org.rebalance.oracle.GroupKind"),
+        Map.entry("streams_group", "org.rebalance.oracle.StreamsGroupKind"),
+        Map.entry("streams", "org.rebalance.oracle.StreamsKind"),
+        Map.entry("share", "org.rebalance.oracle.ShareKind"),
+        Map.entry("share_record_state", "org.rebalance.oracle.ShareRecordStateKind")));
 
     private final Map<String, Kind> loaded = new TreeMap<>();
 
