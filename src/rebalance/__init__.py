@@ -9,6 +9,10 @@ Every algorithm of the book lives here and mirrors a named Kafka class of the re
 * ``rebalance.connect``   -- Kafka Connect's eager and incremental cooperative assignors;
 * ``rebalance.replicas``  -- replica placement (AdminUtils, StripedReplicaPlacer);
 * ``rebalance.kip848``    -- the KIP-848 consumer group protocol and its server-side assignors;
+* ``rebalance.share``     -- KIP-932 share groups: the server-side ``SimpleAssignor`` and a share partition's
+  record states (acquisition lock, delivery count);
+* ``rebalance.streams``   -- Kafka Streams' task assignment: the client-side ``HighAvailabilityTaskAssignor``
+  (KIP-441) and the streams group's broker-side ``StickyTaskAssignor`` (KIP-1071);
 * ``rebalance.spark``     -- the PySpark data pipeline used by the Spark-scale exercises;
 * ``rebalance.live``      -- librdkafka's clients against its mock cluster;
 * ``rebalance.kafka``     -- real Apache Kafka from its jars: the oracle that answers any scenario with Kafka's
@@ -25,6 +29,8 @@ stays cheap): one call and one interface per Kafka role --
 * Kafka Connect: :class:`ConnectCluster`, :class:`ConnectAssignor`;
 * replica placement: :func:`assign_replicas_to_brokers`, :class:`StripedReplicaPlacer`, :class:`ReplicaPlacer`;
 * KIP-848: :func:`assign_group`, :class:`ConsumerGroupPartitionAssignor`;
+* share groups: :func:`assign_share_group`; Kafka Streams: :class:`HighAvailabilityTaskAssignor`,
+  :class:`StickyTaskAssignor`;
 * errors: :class:`InputError` (bad input, naming the field), :class:`KafkaError` (where Kafka throws).
 """
 from __future__ import annotations
@@ -41,11 +47,13 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "assign": "rebalance.consumer", "ConsumerPartitionAssignor": "rebalance.consumer",
     "AssignorResult": "rebalance.consumer",
-    "partition_for": "rebalance.protocol.coordinator", "find_coordinator": "rebalance.protocol.coordinator",
+    "partition_for": "rebalance.protocol", "find_coordinator": "rebalance.protocol",
     "ConnectCluster": "rebalance.connect", "ConnectAssignor": "rebalance.connect",
     "assign_replicas_to_brokers": "rebalance.replicas", "StripedReplicaPlacer": "rebalance.replicas",
     "ReplicaPlacer": "rebalance.replicas",
     "assign_group": "rebalance.kip848", "ConsumerGroupPartitionAssignor": "rebalance.kip848",
+    "assign_share_group": "rebalance.share",
+    "HighAvailabilityTaskAssignor": "rebalance.streams", "StickyTaskAssignor": "rebalance.streams",
     "InputError": "rebalance.errors", "KafkaError": "rebalance.errors",
 }
 __all__ = ["__version__", "KAFKA_VERSION", *_EXPORTS]
@@ -56,5 +64,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     from .consumer import AssignorResult, ConsumerPartitionAssignor, assign
     from .errors import InputError, KafkaError
     from .kip848 import ConsumerGroupPartitionAssignor, assign_group
-    from .protocol.coordinator import find_coordinator, partition_for
+    from .protocol import find_coordinator, partition_for
     from .replicas import ReplicaPlacer, StripedReplicaPlacer, assign_replicas_to_brokers
+    from .share import assign_share_group
+    from .streams import HighAvailabilityTaskAssignor, StickyTaskAssignor
