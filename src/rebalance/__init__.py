@@ -66,5 +66,5 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     from .kip848 import ConsumerGroupPartitionAssignor, assign_group
     from .protocol import find_coordinator, partition_for
     from .replicas import ReplicaPlacer, StripedReplicaPlacer, assign_replicas_to_brokers
-    from .share import assign_share_group
+    from .share.group import assign_share_group
     from .streams import HighAvailabilityTaskAssignor, StickyTaskAssignor
