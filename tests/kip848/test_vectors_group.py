@@ -78,3 +78,17 @@ def test_out_of_range_current_partition_fails_like_kafka():
                                members=[{"id": "A", "subscriptions": ["t"], "assignment": {"t": [5]}},
                                         {"id": "B", "subscriptions": ["u"]}]))
     assert hetero["steps"][0]["error"].startswith("ArrayIndexOutOfBoundsException")
+
+
+def test_a_step_switch_set_to_null_means_the_lines_value():
+    """As the Java harness reads it (GroupKind.value: a JSON null is no value): a step's ``"members_map": null``
+    keeps the line's ``"tree"``, and a bad line value is named at the line's field."""
+    members = [{"id": m, "subscriptions": ["t"]} for m in ("C", "A", "B")]
+    line = _line(members=members, members_map="tree", topics=[{"name": "t", "partitions": 7}])
+    with_null = adapter.run({**line, "steps": [{"members_map": None}]})
+    explicit = adapter.run({**line, "steps": [{"members_map": "tree"}]})
+    assert with_null["steps"] == explicit["steps"]
+    assert with_null["steps"] != adapter.run({**line, "steps": [{"members_map": "linked"}]})["steps"]
+    with pytest.raises(InputError) as err:
+        adapter.run({**line, "members_map": "bad", "steps": [{"members_map": None}]})
+    assert err.value.field == "members_map"

@@ -113,8 +113,9 @@ EXPECT_KEYS = ("assignment", "error", "valid_and_balanced")
 
 def _switch(step: Mapping[str, Any], scenario: Mapping[str, Any], name: str, dot: str, default: object
             ) -> Tuple[object, str]:
-    """A switch's value and the field it came from (the step's, ``dot + name``, when the step sets it)."""
-    if dot and name in step:
+    """A switch's value and the field it came from (the step's, ``dot + name``, when the step sets it to a value;
+    a step's ``null`` means the line's value, as in the Java harness's ``GroupKind.value``)."""
+    if dot and step.get(name) is not None:
         return step[name], f"{dot}{name}"
     return scenario.get(name, default), name
 
