@@ -13,6 +13,7 @@ builder (:mod:`rebalance.share.simple_homogeneous`), restricted to the topic's s
   holder still subscribes (it wants 0, so ``revokeOverfilledMembers``, line 347, takes them all back);
 * ``revokeOversharedPartitions`` (line 370), then ``assignRemainingPartitions`` (line 411) over the unfilled
   subscribers of the topic (a ``HashSet`` filled in subscriber order, line 412).
+  These last two steps are the homogeneous builder's, written once in :mod:`rebalance.share._simple_steps`.
 
 So a member subscribed to T1 and T2 is balanced separately against the other T1 subscribers and the other T2
 subscribers, and its total can differ from another member's by more than one.  A topic that no member subscribes
@@ -21,12 +22,13 @@ builder drops them).
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from ..jcollections import HashJMap, HashJSet, JSet
 from ..kip848.spec import Assignment, GroupAssignment, GroupSpec, SubscribedTopicDescriber
 from ..kip848.uuid import Uuid, uuid_hash
-from .assignor_helpers import deep_copy_assignment, new_hash_capacity, no_such_element
+from ._simple_steps import assign_remaining_partitions, revoke_overshared_partitions
+from .assignor_helpers import deep_copy_assignment, new_hash_capacity
 from .simple_homogeneous import desired_assignment_counts, topic_target_partitions
 
 BUILDER_NAME = "SimpleHeterogeneousAssignmentBuilder"
@@ -99,19 +101,11 @@ def _assign_topic(g: _Group, topic_id: Uuid) -> None:
                     changed = g.new_assignment(i)
                 changed[topic_id].remove(p)
 
+    def split(p: int) -> Tuple[Uuid, int]:
+        return topic_id, p
+
     # revokeOversharedPartitions (line 370)
-    for p, members in by_partition.items():
-        count = len(members)
-        if count > desired_sharing:
-            for i in members.to_list():
-                partitions = g.new_assignment(i).get(topic_id)
-                if partitions is not None and p in partitions:
-                    partitions.remove(p)
-                    count -= 1
-                    members.remove(i)
-                    by_member[i].remove(p)
-                if count <= desired_sharing:
-                    break
+    revoke_overshared_partitions(by_partition, by_member, desired_sharing, g.new_assignment, split)
 
     capacity = new_hash_capacity(ns)
     for p in targets:  # line 301
@@ -123,31 +117,8 @@ def _assign_topic(g: _Group, topic_id: Uuid) -> None:
         held_now = by_member.get(i)
         if (0 if held_now is None else len(held_now)) < desired[i]:
             unfilled.add(i)
-    cycle = unfilled.to_list()
-    position = 0
-    assigned_this_cycle = False
-    for p, members in by_partition.items():
-        if len(members) < desired_sharing:
-            to_make = desired_sharing - len(members)
-            while to_make > 0:
-                if position >= len(cycle):
-                    if not assigned_this_cycle:
-                        break
-                    cycle, position, assigned_this_cycle = unfilled.to_list(), 0, False
-                    if not cycle:
-                        raise no_such_element()
-                i = cycle[position]
-                position += 1
-                if i not in members:
-                    g.new_assignment(i).setdefault(topic_id, HashJSet).add(p)
-                    held = by_member.setdefault(i, HashJSet)
-                    held.add(p)
-                    to_make -= 1
-                    assigned_this_cycle = True
-                    if len(held) >= desired[i]:
-                        unfilled.remove(i)  # memberIterator.remove()
-        if len(unfilled) == 0:
-            break
+    assign_remaining_partitions(by_partition, by_member, desired, desired_sharing, unfilled, g.new_assignment,
+                                split, HashJSet)
 
 
 def assign_heterogeneous(group: GroupSpec, describer: SubscribedTopicDescriber) -> GroupAssignment:

@@ -25,6 +25,9 @@ batch at a time, KIP-932), so the builder balances two numbers, computed in the 
    it reaches its desired count.  When no unfilled member can take a partition the pass moves on (Kafka accepts
    the slight imbalance, see its comment at line 335).
 
+Steps 3 and 4 are the same in the heterogeneous builder (Kafka writes them in both classes); they are written once,
+in :mod:`rebalance.share._simple_steps`.
+
 Only partitions of ``isPartitionAssignable`` (the share group's initialized partitions) are targets
 (``computeTargetPartitions``, line 395); a subscribed topic missing from the metadata throws
 ``PartitionAssignorException`` (line 404).  Partitions a member holds are counted and kept even when they are no
@@ -40,8 +43,8 @@ from ..java import to_int32
 from ..jcollections import HashJMap, HashJSet, JSet
 from ..kip848.spec import Assignment, GroupAssignment, GroupSpec, SubscribedTopicDescriber
 from ..kip848.uuid import Uuid
-from .assignor_helpers import (TopicIdPartition, deep_copy_assignment, new_hash_capacity, no_such_element,
-                               topic_id_partition_hash)
+from ._simple_steps import assign_remaining_partitions, revoke_overshared_partitions
+from .assignor_helpers import TopicIdPartition, deep_copy_assignment, new_hash_capacity, topic_id_partition_hash
 
 BUILDER_NAME = "SimpleHomogeneousAssignmentBuilder"
 
@@ -72,6 +75,11 @@ def desired_assignment_counts(desired_sharing: int, partitions: int, members: in
     the heterogeneous builder): ``desiredSharing * partitions`` slots spread with ``Math.ceil`` over ``double``."""
     precise = to_int32(desired_sharing * partitions) / float(members)
     return [math.ceil(precise * float(i + 1)) - math.ceil(precise * float(i)) for i in range(members)]
+
+
+def _same(tp: TopicIdPartition) -> TopicIdPartition:
+    """A ``TopicIdPartition`` key is already its topic id and partition."""
+    return tp
 
 
 def assign_homogeneous(group: GroupSpec, describer: SubscribedTopicDescriber) -> GroupAssignment:
@@ -136,50 +144,15 @@ def assign_homogeneous(group: GroupSpec, describer: SubscribedTopicDescriber) ->
                     break
 
     # 3. revokeOversharedPartitions (line 301)
-    for tp, members in by_partition.items():
-        count = len(members)
-        if count > desired_sharing:
-            for i in members.to_list():
-                topic_partitions = new_assignment(i).get(tp[0])
-                if topic_partitions is not None and tp[1] in topic_partitions:
-                    topic_partitions.remove(tp[1])
-                    count -= 1
-                    members.remove(i)
-                    by_member[i].remove(tp)
-                    unfilled.add(i)
-                if count <= desired_sharing:
-                    break
+    revoke_overshared_partitions(by_partition, by_member, desired_sharing, new_assignment, _same, unfilled)
 
     for tp in targets:  # line 201: every assignable partition has an entry
         by_partition.setdefault(tp, HashJSet)
 
     # 4. assignRemainingPartitions (line 343)
     if len(unfilled) > 0:
-        cycle = unfilled.to_list()
-        position = 0
-        assigned_this_cycle = False
-        for tp, members in by_partition.items():
-            if len(members) < desired_sharing:
-                to_make = desired_sharing - len(members)
-                while to_make > 0:
-                    if position >= len(cycle):
-                        if not assigned_this_cycle:
-                            break
-                        cycle, position, assigned_this_cycle = unfilled.to_list(), 0, False
-                        if not cycle:
-                            raise no_such_element()
-                    i = cycle[position]
-                    position += 1
-                    if i not in members:
-                        new_assignment(i).setdefault(tp[0], HashJSet).add(tp[1])
-                        held = by_member.setdefault(i, lambda: HashJSet(topic_id_partition_hash))
-                        held.add(tp)
-                        to_make -= 1
-                        assigned_this_cycle = True
-                        if len(held) >= desired[i]:
-                            unfilled.remove(i)  # memberIterator.remove()
-            if len(unfilled) == 0:
-                break
+        assign_remaining_partitions(by_partition, by_member, desired, desired_sharing, unfilled, new_assignment,
+                                    _same, lambda: HashJSet(topic_id_partition_hash))
 
     target: Dict[str, Assignment] = {}
     for i, member_id in enumerate(member_ids):
