@@ -11,7 +11,7 @@ insertion order.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from ..errors import InputError, KafkaError
 from .assignor import ReplayOptions, assignor_for, check_members_map
@@ -87,8 +87,9 @@ def valid_and_balanced(topics: Mapping[str, int], subscriptions: Mapping[str, Li
     return problems
 
 
-def _check_expect(expect: Mapping[str, Any], step_out: Dict[str, Any], catalog: TopicCatalog,
-                  members: List[MemberInput]) -> List[str]:
+def _check_expect_common(expect: Mapping[str, Any], step_out: Dict[str, Any]) -> List[str]:
+    """The expectations every step-replay kind shares (``group``, ``share``): an ``error`` prefix and an exact
+    ``assignment``."""
     failures = []
     if "error" in expect:
         got = step_out.get("error", "")
@@ -97,11 +98,30 @@ def _check_expect(expect: Mapping[str, Any], step_out: Dict[str, Any], catalog: 
     if "assignment" in expect:
         if step_out.get("assignment") != expect["assignment"]:
             failures.append("assignment differs from the expected one")
+    return failures
+
+
+def _check_expect(expect: Mapping[str, Any], step_out: Dict[str, Any], catalog: TopicCatalog,
+                  members: List[MemberInput]) -> List[str]:
+    failures = _check_expect_common(expect, step_out)
     if expect.get("valid_and_balanced") and "assignment" in step_out:
         topics = {t.name: t.partitions for t in catalog.topics()}
         subs = {m.member_id: m.subscriptions for m in members}
         failures.extend(valid_and_balanced(topics, subs, step_out["assignment"]))
     return failures
+
+
+def _record_expect(expect: Optional[Mapping[str, Any]], step_out: Dict[str, Any],
+                   check: Callable[[Mapping[str, Any], Dict[str, Any]], List[str]]) -> bool:
+    """Check a step's ``expect`` (if any) against its output with ``check``; the failures go into the output's
+    ``expect_failures``.  False when there are some."""
+    if expect is None:
+        return True
+    failures = check(expect, step_out)
+    if failures:
+        step_out["expect_failures"] = failures
+        return False
+    return True
 
 
 #: the harness switches a step may set (else the line's value, else the default): name -> default
@@ -132,20 +152,27 @@ def replay_options(step: Mapping[str, Any], scenario: Mapping[str, Any], dot: st
     return ReplayOptions(**values).check(fields)
 
 
-def _expect(value: object, field: str) -> Optional[Mapping[str, Any]]:
+def _expect_valid_and_balanced(value: Mapping[str, Any], field: str) -> None:
+    if "valid_and_balanced" in value and not isinstance(value["valid_and_balanced"], bool):
+        raise InputError(f"{field}.valid_and_balanced", f"must be true or false, got {value['valid_and_balanced']!r}")
+
+
+def _expect(value: object, field: str, keys: Tuple[str, ...] = EXPECT_KEYS,
+            check_extra: Callable[[Mapping[str, Any], str], None] = _expect_valid_and_balanced
+            ) -> Optional[Mapping[str, Any]]:
     """A step's ``expect``, checked: ``{"assignment": {member: {topic: [partitions]}}, "error": "...",
-    "valid_and_balanced": true}``, each optional."""
+    "valid_and_balanced": true}``, each optional.  Another step-replay kind (``share``) passes its own ``keys``
+    (``assignment``, ``error`` and one of its own) and ``check_extra``, the check of its own key."""
     if value is None:
         return None
     if not isinstance(value, Mapping):
-        raise InputError(field, "must be an object {assignment?, error?, valid_and_balanced?}")
+        raise InputError(field, f"must be an object {{{', '.join(key + '?' for key in keys)}}}")
     for key in value:
-        if key not in EXPECT_KEYS:
-            raise InputError(f"{field}.{key}", f"unknown expectation; expected one of {', '.join(EXPECT_KEYS)}")
+        if key not in keys:
+            raise InputError(f"{field}.{key}", f"unknown expectation; expected one of {', '.join(keys)}")
     if "error" in value and not isinstance(value["error"], str):
         raise InputError(f"{field}.error", f"must be the start of an error message (a string), got {value['error']!r}")
-    if "valid_and_balanced" in value and not isinstance(value["valid_and_balanced"], bool):
-        raise InputError(f"{field}.valid_and_balanced", f"must be true or false, got {value['valid_and_balanced']!r}")
+    check_extra(value, field)
     if "assignment" in value:
         assignment = value["assignment"]
         if not isinstance(assignment, Mapping):
@@ -160,13 +187,11 @@ def _expect(value: object, field: str) -> Optional[Mapping[str, Any]]:
     return value
 
 
-def run(scenario: Dict[str, Any]) -> Dict[str, Any]:
-    """Replay one ``group`` scenario (see the module docstring).  Each step goes through the same
-    validation as :func:`~rebalance.kip848.group.assign_group` (:func:`~rebalance.kip848.group.prepare_group`)."""
-    if not isinstance(scenario, Mapping):
-        raise InputError("input", "must be a JSON object")
-    assignor = scenario.get("assignor", "uniform")
-    assignor_for(assignor)
+def _replay_steps(scenario: Mapping[str, Any]) -> Iterator[Tuple[int, Mapping[str, Any], str, TopicCatalog]]:
+    """The steps of a step-replay line (``group``, ``share``), each with its field prefix (``"steps[2]."``;
+    ``""`` for a line without ``steps``, which is its own one step) and the topic catalog it sees: the line's
+    ``topics``, or the step's, with the step's ``add_topics`` and ``remove_topics`` applied to the previous
+    step's catalog."""
     catalog = TopicCatalog.parse(scenario.get("topics", []), "topics")
     steps = scenario.get("steps")
     if steps is None:
@@ -175,10 +200,6 @@ def run(scenario: Dict[str, Any]) -> Dict[str, Any]:
         raise InputError("steps", "must be a non-empty list of steps")
     else:
         prefix = "steps"
-    previous: Optional[GroupResult] = None
-    members_value = scenario.get("members") if prefix else None
-    out_steps: List[Dict[str, Any]] = []
-    ok = True
     for index, step in enumerate(steps):
         sf = f"{prefix}[{index}]" if prefix else ""
         dot = f"{sf}." if sf else ""
@@ -195,14 +216,35 @@ def run(scenario: Dict[str, Any]) -> Dict[str, Any]:
             raise InputError(f"{dot}remove_topics", "must be a list of topic names")
         for name in removals:
             catalog.remove(name)
+        yield index, step, dot, catalog
+
+
+def _check_inverted(replay: ReplayOptions, step: Mapping[str, Any], scenario: Mapping[str, Any], dot: str,
+                    catalog: TopicCatalog) -> None:
+    """The step's ``inverted_assignment`` (if any) checked against its catalog, naming the field it came from."""
+    if replay.inverted_assignment is not None:
+        parse_inverted(replay.inverted_assignment, catalog,
+                       _switch(step, scenario, "inverted_assignment", dot, None)[1])
+
+
+def run(scenario: Dict[str, Any]) -> Dict[str, Any]:
+    """Replay one ``group`` scenario (see the module docstring).  Each step goes through the same
+    validation as :func:`~rebalance.kip848.group.assign_group` (:func:`~rebalance.kip848.group.prepare_group`)."""
+    if not isinstance(scenario, Mapping):
+        raise InputError("input", "must be a JSON object")
+    assignor = scenario.get("assignor", "uniform")
+    assignor_for(assignor)
+    previous: Optional[GroupResult] = None
+    members_value = scenario.get("members")
+    out_steps: List[Dict[str, Any]] = []
+    ok = True
+    for index, step, dot, catalog in _replay_steps(scenario):
         if "members" in step:
             members_value = step["members"]
-        replay = replay_options(step, scenario, dot if prefix else "")
-        expect = _expect(step.get("expect") if prefix else scenario.get("expect"), f"{dot}expect")
-        if replay.inverted_assignment is not None:  # checked here to name where it came from
-            parse_inverted(replay.inverted_assignment, catalog,
-                           _switch(step, scenario, "inverted_assignment", dot if prefix else "", None)[1])
-        members_map = check_members_map(*_switch(step, scenario, "members_map", dot if prefix else "", "hash"))
+        replay = replay_options(step, scenario, dot)
+        expect = _expect(step.get("expect"), f"{dot}expect")
+        _check_inverted(replay, step, scenario, dot, catalog)  # checked here to name where it came from
+        members_map = check_members_map(*_switch(step, scenario, "members_map", dot, "hash"))
         members, spec = prepare_group(catalog, members_value, previous=previous, members_map=members_map,
                                       replay=replay, prefix=dot)
         materialized_members = []
@@ -233,11 +275,8 @@ def run(scenario: Dict[str, Any]) -> Dict[str, Any]:
             step_out["stats"] = step_stats(inputs_by_member, by_name)
         if replay.inverted_assignment is not None:
             step_out["inverted_assignment_override"] = True
-        if expect is not None:
-            failures = _check_expect(expect, step_out, catalog, members)
-            if failures:
-                step_out["expect_failures"] = failures
-                ok = False
+        if not _record_expect(expect, step_out, lambda e, o: _check_expect(e, o, catalog, members)):
+            ok = False
         out_steps.append(step_out)
     return {"id": scenario.get("id"), "kind": "group", "assignor": assignor, "steps": out_steps, "ok": ok}
 

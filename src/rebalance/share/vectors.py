@@ -16,10 +16,10 @@ from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
 from ..errors import InputError, KafkaError
 from ..java import INT_MAX, INT_MIN, java_string_key
 from ..kip848.assignor import check_members_map
-from ..kip848.group import GroupResult, TopicCatalog, parse_inverted, parse_topics, prepare_group
-from ..kip848.spec import Assignment
+from ..kip848.group import GroupResult, TopicCatalog, prepare_group
 from ..kip848.uuid import Uuid
-from ..kip848.vectors import _switch, replay_options
+from ..kip848.vectors import (_assignment_json, _check_expect_common, _check_inverted, _expect as _group_expect,
+                              _record_expect, _replay_steps, _switch, replay_options)
 from .simple import share_assignor_for
 
 __all__ = ["EXPECT_KEYS", "parse_assignable", "run", "share_stats"]
@@ -44,18 +44,6 @@ def parse_assignable(value: object, field: str = "assignable", *, catalog: Topic
             raise InputError(tf, "must be a list of partition numbers")
         allowed[topic_id] = set(parts)
     return allowed
-
-
-def _assignable_switch(step: Mapping[str, Any], scenario: Mapping[str, Any], dot: str) -> Tuple[object, str]:
-    """``assignable`` and the field it came from: the step's unless it is absent or null, else the line's (the
-    Java harness's ``Json.opt``: JSON null is absent)."""
-    if dot and step.get("assignable") is not None:
-        return step["assignable"], f"{dot}assignable"
-    return scenario.get("assignable"), "assignable"
-
-
-def _by_name(assignment: Optional[Assignment], catalog: TopicCatalog) -> Dict[str, List[int]]:
-    return {} if assignment is None else {catalog.name_of(t): list(p) for t, p in assignment.items()}
 
 
 def share_stats(inputs: Mapping[str, Mapping[str, List[int]]], result: Mapping[str, Mapping[str, List[int]]]
@@ -86,44 +74,21 @@ def share_stats(inputs: Mapping[str, Mapping[str, List[int]]], result: Mapping[s
     return stats
 
 
-def _expect(value: object, field: str) -> Optional[Mapping[str, Any]]:
-    """A step's ``expect``, checked: ``{"assignment": {member: {topic: [partitions]}}, "error": "...",
-    "partitions_assigned": n}``, each optional."""
-    if value is None:
-        return None
-    if not isinstance(value, Mapping):
-        raise InputError(field, "must be an object {assignment?, error?, partitions_assigned?}")
-    for key in value:
-        if key not in EXPECT_KEYS:
-            raise InputError(f"{field}.{key}", f"unknown expectation; expected one of {', '.join(EXPECT_KEYS)}")
-    if "error" in value and not isinstance(value["error"], str):
-        raise InputError(f"{field}.error", f"must be the start of an error message (a string), got {value['error']!r}")
+def _expect_partitions_assigned(value: Mapping[str, Any], field: str) -> None:
     count = value.get("partitions_assigned")
     if "partitions_assigned" in value and not (isinstance(count, int) and not isinstance(count, bool)
                                                and 0 <= count <= INT_MAX):
         raise InputError(f"{field}.partitions_assigned", f"must be a whole number >= 0, got {count!r}")
-    if "assignment" in value:
-        assignment = value["assignment"]
-        if not isinstance(assignment, Mapping):
-            raise InputError(f"{field}.assignment", "must be an object {member: {topic: [partitions]}}")
-        for member, topics in assignment.items():
-            where = f"{field}.assignment.{member}"
-            if not isinstance(topics, Mapping):
-                raise InputError(where, "must be an object {topic: [partitions]}")
-            for topic, parts in topics.items():
-                if not isinstance(parts, list) or not all(isinstance(p, int) and not isinstance(p, bool) for p in parts):
-                    raise InputError(f"{where}.{topic}", "must be a list of partition numbers")
-    return value
+
+
+def _expect(value: object, field: str) -> Optional[Mapping[str, Any]]:
+    """A step's ``expect``, checked: ``{"assignment": {member: {topic: [partitions]}}, "error": "...",
+    "partitions_assigned": n}``, each optional (the ``group`` kind's check with this kind's keys)."""
+    return _group_expect(value, field, EXPECT_KEYS, _expect_partitions_assigned)
 
 
 def _check_expect(expect: Mapping[str, Any], step_out: Dict[str, Any]) -> List[str]:
-    failures = []
-    if "error" in expect:
-        got = step_out.get("error", "")
-        if not got.startswith(str(expect["error"])):
-            failures.append(f"expected {expect['error']}, got {got or 'a result'}")
-    if "assignment" in expect and step_out.get("assignment") != expect["assignment"]:
-        failures.append("assignment differs from the expected one")
+    failures = _check_expect_common(expect, step_out)
     if "partitions_assigned" in expect:
         stats = step_out.get("stats")
         got_count = -1 if stats is None else stats["partitions_assigned"]
@@ -139,45 +104,23 @@ def run(scenario: Dict[str, Any]) -> Dict[str, Any]:
     if not isinstance(scenario, Mapping):
         raise InputError("input", "must be a JSON object")
     assignor = share_assignor_for(scenario.get("assignor", "simple"))
-    catalog = TopicCatalog.parse(scenario.get("topics", []), "topics")
-    steps = scenario.get("steps")
-    if steps is None:
-        steps, prefix = [scenario], ""
-    elif not isinstance(steps, list) or not steps:
-        raise InputError("steps", "must be a non-empty list of steps")
-    else:
-        prefix = "steps"
     previous: Optional[GroupResult] = None
     members_value = scenario.get("members")
     members_dot = ""  # where the member list in force was given: an error names its field there
     out_steps: List[Dict[str, Any]] = []
     ok = True
-    for index, step in enumerate(steps):
-        sf = f"{prefix}[{index}]" if prefix else ""
-        dot = f"{sf}." if sf else ""
-        if not isinstance(step, Mapping):
-            raise InputError(sf or "input", "a step must be an object")
-        catalog = TopicCatalog.parse(step["topics"], f"{dot}topics") if "topics" in step and prefix else catalog.copy()
-        for topic in parse_topics(step.get("add_topics", []), f"{dot}add_topics"):
-            catalog.put(topic)
-        removals = step.get("remove_topics", [])
-        if not isinstance(removals, list) or not all(isinstance(name, str) for name in removals):
-            raise InputError(f"{dot}remove_topics", "must be a list of topic names")
-        for name in removals:
-            catalog.remove(name)
-        if prefix and "members" in step:
+    for index, step, dot, catalog in _replay_steps(scenario):
+        if dot and "members" in step:
             members_value, members_dot = step["members"], dot
         members_map = check_members_map(*_switch(step, scenario, "members_map", dot, "hash"))
         replay = replay_options(step, scenario, dot)
-        if replay.inverted_assignment is not None:
-            parse_inverted(replay.inverted_assignment, catalog,
-                           _switch(step, scenario, "inverted_assignment", dot, None)[1])
-        allowed = parse_assignable(*_assignable_switch(step, scenario, dot), catalog=catalog)
+        _check_inverted(replay, step, scenario, dot, catalog)
+        allowed = parse_assignable(*_switch(step, scenario, "assignable", dot, None), catalog=catalog)
         expect = _expect(step.get("expect"), f"{dot}expect")
         members, spec = prepare_group(catalog, members_value, previous=previous, members_map=members_map,
                                       replay=replay, prefix=members_dot)
         spec.topic_partition_allowed = allowed
-        inputs = {m.member_id: _by_name(spec.member(m.member_id).assignment, catalog) for m in members}
+        inputs = {m.member_id: _assignment_json(spec.member(m.member_id).assignment, catalog) for m in members}
         step_out: Dict[str, Any] = {"step": index, "subscription_type": spec.subscription_type}
         try:
             result = assignor.assign(spec, catalog.describer())
@@ -191,10 +134,7 @@ def run(scenario: Dict[str, Any]) -> Dict[str, Any]:
                 step_out["builder"] = result.builder
             step_out["assignment"] = by_name
             step_out["stats"] = share_stats(inputs, by_name)
-        if expect is not None:
-            failures = _check_expect(expect, step_out)
-            if failures:
-                step_out["expect_failures"] = failures
-                ok = False
+        if not _record_expect(expect, step_out, _check_expect):
+            ok = False
         out_steps.append(step_out)
     return {"id": scenario.get("id"), "kind": "share", "assignor": assignor.name(), "steps": out_steps, "ok": ok}
