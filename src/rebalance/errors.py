@@ -26,7 +26,7 @@ class                          raised when
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Mapping, Optional, TypeVar
 
 
 class RebalanceError(Exception):
@@ -172,6 +172,18 @@ def require(condition: bool, field: str, message: str) -> None:
     """Raise ``InputError(field, message)`` unless ``condition`` holds."""
     if not condition:
         raise InputError(field, message)
+
+
+_T = TypeVar("_T")
+
+
+def one_of(registry: Mapping[str, _T], name: object, field: str) -> _T:
+    """``registry[name]`` for a registry keyed by name (an assignor registry: name -> assignor), or
+    ``InputError(field, "must be one of <its names>, got <name>")`` when ``name`` is not a string or not in it."""
+    found = registry.get(name) if isinstance(name, str) else None
+    if found is None:
+        raise InputError(field, f"must be one of {', '.join(registry)}, got {name!r}")
+    return found
 
 
 #: ``Integer.MAX_VALUE``: a partition or task number is a Java ``int``

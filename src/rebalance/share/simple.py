@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Dict
 
-from ..errors import InputError
+from ..errors import one_of
 from ..kip848.assignor import ConsumerGroupPartitionAssignor
 from ..kip848.spec import HOMOGENEOUS, GroupAssignment, GroupSpec, SubscribedTopicDescriber
 from .simple_heterogeneous import assign_heterogeneous
@@ -61,7 +61,4 @@ SHARE_ASSIGNORS: Dict[str, ShareGroupPartitionAssignor] = {a.name(): a for a in 
 
 def share_assignor_for(name: object, field: str = "assignor") -> ShareGroupPartitionAssignor:
     """The registered share-group assignor called ``name``, or ``InputError(field)``."""
-    assignor = SHARE_ASSIGNORS.get(name) if isinstance(name, str) else None
-    if assignor is None:
-        raise InputError(field, f"must be one of {', '.join(SHARE_ASSIGNORS)}, got {name!r}")
-    return assignor
+    return one_of(SHARE_ASSIGNORS, name, field)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import AbstractSet, Dict, Mapping, Protocol, runtime_checkable
 
-from ..errors import InputError
+from ..errors import one_of
 from .assignment_configs import AssignmentConfigs
 from .client_state import ClientState
 from .high_availability_task_assignor import HighAvailabilityTaskAssignor
@@ -37,7 +37,4 @@ ASSIGNORS: Dict[str, LegacyTaskAssignor] = {a.name(): a for a in (HighAvailabili
 
 def assignor_for(name: object, field: str = "assignor") -> LegacyTaskAssignor:
     """The registered assignor called ``name``, or ``InputError(field)``."""
-    assignor = ASSIGNORS.get(name) if isinstance(name, str) else None
-    if assignor is None:
-        raise InputError(field, f"must be one of {', '.join(ASSIGNORS)}, got {name!r}")
-    return assignor
+    return one_of(ASSIGNORS, name, field)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Dict, Protocol, runtime_checkable
 
-from ..errors import InputError
+from ..errors import one_of
 from .assignment import GroupAssignment
 from .spec import GroupSpec, TopologyDescriber
 from .sticky_task_assignor import StickyTaskAssignor
@@ -34,7 +34,4 @@ TASK_ASSIGNORS: Dict[str, TaskAssignor] = {a.name(): a for a in (StickyTaskAssig
 
 def task_assignor_for(name: object, field: str = "assignor") -> TaskAssignor:
     """The registered task assignor called ``name``, or ``InputError(field)``."""
-    assignor = TASK_ASSIGNORS.get(name) if isinstance(name, str) else None
-    if assignor is None:
-        raise InputError(field, f"must be one of {', '.join(TASK_ASSIGNORS)}, got {name!r}")
-    return assignor
+    return one_of(TASK_ASSIGNORS, name, field)
