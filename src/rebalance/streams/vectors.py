@@ -14,7 +14,7 @@ one or ours), and the tests run it on every line of ``streams_group_unit.jsonl``
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Set, Tuple
 
 from ..errors import InputError
 from ..java import INT_MAX, INT_MIN
@@ -62,25 +62,35 @@ def _tasks(node: Mapping[str, Any], key: str, where: str) -> Dict[str, frozenset
     return out
 
 
-def _subtopologies(scenario: Mapping[str, Any]) -> List[Subtopology]:
-    value = scenario.get("subtopologies")
+def _entries(scenario: Mapping[str, Any], key: str, shape: str, keys: Tuple[str, ...], what: str
+             ) -> Iterator[Tuple[str, str, Mapping[str, Any]]]:
+    """The entries of the list field ``key`` (``subtopologies``, ``members``), checked one by one as the oracle
+    checks them: the list present, each entry an object ``shape`` with only ``keys`` and a string ``id`` no
+    earlier entry has (``what`` names it in the message); yields each entry's field, id and object."""
+    value = scenario.get(key)
     if value is None:
-        raise InputError("subtopologies", "missing field subtopologies")
+        raise InputError(key, f"missing field {key}")
     if not isinstance(value, list):
-        raise InputError("subtopologies", "must be a list of {id, partitions, stateful?}")
-    out: List[Subtopology] = []
+        raise InputError(key, f"must be a list of {shape}")
     seen: Set[str] = set()
-    for i, s in enumerate(value):
-        field = f"subtopologies[{i}]"
-        if not isinstance(s, dict):
-            raise InputError(field, "must be an object {id, partitions, stateful?}")
-        for key in s:
-            if key not in SUBTOPOLOGY_KEYS:
-                raise InputError(f"{field}.{key}", f"unknown field; expected {', '.join(SUBTOPOLOGY_KEYS)}")
-        sid = _string(s, "id", field)
-        if sid in seen:
-            raise InputError(f"{field}.id", f"subtopology id {sid} is listed twice")
-        seen.add(sid)
+    for i, entry in enumerate(value):
+        field = f"{key}[{i}]"
+        if not isinstance(entry, dict):
+            raise InputError(field, f"must be an object {shape}")
+        for name in entry:
+            if name not in keys:
+                raise InputError(f"{field}.{name}", f"unknown field; expected {', '.join(keys)}")
+        ident = _string(entry, "id", field)
+        if ident in seen:
+            raise InputError(f"{field}.id", f"{what} id {ident} is listed twice")
+        seen.add(ident)
+        yield field, ident, entry
+
+
+def _subtopologies(scenario: Mapping[str, Any]) -> List[Subtopology]:
+    out: List[Subtopology] = []
+    for field, sid, s in _entries(scenario, "subtopologies", "{id, partitions, stateful?}", SUBTOPOLOGY_KEYS,
+                                  "subtopology"):
         partitions = s.get("partitions")
         if not isinstance(partitions, int) or not _is_int(partitions) or partitions < 0:
             raise InputError(f"{field}.partitions", f"must be a whole number >= 0 (a Java int), got {partitions!r}")
@@ -138,24 +148,9 @@ def parse(scenario: object) -> Tuple[str, Topology, GroupSpec]:
     expect = scenario.get("expect")
     if expect is not None and not isinstance(expect, list):
         raise InputError("expect", f"must be a list of checks, got {expect!r}")
-    members = scenario.get("members")
-    if members is None:
-        raise InputError("members", "missing field members")
-    if not isinstance(members, list):
-        raise InputError("members", "must be a list of {id, process, active?, standby?, warmup?}")
     specs: List[Tuple[str, AssignmentMemberSpec]] = []
-    seen: Set[str] = set()
-    for i, m in enumerate(members):
-        field = f"members[{i}]"
-        if not isinstance(m, dict):
-            raise InputError(field, "must be an object {id, process, active?, standby?, warmup?}")
-        for key in m:
-            if key not in MEMBER_KEYS:
-                raise InputError(f"{field}.{key}", f"unknown field; expected {', '.join(MEMBER_KEYS)}")
-        member_id = _string(m, "id", field)
-        if member_id in seen:
-            raise InputError(f"{field}.id", f"member id {member_id} is listed twice")
-        seen.add(member_id)
+    for field, member_id, m in _entries(scenario, "members", "{id, process, active?, standby?, warmup?}",
+                                        MEMBER_KEYS, "member"):
         process = _string(m, "process", field)
         active = _tasks(m, "active", field)
         standby = _tasks(m, "standby", field)
