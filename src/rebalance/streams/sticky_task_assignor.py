@@ -39,7 +39,7 @@ GroupSpec`), ``HashMap`` iteration of processes and members (:mod:`rebalance.jco
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
 
 from ..errors import TaskAssignorException
 from ..java import java_string_key, to_int32
@@ -185,30 +185,11 @@ class StickyTaskAssignor:
     def _assign_active(self, state: _LocalState, active_tasks: List[TaskId]) -> None:
         active_tasks.sort(key=lambda t: (t.partition, java_string_key(t.subtopology_id)))
         # 1. previous active owners (lines 185-198)
-        remaining: List[TaskId] = []
-        for task in active_tasks:
-            prev = state.active_task_to_prev_member.get(task)
-            if prev is not None:
-                process = state.process_id_to_state[prev.process_id]
-                if _has_unfulfilled_active_task_quota(state, process, prev):
-                    count = process.add_task(prev.member_id, task, True)
-                    _maybe_update_active_tasks_per_member(state, count)
-                    _maybe_update_total_tasks_per_member(state, count)
-                    continue
-            remaining.append(task)
+        remaining = _assign_to_prev_members(state, active_tasks, state.active_task_to_prev_member.get)
         # 2. previous standby owners (lines 200-214)
-        active_tasks = remaining
-        remaining = []
-        for task in active_tasks:
-            prev = _find_prev_member_with_least_load(state, state.standby_task_to_prev_member.get(task), None)
-            if prev is not None:
-                process = state.process_id_to_state[prev.process_id]
-                if _has_unfulfilled_active_task_quota(state, process, prev):
-                    count = process.add_task(prev.member_id, task, True)
-                    _maybe_update_active_tasks_per_member(state, count)
-                    _maybe_update_total_tasks_per_member(state, count)
-                    continue
-            remaining.append(task)
+        remaining = _assign_to_prev_members(
+            state, remaining,
+            lambda task: _find_prev_member_with_least_load(state, state.standby_task_to_prev_member.get(task), None))
         # 3. the least-loaded process, by subtopology then partition (lines 216-235)
         remaining.sort(key=TaskId.sort_key)
         by_load: JavaPriorityQueue[ProcessState] = JavaPriorityQueue(_by_load, state.process_id_to_state.values())
@@ -219,8 +200,7 @@ class StickyTaskAssignor:
             count = least_loaded.add_task_to_least_loaded_member(task, True)
             if count == -1:  # pragma: no cover - every process has a member
                 raise TaskAssignorException(f"No member available to assign active task {task}.")
-            _maybe_update_active_tasks_per_member(state, count)
-            _maybe_update_total_tasks_per_member(state, count)
+            _maybe_update_tasks_per_member(state, count)
             by_load.add(least_loaded)
 
     # -- standby tasks (lines 254-374) ----------------------------------------------------------------------------
@@ -287,6 +267,30 @@ def _maybe_update_total_tasks_per_member(state: _LocalState, tasks: int) -> None
         state.total_tasks = to_int32(state.total_tasks - tasks)
         state.total_tasks_per_member = compute_tasks_per_member(state.total_tasks,
                                                                 state.total_members_with_task_capacity)
+
+
+def _maybe_update_tasks_per_member(state: _LocalState, active_tasks: int) -> None:
+    """What ``assignActive`` does after each active task it places: ``maybeUpdateActiveTasksPerMember`` then
+    ``maybeUpdateTotalTasksPerMember`` with the member's new task count."""
+    _maybe_update_active_tasks_per_member(state, active_tasks)
+    _maybe_update_total_tasks_per_member(state, active_tasks)
+
+
+def _assign_to_prev_members(state: _LocalState, tasks: List[TaskId],
+                            prev_member: Callable[[TaskId], Optional[_Member]]) -> List[TaskId]:
+    """One of ``assignActive``'s sticky passes (lines 185-198: the previous active owner; lines 200-214: the
+    least-loaded previous standby owner): each task goes to ``prev_member(task)`` if there is one and it is below
+    the active quota; the tasks left, in order (Kafka's ``it.remove()`` of the placed ones)."""
+    remaining: List[TaskId] = []
+    for task in tasks:
+        prev = prev_member(task)
+        if prev is not None:
+            process = state.process_id_to_state[prev.process_id]
+            if _has_unfulfilled_active_task_quota(state, process, prev):
+                _maybe_update_tasks_per_member(state, process.add_task(prev.member_id, task, True))
+                continue
+        remaining.append(task)
+    return remaining
 
 
 def _find_prev_member_with_least_load(state: _LocalState, members: Optional[List[_Member]],
