@@ -20,7 +20,7 @@ Kafka does not report which standbys are warm-ups; ``warmup_log`` (optional) col
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import AbstractSet, Callable, Dict, List, Mapping, MutableMapping, Optional, Set
+from typing import AbstractSet, Callable, Dict, List, Mapping, MutableMapping, Optional, Set, Tuple
 
 from ..errors import KafkaError
 from .client_state import ILLEGAL_STATE, ClientState
@@ -105,16 +105,26 @@ def _swap_standby_and_active(task: TaskId, source: ClientState, destination: Cli
     destination.assign_standby(task)
 
 
+def _empty_queues(tasks_to_caught_up_clients: Mapping[TaskId, AbstractSet[ProcessId]],
+                  client_states: Mapping[ProcessId, ClientState]
+                  ) -> Tuple[ConstrainedPrioritySet, JavaPriorityQueue[TaskMovement]]:
+    """What both ``assign*TaskMovements`` start with (Kafka writes it in each, lines 85-92 and 134-141): the
+    ``ConstrainedPrioritySet`` of caught-up clients by assigned task load and the empty ``PriorityQueue`` of
+    movements."""
+    caught_up_clients_by_task_load = ConstrainedPrioritySet(
+        lambda client, task: _caught_up(task, client, tasks_to_caught_up_clients),
+        lambda client: client_states[client].assigned_task_load())
+    task_movements: JavaPriorityQueue[TaskMovement] = JavaPriorityQueue(_compare_movements)
+    return caught_up_clients_by_task_load, task_movements
+
+
 def assign_active_task_movements(tasks_to_caught_up_clients: Mapping[TaskId, AbstractSet[ProcessId]],
                                  tasks_to_client_by_lag: Mapping[TaskId, List[ProcessId]],
                                  client_states: Mapping[ProcessId, ClientState],
                                  warmups: MutableMapping[ProcessId, Set[TaskId]],
                                  remaining_warmup_replicas: WarmupBudget) -> int:
     """``TaskMovement.assignActiveTaskMovements``; ``warmups`` receives the warm-ups it leaves (client -> tasks)."""
-    caught_up_clients_by_task_load = ConstrainedPrioritySet(
-        lambda client, task: _caught_up(task, client, tasks_to_caught_up_clients),
-        lambda client: client_states[client].assigned_task_load())
-    task_movements: JavaPriorityQueue[TaskMovement] = JavaPriorityQueue(_compare_movements)
+    caught_up_clients_by_task_load, task_movements = _empty_queues(tasks_to_caught_up_clients, client_states)
     for client, state in client_states.items():
         for task in state.active_tasks():
             if _not_caught_up_and_more_caught_up_exists(task, client, client_states, tasks_to_caught_up_clients,
@@ -171,10 +181,7 @@ def assign_standby_task_movements(tasks_to_caught_up_clients: Mapping[TaskId, Ab
                                   warmups: Mapping[ProcessId, Set[TaskId]],
                                   warmup_log: Optional[Dict[ProcessId, Set[TaskId]]] = None) -> int:
     """``TaskMovement.assignStandbyTaskMovements``; ``warmup_log`` receives the standbys it leaves as warm-ups."""
-    caught_up_clients_by_task_load = ConstrainedPrioritySet(
-        lambda client, task: _caught_up(task, client, tasks_to_caught_up_clients),
-        lambda client: client_states[client].assigned_task_load())
-    task_movements: JavaPriorityQueue[TaskMovement] = JavaPriorityQueue(_compare_movements)
+    caught_up_clients_by_task_load, task_movements = _empty_queues(tasks_to_caught_up_clients, client_states)
     for destination, state in client_states.items():
         for task in state.standby_tasks():
             if task in warmups.get(destination, ()):
