@@ -133,6 +133,14 @@ class ClientState:
         if task in self._standby or task in self._active:
             raise KafkaError(ILLEGAL_ARGUMENT, f"Tried to assign task {task}, but it is already assigned: {self}")
 
+    def _unassign(self, tasks: Set[TaskId], task: TaskId, kind: str) -> None:
+        """The body of ``unassignActive`` / ``unassignStandby`` (Kafka writes it in each, lines 236-242 and
+        265-271): remove ``task`` from ``tasks``, or throw ``IllegalArgumentException`` if it is not there."""
+        if task not in tasks:
+            raise KafkaError(ILLEGAL_ARGUMENT, f"Tried to unassign {kind} task {task}, but it is not currently "
+                                               f"assigned: {self}")
+        tasks.remove(task)
+
     def assign_active(self, task: TaskId) -> None:
         """``assignActive(task)``."""
         self._assert_not_assigned(task)
@@ -140,10 +148,7 @@ class ClientState:
 
     def unassign_active(self, task: TaskId) -> None:
         """``unassignActive(task)``."""
-        if task not in self._active:
-            raise KafkaError(ILLEGAL_ARGUMENT, f"Tried to unassign active task {task}, but it is not currently "
-                                               f"assigned: {self}")
-        self._active.remove(task)
+        self._unassign(self._active, task, "active")
 
     def assign_standby(self, task: TaskId) -> None:
         """``assignStandby(task)``."""
@@ -152,10 +157,7 @@ class ClientState:
 
     def unassign_standby(self, task: TaskId) -> None:
         """``unassignStandby(task)``."""
-        if task not in self._standby:
-            raise KafkaError(ILLEGAL_ARGUMENT, f"Tried to unassign standby task {task}, but it is not currently "
-                                               f"assigned: {self}")
-        self._standby.remove(task)
+        self._unassign(self._standby, task, "standby")
 
     # -- what the client reported -----------------------------------------------------------------
 
