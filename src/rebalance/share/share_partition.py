@@ -181,7 +181,9 @@ class SharePartitionModel:
 
     ``start_offset`` is the share-partition start offset (SPSO): every record before it is done with;
     ``records`` holds the in-flight records from there (Kafka's ``cachedState``), each an :class:`InFlightState`;
-    ``locks`` the acquisition-lock deadline of each acquired record (virtual ms)."""
+    ``locks`` the acquisition-lock deadline of each acquired record (virtual ms).
+
+    Defined in chapter 14, *Share groups: queues for Kafka*."""
 
     delivery_count_limit: int = DEFAULT_DELIVERY_COUNT_LIMIT
     record_lock_duration_ms: int = DEFAULT_RECORD_LOCK_DURATION_MS
