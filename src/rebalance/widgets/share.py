@@ -107,21 +107,26 @@ def delivery_widget(records: int = 12, delivery_count_limit: int = 3) -> "Widget
     reject = w.IntSlider(value=7, min=0, max=10, description="reject every")
     slow = w.IntSlider(value=1, min=0, max=5, description="slow (last)")
     limit = w.IntSlider(value=delivery_count_limit, min=2, max=10, description="delivery limit")
-    out = w.Output()
+    image = w.Image(format="png")
+    text = w.HTML()
 
     def update(*_: Any) -> None:
-        with out:
-            out.clear_output(wait=True)
-            rule = share_rule(n.value, release_every=release.value, reject_every=reject.value,
-                              slow=min(slow.value, n.value))
-            log = delivery_log(n.value, rule, delivery_count_limit=limit.value)
-            fig = delivery_figure(log)
-            plt.show(fig)
-            final = log.groupby("offset")["state"].last().value_counts()
-            print(f"{len(log)} deliveries of {n.value} records; " +
-                  ", ".join(f"{k}: {v}" for k, v in sorted(final.items())))
+        # drawn into an Image widget, not printed or shown: nothing reaches the cell's own outputs
+        import io
+
+        rule = share_rule(n.value, release_every=release.value, reject_every=reject.value,
+                          slow=min(slow.value, n.value))
+        log = delivery_log(n.value, rule, delivery_count_limit=limit.value)
+        fig = delivery_figure(log)
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=90)
+        plt.close(fig)
+        image.value = buffer.getvalue()
+        final = log.groupby("offset")["state"].last().value_counts()
+        text.value = (f"<p>{len(log)} deliveries of {n.value} records; "
+                      + ", ".join(f"{k}: {v}" for k, v in sorted(final.items())) + "</p>")
 
     for s in (n, release, reject, slow, limit):
         s.observe(update, "value")
     update()
-    return w.VBox([w.HBox([n, limit]), w.HBox([release, reject, slow]), out])
+    return w.VBox([w.HBox([n, limit]), w.HBox([release, reject, slow]), image, text])
