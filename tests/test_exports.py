@@ -131,6 +131,9 @@ DEFINED_IN = {
  "rebalance.kafka.cluster.KafkaCluster": 13, "rebalance.kafka.consumers.run_scenario": 13,
  "rebalance.kafka.connect.ConnectDistributedCluster": 9, "rebalance.kafka.coordinators.compare_coordinators": 1,
  "rebalance.kafka.placement.controller_placements": 10,
+ "rebalance.share.simple.SimpleAssignor": 14, "rebalance.share.share_partition.SharePartitionModel": 14,
+ "rebalance.kafka.share.run_share_group": 14, "rebalance.kafka.share.outcome_table": 14,
+ "rebalance.kafka.share.share_summary": 14, "rebalance.widgets.share.delivery_log": 14,
 }
 
 

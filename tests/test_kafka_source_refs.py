@@ -92,6 +92,7 @@ ARTIFACTS = {
     "server-common/src/main/java/": "kafka-server-common",
     "tools/src/main/java/": "kafka-tools",
     "core/src/main/scala/": "kafka_2.13",
+    "core/src/main/java/": "kafka_2.13",
 }
 
 

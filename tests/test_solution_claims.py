@@ -302,7 +302,19 @@ CLAIMS = [
           lambda o: (_find(r"^eager: (\S+) -> (\S+)", o)[1] - _find(r"^eager: (\S+) -> (\S+)", o)[0],)),
     Claim("07-eager-and-cooperative", "ex-eager-coop-1", r"Cooperative's cost (does not change) at all",
           lambda o: (_find(r"^cooperative: (\S+) -> (\S+)", o)[1] - _find(r"^cooperative: (\S+) -> (\S+)", o)[0],)),
+    # chapter 14, exercises 1 and 2: seven members on two partitions; a record released / held at every delivery
+    Claim("14-share-groups", "ex-share-1", r"each partition should go to (four) members",
+          lambda o: (_uniform(_all(r"\d+: (\d+)", o, int)),)),
+    Claim("14-share-groups", "ex-share-1", r"so (one) member gets both partitions",
+          lambda o: (_find(r"partitions per member: \[([\d, ]+)\]", o, str)[0].split(", ").count("2"),)),
+    Claim("14-share-groups", "ex-share-2", r"Both are delivered (five) times",
+          lambda o: (_uniform(_all(r": (\d+) deliveries", o, int)),)),
 ]
+
+
+def _uniform(values: list) -> int:
+    """The one value all of ``values`` share, or -1 (no single count to claim)."""
+    return values[0] if len(set(values)) == 1 else -1
 
 
 def _sessions(output: str) -> list[tuple[int, int]]:

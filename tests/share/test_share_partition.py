@@ -220,3 +220,16 @@ def test_invariants_of_the_model(ops, limit):
             assert not sp.records[sp.start_offset].state.terminal  # the start offset moved past terminal records
         assert len(sp.records) <= 6 and sp.end_offset <= sp.log_end_offset
     assert all(count <= limit for count in deliveries.values())
+
+
+def test_a_late_acknowledgement_of_an_archived_record_is_skipped():
+    # SharePartition.acknowledge (4.3.1, line 1006): a batch before the start offset is "already archived" and
+    # skipped, so the acknowledgement succeeds; while the record is still tracked it fails
+    sp = SharePartitionModel(record_lock_duration_ms=1000, delivery_count_limit=2)
+    sp.append(1)
+    sp.acquire("m1", 1, now_ms=0)
+    with pytest.raises(KafkaError, match="not acquired"):
+        sp.acknowledge("m1", [0], AcknowledgeType.ACCEPT, now_ms=1000)  # AVAILABLE again, count 1 < 2
+    sp.acquire("m1", 1, now_ms=1000)
+    sp.acknowledge("m1", [0], AcknowledgeType.ACCEPT, now_ms=2000)  # ARCHIVED at the limit, start offset past it
+    assert sp.start_offset == 1 and 0 not in sp.records

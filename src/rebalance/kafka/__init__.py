@@ -13,6 +13,8 @@ This area runs Kafka's own classes from those jars through the book's Java modul
   enumerated outcome distribution of the book's ``StripedReplicaPlacer`` (membership and chi-square fit).
 * :mod:`rebalance.kafka.connect` -- a real distributed Kafka Connect cluster (``ConnectDistributed`` workers)
   whose rounds, read from the workers' logs, are replayed through the book's Connect model side by side.
+* :mod:`rebalance.kafka.share` -- a share group (KIP-932) of real ``KafkaShareConsumer`` instances dividing one
+  partition's records, set against ``SimpleAssignor`` and ``SharePartitionModel``.
 
 Names are loaded on first use, so ``python -m rebalance.kafka.oracle`` runs the module cleanly.
 """
@@ -38,6 +40,10 @@ _EXPORTS = {
     "outcome_distribution": "rebalance.kafka.placement",
     "ConnectDistributedCluster": "rebalance.kafka.connect", "CONNECT_BROKER_CONFIG": "rebalance.kafka.connect",
     "connectors_added": "rebalance.kafka.connect", "worker_bounced": "rebalance.kafka.connect",
+    "run_share_group": "rebalance.kafka.share", "ShareRun": "rebalance.kafka.share", "ShareRule": "rebalance.kafka.share",
+    "share_rule": "rebalance.kafka.share", "predict_outcomes": "rebalance.kafka.share",
+    "outcome_table": "rebalance.kafka.share", "share_summary": "rebalance.kafka.share",
+    "SHARE_BROKER_CONFIG": "rebalance.kafka.share",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
@@ -46,3 +52,5 @@ if TYPE_CHECKING:
     from .cluster import ClusterStartError, KafkaCluster
     from .consumers import run_scenario, simulate_lines_on_kafka
     from .oracle import Oracle, OracleAnswer, answer_all, check_files, java_module, rewrite_files
+    from .share import (SHARE_BROKER_CONFIG, ShareRule, ShareRun, outcome_table, predict_outcomes, run_share_group,
+                        share_rule, share_summary)

@@ -33,6 +33,8 @@ _EXPORTS = {
     "random_scenario": ".scenarios", "unit_scenarios": ".scenarios",
     "RecordState": ".share_partition", "InFlightState": ".share_partition", "AcknowledgeType": ".share_partition",
     "DeliveryCountOps": ".share_partition", "SharePartitionModel": ".share_partition",
+    "DEFAULT_DELIVERY_COUNT_LIMIT": ".share_partition", "DEFAULT_RECORD_LOCK_DURATION_MS": ".share_partition",
+    "DEFAULT_PARTITION_MAX_RECORD_LOCKS": ".share_partition",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
@@ -42,5 +44,7 @@ if TYPE_CHECKING:
     from .scenarios import random_scenario, unit_scenarios
     from .simple import SHARE_ASSIGNORS, ShareGroupPartitionAssignor, SimpleAssignor, share_assignor_for
     from .simple_heterogeneous import assign_heterogeneous
-    from .share_partition import AcknowledgeType, DeliveryCountOps, InFlightState, RecordState, SharePartitionModel
+    from .share_partition import (DEFAULT_DELIVERY_COUNT_LIMIT, DEFAULT_PARTITION_MAX_RECORD_LOCKS,
+                                  DEFAULT_RECORD_LOCK_DURATION_MS, AcknowledgeType, DeliveryCountOps, InFlightState,
+                                  RecordState, SharePartitionModel)
     from .simple_homogeneous import assign_homogeneous

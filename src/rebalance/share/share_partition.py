@@ -181,7 +181,9 @@ class SharePartitionModel:
 
     ``start_offset`` is the share-partition start offset (SPSO): every record before it is done with;
     ``records`` holds the in-flight records from there (Kafka's ``cachedState``), each an :class:`InFlightState`;
-    ``locks`` the acquisition-lock deadline of each acquired record (virtual ms)."""
+    ``locks`` the acquisition-lock deadline of each acquired record (virtual ms).
+
+    Defined in chapter 14, *Share groups: queues for Kafka*."""
 
     delivery_count_limit: int = DEFAULT_DELIVERY_COUNT_LIMIT
     record_lock_duration_ms: int = DEFAULT_RECORD_LOCK_DURATION_MS
@@ -261,13 +263,18 @@ class SharePartitionModel:
         :data:`ACK_TYPE_TO_RECORD_STATE` with its delivery count unchanged (``NO_OP``, lines 2333-2338), so a
         ``RELEASE`` at the delivery limit archives it.  A ``RENEW`` extends the locks instead (lines 2307-2322; Kafka
         only accepts it when the group enables lock renewal, the model always does).  Locks that expired
-        before ``now_ms`` are released first, so a late acknowledgement fails."""
+        before ``now_ms`` are released first, so a late acknowledgement fails -- unless the record has meanwhile
+        been archived and the start offset has moved past it: offsets before the start offset are skipped
+        (lines 1006-1010), and the acknowledgement succeeds."""
         if not isinstance(ack_type, AcknowledgeType):
             raise InputError("ack_type", f"must be an AcknowledgeType, got {ack_type!r}")
         self.expire_locks(now_ms)
+        # an offset before the start offset is already done with: Kafka skips it and reports success ("already
+        # archived", line 1006), so a too-late acknowledgement of a record archived meanwhile does not fail
+        offsets = [offset for offset in offsets if offset >= self.start_offset]
         for offset in offsets:
             state = self.records.get(offset)
-            if state is None or offset < self.start_offset or state.state is not RecordState.ACQUIRED:
+            if state is None or state.state is not RecordState.ACQUIRED:
                 raise KafkaError("InvalidRecordStateException", "The offset cannot be acknowledged. The offset is not acquired.")
             if state.has_ongoing_state_transition():
                 raise KafkaError("InvalidRecordStateException",

@@ -34,7 +34,9 @@ ShareGroupPartitionAssignor = ConsumerGroupPartitionAssignor
 class SimpleAssignor:
     """``SimpleAssignor`` (Kafka 4.3.1): ``name()`` is ``"simple"``; ``assign`` dispatches on the subscription
     type.  Raises :class:`~rebalance.errors.PartitionAssignorException` where Kafka's throws (a subscribed topic
-    missing from the metadata)."""
+    missing from the metadata).
+
+    Defined in chapter 14, *Share groups: queues for Kafka*."""
 
     NAME = "simple"
 

@@ -3,8 +3,9 @@
 
 ``JOB`` is ``sweep`` (N consumer-group scenarios through every assignor), ``coordinator`` (N group ids
 hashed to ``__consumer_offsets`` partitions and brokers), ``montecarlo`` (N simulated rolling restarts and
-failures), ``placement`` (N topic creations placed by Kafka's replica placers) or ``connect`` (N Kafka
-Connect clusters with a worker bounce or a new connector).  Without ``--scale`` each job runs at the size
+failures), ``placement`` (N topic creations placed by Kafka's replica placers), ``connect`` (N Kafka
+Connect clusters with a worker bounce or a new connector) or ``share`` (N share groups assigned by
+``SimpleAssignor``).  Without ``--scale`` each job runs at the size
 of :data:`~rebalance.spark.jobs.DEFAULT_SCALE` (about a minute on two local cores).  ``--config`` overrides
 the simulators' settings by field name (``montecarlo``: ``ProtocolConfig``/``KIP848Config`` fields;
 ``connect``: ``max_delay_ms``).  With ``--master`` or ``SPARK_MASTER`` the same job runs on a cluster.  A progress bar over Spark's stages goes to stderr; the
@@ -35,7 +36,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("job", choices=JOBS, help="which experiment to run")
     p.add_argument("--scale", type=int, default=None,
                    help="scenarios (sweep), group ids (coordinator), simulations (montecarlo), topics (placement), "
-                        "clusters (connect); default: " + ", ".join(f"{j} {n:,}" for j, n in DEFAULT_SCALE.items()))
+                        "clusters (connect), share groups (share); default: " + ", ".join(f"{j} {n:,}" for j, n in DEFAULT_SCALE.items()))
     p.add_argument("--master", default=None, help="Spark master URL (default: $SPARK_MASTER, else local[*])")
     p.add_argument("--cores", type=int, default=None, help="local mode only: use local[CORES]")
     p.add_argument("--out", default="spark-results", help="output folder or URL for the Parquet tables")

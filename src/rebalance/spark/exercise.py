@@ -19,17 +19,18 @@ from ..errors import require
 from .jobs import JOBS, get_job
 
 #: default scales: scenarios (sweep), group ids (coordinator), simulations (montecarlo), topics (placement),
-#: clusters (connect)
-DEFAULT_SCALE = {"sweep": 200, "coordinator": 200_000, "montecarlo": 60, "placement": 2_000, "connect": 200}
+#: clusters (connect), share groups (share)
+DEFAULT_SCALE = {"sweep": 200, "coordinator": 200_000, "montecarlo": 60, "placement": 2_000, "connect": 200,
+                 "share": 2_000}
 #: the table each job's exercise returns
 SUMMARY_TABLE = {"sweep": "by_assignor", "coordinator": "summary", "montecarlo": "summary",
-                 "placement": "summary", "connect": "summary"}
+                 "placement": "summary", "connect": "summary", "share": "summary"}
 
 
 def exercise(job: str, scale: Optional[int] = None, seed: int = 0, table: Optional[str] = None,
              digits: int = 3, spark: Optional[SparkSession] = None, local: bool = False,
              **params: Any) -> pd.DataFrame:
-    """Run ``job`` (``sweep``, ``coordinator``, ``montecarlo``, ``placement``, ``connect``) at ``scale``
+    """Run ``job`` (``sweep``, ``coordinator``, ``montecarlo``, ``placement``, ``connect``, ``share``) at ``scale``
     and return its summary table (or ``table``), floats rounded to ``digits``.  Other keyword arguments are
     the job's parameters (e.g. ``assignors=("range",)`` for the sweep, ``partition_counts=(50,)`` for the
     coordinator job, ``modes=("eager", "kip848")`` for the Monte Carlo).  ``local=True``: the same table

@@ -28,7 +28,7 @@ from .jobs.common import JobResult, table_path, write_outputs
 #: the key of a Monte Carlo run's stored parameters that holds the simulators' default configs
 SIMULATORS_KEY = "simulator_defaults"
 _PARAM_CLASSES = {"sweep": "SweepParams", "coordinator": "CoordinatorParams", "montecarlo": "MonteCarloParams",
-                  "placement": "PlacementAuditParams", "connect": "ConnectJobParams"}
+                  "placement": "PlacementAuditParams", "connect": "ConnectJobParams", "share": "ShareJobParams"}
 
 
 def _normalised_params(job: str, params, extra: dict) -> dict:
@@ -145,6 +145,10 @@ def scenario_ranges(results: Mapping[str, JobResult]) -> pd.DataFrame:
             text = (f"Connect clusters of {p['min_workers']}-{p['max_workers']} workers running 1-"
                     f"{p['max_connectors']} connectors of 1-{p['max_tasks']} tasks; a worker away "
                     f"{p['min_away_ms'] / 1000:.0f}-{p['max_away_ms'] / 1000:.0f} s, or a connector added")
+        elif job == "share":
+            text = (f"share groups of 1-{p['max_members']} members, 1-{p['max_topics']} topics of 1-"
+                    f"{p['max_partitions']} partitions; heterogeneous subscriptions with probability "
+                    f"{p['heterogeneous']}")
         else:  # pragma: no cover - every job is listed above
             text = ""
         rows.append({"job": job, "scale": f"{r.scale:,}", "seed": r.seed, "scenarios": text})

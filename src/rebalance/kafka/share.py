@@ -1,0 +1,482 @@
+"""A share group (KIP-932) on a real broker: real ``KafkaShareConsumer`` instances dividing one partition's records.
+
+:func:`run_share_group` starts (or uses) a one-broker :class:`~rebalance.kafka.cluster.KafkaCluster` with
+:data:`SHARE_BROKER_CONFIG`, creates the topics, sets the group's ``share.auto.offset.reset`` to ``earliest``,
+produces ``records`` records to partition 0 of the first topic and runs the members as real share consumers of
+the pinned release (``org.rebalance.share.ShareMembers``, the book's Java module), spread over ``jvms`` JVMs.
+Each member acknowledges every record it gets by a :class:`ShareRule` of the record's offset (the same at every
+delivery, whoever gets it): ``RELEASE``, ``REJECT``, ``ACCEPT``, or ``ACCEPT`` too late (``slow``: after the
+acquisition lock has expired).  The run ends when the clients have seen every record reach its end and the
+broker reports no lag left on the partition (``listShareGroupOffsets``: every record acknowledged or archived); then the group is
+described (``describeShareGroups``) and every JVM stopped, also on failure.
+
+What the run is set against (:class:`ShareRun`):
+
+* :meth:`ShareRun.assignment` -- the coordinator's assignment, by member (client id), and
+  :meth:`ShareRun.predicted_assignment`, ``rebalance.share``'s :func:`~rebalance.share.assign_share_group`
+  (``SimpleAssignor``) for the same member ids and topic ids;
+* :meth:`ShareRun.outcomes` -- each record's deliveries, highest delivery count and final state as the clients
+  saw them, and :func:`predict_outcomes`, the same from :class:`~rebalance.share.SharePartitionModel` driven by
+  the same rule on a virtual clock.
+
+Broker settings (found by running 4.3.1, see :data:`SHARE_BROKER_CONFIG`): none is needed to *enable* share
+groups -- ``share.version`` is a feature whose ``LATEST_PRODUCTION`` level is 1 (``ShareVersion``, server-common
+4.3.1) so a freshly formatted 4.3.1 cluster has it, and ``group.coordinator.rebalance.protocols`` (deprecated in
+4.3) is not consulted for share groups.  The settings only make the run short: a 4 s lock (the minimum of
+the minimum is 1000 ms), a delivery limit of 3, a 500 ms heartbeat, one partition for each internal topic.
+"""
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from ..errors import LiveClientError, WaitTimeoutError, require
+from .oracle import classpath, find_java
+
+__all__ = ["SHARE_BROKER_CONFIG", "SHARE_MAIN_CLASS", "ShareRule", "ShareRun", "run_share_group",
+           "predict_outcomes", "share_rule", "outcome_table", "share_summary"]
+
+SHARE_MAIN_CLASS = "org.rebalance.share.ShareMembers"
+#: broker settings for a short run (none of them enables share groups: 4.3.1 has them on by default)
+SHARE_BROKER_CONFIG: Dict[str, int] = {
+    "offsets.topic.num.partitions": 1,
+    "share.coordinator.state.topic.num.partitions": 1,
+    "group.share.min.record.lock.duration.ms": 1000,
+    "group.share.record.lock.duration.ms": 4000,
+    "group.share.delivery.count.limit": 3,
+    "group.share.min.heartbeat.interval.ms": 500,
+    "group.share.heartbeat.interval.ms": 500,
+}
+_JVM_OPTIONS = ("-Xms16m", "-Xmx160m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData")
+#: the longest a run may take before it is stopped with :class:`~rebalance.errors.WaitTimeoutError`
+MAX_RUN_S = 90
+
+
+@dataclass(frozen=True)
+class ShareRule:
+    """How every member acknowledges a record, by its offset (the same at each delivery): ``RELEASE`` for the
+    offsets in ``release``, ``REJECT`` for ``reject``, ``ACCEPT`` after the lock has expired for ``slow``,
+    ``ACCEPT`` for the others."""
+
+    release: Tuple[int, ...] = ()
+    reject: Tuple[int, ...] = ()
+    slow: Tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        seen: Dict[int, str] = {}
+        for name in ("release", "reject", "slow"):
+            for o in getattr(self, name):
+                require(isinstance(o, int) and not isinstance(o, bool) and o >= 0, name,
+                        f"offsets are whole numbers >= 0, got {o!r}")
+                require(o not in seen, name, f"offset {o} is already in {seen.get(o)}")
+                seen[o] = name
+
+    def action(self, offset: int) -> str:
+        """``"RELEASE"``, ``"REJECT"``, ``"SLOW"`` or ``"ACCEPT"``."""
+        for name in ("release", "reject", "slow"):
+            if offset in getattr(self, name):
+                return name.upper()
+        return "ACCEPT"
+
+
+def share_rule(records: int, release_every: int = 0, reject_every: int = 0, slow: int = 0) -> ShareRule:
+    """A :class:`ShareRule` over offsets ``0..records-1``: the last ``slow`` offsets acknowledged too late;
+    before them every ``release_every``-th offset released (from ``release_every - 1``) and every
+    ``reject_every``-th rejected (from ``reject_every // 2``, where not released); 0 for none."""
+    require(isinstance(slow, int) and 0 <= slow <= records, "slow", f"between 0 and {records}")
+    head = records - slow
+    release = [o for o in range(head) if release_every and o % release_every == release_every - 1]
+    reject = [o for o in range(head) if reject_every and o % reject_every == reject_every // 2 and o not in release]
+    return ShareRule(tuple(release), tuple(reject), tuple(range(head, records)))
+
+
+def predict_outcomes(records: int, rule: ShareRule, members: Sequence[str], *, delivery_count_limit: int,
+                     max_records: int = 500) -> Dict[int, Dict[str, Any]]:
+    """Each record's outcome by :class:`~rebalance.share.SharePartitionModel`: the members take turns fetching
+    (at most ``max_records`` each), acknowledge by ``rule`` at once, except the ``slow`` records, which they hold
+    until the virtual clock passes the lock; ``{offset: {"deliveries", "max_delivery_count", "state"}}``."""
+    from ..share.share_partition import AcknowledgeType, SharePartitionModel
+
+    model = SharePartitionModel(delivery_count_limit=delivery_count_limit)
+    model.append(records)
+    refs: Dict[int, Any] = {}
+    deliveries: Dict[int, int] = {o: 0 for o in range(records)}
+    types = {"ACCEPT": AcknowledgeType.ACCEPT, "RELEASE": AcknowledgeType.RELEASE, "REJECT": AcknowledgeType.REJECT}
+    now = 0
+    while model.start_offset < model.log_end_offset:
+        progressed = False
+        for m in members:
+            got = model.acquire(m, max_records, now)
+            progressed = progressed or bool(got)
+            for o in got:
+                refs[o] = model.records[o]
+                deliveries[o] += 1
+            for o in got:
+                action = rule.action(o)
+                if action != "SLOW":
+                    model.acknowledge(m, [o], types[action], now)
+        now += 1 if progressed else model.record_lock_duration_ms
+    return {o: {"deliveries": deliveries[o], "max_delivery_count": refs[o].delivery_count, "state": refs[o].state.name}
+            for o in range(records)}
+
+
+class _Jvm:
+    """One ``ShareMembers`` JVM; its stdout lines go to the shared queue as (jvm, record)."""
+
+    def __init__(self, index: int, out: "queue.Queue[Tuple[int, dict]]"):
+        self.index = index
+        cmd = [find_java(), *_JVM_OPTIONS, "-cp", classpath(), SHARE_MAIN_CLASS]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     text=True, encoding="utf-8", bufsize=1, start_new_session=True)
+        self._reader = threading.Thread(target=self._read, args=(out,), daemon=True)
+        self._reader.start()
+
+    def _read(self, out: "queue.Queue[Tuple[int, dict]]") -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            try:
+                out.put((self.index, json.loads(line)))
+            except ValueError:
+                out.put((self.index, {"event": "error", "message": f"not JSON: {line[:200]}"}))
+
+    def send(self, obj: dict) -> None:
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(json.dumps(obj) + "\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            pass
+
+    def kill(self) -> None:
+        import os
+
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, 9)
+            except ProcessLookupError:
+                pass
+        self.proc.wait()
+
+
+@dataclass
+class ShareRun:
+    """What one :func:`run_share_group` saw: every member record (``delivered``, ``acked``...), the topics'
+    ids, the produced offsets, the broker's share-partition start offsets at the end and its last group
+    description (members by client id).  ``start_offsets``/``lags``: ``listShareGroupOffsets`` at the end
+    (``-1`` where the coordinator has no state: partitions no member fetched from); the start offset may stay
+    at the last record (its persisted state says ``ARCHIVED``) while the lag is 0."""
+
+    members: Tuple[str, ...]
+    subscriptions: Dict[str, Tuple[str, ...]]
+    topics: Dict[str, int]
+    rule: ShareRule
+    records: int
+    delivery_count_limit: int
+    topic_ids: Dict[str, str] = field(default_factory=dict)
+    produced: List[int] = field(default_factory=list)
+    events: List[dict] = field(default_factory=list)
+    start_offsets: Dict[str, int] = field(default_factory=dict)
+    lags: Dict[str, int] = field(default_factory=dict)
+    group: Dict[str, Any] = field(default_factory=dict)
+    errors: List[str] = field(default_factory=list)
+
+    @property
+    def queue_topic(self) -> str:
+        return next(iter(self.topics))
+
+    def deliveries(self) -> List[dict]:
+        """One row per delivery of a record of the queue partition: ``member``, ``offset``, ``delivery_count``,
+        ``ack`` (what the member's rule said), in the order the members reported them."""
+        return [{k: e[k] for k in ("member", "offset", "delivery_count", "ack")} for e in self.events
+                if e.get("event") == "delivered" and e.get("topic") == self.queue_topic and e.get("partition") == 0]
+
+    def acks(self) -> Dict[Tuple[str, int], List[bool]]:
+        """``(member, offset) -> [ok, ...]``: each acknowledgement's result as the commit callback gave it."""
+        out: Dict[Tuple[str, int], List[bool]] = {}
+        for e in self.events:
+            if e.get("event") == "acked" and e.get("topic") == self.queue_topic:
+                for o in e["offsets"]:
+                    out.setdefault((e["member"], o), []).append(bool(e["ok"]))
+        return out
+
+    def outcomes(self) -> Dict[int, Dict[str, Any]]:
+        """Each record's outcome as the clients saw it: ``deliveries`` (how many times a member got it),
+        ``max_delivery_count`` (the highest ``ConsumerRecord.deliveryCount()``), ``state``: ``ACKNOWLEDGED``
+        after an ``ACCEPT`` that succeeded; ``ARCHIVED`` after a ``REJECT`` that succeeded, or when its last
+        delivery was at the delivery limit and ended with a ``RELEASE`` that succeeded or a lock that expired
+        (a too-late ``ACCEPT``: it fails while the record is still tracked, and succeeds once the start offset has
+        moved past the archived record, ``SharePartition.acknowledge`` line 1006); ``ACQUIRED``/``AVAILABLE`` otherwise (not finished)."""
+        acks = self.acks()
+        rows: Dict[int, Dict[str, Any]] = {o: {"deliveries": 0, "max_delivery_count": 0, "state": "AVAILABLE"}
+                                           for o in range(self.records)}
+        for d in self.deliveries():
+            r = rows.get(d["offset"])
+            if r is not None:
+                r["deliveries"] += 1
+                r["max_delivery_count"] = max(r["max_delivery_count"], d["delivery_count"])
+        # per (member, offset): deliveries in order, matched with acknowledgements in order
+        per: Dict[Tuple[str, int], List[dict]] = {}
+        for d in self.deliveries():
+            per.setdefault((d["member"], d["offset"]), []).append(d)
+        for (member, o), ds in per.items():
+            if o not in rows:
+                continue
+            oks = acks.get((member, o), [])
+            for i, d in enumerate(ds):
+                ok = oks[i] if i < len(oks) else None
+                if ok is None:
+                    continue
+                at_limit = d["delivery_count"] >= self.delivery_count_limit
+                if d["ack"] == "ACCEPT" and ok:
+                    rows[o]["state"] = "ACKNOWLEDGED"
+                elif d["ack"] == "REJECT" and ok:
+                    rows[o]["state"] = "ARCHIVED"
+                elif d["ack"] == "RELEASE" and ok and at_limit:
+                    rows[o]["state"] = "ARCHIVED"
+                elif d["ack"] == "SLOW" and at_limit:  # ok or not: see SharePartition.acknowledge, line 1006
+                    rows[o]["state"] = "ARCHIVED"
+        return rows
+
+    def finished(self, upto: Optional[int] = None) -> bool:
+        """Every record (before offset ``upto``) ACKNOWLEDGED or ARCHIVED in the clients' view."""
+        return all(r["state"] in ("ACKNOWLEDGED", "ARCHIVED") for o, r in self.outcomes().items()
+                   if upto is None or o < upto)
+
+    def per_member(self) -> Dict[str, int]:
+        """How many deliveries each member got."""
+        out = {m: 0 for m in self.members}
+        for d in self.deliveries():
+            out[d["member"]] = out.get(d["member"], 0) + 1
+        return out
+
+    def assignment(self) -> Dict[str, Dict[str, List[int]]]:
+        """The coordinator's assignment from ``describeShareGroups``: ``{member: {topic: [partitions]}}``."""
+        out: Dict[str, Dict[str, List[int]]] = {}
+        for m in self.group.get("members", []):
+            got: Dict[str, List[int]] = {}
+            for text in m["assignment"]:
+                topic, _, p = text.rpartition("-")
+                got.setdefault(topic, []).append(int(p))
+            out[m["client_id"]] = {t: sorted(ps) for t, ps in sorted(got.items())}
+        return dict(sorted(out.items()))
+
+    def predicted_assignment(self) -> Dict[str, Dict[str, List[int]]]:
+        """``SimpleAssignor`` (:func:`rebalance.share.assign_share_group`) for the described members (their real
+        member ids and subscriptions) and the topics' real ids, every partition assignable."""
+        from ..share.group import assign_share_group
+
+        by_id = {m["member_id"]: m["client_id"] for m in self.group.get("members", [])}
+        topics = [{"name": t, "id": self.topic_ids[t], "partitions": n} for t, n in self.topics.items()]
+        members = [{"id": mid, "subscriptions": list(self.subscriptions[name])} for mid, name in by_id.items()]
+        result = assign_share_group(topics, members).by_name()
+        out = {by_id[mid]: {t: ps for t, ps in sorted(a.items()) if ps} for mid, a in result.items()}
+        for name in by_id.values():
+            out.setdefault(name, {})
+        return dict(sorted(out.items()))
+
+
+def run_share_group(members: Sequence[str] = ("m1", "m2", "m3"), *, records: int = 24,
+                    rule: Optional[ShareRule] = None, topics: Optional[Mapping[str, int]] = None,
+                    subscriptions: Optional[Mapping[str, Sequence[str]]] = None, jvms: int = 2,
+                    max_poll_records: int = 5, cluster: Optional[Any] = None) -> ShareRun:
+    """Run a share group on a real broker (see the module docstring) and return what it saw.
+
+    ``topics``: ``{name: partitions}``, the first one's partition 0 gets the records (default ``{"queue": 1,
+    "wide": 4}``); ``subscriptions``: each member's topics (default: all); ``jvms``: how many member JVMs (the
+    members are dealt round-robin); ``cluster``: a running :class:`~rebalance.kafka.cluster.KafkaCluster` started
+    with :data:`SHARE_BROKER_CONFIG` (else one is started and stopped).
+
+    Defined in chapter 14, *Share groups: queues for Kafka*."""
+    import contextlib
+
+    from .cluster import KafkaCluster
+
+    members = tuple(members)
+    require(len(members) >= 1 and len(set(members)) == len(members), "members", "must be distinct names, at least one")
+    topics = dict(topics if topics is not None else {"queue": 1, "wide": 4})
+    require(bool(topics), "topics", "at least one topic")
+    subs = {m: tuple(subscriptions[m]) if subscriptions else tuple(topics) for m in members}
+    for m, ts in subs.items():
+        for t in ts:
+            require(t in topics, f"subscriptions.{m}", f"unknown topic {t!r}")
+    require(isinstance(jvms, int) and 1 <= jvms <= len(members), "jvms", f"between 1 and {len(members)}")
+    require(isinstance(records, int) and 1 <= records <= 1000, "records", "between 1 and 1000")
+    rule = rule or ShareRule()
+    require(list(rule.slow) == list(range(records - len(rule.slow), records)), "rule.slow",
+            "the slow offsets must be the last ones (share_rule(..., slow=N)): they are produced last")
+    require(all(o < records for o in rule.release + rule.reject), "rule", f"offsets must be below {records}")
+    if cluster is not None:
+        for k, v in SHARE_BROKER_CONFIG.items():
+            if k in ("offsets.topic.num.partitions", "share.coordinator.state.topic.num.partitions"):
+                continue
+            require(cluster.broker_config.get(k) == str(v), "cluster", f"needs {k}={v}")
+    limit = SHARE_BROKER_CONFIG["group.share.delivery.count.limit"]
+    lock_ms = SHARE_BROKER_CONFIG["group.share.record.lock.duration.ms"]
+    run = ShareRun(members, subs, topics, rule, records, limit)
+    with (KafkaCluster(brokers=1, broker_config=SHARE_BROKER_CONFIG) if cluster is None
+          else contextlib.nullcontext(cluster)) as c:
+        _play(run, c.bootstrap_servers, jvms, max_poll_records, lock_ms)
+    return run
+
+
+def _play(run: ShareRun, bootstrap: str, jvms: int, max_poll_records: int, lock_ms: int) -> None:
+    q: "queue.Queue[Tuple[int, dict]]" = queue.Queue()
+    procs: List[_Jvm] = []
+    group = f"share-{uuid.uuid4().hex[:8]}"
+
+    def drain(timeout: float) -> Optional[Tuple[int, dict]]:
+        try:
+            item = q.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        item[1]["jvm"] = item[0]
+        run.events.append(item[1])
+        if item[1].get("event") == "error":
+            run.errors.append(item[1].get("message", ""))
+        return item
+
+    def wait_for(pred: Any, timeout: float, what: str) -> dict:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise WaitTimeoutError(f"share group: no {what} within {timeout:.0f} s")
+            item = drain(min(left, 0.2))
+            if item and pred(*item):
+                return item[1]
+
+    try:
+        admin = _Jvm(0, q)
+        procs.append(admin)
+        for i in range(jvms):
+            procs.append(_Jvm(i + 1, q))
+        for j in procs:
+            j.send({"op": "ping"})
+        pending = {j.index for j in procs}
+        while pending:
+            pending.discard(wait_for(lambda i, r: r.get("event") == "pong", 60, "answer from a JVM")["jvm"])
+        admin.send({"op": "setup", "bootstrap": bootstrap, "topics": run.topics, "group": group,
+                    "group_config": {"share.auto.offset.reset": "earliest"}})
+        ready = wait_for(lambda i, r: i == 0 and r.get("event") in ("ready", "error"), 60, "topic creation")
+        if ready.get("event") == "error":
+            raise LiveClientError(f"share group: setup failed: {ready.get('message')}")
+        run.topic_ids = dict(ready["topic_ids"])
+        head = min(run.rule.slow, default=run.records)
+
+        def produce(count: int) -> None:
+            admin.send({"op": "produce", "bootstrap": bootstrap, "topic": run.queue_topic, "partition": 0,
+                        "count": count})
+            produced = wait_for(lambda i, r: i == 0 and r.get("event") in ("produced", "error"), 60, "records produced")
+            if produced.get("event") == "error":
+                raise LiveClientError(f"share group: produce failed: {produced.get('message')}")
+            run.produced.extend(produced["offsets"])
+
+        produce(head)
+        t0 = int(time.time() * 1000)
+        props = {"bootstrap.servers": bootstrap, "group.id": group, "max.poll.records": str(max_poll_records)}
+        for k, m in enumerate(run.members):
+            procs[1 + k % jvms].send({"op": "start", "member": m, "t0": t0, "topics": list(run.subscriptions[m]),
+                                      "props": props, "release": list(run.rule.release),
+                                      "reject": list(run.rule.reject), "slow": list(run.rule.slow),
+                                      "slow_ms": lock_ms + 1000})
+        deadline = time.monotonic() + MAX_RUN_S
+        if head < run.records:
+            # the slow records only once every record before them is done with: a member asleep past its lock
+            # may have fetched more records meanwhile (the consumer fetches ahead), whose locks expire too;
+            # for a record released at every delivery anyway that changes nothing, for the others it would
+            # add a delivery
+            while not run.finished(upto=head):
+                if time.monotonic() > deadline:
+                    raise WaitTimeoutError(f"share group: the first {head} records did not finish within "
+                                           f"{MAX_RUN_S} s (errors: {run.errors[:3]})")
+                drain(0.2)
+            produce(run.records - head)
+        end = run.queue_topic + "-0"
+        last_ask = 0.0
+        while True:
+            if time.monotonic() > deadline:
+                raise WaitTimeoutError(f"share group: the records did not all finish within {MAX_RUN_S} s "
+                                       f"(errors: {run.errors[:3]})")
+            item = drain(0.2)
+            if item and item[0] == 0 and item[1].get("event") == "offsets":
+                run.start_offsets = dict(item[1]["start_offsets"])
+                run.lags = dict(item[1]["lags"])
+                if run.lags.get(end, -1) == 0 and run.finished():
+                    break
+            if time.monotonic() - last_ask > 0.5 and run.finished():
+                admin.send({"op": "offsets", "bootstrap": bootstrap, "group": group})
+                last_ask = time.monotonic()
+        # the group as the coordinator has it once every member has its target (member epoch = group epoch)
+        desc_deadline = time.monotonic() + 30
+        while True:
+            admin.send({"op": "describe", "bootstrap": bootstrap, "group": group})
+            g = wait_for(lambda i, r: i == 0 and r.get("event") in ("group", "error"), 30, "group description")
+            if g.get("event") == "group" and len(g["members"]) == len(run.members) \
+                    and all(m["member_epoch"] == g["group_epoch"] for m in g["members"]) \
+                    and g["target_epoch"] == g["group_epoch"]:
+                run.group = g
+                break
+            if time.monotonic() > desc_deadline:
+                raise WaitTimeoutError("share group: the group did not settle within 30 s")
+            time.sleep(0.3)
+        for j in procs[1:]:
+            j.send({"op": "stop"})
+        closing = {j.index for j in procs[1:]}
+        while closing:
+            closing.discard(wait_for(lambda i, r: r.get("event") == "stopped", 60, "members closed")["jvm"])
+    finally:
+        for j in procs:
+            j.kill()
+        while drain(0.01) is not None:
+            pass
+
+
+
+def outcome_table(run: ShareRun) -> List[Dict[str, Any]]:
+    """One row per acknowledgement rule (``ACCEPT``, ``RELEASE``, ``REJECT``, ``SLOW``): how many records, and
+    for the real run and :func:`predict_outcomes` the deliveries per record, the highest delivery count and the
+    final state (each a sorted list of the distinct values over the rule's records), and whether the two agree
+    record by record.  Deterministic: nothing in it depends on which member got what, or when.
+
+    Defined in chapter 14, *Share groups: queues for Kafka*."""
+    real = run.outcomes()
+    model = predict_outcomes(run.records, run.rule, run.members, delivery_count_limit=run.delivery_count_limit)
+    rows = []
+    for action in ("ACCEPT", "RELEASE", "REJECT", "SLOW"):
+        offsets = [o for o in range(run.records) if run.rule.action(o) == action]
+        if not offsets:
+            continue
+        rows.append({"rule": action, "records": len(offsets),
+                     "deliveries": sorted({real[o]["deliveries"] for o in offsets}),
+                     "max_delivery_count": sorted({real[o]["max_delivery_count"] for o in offsets}),
+                     "state": sorted({real[o]["state"] for o in offsets}),
+                     "model_deliveries": sorted({model[o]["deliveries"] for o in offsets}),
+                     "model_state": sorted({model[o]["state"] for o in offsets}),
+                     "agree": all(real[o] == model[o] for o in offsets)})
+    return rows
+
+
+def share_summary(run: ShareRun) -> Dict[str, Any]:
+    """The run's deterministic facts: members, records, every record delivered at least once, every record
+    finished (``ACKNOWLEDGED`` or ``ARCHIVED``) in the clients' view, the broker's lag 0 on the partition,
+    the coordinator's assignment equal to ``SimpleAssignor``'s, every record's outcome equal to the model's,
+    the members that shared the queue partition (from the assignment), errors.
+
+    Defined in chapter 14, *Share groups: queues for Kafka*."""
+    real = run.outcomes()
+    model = predict_outcomes(run.records, run.rule, run.members, delivery_count_limit=run.delivery_count_limit)
+    assignment = run.assignment()
+    return {"members": len(run.members), "records": run.records,
+            "every_record_delivered": all(r["deliveries"] >= 1 for r in real.values()),
+            "all_finished": run.finished(),
+            "broker_lag_zero": run.lags.get(f"{run.queue_topic}-0") == 0,
+            "assignment_equal": assignment == run.predicted_assignment(),
+            "outcomes_equal": real == model,
+            "queue_partition_shared_by": sum(1 for a in assignment.values() if 0 in a.get(run.queue_topic, [])),
+            "errors": len(run.errors)}

@@ -1,0 +1,99 @@
+"""Issue 27 (share groups): real ``KafkaShareConsumer`` instances (4.3.1) dividing one partition's records on a real broker
+(:mod:`rebalance.kafka.share`), set against the book's ``SimpleAssignor`` and ``SharePartitionModel``.
+
+One broker for the module.  Three members in two JVMs share the partition of ``queue`` (one of them also
+subscribes to ``wide``: a heterogeneous group); every record is acknowledged by a rule of its offset (ACCEPT,
+RELEASE, REJECT, or ACCEPT after the acquisition lock has expired).  The coordinator's assignment must be
+``SimpleAssignor``'s for the same member ids and topic ids, and every record's outcome (deliveries, highest
+delivery count, final state) the model's.  A run stopped by its deadline must leave no JVM behind.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from rebalance import KAFKA_VERSION
+from rebalance.errors import InputError, WaitTimeoutError
+from rebalance.kafka import share as share_module
+from rebalance.kafka.cluster import KafkaCluster
+from rebalance.kafka.share import (SHARE_BROKER_CONFIG, SHARE_MAIN_CLASS, ShareRule, outcome_table, predict_outcomes,
+                                   run_share_group, share_rule, share_summary)
+from .processes import processes_mentioning
+
+REPO = Path(__file__).resolve().parents[2]
+kafka = pytest.mark.kafka
+needs_java = pytest.mark.skipif(
+    not any((REPO / "java" / "target" / f"broker-{KAFKA_VERSION}").glob("kafka_2.13-*.jar"))
+    or not (REPO / "java" / "target" / "classes" / "org" / "rebalance" / "share" / "ShareMembers.class").exists(),
+    reason="the broker jars or the Java module are not built: make java")
+
+RECORDS = 20
+RULE = share_rule(RECORDS, release_every=7, reject_every=9, slow=1)
+SUBSCRIPTIONS = {"m1": ["queue"], "m2": ["queue"], "m3": ["queue", "wide"]}
+
+
+def test_the_model_prediction_needs_no_cluster():
+    limit = SHARE_BROKER_CONFIG["group.share.delivery.count.limit"]
+    model = predict_outcomes(RECORDS, RULE, ["m1", "m2", "m3"], delivery_count_limit=limit)
+    for o, r in model.items():
+        action = RULE.action(o)
+        want = {"ACCEPT": (1, "ACKNOWLEDGED"), "REJECT": (1, "ARCHIVED"),
+                "RELEASE": (limit, "ARCHIVED"), "SLOW": (limit, "ARCHIVED")}[action]
+        assert (r["deliveries"], r["state"]) == want, (o, action, r)
+    assert RULE.release and RULE.reject and RULE.slow == (RECORDS - 1,)
+
+
+def test_bad_input_is_refused_before_anything_starts():
+    with pytest.raises(InputError, match="slow"):
+        run_share_group(records=5, rule=ShareRule(slow=(1,)))
+    with pytest.raises(InputError, match="members"):
+        run_share_group(members=["a", "a"])
+    with pytest.raises(InputError, match="release"):
+        ShareRule(release=(1,), reject=(1,))
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with KafkaCluster(brokers=1, broker_config=SHARE_BROKER_CONFIG) as c:
+        yield c
+
+
+@kafka
+@needs_java
+def test_real_share_group_matches_the_book(cluster):
+    began = time.monotonic()
+    run = run_share_group(["m1", "m2", "m3"], records=RECORDS, rule=RULE, topics={"queue": 1, "wide": 3},
+                          subscriptions=SUBSCRIPTIONS, jvms=2, cluster=cluster)
+    summary = share_summary(run)
+    assert summary["errors"] == 0, run.errors
+    assert summary["every_record_delivered"] and summary["all_finished"] and summary["broker_lag_zero"]
+    assert run.assignment() == run.predicted_assignment(), (run.assignment(), run.predicted_assignment())
+    assert summary["queue_partition_shared_by"] == 3  # one partition, three members: all of them fetch from it
+    assert run.assignment()["m3"]["wide"] == [0, 1, 2]  # its only subscriber
+    table = outcome_table(run)
+    assert all(row["agree"] for row in table), table
+    by_rule = {row["rule"]: row for row in table}
+    limit = run.delivery_count_limit
+    assert by_rule["RELEASE"]["deliveries"] == [limit] and by_rule["RELEASE"]["state"] == ["ARCHIVED"]
+    assert by_rule["SLOW"]["deliveries"] == [limit] and by_rule["SLOW"]["state"] == ["ARCHIVED"]
+    assert by_rule["REJECT"]["deliveries"] == [1] and by_rule["ACCEPT"]["state"] == ["ACKNOWLEDGED"]
+    # the slow record's too-late ACCEPTs were refused while it was still tracked (InvalidRecordStateException)
+    slow = RULE.slow[0]
+    refused = [ok for (m, o), oks in run.acks().items() if o == slow for ok in oks if not ok]
+    assert refused, run.acks()
+    assert not processes_mentioning(SHARE_MAIN_CLASS)
+    assert time.monotonic() - began < 45
+
+
+@kafka
+@needs_java
+def test_a_run_past_its_deadline_stops_every_jvm(cluster, monkeypatch):
+    monkeypatch.setattr(share_module, "MAX_RUN_S", 0.5)
+    with pytest.raises(WaitTimeoutError):
+        run_share_group(["a", "b"], records=3, topics={"late": 1}, jvms=2, cluster=cluster)
+    deadline = time.monotonic() + 10
+    while processes_mentioning(SHARE_MAIN_CLASS) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not processes_mentioning(SHARE_MAIN_CLASS)
