@@ -13,6 +13,9 @@ This area runs Kafka's own classes from those jars through the book's Java modul
   enumerated outcome distribution of the book's ``StripedReplicaPlacer`` (membership and chi-square fit).
 * :mod:`rebalance.kafka.connect` -- a real distributed Kafka Connect cluster (``ConnectDistributed`` workers)
   whose rounds, read from the workers' logs, are replayed through the book's Connect model side by side.
+* :mod:`rebalance.kafka.streams` -- real Kafka Streams instances of a stateful application (classic protocol)
+  whose group leader's task assignments, read from its log, are replayed through the book's
+  ``HighAvailabilityTaskAssignor`` (:func:`scale_out_and_in`, chapter 15).
 
 Names are loaded on first use, so ``python -m rebalance.kafka.oracle`` runs the module cleanly.
 """
@@ -38,6 +41,11 @@ _EXPORTS = {
     "outcome_distribution": "rebalance.kafka.placement",
     "ConnectDistributedCluster": "rebalance.kafka.connect", "CONNECT_BROKER_CONFIG": "rebalance.kafka.connect",
     "connectors_added": "rebalance.kafka.connect", "worker_bounced": "rebalance.kafka.connect",
+    "StreamsInstances": "rebalance.kafka.streams", "StreamsRebalance": "rebalance.kafka.streams",
+    "StreamsScenario": "rebalance.kafka.streams", "STREAMS_SETTINGS": "rebalance.kafka.streams",
+    "STREAMS_BROKER_CONFIG": "rebalance.kafka.streams", "scale_out_and_in": "rebalance.kafka.streams",
+    "parse_rebalances": "rebalance.kafka.streams", "predict_rebalance": "rebalance.kafka.streams",
+    "compare_rebalance": "rebalance.kafka.streams", "streams_configs": "rebalance.kafka.streams",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
