@@ -131,6 +131,9 @@ DEFINED_IN = {
  "rebalance.kafka.cluster.KafkaCluster": 13, "rebalance.kafka.consumers.run_scenario": 13,
  "rebalance.kafka.connect.ConnectDistributedCluster": 9, "rebalance.kafka.coordinators.compare_coordinators": 1,
  "rebalance.kafka.placement.controller_placements": 10,
+ "rebalance.streams.high_availability_task_assignor.HighAvailabilityTaskAssignor": 15,
+ "rebalance.streams.sticky_task_assignor.StickyTaskAssignor": 15,
+ "rebalance.streams.experiment.probing_rounds": 15, "rebalance.kafka.streams.scale_out_and_in": 15,
 }
 
 

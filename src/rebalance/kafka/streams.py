@@ -47,7 +47,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Tuple, Union
 
 from ..errors import IllegalStateError, JavaUnavailableError, RebalanceError, require
 from ..streams import AssignmentConfigs, AssignmentResult, ClientState, HighAvailabilityTaskAssignor, ProcessId, TaskId
@@ -61,7 +61,7 @@ __all__ = ["STREAMS_BROKER_CONFIG", "STREAMS_SETTINGS", "StreamsInstances", "Str
 
 _MAIN = "org.rebalance.streams.StreamsInstances"
 #: a new group's first rebalance is not held back (``group.initial.rebalance.delay.ms``, default 3000)
-STREAMS_BROKER_CONFIG: Dict[str, object] = {"group.initial.rebalance.delay.ms": 0}
+STREAMS_BROKER_CONFIG: Dict[str, Union[str, int, float, bool]] = {"group.initial.rebalance.delay.ms": 0}
 #: the application's settings that make KIP-441 visible within a minute: a new instance is *not* caught up on a
 #: task whose changelog it lags by more than 100 records; two warm-ups per assignment; the probing rebalance at
 #: ``probing.rebalance.interval.ms``'s minimum, 60 s; no record cache, so every count reaches the changelog; a
@@ -236,7 +236,7 @@ class StreamsInstances:
                     latest[rec["instance"]] = (rec["active"], rec["standby"], rec["state"])
         return {name: latest[name] for name in self.running if name in latest}
 
-    def wait_settled(self, timeout: float = 60.0, quiet_s: float = 2.0, total: Optional[int] = None) -> None:
+    def wait_settled(self, timeout: float = 60.0, quiet_s: float = 1.0, total: Optional[int] = None) -> None:
         """Until every running instance is ``RUNNING``, every task of the topology is active on one instance and
         nothing changed for ``quiet_s``; and, given ``total``, the stores count ``total`` records."""
         deadline = time.monotonic() + timeout
@@ -319,6 +319,15 @@ class StreamsRebalance:
     assignment: Dict[ProcessId, Tuple[List[TaskId], List[TaskId]]]  #: after: (active, standby incl. warm-ups)
     probing_scheduled: bool                       #: "Requesting followup rebalance ... to probe"
     immediate_followup: bool                      #: "... scheduled immediately ... tasks changing ownership"
+
+    def followup_as_predicted(self, probing_predicted: bool) -> bool:
+        """Whether the follow-up the leader asked for is the one the assignor's answer implies: a probing
+        rebalance when it returned true -- unless the leader's own client had active tasks revoked, when Kafka
+        asks for an immediate follow-up rebalance instead ("Don't bother to schedule a probing rebalance if an
+        immediate one is already scheduled", ``StreamsPartitionAssignor``, lines 1162-1168 at 4.3.1)."""
+        if self.probing_scheduled:
+            return probing_predicted
+        return not probing_predicted or self.immediate_followup
 
     def by_instance(self) -> Dict[str, Tuple[List[str], List[str]]]:
         return {self.instances[p]: ([str(t) for t in a], [str(t) for t in s]) for p, (a, s) in
@@ -424,7 +433,8 @@ class StreamsScenario:
                 probing = predict_rebalance(r, self.configs).probing_rebalance_needed
                 for row in compare_rebalance(r, self.configs):
                     rows.append({"phase": phase, "rebalance": k, **row, "probing_logged": r.probing_scheduled,
-                                 "probing_predicted": probing})
+                                 "probing_predicted": probing,
+                                 "followup_as_predicted": r.followup_as_predicted(probing)})
         return rows
 
     def summary(self) -> List[dict]:
@@ -440,7 +450,8 @@ class StreamsScenario:
                              "book_warmups": result.warmup_count(), "all_equal": all(c["equal"] for c in cmp),
                              "probing_logged": r.probing_scheduled,
                              "probing_predicted": result.probing_rebalance_needed,
-                             "immediate_followup": r.immediate_followup})
+                             "immediate_followup": r.immediate_followup,
+                             "followup_as_predicted": r.followup_as_predicted(result.probing_rebalance_needed)})
         return rows
 
 
@@ -449,7 +460,9 @@ def scale_out_and_in(records: int = 6000, keys: int = 600, partitions: int = 6, 
     """Chapter 15's scenario on a one-broker cluster: ``i1`` and ``i2`` count ``records`` records (so every task
     has state: about ``records / partitions`` changelog records each); ``i3`` joins (scale-out); with
     ``wait_for_probe``, the probing rebalance ``probing.rebalance.interval.ms`` later and what follows it; then
-    ``i1`` leaves (scale-in).  Every process is stopped on return or failure."""
+    ``i1`` leaves (scale-in).  Every process is stopped on return or failure.
+
+    Defined in chapter 15, *Kafka Streams: who runs which task*."""
     app_settings = dict(STREAMS_SETTINGS if settings is None else settings)
     scenario = StreamsScenario(streams_configs(app_settings), records_produced=records)
     with KafkaCluster(broker_config=STREAMS_BROKER_CONFIG) as kafka:
@@ -471,7 +484,7 @@ def scale_out_and_in(records: int = 6000, keys: int = 600, partitions: int = 6, 
             seen = len(rebalances)
             if wait_for_probe and rebalances[-1].probing_scheduled:
                 app.wait_rebalances(seen + 1, timeout=probe_timeout)
-                time.sleep(3.0)                            # the follow-up rebalance(s) the probe's moves need
+                time.sleep(1.5)                            # the follow-up rebalance(s) the probe's moves need
                 app.wait_settled(timeout=60)
                 rebalances = app.rebalances()
                 scenario.phases.append(("probing rebalance", rebalances[seen:]))
