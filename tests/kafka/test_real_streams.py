@@ -5,7 +5,9 @@ one-broker KRaft cluster: i1 and i2 count 6000 records; i3 joins (scale-out) whi
 clients; i1 leaves (scale-in).  Every assignment the group leader computed is replayed through the book's port
 with the clients the leader logged (process ids, capacities, previous tasks, lags): the same active and standby
 tasks for every process, the same answer to "probing rebalance needed?".  The probing rebalance itself comes
-``probing.rebalance.interval.ms`` (at least 60 s) later; chapter 15 waits for it, this test does not.
+``probing.rebalance.interval.ms`` (at least 60 s) later; chapter 15 waits for it, this test does not.  The same
+scale-out and scale-in with ``group.protocol=streams`` (KIP-1071) is set next to the book's broker-side
+StickyTaskAssignor.
 """
 from __future__ import annotations
 
@@ -46,7 +48,7 @@ def scenario():
     from rebalance.kafka.streams import scale_out_and_in
 
     began = time.monotonic()
-    result = scale_out_and_in(wait_for_probe=False)
+    result = scale_out_and_in(wait_for_probe=False, streams_group=True)
     print(f"scale-out and scale-in: {time.monotonic() - began:.1f} s")
     return result
 
@@ -73,6 +75,27 @@ def test_scale_out_gives_warmups_not_actives(scenario):
 
 def test_all_records_counted_once(scenario):
     assert scenario.records_counted == scenario.records_produced
+    assert {r["records_counted"] for r in scenario.streams_group_rows} == {scenario.records_produced}
+
+
+def test_streams_group_is_the_books_sticky_task_assignor(scenario):
+    rows = scenario.streams_group_rows
+    joined = [r for r in rows if r["phase"] == "i3 joins"]
+    left = [r for r in rows if r["phase"] == "i1 leaves"]
+    assert [r["instance"] for r in joined] == ["i1", "i2", "i3"] and [r["instance"] for r in left] == ["i2", "i3"]
+    assert all(r["equal"] for r in joined), joined                      # a unique answer: compared exactly
+    assert sorted(len(r["real_active"].split()) for r in joined) == [2, 2, 2]
+    assert all(r["counts_equal"] for r in left), left                   # ties broken by random process ids
+    before = {r["instance"]: len(r["real_active"].split()) for r in joined}
+    assert all(r["kept"] == before[r["instance"]] for r in left)
+
+
+def test_sticky_prediction_can_disagree():
+    from rebalance.kafka.streams import sticky_prediction
+
+    book = sticky_prediction({"i1": ["0_0", "0_2", "0_4"], "i2": ["0_1", "0_3", "0_5"]}, ["i1", "i2", "i3"], 6)
+    assert book == {"i1": ["0_0", "0_2"], "i2": ["0_1", "0_3"], "i3": ["0_4", "0_5"]}
+    assert book != {"i1": ["0_0", "0_2", "0_4"], "i2": ["0_1", "0_3"], "i3": ["0_5"]}
 
 
 def test_parse_rebalances_reads_a_leader_log():

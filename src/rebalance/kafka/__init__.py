@@ -46,6 +46,7 @@ _EXPORTS = {
     "STREAMS_BROKER_CONFIG": "rebalance.kafka.streams", "scale_out_and_in": "rebalance.kafka.streams",
     "parse_rebalances": "rebalance.kafka.streams", "predict_rebalance": "rebalance.kafka.streams",
     "compare_rebalance": "rebalance.kafka.streams", "streams_configs": "rebalance.kafka.streams",
+    "sticky_prediction": "rebalance.kafka.streams", "STREAMS_GROUP_SETTINGS": "rebalance.kafka.streams",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -47,15 +47,16 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Tuple, Union
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..errors import IllegalStateError, JavaUnavailableError, RebalanceError, require
-from ..streams import AssignmentConfigs, AssignmentResult, ClientState, HighAvailabilityTaskAssignor, ProcessId, TaskId
+from ..streams import (AssignmentConfigs, AssignmentMemberSpec, AssignmentResult, ClientState, GroupSpec,
+                       HighAvailabilityTaskAssignor, ProcessId, StickyTaskAssignor, Subtopology, TaskId, Topology)
 from .cluster import DEFAULT_JVM_OPTIONS, KafkaCluster, _kill_group, _pdeathsig_prefix, broker_classpath, \
     log4j2_properties
 from .oracle import find_java, java_module
 
-__all__ = ["STREAMS_BROKER_CONFIG", "STREAMS_SETTINGS", "StreamsInstances", "StreamsRebalance", "StreamsScenario",
+__all__ = ["STREAMS_BROKER_CONFIG", "STREAMS_GROUP_SETTINGS", "STREAMS_SETTINGS", "sticky_prediction", "StreamsInstances", "StreamsRebalance", "StreamsScenario",
            "compare_rebalance", "parse_rebalances", "predict_rebalance", "scale_out_and_in", "streams_classpath",
            "streams_configs"]
 
@@ -424,6 +425,8 @@ class StreamsScenario:
     views: Dict[str, Dict[str, Tuple[List[str], List[str], str]]] = field(default_factory=dict)
     records_counted: int = 0
     records_produced: int = 0
+    #: with ``streams_group``: the KIP-1071 run, per phase and instance (real tasks, the book's StickyTaskAssignor)
+    streams_group_rows: List[dict] = field(default_factory=list)
 
     def table(self) -> List[dict]:
         """One row per (phase, rebalance, instance): :func:`compare_rebalance`'s row and the probing flags."""
@@ -455,12 +458,66 @@ class StreamsScenario:
         return rows
 
 
+#: the streams group protocol's application settings (KIP-1071): no warm-ups exist there (Kafka warns that
+#: ``max.warmup.replicas`` is ignored), the assignment is the broker's
+STREAMS_GROUP_SETTINGS: Dict[str, object] = {"group.protocol": "streams", "num.stream.threads": 1,
+                                             "statestore.cache.max.bytes": 0, "commit.interval.ms": 500}
+
+
+def sticky_prediction(before: Mapping[str, Sequence[str]], members: Sequence[str], partitions: int
+                      ) -> Dict[str, List[str]]:
+    """The book's broker-side ``StickyTaskAssignor`` (KIP-1071) for one stateful subtopology ``0`` over
+    ``partitions`` partitions: ``members`` (one stream thread each, each its own process, named by instance) with
+    the active tasks ``before`` (``"0_p"``); the member map in ``members``' order."""
+    specs = [(m, AssignmentMemberSpec(process_id=m, active_tasks={"0": frozenset(
+        int(t.split("_")[1]) for t in before.get(m, []))} if before.get(m) else {})) for m in members]
+    result = StickyTaskAssignor().assign(GroupSpec.of(specs, members_map="linked"),
+                                         Topology([Subtopology("0", partitions, stateful=True)]))
+    return {m: [f"0_{p}" for p in sorted(a.active_tasks.get("0", ()))] for m, a in result.members.items()}
+
+
+def _streams_group_phases(bootstrap_servers: str, records: int, keys: int, partitions: int) -> List[dict]:
+    """The same scale-out and scale-in with ``group.protocol=streams``: per phase and instance, the tasks the
+    instance reports and the book's ``StickyTaskAssignor`` given the tasks every member ran before."""
+    rows: List[dict] = []
+    with StreamsInstances(bootstrap_servers, topic="words-sg", partitions=partitions,
+                          application_id="counts-app-sg", settings=STREAMS_GROUP_SETTINGS) as app:
+        app.start_instance("i1")
+        app.start_instance("i2")
+        app.wait_settled(timeout=60)
+        app.produce(records, keys)
+        app.wait_settled(timeout=60, total=records)
+        before = {i: a for i, (a, _, _) in app.tasks().items()}
+        for phase, change in (("i3 joins", "i3"), ("i1 leaves", "i1")):
+            if phase == "i3 joins":
+                app.start_instance(change)
+            else:
+                app.stop_instance(change)
+            time.sleep(2.0)
+            app.wait_settled(timeout=60)
+            after = {i: a for i, (a, _, _) in app.tasks().items()}
+            book = sticky_prediction(before, sorted(after), partitions)
+            for inst in sorted(after):
+                rows.append({"phase": phase, "instance": inst, "real_active": " ".join(after[inst]),
+                             "book_active": " ".join(book[inst]), "equal": after[inst] == book[inst],
+                             "counts_equal": len(after[inst]) == len(book[inst]),
+                             "kept": len(set(after[inst]) & set(before.get(inst, [])))})
+            before = after
+        rows_total = app.count()
+    for row in rows:
+        row["records_counted"] = rows_total
+    return rows
+
+
 def scale_out_and_in(records: int = 6000, keys: int = 600, partitions: int = 6, wait_for_probe: bool = True,
-                     settings: Optional[Mapping[str, object]] = None, probe_timeout: float = 90.0) -> StreamsScenario:
+                     settings: Optional[Mapping[str, object]] = None, probe_timeout: float = 90.0,
+                     streams_group: bool = False) -> StreamsScenario:
     """Chapter 15's scenario on a one-broker cluster: ``i1`` and ``i2`` count ``records`` records (so every task
     has state: about ``records / partitions`` changelog records each); ``i3`` joins (scale-out); with
     ``wait_for_probe``, the probing rebalance ``probing.rebalance.interval.ms`` later and what follows it; then
-    ``i1`` leaves (scale-in).  Every process is stopped on return or failure.
+    ``i1`` leaves (scale-in).  With ``streams_group``, the same scale-out and scale-in of a second application
+    with ``group.protocol=streams`` (KIP-1071) on the same broker afterwards, into ``streams_group_rows``.  Every
+    process is stopped on return or failure.
 
     Defined in chapter 15, *Kafka Streams: who runs which task*."""
     app_settings = dict(STREAMS_SETTINGS if settings is None else settings)
@@ -499,4 +556,6 @@ def scale_out_and_in(records: int = 6000, keys: int = 600, partitions: int = 6, 
             scenario.phases.append(("i1 leaves", rebalances[seen:]))
             scenario.views["i1 leaves"] = app.tasks()
             scenario.records_counted = app.count()
+        if streams_group:
+            scenario.streams_group_rows = _streams_group_phases(kafka.bootstrap_servers, records, keys, partitions)
     return scenario
