@@ -11,7 +11,7 @@ JOBS = ("sweep", "coordinator", "montecarlo", "placement", "connect", "streams")
 #: the command line's scale when none is given: a minute or two each on two idle local cores (estimated
 #: from the plain local loop's speed)
 DEFAULT_SCALE = {"sweep": 5_000, "coordinator": 10_000_000, "montecarlo": 1_000, "placement": 20_000,
-                 "connect": 5_000, "streams": 2_000}
+                 "connect": 5_000, "streams": 500}
 
 
 def get_job(name: str) -> ModuleType:
