@@ -61,8 +61,13 @@ __all__ = ["STREAMS_BROKER_CONFIG", "STREAMS_GROUP_SETTINGS", "STREAMS_SETTINGS"
            "streams_configs"]
 
 _MAIN = "org.rebalance.streams.StreamsInstances"
-#: a new group's first rebalance is not held back (``group.initial.rebalance.delay.ms``, default 3000)
-STREAMS_BROKER_CONFIG: Dict[str, Union[str, int, float, bool]] = {"group.initial.rebalance.delay.ms": 0}
+#: a new group's first rebalance is not held back (``group.initial.rebalance.delay.ms``, default 3000, and for
+#: streams groups ``group.streams.initial.rebalance.delay.ms``, default 3000); streams group members heartbeat
+#: every 500 ms instead of 5 s (``group.streams.heartbeat.interval.ms`` and its minimum, ``GroupCoordinatorConfig``),
+#: so that a revocation and the assignment after it take well under a second
+STREAMS_BROKER_CONFIG: Dict[str, Union[str, int, float, bool]] = {
+    "group.initial.rebalance.delay.ms": 0, "group.streams.initial.rebalance.delay.ms": 0,
+    "group.streams.min.heartbeat.interval.ms": 500, "group.streams.heartbeat.interval.ms": 500}
 #: the application's settings that make KIP-441 visible within a minute: a new instance is *not* caught up on a
 #: task whose changelog it lags by more than 100 records; two warm-ups per assignment; the probing rebalance at
 #: ``probing.rebalance.interval.ms``'s minimum, 60 s; no record cache, so every count reaches the changelog; a
@@ -484,9 +489,9 @@ def _streams_group_phases(bootstrap_servers: str, records: int, keys: int, parti
                           application_id="counts-app-sg", settings=STREAMS_GROUP_SETTINGS) as app:
         app.start_instance("i1")
         app.start_instance("i2")
-        app.wait_settled(timeout=60)
+        app.wait_settled(timeout=60, quiet_s=3.0)
         app.produce(records, keys)
-        app.wait_settled(timeout=60, total=records)
+        app.wait_settled(timeout=60, quiet_s=3.0, total=records)
         before = {i: a for i, (a, _, _) in app.tasks().items()}
         for phase, change in (("i3 joins", "i3"), ("i1 leaves", "i1")):
             if phase == "i3 joins":
@@ -494,7 +499,7 @@ def _streams_group_phases(bootstrap_servers: str, records: int, keys: int, parti
             else:
                 app.stop_instance(change)
             time.sleep(2.0)
-            app.wait_settled(timeout=60)
+            app.wait_settled(timeout=60, quiet_s=3.0)      # six heartbeats without a change
             after = {i: a for i, (a, _, _) in app.tasks().items()}
             book = sticky_prediction(before, sorted(after), partitions)
             for inst in sorted(after):
@@ -516,7 +521,8 @@ def scale_out_and_in(records: int = 6000, keys: int = 600, partitions: int = 6, 
     has state: about ``records / partitions`` changelog records each); ``i3`` joins (scale-out); with
     ``wait_for_probe``, the probing rebalance ``probing.rebalance.interval.ms`` later and what follows it; then
     ``i1`` leaves (scale-in).  With ``streams_group``, the same scale-out and scale-in of a second application
-    with ``group.protocol=streams`` (KIP-1071) on the same broker afterwards, into ``streams_group_rows``.  Every
+    with ``group.protocol=streams`` (KIP-1071) on the same broker, while the first waits for its probing
+    rebalance, into ``streams_group_rows``.  Every
     process is stopped on return or failure.
 
     Defined in chapter 15, *Kafka Streams: who runs which task*."""
@@ -539,6 +545,9 @@ def scale_out_and_in(records: int = 6000, keys: int = 600, partitions: int = 6, 
             scenario.phases.append(("i3 joins", rebalances[seen:]))
             scenario.views["i3 joins"] = app.tasks()
             seen = len(rebalances)
+            if streams_group:  # meanwhile (the probing rebalance is a minute away), on the same broker
+                scenario.streams_group_rows = _streams_group_phases(kafka.bootstrap_servers, records, keys,
+                                                                    partitions)
             if wait_for_probe and rebalances[-1].probing_scheduled:
                 app.wait_rebalances(seen + 1, timeout=probe_timeout)
                 time.sleep(1.5)                            # the follow-up rebalance(s) the probe's moves need
@@ -556,6 +565,4 @@ def scale_out_and_in(records: int = 6000, keys: int = 600, partitions: int = 6, 
             scenario.phases.append(("i1 leaves", rebalances[seen:]))
             scenario.views["i1 leaves"] = app.tasks()
             scenario.records_counted = app.count()
-        if streams_group:
-            scenario.streams_group_rows = _streams_group_phases(kafka.bootstrap_servers, records, keys, partitions)
     return scenario
