@@ -134,6 +134,9 @@ DEFINED_IN = {
  "rebalance.share.simple.SimpleAssignor": 14, "rebalance.share.share_partition.SharePartitionModel": 14,
  "rebalance.kafka.share.run_share_group": 14, "rebalance.kafka.share.outcome_table": 14,
  "rebalance.kafka.share.share_summary": 14, "rebalance.widgets.share.delivery_log": 14,
+ "rebalance.streams.high_availability_task_assignor.HighAvailabilityTaskAssignor": 15,
+ "rebalance.streams.sticky_task_assignor.StickyTaskAssignor": 15,
+ "rebalance.streams.experiment.probing_rounds": 15, "rebalance.kafka.streams.scale_out_and_in": 15,
 }
 
 

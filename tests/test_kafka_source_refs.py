@@ -91,6 +91,7 @@ ARTIFACTS = {
     "metadata/src/main/java/": "kafka-metadata",
     "server-common/src/main/java/": "kafka-server-common",
     "tools/src/main/java/": "kafka-tools",
+    "streams/src/main/java/": "kafka-streams",
     "core/src/main/scala/": "kafka_2.13",
     "core/src/main/java/": "kafka_2.13",
 }

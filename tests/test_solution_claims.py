@@ -196,6 +196,15 @@ class Claim:
 
 
 CLAIMS = [
+    # chapter 15, exercise 1 and the Spark-scale exercise: a scale-out under HighAvailabilityTaskAssignor
+    Claim("15-kafka-streams", "ex-streams-1", r"(No) active task moves",
+          lambda o: _find(r"first rebalance: (\d+) actives moved", o, int)),
+    Claim("15-kafka-streams", "ex-streams-1", r"(Two) warm-ups are handed out",
+          lambda o: _find(r"actives moved, (\d+) warm-ups", o, int)),
+    Claim("15-kafka-streams", "ex-streams-spark", r"The probing rebalances (shrink) with the larger budget",
+          lambda o: ([b - a for a, b in [_find(r"probing rebalances: (\S+) -> (\S+);", o)]],)),
+    Claim("15-kafka-streams", "ex-streams-spark", r"The active tasks moved (shrink) too",
+          lambda o: ([b - a for a, b in [_find(r"active tasks moved: (\S+) -> (\S+)$", o)]],)),
     # chapter 11, exercise 2: a 2.5x shorter heartbeat, from the table and the printed summary line
     Claim("11-kip848", "ex-kip848-2", r"Both (shrink), but far less than the interval",
           lambda o: ([x - y for x, y in zip(_kip848_join(o)[2000][:2], _kip848_join(o)[5000][:2])],)),

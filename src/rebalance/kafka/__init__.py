@@ -15,6 +15,9 @@ This area runs Kafka's own classes from those jars through the book's Java modul
   whose rounds, read from the workers' logs, are replayed through the book's Connect model side by side.
 * :mod:`rebalance.kafka.share` -- a share group (KIP-932) of real ``KafkaShareConsumer`` instances dividing one
   partition's records, set against ``SimpleAssignor`` and ``SharePartitionModel``.
+* :mod:`rebalance.kafka.streams` -- real Kafka Streams instances of a stateful application (classic protocol)
+  whose group leader's task assignments, read from its log, are replayed through the book's
+  ``HighAvailabilityTaskAssignor`` (:func:`scale_out_and_in`, chapter 15).
 
 Names are loaded on first use, so ``python -m rebalance.kafka.oracle`` runs the module cleanly.
 """
@@ -44,6 +47,12 @@ _EXPORTS = {
     "share_rule": "rebalance.kafka.share", "predict_outcomes": "rebalance.kafka.share",
     "outcome_table": "rebalance.kafka.share", "share_summary": "rebalance.kafka.share",
     "SHARE_BROKER_CONFIG": "rebalance.kafka.share",
+    "StreamsInstances": "rebalance.kafka.streams", "StreamsRebalance": "rebalance.kafka.streams",
+    "StreamsScenario": "rebalance.kafka.streams", "STREAMS_SETTINGS": "rebalance.kafka.streams",
+    "STREAMS_BROKER_CONFIG": "rebalance.kafka.streams", "scale_out_and_in": "rebalance.kafka.streams",
+    "parse_rebalances": "rebalance.kafka.streams", "predict_rebalance": "rebalance.kafka.streams",
+    "compare_rebalance": "rebalance.kafka.streams", "streams_configs": "rebalance.kafka.streams",
+    "sticky_prediction": "rebalance.kafka.streams", "STREAMS_GROUP_SETTINGS": "rebalance.kafka.streams",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -23,8 +23,9 @@ _EXPORTS = {
     "single_process": ".single_process:", "lab": ".lab:", "plots": ".plots:",
     "sweep_job": ".jobs.sweep:", "coordinator_job": ".jobs.coordinator:", "montecarlo_job": ".jobs.montecarlo:",
     "placement_job": ".jobs.placement:", "connect_job": ".jobs.connect:",
+    "streams_job": ".jobs.streams:",
     "SweepParams": ".generators", "ConnectParams": ".generators", "group_ids": ".generators",
-    "sweep_scenario": ".generators", "MonteCarloParams": ".jobs.montecarlo", "churn_table": ".jobs.sweep",
+    "sweep_scenario": ".generators", "MonteCarloParams": ".jobs.montecarlo", "StreamsParams": ".jobs.streams", "churn_table": ".jobs.sweep",
     "groups_per_partition": ".intro",
 }
 

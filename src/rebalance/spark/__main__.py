@@ -4,8 +4,9 @@
 ``JOB`` is ``sweep`` (N consumer-group scenarios through every assignor), ``coordinator`` (N group ids
 hashed to ``__consumer_offsets`` partitions and brokers), ``montecarlo`` (N simulated rolling restarts and
 failures), ``placement`` (N topic creations placed by Kafka's replica placers), ``connect`` (N Kafka
-Connect clusters with a worker bounce or a new connector) or ``share`` (N share groups assigned by
-``SimpleAssignor``).  Without ``--scale`` each job runs at the size
+Connect clusters with a worker bounce or a new connector), ``share`` (N share groups assigned by
+``SimpleAssignor``) or ``streams`` (N Kafka Streams scale-outs, probing rebalances until balanced per
+``max.warmup.replicas``).  Without ``--scale`` each job runs at the size
 of :data:`~rebalance.spark.jobs.DEFAULT_SCALE` (about a minute on two local cores).  ``--config`` overrides
 the simulators' settings by field name (``montecarlo``: ``ProtocolConfig``/``KIP848Config`` fields;
 ``connect``: ``max_delay_ms``).  With ``--master`` or ``SPARK_MASTER`` the same job runs on a cluster.  A progress bar over Spark's stages goes to stderr; the

@@ -19,12 +19,12 @@ from ..errors import require
 from .jobs import JOBS, get_job
 
 #: default scales: scenarios (sweep), group ids (coordinator), simulations (montecarlo), topics (placement),
-#: clusters (connect), share groups (share)
+#: clusters (connect), share groups (share), scale-outs (streams)
 DEFAULT_SCALE = {"sweep": 200, "coordinator": 200_000, "montecarlo": 60, "placement": 2_000, "connect": 200,
-                 "share": 2_000}
+                 "share": 2_000, "streams": 200}
 #: the table each job's exercise returns
 SUMMARY_TABLE = {"sweep": "by_assignor", "coordinator": "summary", "montecarlo": "summary",
-                 "placement": "summary", "connect": "summary", "share": "summary"}
+                 "placement": "summary", "connect": "summary", "share": "summary", "streams": "summary"}
 
 
 def exercise(job: str, scale: Optional[int] = None, seed: int = 0, table: Optional[str] = None,

@@ -73,6 +73,9 @@ def run(job: str, scale: int, seed: int = 0, assignors: Optional[Sequence[str]] 
     if job == "share":
         p = check_params(params or None, module.ShareJobParams).check()
         return module.tables_from_rows(module.evaluate_range(seed, range(scale), p))
+    if job == "streams":
+        p = check_params(params or None, module.StreamsParams).check()
+        return module.tables_from_rows(module.evaluate_range(seed, range(scale), p))
     p = check_params(params or None, module.PlacementAuditParams).check()
     clusters = [i for i, _ in module.clusters_for(scale, p.topics_per_cluster)]
     return module.tables_from_rows(module.audit_range(seed, scale, clusters, p))

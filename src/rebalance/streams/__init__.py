@@ -24,6 +24,10 @@ A client's lags are given, or computed from the offset sums its subscription rep
 (``ClientState.initializePrevTasks`` with a partition -> task map).  Vectors: ``streams``
 (``kafka-vectors/streams_high_availability*.jsonl``, :mod:`.client_vectors`, generator :mod:`.client_scenarios`).
 
+**Experiments** (:mod:`.experiment`, chapter 15 and the Spark job ``streams``): :func:`probing_rounds` -- a
+settled application scaled out or in, rebalance after probing rebalance until the assignor needs none;
+:func:`steady_clients`, :func:`random_process_ids`, :func:`tasks_of`.
+
 **The streams group protocol** (KIP-1071, ``group.protocol=streams``, first shipped as early access in Kafka
 4.1): the group coordinator on the broker assigns the tasks to the members (stream threads), grouped by process:
 
@@ -43,6 +47,7 @@ from .client_state import LATEST_OFFSET, UNKNOWN_OFFSET_SUM, ClientState
 from .client_tag_aware_standby_task_assignor import ClientTagAwareStandbyTaskAssignor
 from .constrained_priority_set import ConstrainedPrioritySet
 from .default_standby_task_assignor import DefaultStandbyTaskAssignor
+from .experiment import BEHIND, ProbingRound, probing_rounds, random_process_ids, steady_clients, tasks_of
 from .high_availability_task_assignor import AssignmentResult, HighAvailabilityTaskAssignor
 from .legacy_task_assignor import ASSIGNORS, LegacyTaskAssignor, assignor_for
 from .priority_queue import JavaPriorityQueue
@@ -63,4 +68,5 @@ __all__ = [
     "UNKNOWN_OFFSET_SUM", "assignor_for", "create_standby_task_assignor",
     "AssignmentMemberSpec", "GroupAssignment", "GroupSpec", "MemberAssignment", "ProcessState", "StickyTaskAssignor",
     "Subtopology", "TASK_ASSIGNORS", "TaskAssignor", "Topology", "TopologyDescriber", "task_assignor_for",
+    "BEHIND", "ProbingRound", "probing_rounds", "random_process_ids", "steady_clients", "tasks_of",
 ]

@@ -115,7 +115,9 @@ def _always(source: ClientState, destination: ClientState) -> bool:
 
 
 class HighAvailabilityTaskAssignor:
-    """``HighAvailabilityTaskAssignor`` (a ``LegacyTaskAssignor``): :meth:`assign` mutates the clients."""
+    """``HighAvailabilityTaskAssignor`` (a ``LegacyTaskAssignor``): :meth:`assign` mutates the clients.
+
+    Defined in chapter 15, *Kafka Streams: who runs which task*."""
 
     NAME = "high_availability"
 

@@ -119,7 +119,9 @@ class _LocalState:
 
 class StickyTaskAssignor:
     """``StickyTaskAssignor`` (Kafka 4.3.1): see the module docstring.  Raises
-    :class:`~rebalance.errors.TaskAssignorException` where Kafka's throws (an active task and no member)."""
+    :class:`~rebalance.errors.TaskAssignorException` where Kafka's throws (an active task and no member).
+
+    Defined in chapter 15, *Kafka Streams: who runs which task*."""
 
     #: the registry name, returned by ``name()``
     NAME = STICKY_ASSIGNOR_NAME

@@ -1,0 +1,112 @@
+"""Scale-out and scale-in of a Kafka Streams application, rebalance by rebalance, through the book's
+:class:`~rebalance.streams.HighAvailabilityTaskAssignor` (chapter 15 and the Spark job ``streams``).
+
+The model of the clients' lags between rebalances (the assignor itself is Kafka's, exactly):
+
+* a task a client ran as active in the last assignment: ``Task.LATEST_OFFSET`` (-2), as a running task reports;
+* a task it held as a standby or warm-up replica: lag 0 -- the *probing* assumption: by the time of the next
+  probing rebalance (``probing.rebalance.interval.ms``, 10 minutes by default) its replica has caught up;
+* any other task: ``behind`` records (default 10,000,000: far beyond any ``acceptable.recovery.lag``) -- a new
+  instance has no state, and state a client dropped is stale.
+
+:func:`steady_clients` builds a settled application (every task active on the client the assignor put it on,
+standbys caught up); :func:`probing_rounds` adds or removes clients and runs the assignor until it returns
+"no probing rebalance needed"; :func:`random_clients` draws process ids from a seed.
+"""
+from __future__ import annotations
+
+import random
+import uuid
+from dataclasses import dataclass
+from typing import Dict, List, Mapping, Optional, Sequence
+
+from .assignment_configs import AssignmentConfigs
+from .client_state import LATEST_OFFSET, ClientState
+from .high_availability_task_assignor import AssignmentResult, HighAvailabilityTaskAssignor
+from .process_id import ProcessId
+from .task_id import TaskId
+
+__all__ = ["BEHIND", "ProbingRound", "probing_rounds", "random_process_ids", "steady_clients", "tasks_of"]
+
+#: the lag of a task a client holds no state for
+BEHIND = 10_000_000
+
+
+def tasks_of(subtopologies: int, partitions: int) -> List[TaskId]:
+    """Every task ``s_p`` of ``subtopologies`` subtopologies over ``partitions`` input partitions."""
+    return [TaskId(s, p) for s in range(subtopologies) for p in range(partitions)]
+
+
+def random_process_ids(count: int, seed: int) -> List[ProcessId]:
+    """``count`` process ids as ``UUID.randomUUID()`` draws them (version 4), from ``seed``."""
+    rng = random.Random(seed)
+    return [ProcessId(uuid.UUID(int=rng.getrandbits(128), version=4)) for _ in range(count)]
+
+
+@dataclass
+class ProbingRound:
+    """One rebalance: who runs what afterwards, the warm-ups handed out, and the assignor's answer."""
+
+    number: int                               #: 1: the rebalance the change caused; 2...: probing rebalances
+    active: Dict[ProcessId, List[TaskId]]
+    standby: Dict[ProcessId, List[TaskId]]    #: standbys and warm-ups
+    warmups: Dict[ProcessId, List[TaskId]]
+    probing_rebalance_needed: bool
+    moved_actives: int                        #: active tasks on another client than before this rebalance
+
+    def warmup_count(self) -> int:
+        return sum(len(t) for t in self.warmups.values())
+
+    def active_counts(self, order: Sequence[ProcessId]) -> List[int]:
+        return [len(self.active.get(p, [])) for p in order]
+
+
+def _lags(pid: ProcessId, tasks: Sequence[TaskId], active: Mapping[ProcessId, List[TaskId]],
+          standby: Mapping[ProcessId, List[TaskId]], behind: int) -> Dict[TaskId, int]:
+    mine, replicas = set(active.get(pid, [])), set(standby.get(pid, []))
+    return {t: LATEST_OFFSET if t in mine else 0 if t in replicas else behind for t in tasks}
+
+
+def _run(pids: Sequence[ProcessId], capacities: Mapping[ProcessId, int], tasks: Sequence[TaskId],
+         active: Mapping[ProcessId, List[TaskId]], standby: Mapping[ProcessId, List[TaskId]],
+         configs: AssignmentConfigs, behind: int) -> AssignmentResult:
+    clients = {p: ClientState(active.get(p, []), standby.get(p, []), _lags(p, tasks, active, standby, behind), {},
+                              capacities[p], p) for p in pids}
+    return HighAvailabilityTaskAssignor().assign_detailed(clients, set(tasks), set(tasks), configs)
+
+
+def steady_clients(pids: Sequence[ProcessId], tasks: Sequence[TaskId], configs: AssignmentConfigs,
+                   capacities: Optional[Mapping[ProcessId, int]] = None
+                   ) -> "tuple[Dict[ProcessId, List[TaskId]], Dict[ProcessId, List[TaskId]]]":
+    """A settled application: the assignor's answer when every client is caught up on every task (the
+    assignment of a first start, before any state exists) -- (active, standby) per process id."""
+    caps = dict(capacities or {p: 1 for p in pids})
+    clients = {p: ClientState([], [], {t: 0 for t in tasks}, {}, caps[p], p) for p in pids}
+    HighAvailabilityTaskAssignor().assign_detailed(clients, set(tasks), set(tasks), configs)
+    return ({p: c.active_tasks() for p, c in clients.items()}, {p: c.standby_tasks() for p, c in clients.items()})
+
+
+def probing_rounds(before: Sequence[ProcessId], after: Sequence[ProcessId], tasks: Sequence[TaskId],
+                   configs: AssignmentConfigs, capacities: Optional[Mapping[ProcessId, int]] = None,
+                   behind: int = BEHIND, max_rounds: int = 100) -> List[ProbingRound]:
+    """The application settled on the clients ``before``; then the group is ``after`` (new clients added,
+    some gone): the rebalance this causes, and every probing rebalance after it (warm-ups caught up by then),
+    until the assignor says none is needed (or ``max_rounds``).
+
+    Defined in chapter 15, *Kafka Streams: who runs which task*."""
+    caps = dict(capacities or {p: 1 for p in set(before) | set(after)})
+    active, standby = steady_clients(before, tasks, configs, caps)
+    rounds: List[ProbingRound] = []
+    for number in range(1, max_rounds + 1):
+        result = _run(after, caps, tasks, active, standby, configs, behind)
+        new_active = {p: c.active_tasks() for p, c in result.clients.items()}
+        owner = {t: p for p, ts in active.items() for t in ts}
+        moved = sum(1 for p, ts in new_active.items() for t in ts if owner.get(t) not in (None, p)
+                    and owner.get(t) in result.clients)
+        rounds.append(ProbingRound(number, new_active, {p: c.standby_tasks() for p, c in result.clients.items()},
+                                   {p: sorted(ts) for p, ts in result.warmups.items()},
+                                   result.probing_rebalance_needed, moved))
+        active, standby = new_active, rounds[-1].standby
+        if not result.probing_rebalance_needed:
+            break
+    return rounds

@@ -1,0 +1,142 @@
+"""A real Kafka Streams application (rebalance.kafka.streams) against the book's HighAvailabilityTaskAssignor.
+
+Three Kafka Streams instances of one stateful application (count by key, a changelog-backed store, 6 tasks) on a
+one-broker KRaft cluster: i1 and i2 count 6000 records; i3 joins (scale-out) while they are the only caught-up
+clients; i1 leaves (scale-in).  Every assignment the group leader computed is replayed through the book's port
+with the clients the leader logged (process ids, capacities, previous tasks, lags): the same active and standby
+tasks for every process, the same answer to "probing rebalance needed?".  The probing rebalance itself comes
+``probing.rebalance.interval.ms`` (at least 60 s) later; chapter 15 waits for it, this test does not.  The same
+scale-out and scale-in with ``group.protocol=streams`` (KIP-1071) is set next to the book's broker-side
+StickyTaskAssignor.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from rebalance import KAFKA_VERSION
+
+REPO = Path(__file__).resolve().parents[2]
+pytestmark = [
+    pytest.mark.kafka,
+    pytest.mark.skipif(not (REPO / "java" / "target" / "classes" / "org" / "rebalance" / "streams" /
+                            "StreamsInstances.class").exists()
+                       or not any((REPO / "java" / "target" / f"broker-{KAFKA_VERSION}").glob("kafka_2.13-*.jar")),
+                       reason="the Java module is not built: make java"),
+]
+
+
+def _ours():
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                stat = (proc / "stat").read_text()
+            except OSError:
+                continue
+            if str(REPO / "java") in cmd and ("StreamsInstances" in cmd or "kafka.Kafka" in cmd) \
+                    and stat.split(") ")[1][0] != "Z":
+                found.append(cmd[:200])
+    return found
+
+
+@pytest.fixture(scope="module")
+def scenario():
+    from rebalance.kafka.streams import scale_out_and_in
+
+    began = time.monotonic()
+    result = scale_out_and_in(wait_for_probe=False, streams_group=True)
+    print(f"scale-out and scale-in: {time.monotonic() - began:.1f} s")
+    return result
+
+
+def test_every_assignment_is_the_books(scenario):
+    rows = scenario.table()
+    assert [phase for phase, rebalances in scenario.phases if rebalances] == ["start", "i3 joins", "i1 leaves"]
+    assert rows and all(r["equal"] for r in rows), [r for r in rows if not r["equal"]]
+    assert all(r["followup_as_predicted"] for r in rows)
+    assert any(r["probing_logged"] and r["probing_predicted"] for r in rows)
+
+
+def test_scale_out_gives_warmups_not_actives(scenario):
+    (phase, [joined]), = [p for p in scenario.phases if p[0] == "i3 joins"]
+    by_instance = joined.by_instance()
+    assert [len(by_instance[i][0]) for i in ("i1", "i2", "i3")] == [3, 3, 0]     # actives stay where caught up
+    standbys = [t for _, s in by_instance.values() for t in s]
+    assert len(standbys) == scenario.configs.max_warmup_replicas                 # every standby is a warm-up
+    assert by_instance["i3"][1]                                                  # at least one on the newcomer
+    assert joined.probing_scheduled
+    view = scenario.views["i3 joins"]                                            # what the instances report
+    assert {i: (a, s) for i, (a, s, _) in view.items()} == by_instance
+
+
+def test_all_records_counted_once(scenario):
+    assert scenario.records_counted == scenario.records_produced
+    assert {r["records_counted"] for r in scenario.streams_group_rows} == {scenario.records_produced}
+
+
+def test_streams_group_is_the_books_sticky_task_assignor(scenario):
+    rows = scenario.streams_group_rows
+    joined = [r for r in rows if r["phase"] == "i3 joins"]
+    left = [r for r in rows if r["phase"] == "i1 leaves"]
+    assert [r["instance"] for r in joined] == ["i1", "i2", "i3"] and [r["instance"] for r in left] == ["i2", "i3"]
+    assert all(r["equal"] for r in joined), joined                      # a unique answer: compared exactly
+    assert sorted(len(r["real_active"].split()) for r in joined) == [2, 2, 2]
+    assert all(r["counts_equal"] for r in left), left                   # ties broken by random process ids
+    before = {r["instance"]: len(r["real_active"].split()) for r in joined}
+    assert all(r["kept"] == before[r["instance"]] for r in left)
+
+
+def test_sticky_prediction_can_disagree():
+    from rebalance.kafka.streams import sticky_prediction
+
+    book = sticky_prediction({"i1": ["0_0", "0_2", "0_4"], "i2": ["0_1", "0_3", "0_5"]}, ["i1", "i2", "i3"], 6)
+    assert book == {"i1": ["0_0", "0_2"], "i2": ["0_1", "0_3"], "i3": ["0_4", "0_5"]}
+    assert book != {"i1": ["0_0", "0_2", "0_4"], "i2": ["0_1", "0_3"], "i3": ["0_5"]}
+
+
+def test_parse_rebalances_reads_a_leader_log():
+    from rebalance.kafka.streams import parse_rebalances
+
+    pid1, pid2 = "00000000-0000-0000-0000-000000000001", "00000000-0000-0000-0000-000000000002"
+    log = (f"[2026-01-01 00:00:00,000] INFO stream-thread [i1-StreamThread-1-consumer] 2 client nodes and 2 "
+           f"consumers participating in this rebalance: \n{pid1}: [i1-StreamThread-1-consumer]\n"
+           f"{pid2}: [i2-StreamThread-1-consumer]. (org.apache.kafka.streams.processor.internals.StreamsPartitionAssignor)\n"
+           "[2026-01-01 00:00:00,001] INFO stream-thread [i1-StreamThread-1-consumer] Assigning stateful tasks: "
+           "[0_0, 0_1]\nand stateless tasks: [] (org.apache.kafka.streams.processor.internals.StreamsPartitionAssignor)\n"
+           "[2026-01-01 00:00:00,002] DEBUG stream-thread [i1-StreamThread-1-consumer] Assigning tasks and 0 standby "
+           f"replicas to client nodes {{{pid1}=[activeTasks: ([]) standbyTasks: ([]) prevActiveTasks: ([0_0, 0_1]) "
+           "prevStandbyTasks: ([]) changelogOffsetTotalsByTask: ([0_0=-2, 0_1=-2]) taskLagTotals: ([0_0=-2, 0_1=-2]) "
+           f"clientTags: ([]) capacity: 1 assigned: 0], {pid2}=[activeTasks: ([]) standbyTasks: ([]) prevActiveTasks: "
+           "([]) prevStandbyTasks: ([]) changelogOffsetTotalsByTask: ([]) taskLagTotals: ([0_0=500, 0_1=500]) "
+           "clientTags: ([]) capacity: 1 assigned: 0]} (org.apache.kafka.streams.processor.internals.StreamsPartitionAssignor)\n"
+           "[2026-01-01 00:00:00,003] INFO stream-thread [i1-StreamThread-1-consumer] Assignment of tasks to nodes: "
+           f"{pid1}=[activeTasks: ([0_0, 0_1]) standbyTasks: ([])]\n{pid2}=[activeTasks: ([]) standbyTasks: ([0_1])] "
+           "(org.apache.kafka.streams.processor.internals.StreamsPartitionAssignor)\n"
+           "[2026-01-01 00:00:00,004] INFO stream-thread [i1-StreamThread-1-consumer] Requesting followup rebalance be "
+           "scheduled by i1-StreamThread-1-consumer for 2026-01-01 00:01:00,004 to probe for caught-up replica tasks. "
+           "(org.apache.kafka.streams.processor.internals.StreamsPartitionAssignor)\n"
+           "[2026-01-01 00:00:00,005] INFO stream-thread [i1-StreamThread-1-consumer] Finished unstable assignment of "
+           "tasks, a followup rebalance will be scheduled. (org.apache.kafka.streams.processor.internals.StreamsPartitionAssignor)\n")
+    from rebalance.kafka.streams import compare_rebalance as compare
+    from rebalance.streams import AssignmentConfigs
+
+    [r] = parse_rebalances(log)
+    assert r.leader == "i1" and r.probing_scheduled and not r.immediate_followup
+    assert r.by_instance() == {"i1": (["0_0", "0_1"], []), "i2": ([], ["0_1"])}
+    rows = compare(r, AssignmentConfigs(acceptable_recovery_lag=100, max_warmup_replicas=1))
+    assert [row["equal"] for row in rows] == [True, True]
+    assert rows[1]["book_warmups"] == "0_1"
+    # a client far behind with a larger acceptable.recovery.lag is caught up: then i2 takes its task at once
+    rows = compare(r, AssignmentConfigs(acceptable_recovery_lag=1000))
+    assert [row["equal"] for row in rows] == [False, False]
+
+
+def test_nothing_left_running(scenario):
+    deadline = time.monotonic() + 10
+    while _ours() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _ours() == []
