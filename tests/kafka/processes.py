@@ -41,6 +41,40 @@ def processes_mentioning(text: str) -> List[int]:
     return found
 
 
+def _parent(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().split(") ")[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def descends_from_us(pid: int) -> bool:
+    """Process ``pid`` was started by this test process (or by one of its children): the chapters' kernels,
+    which ``make test`` runs beside the tests, start brokers and clients from the same checkout."""
+    me, seen = os.getpid(), set()
+    while pid > 1 and pid not in seen:
+        seen.add(pid)
+        pid = _parent(pid)
+        if pid == me:
+            return True
+    return False
+
+
+def our_processes_mentioning(*texts: str) -> List[str]:
+    """Command lines (first 200 characters) of the live processes this test process started whose command
+    line mentions every one of ``texts``'s first item and any of the others (``REPO/java``, then main classes)."""
+    first, *any_of = texts
+    found = []
+    for pid in processes_mentioning(first):
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if (not any_of or any(t in cmd for t in any_of)) and descends_from_us(pid):
+            found.append(cmd[:200])
+    return found
+
+
 def wait_gone(pids: Iterable[int], seconds: float = 10.0) -> List[int]:
     """The pids still alive after waiting up to ``seconds`` for all of them to end."""
     deadline = time.monotonic() + seconds

@@ -23,6 +23,8 @@ import pytest
 
 from rebalance import KAFKA_VERSION
 
+from .processes import our_processes_mentioning
+
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = [
     pytest.mark.kafka,
@@ -62,19 +64,9 @@ SCENARIOS = [
 
 
 def _ours() -> List[str]:
-    """Command lines of the JVMs this checkout starts (members, brokers) still running."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-                stat = (proc / "stat").read_text()
-            except OSError:
-                continue
-            if str(REPO / "java") in cmd and ("ScenarioMembers" in cmd or "kafka.Kafka" in cmd) \
-                    and stat.split(") ")[1][0] != "Z":
-                found.append(cmd[:200])
-    return found
+    """Command lines of the JVMs this test process starts (members, brokers) still running (not those of the
+    chapters' kernels, which run beside the tests from the same checkout)."""
+    return our_processes_mentioning(str(REPO / "java"), "ScenarioMembers", "kafka.Kafka")
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ from rebalance.kafka import share as share_module
 from rebalance.kafka.cluster import KafkaCluster
 from rebalance.kafka.share import (SHARE_BROKER_CONFIG, SHARE_MAIN_CLASS, ShareRule, outcome_table, predict_outcomes,
                                    run_share_group, share_rule, share_summary)
-from .processes import processes_mentioning
+from .processes import our_processes_mentioning
 
 REPO = Path(__file__).resolve().parents[2]
 kafka = pytest.mark.kafka
@@ -83,7 +83,7 @@ def test_real_share_group_matches_the_book(cluster):
     slow = RULE.slow[0]
     refused = [ok for (m, o), oks in run.acks().items() if o == slow for ok in oks if not ok]
     assert refused, run.acks()
-    assert not processes_mentioning(SHARE_MAIN_CLASS)
+    assert not our_processes_mentioning(SHARE_MAIN_CLASS)
     assert time.monotonic() - began < 45
 
 
@@ -94,6 +94,6 @@ def test_a_run_past_its_deadline_stops_every_jvm(cluster, monkeypatch):
     with pytest.raises(WaitTimeoutError):
         run_share_group(["a", "b"], records=3, topics={"late": 1}, jvms=2, cluster=cluster)
     deadline = time.monotonic() + 10
-    while processes_mentioning(SHARE_MAIN_CLASS) and time.monotonic() < deadline:
+    while our_processes_mentioning(SHARE_MAIN_CLASS) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not processes_mentioning(SHARE_MAIN_CLASS)
+    assert not our_processes_mentioning(SHARE_MAIN_CLASS)

@@ -18,6 +18,8 @@ import pytest
 
 from rebalance import KAFKA_VERSION
 
+from .processes import our_processes_mentioning  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = [
     pytest.mark.kafka,
@@ -29,18 +31,9 @@ pytestmark = [
 
 
 def _ours():
-    found = []
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-                stat = (proc / "stat").read_text()
-            except OSError:
-                continue
-            if str(REPO / "java") in cmd and ("StreamsInstances" in cmd or "kafka.Kafka" in cmd) \
-                    and stat.split(") ")[1][0] != "Z":
-                found.append(cmd[:200])
-    return found
+    """Command lines of the JVMs this test process started (brokers, Streams instances) still running; the
+    chapters' kernels that run beside the tests start their own from the same checkout."""
+    return our_processes_mentioning(str(REPO / "java"), "StreamsInstances", "kafka.Kafka")
 
 
 @pytest.fixture(scope="module")
