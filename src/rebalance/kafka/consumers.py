@@ -45,7 +45,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union, cast
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, cast
 
 from ..errors import LiveClientError, WaitTimeoutError, require
 from ..protocol.driver import CompletedRebalance, format_assignment
@@ -135,11 +135,14 @@ def _settings(s: SimulationInput) -> Tuple[Dict[str, str], Dict[str, Union[str, 
 
 
 class _Jvm:
-    """One ``ScenarioMembers`` JVM; its stdout lines go to the shared queue as (jvm, record)."""
+    """One JVM of the Java module that speaks JSON lines (``ScenarioMembers`` unless ``main_class`` says
+    otherwise; also the share-group driver's ``ShareMembers``): commands on stdin, records on stdout, which go
+    to the shared queue as (jvm, record)."""
 
-    def __init__(self, index: int, out: "queue.Queue[Tuple[int, dict]]"):
+    def __init__(self, index: int, out: "queue.Queue[Tuple[int, dict]]", main_class: str = MAIN_CLASS,
+                 options: Sequence[str] = MEMBER_JVM_OPTIONS):
         self.index = index
-        cmd = [find_java(), *MEMBER_JVM_OPTIONS, "-cp", classpath(), MAIN_CLASS]
+        cmd = [find_java(), *options, "-cp", classpath(), main_class]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      text=True, encoding="utf-8", bufsize=1, start_new_session=True)
         self._reader = threading.Thread(target=self._read, args=(out,), daemon=True)

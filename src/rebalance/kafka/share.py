@@ -27,17 +27,14 @@ the minimum is 1000 ms), a delivery limit of 3, a 500 ms heartbeat, one partitio
 """
 from __future__ import annotations
 
-import json
 import queue
-import subprocess
-import threading
 import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import LiveClientError, WaitTimeoutError, require
-from .oracle import classpath, find_java
+from .consumers import _Jvm
 
 __all__ = ["SHARE_BROKER_CONFIG", "SHARE_MAIN_CLASS", "ShareRule", "ShareRun", "run_share_group",
            "predict_outcomes", "share_rule", "outcome_table", "share_summary"]
@@ -124,44 +121,6 @@ def predict_outcomes(records: int, rule: ShareRule, members: Sequence[str], *, d
         now += 1 if progressed else model.record_lock_duration_ms
     return {o: {"deliveries": deliveries[o], "max_delivery_count": refs[o].delivery_count, "state": refs[o].state.name}
             for o in range(records)}
-
-
-class _Jvm:
-    """One ``ShareMembers`` JVM; its stdout lines go to the shared queue as (jvm, record)."""
-
-    def __init__(self, index: int, out: "queue.Queue[Tuple[int, dict]]"):
-        self.index = index
-        cmd = [find_java(), *_JVM_OPTIONS, "-cp", classpath(), SHARE_MAIN_CLASS]
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     text=True, encoding="utf-8", bufsize=1, start_new_session=True)
-        self._reader = threading.Thread(target=self._read, args=(out,), daemon=True)
-        self._reader.start()
-
-    def _read(self, out: "queue.Queue[Tuple[int, dict]]") -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            try:
-                out.put((self.index, json.loads(line)))
-            except ValueError:
-                out.put((self.index, {"event": "error", "message": f"not JSON: {line[:200]}"}))
-
-    def send(self, obj: dict) -> None:
-        assert self.proc.stdin is not None
-        try:
-            self.proc.stdin.write(json.dumps(obj) + "\n")
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            pass
-
-    def kill(self) -> None:
-        import os
-
-        if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, 9)
-            except ProcessLookupError:
-                pass
-        self.proc.wait()
 
 
 @dataclass
@@ -352,10 +311,10 @@ def _play(run: ShareRun, bootstrap: str, jvms: int, max_poll_records: int, lock_
                 return item[1]
 
     try:
-        admin = _Jvm(0, q)
+        admin = _Jvm(0, q, SHARE_MAIN_CLASS, _JVM_OPTIONS)
         procs.append(admin)
         for i in range(jvms):
-            procs.append(_Jvm(i + 1, q))
+            procs.append(_Jvm(i + 1, q, SHARE_MAIN_CLASS, _JVM_OPTIONS))
         for j in procs:
             j.send({"op": "ping"})
         pending = {j.index for j in procs}
