@@ -16,8 +16,9 @@ What the run is set against (:class:`ShareRun`):
   :meth:`ShareRun.predicted_assignment`, ``rebalance.share``'s :func:`~rebalance.share.assign_share_group`
   (``SimpleAssignor``) for the same member ids and topic ids;
 * :meth:`ShareRun.outcomes` -- each record's deliveries, highest delivery count and final state as the clients
-  saw them, and :func:`predict_outcomes`, the same from :class:`~rebalance.share.SharePartitionModel` driven by
-  the same rule on a virtual clock.
+  saw them, and :func:`predict_outcomes` (:func:`rebalance.share.outcomes`), the same from
+  :class:`~rebalance.share.SharePartitionModel` driven by the same rule on a virtual clock
+  (:mod:`rebalance.share.deliveries`).
 
 Broker settings (found by running 4.3.1, see :data:`SHARE_BROKER_CONFIG`): none is needed to *enable* share
 groups -- ``share.version`` is a feature whose ``LATEST_PRODUCTION`` level is 1 (``ShareVersion``, server-common
@@ -34,6 +35,8 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import LiveClientError, WaitTimeoutError, require
+from ..share.deliveries import ShareRule, share_rule
+from ..share.deliveries import outcomes as predict_outcomes
 from .consumers import _Jvm
 
 __all__ = ["SHARE_BROKER_CONFIG", "SHARE_MAIN_CLASS", "ShareRule", "ShareRun", "run_share_group",
@@ -53,74 +56,6 @@ SHARE_BROKER_CONFIG: Dict[str, int] = {
 _JVM_OPTIONS = ("-Xms16m", "-Xmx160m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData")
 #: the longest a run may take before it is stopped with :class:`~rebalance.errors.WaitTimeoutError`
 MAX_RUN_S = 90
-
-
-@dataclass(frozen=True)
-class ShareRule:
-    """How every member acknowledges a record, by its offset (the same at each delivery): ``RELEASE`` for the
-    offsets in ``release``, ``REJECT`` for ``reject``, ``ACCEPT`` after the lock has expired for ``slow``,
-    ``ACCEPT`` for the others."""
-
-    release: Tuple[int, ...] = ()
-    reject: Tuple[int, ...] = ()
-    slow: Tuple[int, ...] = ()
-
-    def __post_init__(self) -> None:
-        seen: Dict[int, str] = {}
-        for name in ("release", "reject", "slow"):
-            for o in getattr(self, name):
-                require(isinstance(o, int) and not isinstance(o, bool) and o >= 0, name,
-                        f"offsets are whole numbers >= 0, got {o!r}")
-                require(o not in seen, name, f"offset {o} is already in {seen.get(o)}")
-                seen[o] = name
-
-    def action(self, offset: int) -> str:
-        """``"RELEASE"``, ``"REJECT"``, ``"SLOW"`` or ``"ACCEPT"``."""
-        for name in ("release", "reject", "slow"):
-            if offset in getattr(self, name):
-                return name.upper()
-        return "ACCEPT"
-
-
-def share_rule(records: int, release_every: int = 0, reject_every: int = 0, slow: int = 0) -> ShareRule:
-    """A :class:`ShareRule` over offsets ``0..records-1``: the last ``slow`` offsets acknowledged too late;
-    before them every ``release_every``-th offset released (from ``release_every - 1``) and every
-    ``reject_every``-th rejected (from ``reject_every // 2``, where not released); 0 for none."""
-    require(isinstance(slow, int) and 0 <= slow <= records, "slow", f"between 0 and {records}")
-    head = records - slow
-    release = [o for o in range(head) if release_every and o % release_every == release_every - 1]
-    reject = [o for o in range(head) if reject_every and o % reject_every == reject_every // 2 and o not in release]
-    return ShareRule(tuple(release), tuple(reject), tuple(range(head, records)))
-
-
-def predict_outcomes(records: int, rule: ShareRule, members: Sequence[str], *, delivery_count_limit: int,
-                     max_records: int = 500) -> Dict[int, Dict[str, Any]]:
-    """Each record's outcome by :class:`~rebalance.share.SharePartitionModel`: the members take turns fetching
-    (at most ``max_records`` each), acknowledge by ``rule`` at once, except the ``slow`` records, which they hold
-    until the virtual clock passes the lock; ``{offset: {"deliveries", "max_delivery_count", "state"}}``."""
-    from ..share.share_partition import AcknowledgeType, SharePartitionModel
-
-    model = SharePartitionModel(delivery_count_limit=delivery_count_limit)
-    model.append(records)
-    refs: Dict[int, Any] = {}
-    deliveries: Dict[int, int] = {o: 0 for o in range(records)}
-    types = {"ACCEPT": AcknowledgeType.ACCEPT, "RELEASE": AcknowledgeType.RELEASE, "REJECT": AcknowledgeType.REJECT}
-    now = 0
-    while model.start_offset < model.log_end_offset:
-        progressed = False
-        for m in members:
-            got = model.acquire(m, max_records, now)
-            progressed = progressed or bool(got)
-            for o in got:
-                refs[o] = model.records[o]
-                deliveries[o] += 1
-            for o in got:
-                action = rule.action(o)
-                if action != "SLOW":
-                    model.acknowledge(m, [o], types[action], now)
-        now += 1 if progressed else model.record_lock_duration_ms
-    return {o: {"deliveries": deliveries[o], "max_delivery_count": refs[o].delivery_count, "state": refs[o].state.name}
-            for o in range(records)}
 
 
 @dataclass

@@ -14,6 +14,8 @@ decides which members fetch from which partitions, with a server-side assignor o
 * :class:`SharePartitionModel` -- a share partition's records (``SharePartition``): acquired under a lock,
   acknowledged, released, redelivered up to ``group.share.delivery.count.limit`` times; :class:`InFlightState` and
   :class:`RecordState` port Kafka's own classes;
+* :func:`deliveries` -- a share partition's deliveries under a :class:`ShareRule` of acknowledgement (members
+  fetching in turn on a virtual clock), and :func:`outcomes`, each record's deliveries and final state;
 * :mod:`.vectors` -- the ``share`` conformance adapter; :mod:`.scenarios` -- the seeded generator of
   ``kafka-vectors/share_*.jsonl``.
 
@@ -35,11 +37,14 @@ _EXPORTS = {
     "DeliveryCountOps": ".share_partition", "SharePartitionModel": ".share_partition",
     "DEFAULT_DELIVERY_COUNT_LIMIT": ".share_partition", "DEFAULT_RECORD_LOCK_DURATION_MS": ".share_partition",
     "DEFAULT_PARTITION_MAX_RECORD_LOCKS": ".share_partition",
+    "ShareRule": ".deliveries", "share_rule": ".deliveries", "Delivery": ".deliveries", "deliveries": ".deliveries",
+    "outcomes": ".deliveries",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:
+    from .deliveries import Delivery, ShareRule, deliveries, outcomes, share_rule
     from .group import assign_share_group
     from .scenarios import random_scenario, unit_scenarios
     from .simple import SHARE_ASSIGNORS, ShareGroupPartitionAssignor, SimpleAssignor, share_assignor_for

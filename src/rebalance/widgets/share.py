@@ -9,7 +9,8 @@ record by its offset's rule (``ACCEPT``, ``RELEASE``, ``REJECT``), or hold it pa
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, List, Sequence
+import dataclasses
+from typing import TYPE_CHECKING, Any, Sequence
 
 import pandas as pd
 
@@ -17,11 +18,11 @@ if TYPE_CHECKING:
     from ipywidgets import Widget
     from matplotlib.figure import Figure
 
-from ..kafka.share import ShareRule, share_rule
-from ..share.share_partition import AcknowledgeType, SharePartitionModel
+from ..share.deliveries import ShareRule, deliveries, share_rule
 
 __all__ = ["delivery_log", "delivery_figure", "delivery_widget", "OUTCOME_COLORS"]
 
+_COLUMNS = ["at_ms", "member", "offset", "delivery_count", "rule", "outcome", "state"]
 #: how a delivery ended -> colour of its mark
 OUTCOME_COLORS = {"accepted": "#2b8a3e", "rejected": "#c92a2a", "released": "#f59f00",
                   "lock expired": "#7048e8", "archived (limit)": "#495057"}
@@ -37,42 +38,9 @@ def delivery_log(records: int = 12, rule: ShareRule = share_rule(12, release_eve
     when nobody can fetch, the clock jumps one lock duration and the held records' locks expire.
 
     Defined in chapter 14, *Share groups: queues for Kafka*."""
-    model = SharePartitionModel(delivery_count_limit=delivery_count_limit,
-                                record_lock_duration_ms=record_lock_duration_ms)
-    model.append(records)
-    rows: List[dict] = []
-    held: dict = {}
-    types = {"ACCEPT": AcknowledgeType.ACCEPT, "RELEASE": AcknowledgeType.RELEASE, "REJECT": AcknowledgeType.REJECT}
-    now = 0
-    while model.start_offset < model.log_end_offset:
-        progressed = False
-        for m in members:
-            got = model.acquire(m, max_records, now)
-            progressed = progressed or bool(got)
-            for o in got:
-                state = model.records[o]
-                action = rule.action(o)
-                row = {"at_ms": now, "member": m, "offset": o, "delivery_count": state.delivery_count, "rule": action}
-                if action == "SLOW":
-                    held[o] = (row, state)
-                    continue
-                model.acknowledge(m, [o], types[action], now)
-                at_limit = state.delivery_count >= delivery_count_limit
-                row["outcome"] = {"ACCEPT": "accepted", "REJECT": "rejected",
-                                  "RELEASE": "archived (limit)" if at_limit else "released"}[action]
-                row["state"] = state.state.name
-                rows.append(row)
-        if not progressed:
-            now += model.record_lock_duration_ms
-            model.expire_locks(now)
-            for o, (row, state) in sorted(held.items()):
-                row["outcome"] = "archived (limit)" if state.state.name == "ARCHIVED" else "lock expired"
-                row["state"] = state.state.name
-                rows.append(row)
-            held.clear()
-        else:
-            now += 1
-    return pd.DataFrame(rows, columns=["at_ms", "member", "offset", "delivery_count", "rule", "outcome", "state"])
+    rows = deliveries(records, rule, members, delivery_count_limit=delivery_count_limit, max_records=max_records,
+                      record_lock_duration_ms=record_lock_duration_ms)
+    return pd.DataFrame([dataclasses.asdict(d) for d in rows], columns=_COLUMNS)
 
 
 def delivery_figure(log: pd.DataFrame, title: str = "") -> "Figure":
