@@ -235,13 +235,21 @@ def _pdeathsig_prefix() -> List[str]:
     return []
 
 
-_RUNNING: "set[KafkaCluster]" = set()  # held until stopped, also when the caller dropped its reference
+def _stopped_at_exit() -> set:
+    """A set for the objects (with a ``stop()``) that hold processes: each is added when it starts and discarded
+    when it stops, so it is held also when the caller dropped its reference, and whatever is still in the set
+    when the interpreter exits is stopped (started outside a ``with`` block and never stopped)."""
+    held: set = set()
+
+    @atexit.register
+    def _stop_all() -> None:
+        for obj in list(held):
+            obj.stop()
+
+    return held
 
 
-@atexit.register
-def _stop_all() -> None:  # a cluster started outside a with block and never stopped
-    for cluster in list(_RUNNING):
-        cluster.stop()
+_RUNNING: "set[KafkaCluster]" = _stopped_at_exit()
 
 
 class KafkaCluster:
@@ -532,16 +540,27 @@ class KafkaCluster:
                 except subprocess.TimeoutExpired:
                     pass
         for p in procs:
-            if p.poll() is None:  # not reaped yet, so its pid (= its group id) is still its own
-                _kill_group(p, signal.SIGKILL)
-            p.wait()
+            _kill_and_reap(p)
         for n in self.nodes:
             n.process = None
         self.nodes = []
-        if self.workdir is not None:
-            shutil.rmtree(self.workdir, ignore_errors=True)
-            self.workdir = None
+        _remove_dir(self.workdir)
+        self.workdir = None
         _RUNNING.discard(self)
+
+
+def _kill_and_reap(p: subprocess.Popen) -> None:
+    """SIGKILL to the process group of ``p`` unless it is reaped already (then its pid, which is its group id, may
+    be another's), and wait for it."""
+    if p.poll() is None:
+        _kill_group(p, signal.SIGKILL)
+    p.wait()
+
+
+def _remove_dir(workdir: Optional[Path]) -> None:
+    """Remove a stopped process's folder, if any."""
+    if workdir is not None:
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def _kill_group(p: subprocess.Popen, sig: int) -> None:

@@ -48,11 +48,9 @@ interpreter exit -- kills every worker and removes the cluster's folder.
 """
 from __future__ import annotations
 
-import atexit
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -69,6 +67,7 @@ from ..errors import ConnectStartError as ConnectStartError  # re-exported; defi
 from ..errors import InputError, JavaUnavailableError, RebalanceError, require
 from ..versions import KAFKA_VERSION
 from .cluster import (DEFAULT_JVM_OPTIONS, _config_value, _free_ports, _kill_group, _pdeathsig_prefix, _properties,
+                      _kill_and_reap, _remove_dir, _stopped_at_exit,
                       _jvm_log_tail, _tail, broker_classpath, log4j2_properties)
 from .oracle import find_java, java_module
 
@@ -148,13 +147,7 @@ class ConnectWorker:
         return self.process is not None and self.process.poll() is None
 
 
-_RUNNING: "set[ConnectDistributedCluster]" = set()
-
-
-@atexit.register
-def _stop_all() -> None:
-    for cluster in list(_RUNNING):
-        cluster.stop()
+_RUNNING: "set[ConnectDistributedCluster]" = _stopped_at_exit()
 
 
 class ConnectDistributedCluster:
@@ -554,16 +547,12 @@ class ConnectDistributedCluster:
 
     def _stop_locked(self) -> None:
         for w in self.workers:
-            p = w.process
-            if p is not None:
-                if p.poll() is None:
-                    _kill_group(p, signal.SIGKILL)
-                p.wait()
+            if w.process is not None:
+                _kill_and_reap(w.process)
                 w.process = None
         self.workers = []
-        if self.workdir is not None:
-            shutil.rmtree(self.workdir, ignore_errors=True)
-            self.workdir = None
+        _remove_dir(self.workdir)
+        self.workdir = None
         _RUNNING.discard(self)
 
 

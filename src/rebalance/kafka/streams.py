@@ -35,12 +35,9 @@ the ``with`` block, on an error, and at interpreter exit -- kills it and removes
 """
 from __future__ import annotations
 
-import atexit
 import json
 import queue
 import re
-import shutil
-import signal
 import subprocess
 import tempfile
 import threading
@@ -52,8 +49,9 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from ..errors import IllegalStateError, JavaUnavailableError, RebalanceError, require
 from ..streams import (AssignmentConfigs, AssignmentMemberSpec, AssignmentResult, ClientState, GroupSpec,
                        HighAvailabilityTaskAssignor, ProcessId, StickyTaskAssignor, Subtopology, TaskId, Topology)
-from .cluster import DEFAULT_JVM_OPTIONS, KafkaCluster, _kill_group, _pdeathsig_prefix, broker_classpath, \
-    log4j2_properties
+from .cluster import (DEFAULT_JVM_OPTIONS, KafkaCluster, _kill_and_reap, _pdeathsig_prefix, _remove_dir,
+                      _stopped_at_exit,
+                      broker_classpath, log4j2_properties)
 from .oracle import find_java, java_module
 
 __all__ = ["STREAMS_BROKER_CONFIG", "STREAMS_GROUP_SETTINGS", "STREAMS_SETTINGS", "sticky_prediction", "StreamsInstances", "StreamsRebalance", "StreamsScenario",
@@ -96,13 +94,7 @@ def streams_classpath() -> str:
     return ":".join(jars + logging)
 
 
-_RUNNING: "set[StreamsInstances]" = set()
-
-
-@atexit.register
-def _stop_all() -> None:
-    for app in list(_RUNNING):
-        app.stop()
+_RUNNING: "set[StreamsInstances]" = _stopped_at_exit()
 
 
 class StreamsInstances:
@@ -276,15 +268,11 @@ class StreamsInstances:
 
     def stop(self) -> None:
         """Kill the JVM (SIGKILL to its process group) and remove the folder; safe to call twice."""
-        p = self.proc
-        if p is not None:
-            if p.poll() is None:
-                _kill_group(p, signal.SIGKILL)
-            p.wait()
+        if self.proc is not None:
+            _kill_and_reap(self.proc)
             self.proc = None
-        if self.workdir is not None:
-            shutil.rmtree(self.workdir, ignore_errors=True)
-            self.workdir = None
+        _remove_dir(self.workdir)
+        self.workdir = None
         self.running = []
         _RUNNING.discard(self)
 
@@ -514,6 +502,21 @@ def _streams_group_phases(bootstrap_servers: str, records: int, keys: int, parti
     return rows
 
 
+def _phase(app: StreamsInstances, scenario: StreamsScenario, name: str, seen: int, timeout: float = 60.0,
+           follow_up_s: float = 0.0) -> int:
+    """One phase of :func:`scale_out_and_in`: wait for a rebalance after the first ``seen`` (and ``follow_up_s``
+    more seconds), then until the instances settle; record the phase's rebalances and the instances' own view of
+    their tasks under ``name``.  Returns the rebalances seen so far."""
+    app.wait_rebalances(seen + 1, timeout=timeout)
+    if follow_up_s:
+        time.sleep(follow_up_s)
+    app.wait_settled(timeout=60)
+    rebalances = app.rebalances()
+    scenario.phases.append((name, rebalances[seen:]))
+    scenario.views[name] = app.tasks()
+    return len(rebalances)
+
+
 def scale_out_and_in(records: int = 6000, keys: int = 600, partitions: int = 6, wait_for_probe: bool = True,
                      settings: Optional[Mapping[str, object]] = None, probe_timeout: float = 90.0,
                      streams_group: bool = False) -> StreamsScenario:
@@ -539,30 +542,17 @@ def scale_out_and_in(records: int = 6000, keys: int = 600, partitions: int = 6, 
             scenario.views["start"] = app.tasks()
             scenario.phases.append(("start", app.rebalances()))
             app.start_instance("i3")                       # scale-out
-            app.wait_rebalances(seen + 1, timeout=60)
-            app.wait_settled(timeout=60)
-            rebalances = app.rebalances()
-            scenario.phases.append(("i3 joins", rebalances[seen:]))
-            scenario.views["i3 joins"] = app.tasks()
-            seen = len(rebalances)
+            seen = _phase(app, scenario, "i3 joins", seen)
+            probe_due = app.rebalances()[seen - 1].probing_scheduled
             if streams_group:  # meanwhile (the probing rebalance is a minute away), on the same broker
                 scenario.streams_group_rows = _streams_group_phases(kafka.bootstrap_servers, records, keys,
                                                                     partitions)
-            if wait_for_probe and rebalances[-1].probing_scheduled:
-                app.wait_rebalances(seen + 1, timeout=probe_timeout)
-                time.sleep(1.5)                            # the follow-up rebalance(s) the probe's moves need
-                app.wait_settled(timeout=60)
-                rebalances = app.rebalances()
-                scenario.phases.append(("probing rebalance", rebalances[seen:]))
-                scenario.views["probing rebalance"] = app.tasks()
-                seen = len(rebalances)
+            if wait_for_probe and probe_due:
+                # the follow-up rebalance(s) the probe's moves need come within 1.5 s of it
+                seen = _phase(app, scenario, "probing rebalance", seen, timeout=probe_timeout, follow_up_s=1.5)
             else:
                 time.sleep(2.0)                            # the warm-ups restore their tasks' changelogs
             app.stop_instance("i1")                        # scale-in
-            app.wait_rebalances(seen + 1, timeout=60)
-            app.wait_settled(timeout=60)
-            rebalances = app.rebalances()
-            scenario.phases.append(("i1 leaves", rebalances[seen:]))
-            scenario.views["i1 leaves"] = app.tasks()
+            _phase(app, scenario, "i1 leaves", seen)
             scenario.records_counted = app.count()
     return scenario
