@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple, TypeVar
+from typing import TYPE_CHECKING, Collection, Dict, List, Optional, Tuple, TypeVar
 
 import numpy as np
 
@@ -75,13 +75,34 @@ def _check_index(seed, index) -> None:
             f"must be a whole number >= 0, got {index!r}")
 
 
-def require_whole(params: object, names: Tuple[str, ...], minimum: int = 1) -> None:
-    """Each of ``params``' attributes ``names`` is a whole number >= ``minimum`` (``InputError`` naming
-    ``params.<name>`` otherwise)."""
+def _whole(value: object, minimum: int, maximum: Optional[int] = None) -> bool:
+    return (isinstance(value, int) and not isinstance(value, bool) and value >= minimum
+            and (maximum is None or value <= maximum))
+
+
+def require_whole(params: object, names: Tuple[str, ...], minimum: int = 1, maximum: Optional[int] = None) -> None:
+    """Each of ``params``' attributes ``names`` is a whole number >= ``minimum`` (and <= ``maximum``, if given):
+    ``InputError`` naming ``params.<name>`` otherwise."""
+    bounds = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
     for name in names:
         value = getattr(params, name)
-        require(isinstance(value, int) and not isinstance(value, bool) and value >= minimum, f"params.{name}",
-                f"must be a whole number >= {minimum}, got {value!r}")
+        require(_whole(value, minimum, maximum), f"params.{name}", f"must be a whole number {bounds}, got {value!r}")
+
+
+def require_choices(params: object, names: Tuple[str, ...], minimum: int = 1) -> None:
+    """Each of ``params``' attributes ``names`` is a non-empty tuple of whole numbers >= ``minimum`` (the values
+    a scenario draws from)."""
+    for name in names:
+        values = getattr(params, name)
+        require(isinstance(values, (tuple, list)) and len(values) > 0 and all(_whole(v, minimum) for v in values),
+                f"params.{name}", f"must be a non-empty tuple of whole numbers >= {minimum}, got {values!r}")
+
+
+def require_subset(params: object, name: str, allowed: Collection[str]) -> None:
+    """``params``' attribute ``name`` is a non-empty tuple of names from ``allowed``."""
+    values = getattr(params, name)
+    require(isinstance(values, (tuple, list)) and len(values) > 0 and all(v in allowed for v in values),
+            f"params.{name}", f"must be a non-empty subset of {', '.join(allowed)}, got {values!r}")
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -109,8 +130,7 @@ class SweepParams:
         require(self.min_members >= 2, "params.min_members", "a member must be able to leave: need at least 2")
         require(self.max_members >= self.min_members, "params.max_members", "must be >= min_members")
         require(0.0 <= self.p_identical <= 1.0, "params.p_identical", "must be a probability in [0, 1]")
-        require(len(self.rack_choices) > 0 and all(isinstance(r, int) and r >= 0 for r in self.rack_choices),
-                "params.rack_choices", "must be a non-empty tuple of whole numbers >= 0")
+        require_choices(self, ("rack_choices",), minimum=0)
         return self
 
 
@@ -410,8 +430,7 @@ class ConnectParams:
         require(self.min_workers >= 2, "params.min_workers", "a worker must be able to leave: need at least 2")
         require(self.max_workers >= self.min_workers, "params.max_workers", "must be >= min_workers")
         require(self.max_away_ms >= self.min_away_ms, "params.max_away_ms", "must be >= min_away_ms")
-        require(len(self.events) > 0 and all(e in CONNECT_EVENTS for e in self.events), "params.events",
-                f"must be a non-empty subset of {', '.join(CONNECT_EVENTS)}")
+        require_subset(self, "events", CONNECT_EVENTS)
         return self
 
 

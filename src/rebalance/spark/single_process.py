@@ -51,6 +51,11 @@ def coordinator_partition_load(scale: int, seed: int = 0, params: Optional[Dict[
     return total.sort_values(["num_partitions", "partition"]).reset_index(drop=True)
 
 
+#: the jobs of scenarios 0..scale-1: their parameters' class and the function of a range of scenarios
+_SCENARIO_JOBS = {"montecarlo": ("MonteCarloParams", "simulate_range"),
+                  "connect": ("ConnectJobParams", "evaluate_range"), "share": ("ShareJobParams", "evaluate_range"), "streams": ("StreamsParams", "evaluate_range")}
+
+
 def run(job: str, scale: int, seed: int = 0, assignors: Optional[Sequence[str]] = None,
         **params: object) -> Dict[str, pd.DataFrame]:
     """Job ``job``'s tables computed in this process, without Spark (``assignors``: the sweep's only)."""
@@ -64,18 +69,10 @@ def run(job: str, scale: int, seed: int = 0, assignors: Optional[Sequence[str]] 
     if job == "coordinator":
         p = module._check(check_params(params or None, module.CoordinatorParams))
         return module.tables(coordinator_partition_load(scale, seed, p), p)
-    if job == "montecarlo":
-        p = check_params(params or None, module.MonteCarloParams).check()
-        return module.tables_from_rows(module.simulate_range(seed, range(scale), p))
-    if job == "connect":
-        p = check_params(params or None, module.ConnectJobParams).check()
-        return module.tables_from_rows(module.evaluate_range(seed, range(scale), p))
-    if job == "share":
-        p = check_params(params or None, module.ShareJobParams).check()
-        return module.tables_from_rows(module.evaluate_range(seed, range(scale), p))
-    if job == "streams":
-        p = check_params(params or None, module.StreamsParams).check()
-        return module.tables_from_rows(module.evaluate_range(seed, range(scale), p))
+    if job in _SCENARIO_JOBS:  # a row per scenario (and set-up), tables from the rows
+        params_class, evaluate_range = _SCENARIO_JOBS[job]
+        p = check_params(params or None, getattr(module, params_class)).check()
+        return module.tables_from_rows(getattr(module, evaluate_range)(seed, range(scale), p))
     p = check_params(params or None, module.PlacementAuditParams).check()
     clusters = [i for i, _ in module.clusters_for(scale, p.topics_per_cluster)]
     return module.tables_from_rows(module.audit_range(seed, scale, clusters, p))

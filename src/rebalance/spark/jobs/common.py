@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict, dataclass, field, fields, replace
+from functools import partial
 from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Mapping, Optional, Set, TypeVar
 
 import pandas as pd
@@ -64,6 +65,26 @@ def map_range(spark: SparkSession, n: int, slices: int, evaluate: Callable[[List
             yield evaluate(batch["id"].tolist())
 
     return spark.range(0, n, numPartitions=slices).mapInPandas(run, schema)
+
+
+def scenario_rows_df(spark: SparkSession, n: int, seed: int, params: DataclassInstance,
+                     evaluate_range: Callable[..., pd.DataFrame], schema: str, per_slice: int = 25,
+                     slices: Optional[int] = None, **options: object) -> DataFrame:
+    """The rows of scenarios ``0..n-1`` of ``seed`` as a Spark DataFrame: ``evaluate_range(seed, indexes,
+    params=params, **options)`` on the executors, over ``slices`` partitions (by default one per ``per_slice``
+    scenarios, 2 to 400).  ``params`` is already checked; ``n`` and ``seed`` are checked here."""
+    n, seed = check_scale(n), check_seed(seed)
+    slices = max(2, min(400, n // per_slice)) if slices is None else slices
+    return map_range(spark, n, slices, partial(evaluate_range, seed, params=params, **options), schema)
+
+
+def lower_quantile(values: pd.Series, q: float) -> float:
+    """The ``q`` quantile of ``values`` without interpolation (numpy's ``method="lower"``: always a value that
+    occurred), missing values left out; NaN when none is left."""
+    import numpy as np
+
+    values = values.dropna()
+    return float(np.quantile(values.to_numpy(dtype=float), q, method="lower")) if len(values) else float("nan")
 
 
 def run_rows_job(spark: SparkSession, job: str, scale: int, seed: int, out: Optional[str], params: DataclassInstance,

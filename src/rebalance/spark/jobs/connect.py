@@ -29,10 +29,8 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field
-from functools import partial
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
-import numpy as np
 import pandas as pd
 
 from ...connect.assignor import ASSIGNOR_NAMES
@@ -40,8 +38,8 @@ from ...connect.cluster import RoundResult
 from ...connect.experiment import PhaseCounts, bounce_rounds, steady_cluster
 from ...connect.incremental import DEFAULT_MAX_DELAY_MS
 from ...errors import InputError, require
-from ..generators import ConnectParams, ConnectScenario, check_params, connect_scenario
-from .common import JobResult, check_scale, check_seed, columns_of, map_range, run_rows_job
+from ..generators import ConnectParams, ConnectScenario, check_params, connect_scenario, require_subset
+from .common import JobResult, columns_of, lower_quantile, run_rows_job, scenario_rows_df
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -75,8 +73,7 @@ class ConnectJobParams(ConnectParams):
 
     def check(self) -> "ConnectJobParams":
         super().check()
-        require(len(self.assignors) > 0 and all(a in ASSIGNORS for a in self.assignors), "params.assignors",
-                f"must be a non-empty subset of {', '.join(ASSIGNORS)}")
+        require_subset(self, "assignors", ASSIGNORS)
         require(isinstance(self.config, Mapping), "params.config", "must be a mapping of setting names to values")
         known = setting_names()
         for key in self.config:
@@ -168,14 +165,8 @@ def evaluate_range(seed: int, indexes: Iterable[int], params: ConnectJobParams) 
 def rows_df(spark: "SparkSession", n: int, seed: int = 0, params: Optional[Union[ConnectJobParams, dict]] = None
             ) -> "DataFrame":
     """The per-(scenario, assignor) rows as a Spark DataFrame (scenarios ``0..n-1``)."""
-    params = check_params(params, ConnectJobParams).check()
-    n, seed = check_scale(n), check_seed(seed)
-    return map_range(spark, n, max(2, min(400, n // 25)), partial(evaluate_range, seed, params=params), ROW_SCHEMA)
-
-
-def _q(values: pd.Series, q: float) -> float:
-    values = values.to_numpy(dtype=float)
-    return float(np.quantile(values, q, method="lower")) if len(values) else float("nan")
+    return scenario_rows_df(spark, n, seed, check_params(params, ConnectJobParams).check(), evaluate_range,
+                            ROW_SCHEMA)
 
 
 def _summary(rows: pd.DataFrame, keys: List[str]) -> pd.DataFrame:
@@ -187,11 +178,11 @@ def _summary(rows: pd.DataFrame, keys: List[str]) -> pd.DataFrame:
         out.append({
             **dict(zip(keys, key)), "scenarios": n, "mean_tasks": g["tasks"].sum() / n,
             "mean_rebalances": g["rebalances"].sum() / n, "mean_follow_ups": g["follow_ups"].sum() / n,
-            "mean_task_stops": g["task_stops"].sum() / n, "p90_task_stops": _q(g["task_stops"], 0.9),
+            "mean_task_stops": g["task_stops"].sum() / n, "p90_task_stops": lower_quantile(g["task_stops"], 0.9),
             "share_of_tasks_stopped": g["task_stops"].sum() / g["tasks"].sum(),
             "mean_max_stops_in_round": g["max_task_stops_in_round"].sum() / n,
             "mean_unassigned_task_s": g["unassigned_task_seconds"].sum() / n,
-            "p90_unassigned_task_s": _q(g["unassigned_task_seconds"], 0.9),
+            "p90_unassigned_task_s": lower_quantile(g["unassigned_task_seconds"], 0.9),
             "mean_time_to_settle_s": g["time_to_settle_ms"].sum() / n / 1000.0,
             "incomplete": int((~g["complete"]).sum()),
         })

@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # pyspark is the Spark extra; imported where a session is use
     from pyspark.sql import DataFrame, SparkSession
 
 from ...errors import require
-from ..generators import check_params, group_ids
+from ..generators import check_params, group_ids, require_choices, require_whole
 from ..hashing import java_abs_array, string_hash_array
 from .common import JobResult, ship_package, check_scale, write_outputs
 
@@ -60,16 +60,11 @@ class CoordinatorParams:
 
 
 def _check(params: CoordinatorParams) -> CoordinatorParams:
-    for name in ("partition_counts", "broker_counts"):
-        values = getattr(params, name)
-        require(len(values) > 0 and all(isinstance(v, int) and v >= 1 for v in values), f"params.{name}",
-                "must be a non-empty tuple of whole numbers >= 1")
+    require_choices(params, ("partition_counts", "broker_counts"))
     require(params.commit_alpha > 0, "params.commit_alpha", "must be > 0")
-    require(isinstance(params.chunk, int) and params.chunk >= 1, "params.chunk", "must be a whole number >= 1")
+    require_whole(params, ("chunk",))
     require(params.placer in PLACERS, "params.placer", f"must be one of {', '.join(PLACERS)}, got {params.placer!r}")
-    require(len(params.rack_counts) > 0 and all(isinstance(r, int) and not isinstance(r, bool) and r >= 0
-                                                for r in params.rack_counts),
-            "params.rack_counts", "must be a non-empty tuple of whole numbers >= 0")
+    require_choices(params, ("rack_counts",), minimum=0)
     require(params.placer != "simple" or set(params.rack_counts) == {0}, "params.rack_counts",
             "racks need a rack-aware placer: set params.placer to 'AdminUtils' or 'StripedReplicaPlacer'")
     return params

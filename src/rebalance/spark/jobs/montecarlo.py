@@ -41,15 +41,15 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Tuple, Union, cast
 
-import numpy as np
 import pandas as pd
 
 from ...errors import require
 from ...kip848.config import KIP848Config
 from ...protocol.config import ProtocolConfig
 from ...protocol.ledger import RebalanceMetrics
-from ..generators import RESTART_EVENTS, RestartParams, RestartScenario, check_params, require_whole, restart_scenario
-from .common import (JobResult, check_overrides, check_scale, check_seed, columns_of, map_range, run_rows_job,
+from ..generators import (RESTART_EVENTS, RestartParams, RestartScenario, check_params, require_subset, require_whole,
+                          restart_scenario)
+from .common import (JobResult, check_overrides, columns_of, lower_quantile, run_rows_job, scenario_rows_df,
                      with_overrides)
 
 if TYPE_CHECKING:
@@ -92,10 +92,8 @@ class MonteCarloParams(RestartParams):
     config: Mapping[str, object] = field(default_factory=dict)
 
     def check(self) -> "MonteCarloParams":
-        require(len(self.modes) > 0 and all(m in MODES for m in self.modes), "params.modes",
-                f"must be a non-empty subset of {', '.join(MODES)}")
-        require(len(self.events) > 0 and all(e in RESTART_EVENTS for e in self.events),
-                "params.events", f"must be a non-empty subset of {', '.join(RESTART_EVENTS)}")
+        require_subset(self, "modes", MODES)
+        require_subset(self, "events", RESTART_EVENTS)
         require(isinstance(self.min_members, int) and 1 <= self.min_members <= self.max_members, "params.min_members",
                 "must be a whole number between 1 and max_members")
         require_whole(self, ("max_partitions", "max_topics"))
@@ -270,15 +268,8 @@ def simulate_range(seed: int, indexes: Iterable[int], params: MonteCarloParams) 
 def rows_df(spark: "SparkSession", n: int, seed: int = 0, params: Optional[Union[MonteCarloParams, dict]] = None,
             slices: Optional[int] = None) -> "SparkDataFrame":
     """The per-(simulation, set-up) rows as a Spark DataFrame (simulations ``0..n-1``)."""
-    params = check_params(params, MonteCarloParams).check()
-    n, seed = check_scale(n), check_seed(seed)
-    slices = max(2, min(400, n // 25)) if slices is None else slices
-    return map_range(spark, n, slices, partial(simulate_range, seed, params=params), ROW_SCHEMA)
-
-
-def _q(values: pd.Series, q: float) -> float:
-    values = values.dropna()
-    return float(np.quantile(values.to_numpy(dtype=float), q, method="lower")) if len(values) else float("nan")
+    return scenario_rows_df(spark, n, seed, check_params(params, MonteCarloParams).check(), simulate_range,
+                            ROW_SCHEMA, slices=slices)
 
 
 def summarize(rows: pd.DataFrame) -> pd.DataFrame:
@@ -294,10 +285,10 @@ def summarize(rows: pd.DataFrame) -> pd.DataFrame:
         un = g["unowned_partition_seconds"]
         out.append({
             "event": event, "mode": mode, "simulations": len(g), "settled": float(g["settled"].mean()),
-            "time_to_stable_p50_s": _q(tts, 0.5), "time_to_stable_p90_s": _q(tts, 0.9),
-            "time_to_stable_max_s": _q(tts, 1.0), "after_last_fault_p50_s": _q(after, 0.5),
-            "after_last_fault_p90_s": _q(after, 0.9),
-            "unowned_p50_partition_s": _q(un, 0.5), "unowned_p90_partition_s": _q(un, 0.9),
+            "time_to_stable_p50_s": lower_quantile(tts, 0.5), "time_to_stable_p90_s": lower_quantile(tts, 0.9),
+            "time_to_stable_max_s": lower_quantile(tts, 1.0), "after_last_fault_p50_s": lower_quantile(after, 0.5),
+            "after_last_fault_p90_s": lower_quantile(after, 0.9),
+            "unowned_p50_partition_s": lower_quantile(un, 0.5), "unowned_p90_partition_s": lower_quantile(un, 0.9),
             "unowned_mean_partition_s": float(un.sum() / len(un)),
             "mean_rebalances": float(g["rebalances"].sum() / len(g)),
             "mean_partitions_stopped": float(g["partitions_stopped"].sum() / len(g)),

@@ -27,12 +27,12 @@ import pandas as pd
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-from ...errors import require
 from ...replicas.java_random import JavaRandom
 from ...replicas.measures import balance
 from ...replicas.placement import PlacementSpec
 from ...replicas.placer import PLACERS as PLACER_REGISTRY, placer_for
-from ..generators import PlacementCluster, PlacementParams, check_params, placement_cluster
+from ..generators import (PlacementCluster, PlacementParams, check_params, placement_cluster, require_choices,
+                          require_subset, require_whole)
 from .common import JobResult, check_scale, check_seed, columns_of, map_range, run_rows_job
 
 #: the placers the audit compares: every one of the registry (:data:`rebalance.replicas.placer.PLACERS`)
@@ -55,18 +55,10 @@ class PlacementAuditParams(PlacementParams):
     placers: Tuple[str, ...] = PLACERS
 
     def check(self) -> "PlacementAuditParams":
-        require(isinstance(self.topics_per_cluster, int) and self.topics_per_cluster >= 1,
-                "params.topics_per_cluster", "must be a whole number >= 1")
-        require(len(self.placers) > 0 and all(p in PLACERS for p in self.placers), "params.placers",
-                f"must be a non-empty subset of {', '.join(PLACERS)}")
-        require(len(self.broker_choices) > 0 and all(isinstance(b, int) and b >= 1 for b in self.broker_choices),
-                "params.broker_choices", "must be whole numbers >= 1")
-        require(all(isinstance(r, int) and r >= 0 for r in self.rack_choices) and bool(self.rack_choices),
-                "params.rack_choices", "must be whole numbers >= 0")
-        require(isinstance(self.max_partitions, int) and self.max_partitions >= 1, "params.max_partitions",
-                "must be a whole number >= 1")
-        require(all(isinstance(r, int) and r >= 1 for r in self.replication_choices) and bool(self.replication_choices),
-                "params.replication_choices", "must be whole numbers >= 1")
+        require_whole(self, ("topics_per_cluster", "max_partitions"))
+        require_subset(self, "placers", PLACERS)
+        require_choices(self, ("broker_choices", "replication_choices"))
+        require_choices(self, ("rack_choices",), minimum=0)
         return self
 
 

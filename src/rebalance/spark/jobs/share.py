@@ -15,14 +15,13 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
-from functools import partial
 from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Union
 
 import pandas as pd
 
 from ...errors import require
-from ..generators import check_params
-from .common import JobResult, check_scale, check_seed, columns_of, map_range, run_rows_job
+from ..generators import check_params, require_whole
+from .common import JobResult, columns_of, run_rows_job, scenario_rows_df
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -46,10 +45,7 @@ class ShareJobParams:
     heterogeneous: float = 0.5
 
     def check(self) -> "ShareJobParams":
-        for name in ("max_members", "max_topics", "max_partitions"):
-            v = getattr(self, name)
-            require(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 1000, f"params.{name}",
-                    f"must be a whole number in [1, 1000], got {v!r}")
+        require_whole(self, ("max_members", "max_topics", "max_partitions"), maximum=1000)
         require(isinstance(self.heterogeneous, (int, float)) and 0 <= self.heterogeneous <= 1,
                 "params.heterogeneous", f"must be a probability in [0, 1], got {self.heterogeneous!r}")
         return self
@@ -122,9 +118,8 @@ def evaluate_range(seed: int, indexes: Iterable[int], params: ShareJobParams) ->
 
 def rows_df(spark: "SparkSession", n: int, seed: int = 0, params: Optional[Union[ShareJobParams, dict]] = None
             ) -> "DataFrame":
-    params = check_params(params, ShareJobParams).check()
-    n, seed = check_scale(n), check_seed(seed)
-    return map_range(spark, n, max(2, min(400, n // 200)), partial(evaluate_range, seed, params=params), ROW_SCHEMA)
+    return scenario_rows_df(spark, n, seed, check_params(params, ShareJobParams).check(), evaluate_range, ROW_SCHEMA,
+                            per_slice=200)
 
 
 def tables_from_rows(rows: pd.DataFrame) -> Dict[str, pd.DataFrame]:

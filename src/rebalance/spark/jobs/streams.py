@@ -17,17 +17,15 @@ and largest number of probing rebalances, and the time until balanced at the def
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Tuple, Union
 
-import numpy as np
 import pandas as pd
 
 from ...errors import require
 from ...streams.assignment_configs import AssignmentConfigs
 from ...streams.experiment import probing_rounds, random_process_ids, tasks_of
-from ..generators import check_params, require_whole, scenario_rng
-from .common import JobResult, check_scale, check_seed, columns_of, map_range, run_rows_job
+from ..generators import check_params, require_choices, require_whole, scenario_rng
+from .common import JobResult, columns_of, lower_quantile, run_rows_job, scenario_rows_df
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -56,9 +54,7 @@ class StreamsParams:
         require_whole(self, ("max_clients", "max_new", "max_threads", "max_partitions"))
         require(self.max_clients >= 2, "params.max_clients", "must be >= 2")
         require(self.max_partitions >= 2, "params.max_partitions", "must be >= 2")
-        require(len(self.warmups) > 0 and all(isinstance(w, int) and not isinstance(w, bool) and w >= 1
-                                              for w in self.warmups),
-                "params.warmups", f"must be max.warmup.replicas values >= 1, got {self.warmups!r}")
+        require_choices(self, ("warmups",))  # max.warmup.replicas values
         return self
 
 
@@ -116,13 +112,7 @@ def evaluate_range(seed: int, indexes: Iterable[int], params: StreamsParams) -> 
 
 def rows_df(spark: "SparkSession", n: int, seed: int = 0, params: Optional[Union[StreamsParams, dict]] = None
             ) -> "DataFrame":
-    params = check_params(params, StreamsParams).check()
-    n, seed = check_scale(n), check_seed(seed)
-    return map_range(spark, n, max(2, min(400, n // 25)), partial(evaluate_range, seed, params=params), ROW_SCHEMA)
-
-
-def _q(values: pd.Series, q: float) -> float:
-    return float(np.quantile(values.to_numpy(dtype=float), q, method="lower")) if len(values) else float("nan")
+    return scenario_rows_df(spark, n, seed, check_params(params, StreamsParams).check(), evaluate_range, ROW_SCHEMA)
 
 
 def tables_from_rows(rows: pd.DataFrame) -> Dict[str, pd.DataFrame]:
@@ -133,7 +123,7 @@ def tables_from_rows(rows: pd.DataFrame) -> Dict[str, pd.DataFrame]:
         n = len(g)
         out.append({"max_warmup_replicas": int(w), "scenarios": n,
                     "mean_probing_rebalances": g["probing_rebalances"].sum() / n,
-                    "p90_probing_rebalances": _q(g["probing_rebalances"], 0.9),
+                    "p90_probing_rebalances": lower_quantile(g["probing_rebalances"], 0.9),
                     "max_probing_rebalances": int(g["probing_rebalances"].max()),
                     "no_probing_needed": int((g["probing_rebalances"] == 0).sum()),
                     "mean_minutes_to_balance": g["probing_rebalances"].sum() / n * DEFAULT_PROBING_INTERVAL_MS / 60_000,

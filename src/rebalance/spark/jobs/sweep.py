@@ -26,7 +26,6 @@ rows (one per scenario and assignor) are returned as ``rows`` up to :data:`KEEP_
 from __future__ import annotations
 
 from dataclasses import asdict
-from functools import partial
 from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import pandas as pd
@@ -41,7 +40,7 @@ from ...consumer.api import build_scenario
 from ...consumer.rounds import rebalance_rounds
 from ...errors import require
 from ..generators import GroupScenario, SweepParams, check_params, sweep_scenario
-from .common import JobResult, check_scale, check_seed, columns_of, map_range, stage_rows, write_outputs
+from .common import JobResult, check_seed, columns_of, scenario_rows_df, stage_rows, write_outputs
 
 #: every built-in consumer assignor, from the consumer registry
 ASSIGNORS: Tuple[str, ...] = tuple(CONSUMER_ASSIGNORS)
@@ -193,11 +192,8 @@ def evaluate_range(seed: int, indexes: Iterable[int], params: SweepParams,
 def rows_df(spark: SparkSession, n: int, seed: int = 0, params: Optional[SweepParams | Dict[str, object]] = None,
             assignors: Sequence[str] = ASSIGNORS, slices: Optional[int] = None) -> DataFrame:
     """The per-(scenario, assignor) rows as a Spark DataFrame (scenarios ``0..n-1``)."""
-    params = check_params(params, SweepParams).check()
-    n, seed = check_scale(n), check_seed(seed)
-    assignors = check_assignors(assignors)
-    slices = max(2, min(400, n // 250)) if slices is None else slices
-    return map_range(spark, n, slices, partial(evaluate_range, seed, params=params, assignors=assignors), ROW_SCHEMA)
+    return scenario_rows_df(spark, n, seed, check_params(params, SweepParams).check(), evaluate_range, ROW_SCHEMA,
+                            per_slice=250, slices=slices, assignors=check_assignors(assignors))
 
 
 # ---- summaries (computed in Spark as exact integer sums, finished in pandas) -------------------------
