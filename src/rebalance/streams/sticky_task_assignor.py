@@ -39,7 +39,7 @@ GroupSpec`), ``HashMap`` iteration of processes and members (:mod:`rebalance.jco
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from ..errors import TaskAssignorException
 from ..java import java_string_key, to_int32
@@ -101,6 +101,35 @@ def _by_load(a: ProcessState, b: ProcessState) -> int:
     return (a.load > b.load) - (a.load < b.load)
 
 
+class _Quota:
+    """One of ``LocalState``'s two quotas, active tasks and all tasks: the tasks left to place (``totalActiveTasks``
+    / ``totalTasks``), the members with capacity left (``totalMembersWithActiveTaskCapacity`` /
+    ``totalMembersWithTaskCapacity``) and the tasks per member (``activeTasksPerMember`` / ``totalTasksPerMember``)."""
+
+    def __init__(self) -> None:
+        self.tasks = 0
+        self.members_with_capacity = 0
+        self.per_member = 0
+
+    def start(self, members: int) -> None:
+        """Every member has capacity (``initialize``, lines 110-113)."""
+        self.members_with_capacity = members
+        self.per_member = compute_tasks_per_member(self.tasks, members)
+
+    def unfulfilled(self, process: ProcessState, member: "_Member") -> bool:
+        """``hasUnfulfilledActiveTaskQuota`` / ``hasUnfulfilledTaskQuota``: the member has fewer tasks than the
+        quota."""
+        return process.member_to_task_counts[member.member_id] < self.per_member
+
+    def maybe_update(self, tasks: int) -> None:
+        """``maybeUpdateActiveTasksPerMember`` / ``maybeUpdateTotalTasksPerMember``: a member that has just reached
+        the quota with its ``tasks`` leaves the count, and the quota is recomputed over the rest."""
+        if tasks == self.per_member:
+            self.members_with_capacity -= 1
+            self.tasks = to_int32(self.tasks - tasks)
+            self.per_member = compute_tasks_per_member(self.tasks, self.members_with_capacity)
+
+
 class _LocalState:
     """``StickyTaskAssignor.LocalState``: the state of one ``assign`` call."""
 
@@ -109,12 +138,8 @@ class _LocalState:
         self.standby_task_to_prev_member: Dict[TaskId, List[_Member]] = {}
         self.process_id_to_state: HashJMap[str, ProcessState] = HashJMap()
         self.num_standby_replicas = 0
-        self.total_active_tasks = 0
-        self.total_tasks = 0
-        self.total_members_with_active_task_capacity = 0
-        self.total_members_with_task_capacity = 0
-        self.active_tasks_per_member = 0
-        self.total_tasks_per_member = 0
+        self.active = _Quota()
+        self.total = _Quota()
 
 
 class StickyTaskAssignor:
@@ -157,15 +182,13 @@ class StickyTaskAssignor:
             state.num_standby_replicas = parsed
         for subtopology in describer.subtopologies():
             partitions = describer.max_num_input_partitions(subtopology)
-            state.total_tasks = to_int32(state.total_tasks + partitions)
-            state.total_active_tasks = to_int32(state.total_active_tasks + partitions)
+            state.total.tasks = to_int32(state.total.tasks + partitions)
+            state.active.tasks = to_int32(state.active.tasks + partitions)
             if describer.is_stateful(subtopology):
-                state.total_tasks = to_int32(state.total_tasks + to_int32(partitions * state.num_standby_replicas))
+                state.total.tasks = to_int32(state.total.tasks + to_int32(partitions * state.num_standby_replicas))
         members = len(group_spec.members)
-        state.total_members_with_active_task_capacity = members
-        state.total_members_with_task_capacity = members
-        state.active_tasks_per_member = compute_tasks_per_member(state.total_active_tasks, members)
-        state.total_tasks_per_member = compute_tasks_per_member(state.total_tasks, members)
+        state.active.start(members)
+        state.total.start(members)
         state.process_id_to_state = HashJMap(capacity=members)
         for member_id, spec in group_spec.members.items():
             member = _Member(spec.process_id, member_id)
@@ -216,16 +239,16 @@ class StickyTaskAssignor:
                 prev_active = state.active_task_to_prev_member.get(task)
                 if prev_active is not None:
                     process = state.process_id_to_state[prev_active.process_id]
-                    if not process.has_task(task) and _has_unfulfilled_task_quota(state, process, prev_active):
-                        _maybe_update_total_tasks_per_member(state, process.add_task(prev_active.member_id, task, False))
+                    if not process.has_task(task) and state.total.unfulfilled(process, prev_active):
+                        state.total.maybe_update(process.add_task(prev_active.member_id, task, False))
                         continue
                 prev_standbys = state.standby_task_to_prev_member.get(task)
                 if prev_standbys:
                     prev = _find_prev_member_with_least_load(state, prev_standbys, task)
                     if prev is not None:
                         process = state.process_id_to_state[prev.process_id]
-                        if _has_unfulfilled_task_quota(state, process, prev):
-                            _maybe_update_total_tasks_per_member(state, process.add_task(prev.member_id, task, False))
+                        if state.total.unfulfilled(process, prev):
+                            state.total.maybe_update(process.add_task(prev.member_id, task, False))
                             continue
                 to_least_loaded.append((task, state.num_standby_replicas - i))
                 break
@@ -247,35 +270,11 @@ def _task_ids(describer: TopologyDescriber, is_active: bool) -> List[TaskId]:
     return out
 
 
-def _has_unfulfilled_active_task_quota(state: _LocalState, process: ProcessState, member: _Member) -> bool:
-    return process.member_to_task_counts[member.member_id] < state.active_tasks_per_member
-
-
-def _has_unfulfilled_task_quota(state: _LocalState, process: ProcessState, member: _Member) -> bool:
-    return process.member_to_task_counts[member.member_id] < state.total_tasks_per_member
-
-
-def _maybe_update_active_tasks_per_member(state: _LocalState, active_tasks: int) -> None:
-    if active_tasks == state.active_tasks_per_member:
-        state.total_members_with_active_task_capacity -= 1
-        state.total_active_tasks = to_int32(state.total_active_tasks - active_tasks)
-        state.active_tasks_per_member = compute_tasks_per_member(state.total_active_tasks,
-                                                                 state.total_members_with_active_task_capacity)
-
-
-def _maybe_update_total_tasks_per_member(state: _LocalState, tasks: int) -> None:
-    if tasks == state.total_tasks_per_member:
-        state.total_members_with_task_capacity -= 1
-        state.total_tasks = to_int32(state.total_tasks - tasks)
-        state.total_tasks_per_member = compute_tasks_per_member(state.total_tasks,
-                                                                state.total_members_with_task_capacity)
-
-
 def _maybe_update_tasks_per_member(state: _LocalState, active_tasks: int) -> None:
     """What ``assignActive`` does after each active task it places: ``maybeUpdateActiveTasksPerMember`` then
     ``maybeUpdateTotalTasksPerMember`` with the member's new task count."""
-    _maybe_update_active_tasks_per_member(state, active_tasks)
-    _maybe_update_total_tasks_per_member(state, active_tasks)
+    state.active.maybe_update(active_tasks)
+    state.total.maybe_update(active_tasks)
 
 
 def _assign_to_prev_members(state: _LocalState, tasks: List[TaskId],
@@ -288,7 +287,7 @@ def _assign_to_prev_members(state: _LocalState, tasks: List[TaskId],
         prev = prev_member(task)
         if prev is not None:
             process = state.process_id_to_state[prev.process_id]
-            if _has_unfulfilled_active_task_quota(state, process, prev):
+            if state.active.unfulfilled(process, prev):
                 _maybe_update_tasks_per_member(state, process.add_task(prev.member_id, task, True))
                 continue
         remaining.append(task)
@@ -332,7 +331,7 @@ def _assign_standby_to_member_with_least_load(state: _LocalState, queue: JavaPri
         count = process.add_task_to_least_loaded_member(task, False)
         if count != -1:
             found = True
-            _maybe_update_total_tasks_per_member(state, count)
+            state.total.maybe_update(count)
     elif not queue.is_empty():
         found = _assign_standby_to_member_with_least_load(state, queue, task)
     queue.add(process)
