@@ -196,8 +196,6 @@ def load_by_leader(partition_load: Any, leaders: Mapping[int, Optional[int]]) ->
     ``commits_per_s``, one ``num_partitions`` -- e.g. the coordinator job's ``partition_load``), one row per
     broker with the partitions it leads, its groups and commits, and those relative to an even share
     (``groups_vs_even``, ``commits_vs_even``; 1.0 = even), brokers by id."""
-    import pandas as pd
-
     require(len(set(partition_load["partition"])) == len(partition_load), "partition_load",
             "must hold one num_partitions (one row per partition)")
     require(set(partition_load["partition"]) == set(leaders), "leaders",

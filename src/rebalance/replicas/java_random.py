@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Dict, List, MutableSequence, Optional, TypeVar
+from typing import List, MutableSequence, Optional, TypeVar
 
 from ..errors import InputError, KafkaError
 from ..java import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN, to_int32, to_int64

@@ -9,7 +9,7 @@ counterpart of :func:`group_timeline_widget` (same defaults), for the book's sit
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple
 
 import matplotlib.pyplot as plt
 import pandas as pd
