@@ -5,7 +5,8 @@ from rebalance.errors import InputError
 from rebalance.kip848 import vectors as adapter
 from rebalance.vectors import compare_output, run_input
 
-from .conftest import VECTORS, group_vectors
+from .conftest import GROUP_FILES
+from vector_files import VECTORS, load_vectors
 
 
 def test_vector_matches_kafka(group_vector):
@@ -18,7 +19,7 @@ def test_vector_matches_kafka(group_vector):
 
 @pytest.mark.skipif(not VECTORS.is_dir(), reason="Kafka conformance vectors not found beside the repository")
 def test_all_files_present():
-    lines = group_vectors()
+    lines = load_vectors(*GROUP_FILES)
     assert len(lines) == 86
     builders = {s.get("builder") for line in lines for s in line["output"]["steps"]}
     assert {"UniformHomogeneousAssignmentBuilder", "UniformHeterogeneousAssignmentBuilder",

@@ -10,7 +10,7 @@ from rebalance.widgets.replicas import (broker_table, cluster, cluster_from_rack
                                         add_partitions_table)
 from rebalance.replicas.adminutils import explain
 
-from .conftest import load_vectors
+from vector_files import load_vectors
 
 
 def test_offsets_partition_matches_kafka_vectors():

@@ -12,7 +12,7 @@ from rebalance.replicas.striped import (INVALID_REPLICATION_FACTOR, BrokerList, 
 from rebalance.replicas.vectors import run
 from rebalance.vectors import compare_output, run_input
 
-from .conftest import load_vectors
+from vector_files import load_vectors
 
 
 def test_vector_matches_kafka(striped_vector):

@@ -3,7 +3,8 @@ import pytest
 
 from rebalance.replicas.vectors import VECTOR_CASES, VECTOR_FILES
 
-from .conftest import FILES, VECTORS, load_vectors
+from .conftest import FILES
+from vector_files import VECTORS, load_vectors
 
 
 def test_the_conftest_parametrizes_the_same_files():

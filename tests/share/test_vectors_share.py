@@ -11,7 +11,7 @@ from rebalance.share import vectors as adapter
 from rebalance.share.scenarios import write_files
 from rebalance.vectors import compare_output, run_input
 
-from .conftest import VECTORS, share_vectors
+from vector_files import VECTORS, load_vectors
 
 
 def test_vector_matches_kafka(share_vector):
@@ -21,8 +21,8 @@ def test_vector_matches_kafka(share_vector):
 
 @pytest.mark.skipif(not VECTORS.is_dir(), reason="Kafka conformance vectors not found beside the repository")
 def test_files_cover_what_the_brief_asks():
-    unit = share_vectors(("share_unit.jsonl",))
-    simple = share_vectors(("share_simple.jsonl",))
+    unit = load_vectors("share_unit.jsonl")
+    simple = load_vectors("share_simple.jsonl")
     assert len(unit) == 15 and len(simple) >= 100
     # every assertion of SimpleAssignorTest holds in Kafka's own answer
     assert all(line["output"]["ok"] for line in unit)
@@ -39,7 +39,7 @@ def test_files_cover_what_the_brief_asks():
 def test_committed_inputs_are_the_generators(tmp_path):
     for path in write_files(tmp_path):
         generated = [json.loads(t)["input"] for t in path.read_text(encoding="utf-8").splitlines()]
-        committed = [line["input"] for line in share_vectors((path.name,))]
+        committed = [line["input"] for line in load_vectors(path.name)]
         assert generated == committed, path.name
 
 

@@ -1,6 +1,5 @@
 """Properties of the ported HighAvailabilityTaskAssignor over random groups (hypothesis), and of the Java
 emulations it rests on (signed UUID order, TaskId hash, PriorityQueue)."""
-import functools
 import heapq
 import json
 import random

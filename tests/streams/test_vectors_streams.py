@@ -10,7 +10,7 @@ from rebalance.streams import client_scenarios
 from rebalance.streams.client_vectors import run
 from rebalance.vectors import compare_output, run_input
 
-from .conftest import VECTORS, streams_vectors
+from vector_files import VECTORS, load_vectors
 
 
 def test_vector_matches_kafka(streams_vector):
@@ -24,8 +24,8 @@ def test_vector_matches_kafka(streams_vector):
 
 @pytest.mark.skipif(not VECTORS.is_dir(), reason="Kafka conformance vectors not found")
 def test_the_files_have_what_the_book_says():
-    random_lines = streams_vectors("streams_high_availability.jsonl")
-    unit_lines = streams_vectors("streams_high_availability_unit.jsonl")
+    random_lines = load_vectors("streams_high_availability.jsonl")
+    unit_lines = load_vectors("streams_high_availability_unit.jsonl")
     assert len(random_lines) >= 100 and len(unit_lines) >= 20
     outputs = [line["output"] for line in random_lines]
     assert {o["error"]["type"].rsplit(".", 1)[-1] for o in outputs if "error" in o} == {
@@ -42,11 +42,11 @@ def test_the_files_have_what_the_book_says():
 def test_the_committed_inputs_are_the_generators():
     """The committed inputs are exactly what the seeded generator writes (no hand edits)."""
     generated = [s["id"] for s in client_scenarios.random_scenarios()]
-    committed = [line["id"] for line in streams_vectors("streams_high_availability.jsonl")]
+    committed = [line["id"] for line in load_vectors("streams_high_availability.jsonl")]
     assert committed == generated
-    assert [line["input"] for line in streams_vectors("streams_high_availability.jsonl")] == \
+    assert [line["input"] for line in load_vectors("streams_high_availability.jsonl")] == \
         client_scenarios.random_scenarios()
-    assert [line["input"] for line in streams_vectors("streams_high_availability_unit.jsonl")] == \
+    assert [line["input"] for line in load_vectors("streams_high_availability_unit.jsonl")] == \
         [s["input"] for s in client_scenarios.UNIT_SCENARIOS]
 
 
@@ -88,14 +88,14 @@ def _check_expect(expect, output):
     return problems
 
 
-@pytest.mark.parametrize("line", streams_vectors("streams_high_availability_unit.jsonl"), ids=lambda line: line["id"])
+@pytest.mark.parametrize("line", load_vectors("streams_high_availability_unit.jsonl"), ids=lambda line: line["id"])
 def test_kafka_unit_test_facts_hold(line):
     assert _check_expect(line["expect"], line["output"]) == []  # Kafka's own answer
     assert _check_expect(line["expect"], run(line["input"])) == []  # ours
 
 
 def test_expect_check_can_fail():
-    line = streams_vectors("streams_high_availability_unit.jsonl")[0]
+    line = load_vectors("streams_high_availability_unit.jsonl")[0]
     flipped = dict(line["output"], probing_rebalance_needed=not line["output"]["probing_rebalance_needed"])
     assert _check_expect(line["expect"], flipped) == ["probing_rebalance_needed"]
 
@@ -200,7 +200,7 @@ def test_the_queue_order_lines_need_javas_priority_queue_array():
     priority list (JavaPriorityQueue.naive) answers each of them differently."""
     from rebalance.streams.priority_queue import JavaPriorityQueue
 
-    lines = [line for line in streams_vectors("streams_high_availability.jsonl") if "-queue-" in line["id"]]
+    lines = [line for line in load_vectors("streams_high_availability.jsonl") if "-queue-" in line["id"]]
     assert len(lines) == 16
     for line in lines:
         assert run(json.loads(json.dumps(line["input"]))) == line["output"]
@@ -226,7 +226,7 @@ def test_offset_sums_need_end_offset_sums_and_give_kafkas_lags():
 
 
 def test_the_offset_sum_lines_cover_what_computeTaskLags_distinguishes():
-    lines = [line for line in streams_vectors("streams_high_availability.jsonl") if "-offsets-" in line["id"]]
+    lines = [line for line in load_vectors("streams_high_availability.jsonl") if "-offsets-" in line["id"]]
     assert len(lines) == 24
     kinds = set()
     for line in lines:

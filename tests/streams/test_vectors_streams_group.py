@@ -4,19 +4,20 @@ inputs are what the seeded generator writes, and bad input is refused naming the
 from __future__ import annotations
 
 import copy
-import json
 
 import pytest
 
 from rebalance.errors import InputError
 from rebalance.streams.scenarios import random_scenarios, unit_scenarios
 from rebalance.streams.vectors import STREAMS_GROUP_FILES, check_expect
-from rebalance.vectors import compare_output, run_input, vectors_dir
+from rebalance.vectors import compare_output, run_input
+from vector_files import load_vectors
 
 
 def _lines(name):
-    with open(vectors_dir() / name, encoding="utf-8") as stream:
-        return [json.loads(t) for t in stream if t.strip()]
+    lines = load_vectors(name)
+    assert lines, f"{name} is missing"  # the committed vectors are part of the repository
+    return lines
 
 
 UNIT = _lines("streams_group_unit.jsonl")
