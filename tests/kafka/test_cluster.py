@@ -23,13 +23,12 @@ from rebalance import KAFKA_VERSION
 from rebalance.errors import InputError
 from rebalance.kafka import cluster as cluster_module
 from rebalance.kafka.cluster import ClusterStartError, KafkaCluster
+from .built import needs_broker
 from .processes import alive, port_open, processes_mentioning, wait_gone
 
 REPO = Path(__file__).resolve().parents[2]
 kafka = pytest.mark.kafka
-needs_java = pytest.mark.skipif(
-    not any((REPO / "java" / "target" / f"broker-{KAFKA_VERSION}").glob("kafka_2.13-*.jar")) and not os.environ.get("KAFKA_HOME"),
-    reason="the broker jars are not resolved: make java")
+needs_java = needs_broker
 
 
 # ---------------------------------------------------------------------------------------------- bad input

@@ -21,17 +21,14 @@ from typing import Dict, List
 
 import pytest
 
-from rebalance import KAFKA_VERSION
 
+from .built import needs_class
 from .processes import our_processes_mentioning
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = [
     pytest.mark.kafka,
-    pytest.mark.skipif(not (REPO / "java" / "target" / "classes" / "org" / "rebalance" / "consumers" /
-                            "ScenarioMembers.class").exists()
-                       or not any((REPO / "java" / "target" / f"broker-{KAFKA_VERSION}").glob("kafka_2.13-*.jar")),
-                       reason="the Java module is not built: make java"),
+    needs_class("consumers/ScenarioMembers"),
 ]
 
 FAST = {"initial_rebalance_delay_ms": 0, "session_timeout_ms": 10000, "heartbeat_interval_ms": 1000}

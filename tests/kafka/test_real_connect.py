@@ -20,20 +20,17 @@ from typing import List
 
 import pytest
 
-from rebalance import KAFKA_VERSION
 from rebalance.errors import InputError, JavaUnavailableError
 from rebalance.kafka import connect as connect_module
 from rebalance.kafka.cluster import KafkaCluster
 from rebalance.kafka.connect import (CONNECT_BROKER_CONFIG, ConnectDistributedCluster, ConnectStartError, compare_rounds,
                                      connectors_added, parse_rounds, worker_bounced)
+from .built import needs_class
 from .processes import alive, port_open, processes_mentioning
 
 REPO = Path(__file__).resolve().parents[2]
 kafka = pytest.mark.kafka
-needs_java = pytest.mark.skipif(
-    not any((REPO / "java" / "target" / f"broker-{KAFKA_VERSION}").glob("kafka_2.13-*.jar"))
-    or not (REPO / "java" / "target" / "classes" / "org" / "rebalance" / "connect" / "IdleSourceConnector.class").exists(),
-    reason="the broker jars or the Java module are not built: make java")
+needs_java = needs_class("connect/IdleSourceConnector")
 
 DELAY_MS = 8_000  # scheduled.rebalance.max.delay.ms: a worker usually restarts within it; each bounce waits it out
 CONNECTORS = {"c1": 3, "c2": 3}

@@ -9,24 +9,20 @@ made real by committing an offset is also described through librdkafka (``descri
 """
 from __future__ import annotations
 
-import os
-from pathlib import Path
 
 import pytest
 
-from rebalance import KAFKA_VERSION
 from rebalance.java import INT_MIN, string_hash
 from rebalance.kafka.cluster import KafkaCluster
 from rebalance.kafka.coordinators import (MIN_VALUE_IDS, compare_coordinators, find_coordinators, group_ids,
                                           offsets_leaders, coordinator_summary)
 from rebalance.protocol.coordinator import partition_for
 
-REPO = Path(__file__).resolve().parents[2]
+from .built import needs_broker
+
 PARTITIONS = 12
 kafka = pytest.mark.kafka
-needs_java = pytest.mark.skipif(
-    not any((REPO / "java" / "target" / f"broker-{KAFKA_VERSION}").glob("kafka_2.13-*.jar"))
-    and not os.environ.get("KAFKA_HOME"), reason="the broker jars are not resolved: make java")
+needs_java = needs_broker
 
 
 def test_group_ids_cover_min_value_and_negative_hashes():

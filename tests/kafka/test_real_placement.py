@@ -20,11 +20,9 @@ import os
 import signal
 import time
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 
-from rebalance import KAFKA_VERSION
 from rebalance.kafka.cluster import KafkaCluster, _metadata_brokers
 from rebalance.kafka.placement import (add_partitions, chi2_sf, check_placements, cluster_brokers, controller_placements,
                                        create_topics, first_leader, goodness_of_fit, marginal, outcome_distribution,
@@ -32,14 +30,13 @@ from rebalance.kafka.placement import (add_partitions, chi2_sf, check_placements
 from rebalance.replicas.brokers import Broker
 from rebalance.replicas.striped import place
 
-REPO = Path(__file__).resolve().parents[2]
+from .built import needs_broker
+
 RACKS = ["a", "a", "b", "b", "c", "c"]
 BROKERS = [Broker(i + 1, r) for i, r in enumerate(RACKS)]
 ALPHA = 0.001  # a fit rejected at this level fails the test (a correct placer: 1 run in 1,000)
 kafka = pytest.mark.kafka
-needs_java = pytest.mark.skipif(
-    not any((REPO / "java" / "target" / f"broker-{KAFKA_VERSION}").glob("kafka_2.13-*.jar"))
-    and not os.environ.get("KAFKA_HOME"), reason="the broker jars are not resolved: make java")
+needs_java = needs_broker
 
 
 # ------------------------------------------------------------------------------- the enumeration, no cluster

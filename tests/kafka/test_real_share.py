@@ -10,24 +10,19 @@ delivery count, final state) the model's.  A run stopped by its deadline must le
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
 
-from rebalance import KAFKA_VERSION
 from rebalance.errors import InputError, WaitTimeoutError
 from rebalance.kafka import share as share_module
 from rebalance.kafka.cluster import KafkaCluster
 from rebalance.kafka.share import (SHARE_BROKER_CONFIG, SHARE_MAIN_CLASS, ShareRule, outcome_table, predict_outcomes,
                                    run_share_group, share_rule, share_summary)
+from .built import needs_class
 from .processes import our_processes_mentioning
 
-REPO = Path(__file__).resolve().parents[2]
 kafka = pytest.mark.kafka
-needs_java = pytest.mark.skipif(
-    not any((REPO / "java" / "target" / f"broker-{KAFKA_VERSION}").glob("kafka_2.13-*.jar"))
-    or not (REPO / "java" / "target" / "classes" / "org" / "rebalance" / "share" / "ShareMembers.class").exists(),
-    reason="the broker jars or the Java module are not built: make java")
+needs_java = needs_class("share/ShareMembers")
 
 RECORDS = 20
 RULE = share_rule(RECORDS, release_every=7, reject_every=9, slow=1)

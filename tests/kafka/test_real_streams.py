@@ -16,17 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from rebalance import KAFKA_VERSION
 
+from .built import needs_class
 from .processes import our_processes_mentioning  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = [
     pytest.mark.kafka,
-    pytest.mark.skipif(not (REPO / "java" / "target" / "classes" / "org" / "rebalance" / "streams" /
-                            "StreamsInstances.class").exists()
-                       or not any((REPO / "java" / "target" / f"broker-{KAFKA_VERSION}").glob("kafka_2.13-*.jar")),
-                       reason="the Java module is not built: make java"),
+    needs_class("streams/StreamsInstances"),
 ]
 
 
