@@ -23,3 +23,19 @@ def parametrize(metafunc, fixture, names, id_of):
     if fixture in metafunc.fixturenames:
         lines = load_vectors(*names)
         metafunc.parametrize(fixture, lines, ids=[id_of(line) for line in lines])
+
+
+def oracle_or_skip(release=None):
+    """Kafka's oracle (:class:`rebalance.kafka.oracle.Oracle`) for ``release`` (default: the pinned one), or the
+    test skipped with the one-line reason when the Java module is not built."""
+    from rebalance.errors import JavaUnavailableError
+    from rebalance.kafka import oracle
+
+    args = (release,) if release else ()
+    try:
+        oracle.classpath(*args)
+    except JavaUnavailableError as exc:
+        import pytest
+
+        pytest.skip(str(exc))
+    return oracle.Oracle(*args)

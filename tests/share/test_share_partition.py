@@ -5,10 +5,9 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from rebalance.errors import InputError, JavaUnavailableError, KafkaError
-from rebalance.kafka import oracle
-from rebalance.kafka.oracle import Oracle
+from rebalance.errors import InputError, KafkaError
 from rebalance.share import AcknowledgeType, DeliveryCountOps, InFlightState, RecordState, SharePartitionModel
+from vector_files import oracle_or_skip
 
 STATES = [s.name for s in RecordState]
 
@@ -57,13 +56,9 @@ def _replay(case):
 
 @pytest.mark.kafka
 def test_in_flight_state_is_kafkas():
-    try:
-        oracle.classpath()
-    except JavaUnavailableError as exc:
-        pytest.skip(str(exc))
     rng = random.Random(932)
     cases = [_random_ops(rng) for _ in range(1000)]
-    with Oracle() as kafka:
+    with oracle_or_skip() as kafka:
         answers = list(kafka.answers(cases))
     compared = 0
     for case, answer in zip(cases, answers):

@@ -4,14 +4,12 @@ import json
 
 import pytest
 
-from rebalance.errors import InputError, JavaUnavailableError
-from rebalance.kafka import oracle
-from rebalance.kafka.oracle import Oracle
+from rebalance.errors import InputError
 from rebalance.share import vectors as adapter
 from rebalance.share.scenarios import write_files
 from rebalance.vectors import compare_output, run_input
 
-from vector_files import VECTORS, load_vectors
+from vector_files import VECTORS, load_vectors, oracle_or_skip
 
 
 def test_vector_matches_kafka(share_vector):
@@ -94,10 +92,6 @@ def test_bad_input_names_the_field(change, field):
 
 @pytest.mark.kafka
 def test_kafkas_harness_names_the_same_fields():
-    try:
-        oracle.classpath()
-    except JavaUnavailableError as exc:
-        pytest.skip(str(exc))
-    with Oracle() as kafka:
+    with oracle_or_skip() as kafka:
         answers = list(kafka.answers([_line(**change) for change, _ in BAD_INPUTS]))
     assert [(a.fault or {}).get("field") for a in answers] == [field for _, field in BAD_INPUTS]

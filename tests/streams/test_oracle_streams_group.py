@@ -5,26 +5,18 @@ from __future__ import annotations
 
 import pytest
 
-from rebalance.errors import InputError, JavaUnavailableError
-from rebalance.kafka import oracle
+from rebalance.errors import InputError
 from rebalance.vectors import run_input
+from vector_files import oracle_or_skip
 
 from .test_vectors_streams_group import BAD, _base, _with
 
 pytestmark = pytest.mark.kafka
 
 
-def _oracle_or_skip(release=None):
-    try:
-        oracle.classpath(*(release,) if release else ())
-    except JavaUnavailableError as exc:
-        pytest.skip(str(exc))
-    return oracle.Oracle(*(release,) if release else ())
-
-
 def test_java_and_python_name_the_same_field():
     scenarios = [_with(path, value) for path, value, _ in BAD]
-    with _oracle_or_skip() as kafka:
+    with oracle_or_skip() as kafka:
         answers = list(kafka.answers(scenarios))
     for (path, value, field), scenario, answer in zip(BAD, scenarios, answers):
         with pytest.raises(InputError) as info:
@@ -35,7 +27,7 @@ def test_java_and_python_name_the_same_field():
 
 
 def test_a_good_line_gets_the_same_answer():
-    with _oracle_or_skip() as kafka:
+    with oracle_or_skip() as kafka:
         answer = kafka.answer(_base())
     assert answer.fault is None
     assert answer.output == run_input(_base())
@@ -44,6 +36,6 @@ def test_a_good_line_gets_the_same_answer():
 def test_kafka_3_9_lacks_the_streams_group_assignor():
     from rebalance.kafka.releases import OLD_RELEASE
 
-    with _oracle_or_skip(OLD_RELEASE) as kafka:
+    with oracle_or_skip(OLD_RELEASE) as kafka:
         answer = kafka.answer(_base())
     assert answer.fault is not None and "TaskAssignor" in answer.fault["message"]

@@ -5,12 +5,12 @@ import random
 
 import pytest
 
-from rebalance.errors import InputError, JavaUnavailableError
+from rebalance.errors import InputError
 from rebalance.streams import client_scenarios
 from rebalance.streams.client_vectors import run
 from rebalance.vectors import compare_output, run_input
 
-from vector_files import VECTORS, load_vectors
+from vector_files import VECTORS, load_vectors, oracle_or_skip
 
 
 def test_vector_matches_kafka(streams_vector):
@@ -108,6 +108,16 @@ def _base():
                          "lags": {"0_0": 1000, "0_1": 0}}]}
 
 
+def _base_with(path, value):
+    """:func:`_base` with the value at ``path`` (keys and list indexes) replaced by ``value``."""
+    scenario = _base()
+    node = scenario
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return scenario
+
+
 @pytest.mark.parametrize("path, value, field", [
     (("assignor",), "sticky", "assignor"),
     (("tasks",), "0_0", "tasks"),
@@ -135,13 +145,8 @@ def _base():
     (("end_offset_sums",), {"0_0": [1]}, "end_offset_sums.0_0"),
 ])
 def test_bad_input_names_the_field(path, value, field):
-    scenario = _base()
-    node = scenario
-    for key in path[:-1]:
-        node = node[key]
-    node[path[-1]] = value
     with pytest.raises(InputError) as info:
-        run(scenario)
+        run(_base_with(path, value))
     assert info.value.field == field
 
 
@@ -154,21 +159,12 @@ def test_invalid_configs_are_kafkas_config_exception():
                                        "Value must be at least 60000"}
 
 
-def _oracle_or_skip():
-    from rebalance.kafka.oracle import Oracle
-
-    try:
-        return Oracle()
-    except JavaUnavailableError as exc:
-        pytest.skip(str(exc))
-
-
 @pytest.mark.kafka
 def test_kafka_answers_fresh_random_scenarios_as_we_do():
     """Beyond the committed lines: 60 scenarios of another seed, answered by Kafka's jar and by the port."""
     rng = random.Random(20261127)
     scenarios = [client_scenarios._one_random(rng, i) for i in range(60)]
-    with _oracle_or_skip() as kafka:
+    with oracle_or_skip() as kafka:
         for scenario in scenarios:
             answer = kafka.answer(scenario)
             assert answer.fault is None, answer.fault
@@ -185,13 +181,8 @@ def test_kafka_answers_fresh_random_scenarios_as_we_do():
     (("end_offset_sums",), {"0_0": [1]}, "end_offset_sums.0_0"),
 ])
 def test_the_java_oracle_names_the_same_field(path, value, field):
-    scenario = _base()
-    node = scenario
-    for key in path[:-1]:
-        node = node[key]
-    node[path[-1]] = value
-    with _oracle_or_skip() as kafka:
-        answer = kafka.answer(scenario)
+    with oracle_or_skip() as kafka:
+        answer = kafka.answer(_base_with(path, value))
     assert answer.fault is not None and answer.fault["field"] == field
 
 
