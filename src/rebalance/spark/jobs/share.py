@@ -36,13 +36,12 @@ SUBSCRIPTIONS = ("homogeneous", "heterogeneous")
 
 @dataclass(frozen=True)
 class ShareJobParams:
-    """The ranges the share groups are drawn from."""
+    """The ranges the share groups are drawn from: each bound is inclusive, from 1 up."""
 
-    max_members: int = 20
-    max_topics: int = 3
-    max_partitions: int = 12
-    #: probability that a group's members subscribe to different topics
-    heterogeneous: float = 0.5
+    max_members: int = 20  #: members of a group
+    max_topics: int = 3  #: topics of a group
+    max_partitions: int = 12  #: partitions of a topic
+    heterogeneous: float = 0.5  #: the chance that the members subscribe to different topics (with 2+ topics)
 
     def check(self) -> "ShareJobParams":
         require_whole(self, ("max_members", "max_topics", "max_partitions"), maximum=1000)

@@ -44,11 +44,11 @@ ROW_COLUMNS = columns_of(ROW_SCHEMA)
 class StreamsParams:
     """The ranges the scenarios are drawn from (bounds inclusive) and the ``max.warmup.replicas`` compared."""
 
-    max_clients: int = 8
-    max_new: int = 3
-    max_threads: int = 2
-    max_partitions: int = 24
-    warmups: Tuple[int, ...] = (1, 2, 4, 8)
+    max_clients: int = 8  #: clients (Streams instances) running before the scale-out, from 2
+    max_new: int = 3  #: clients that join, from 1
+    max_threads: int = 2  #: stream threads of a client (its capacity), from 1
+    max_partitions: int = 24  #: input partitions of a subtopology (its tasks), from 2
+    warmups: Tuple[int, ...] = (1, 2, 4, 8)  #: the max.warmup.replicas settings each scenario is run with
 
     def check(self) -> "StreamsParams":
         require_whole(self, ("max_clients", "max_new", "max_threads", "max_partitions"))
