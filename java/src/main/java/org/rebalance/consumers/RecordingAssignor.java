@@ -16,6 +16,7 @@ import org.apache.kafka.clients.consumer.StickyAssignor;
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.Configurable;
 import org.apache.kafka.common.TopicPartition;
+import org.rebalance.clients.JsonLines;
 
 /**
  * A {@code partition.assignment.strategy} that is Kafka's built-in assignor of the same name, and records what
@@ -65,7 +66,7 @@ public abstract class RecordingAssignor implements ConsumerPartitionAssignor, Co
     public GroupAssignment assign(Cluster metadata, GroupSubscription groupSubscription) {
         // the inputs are recorded before Kafka's assignor runs: StickyAssignor reads (consumes) each member's
         // user-data buffer, so a record taken afterwards would hold empty user data
-        ObjectNode rec = ScenarioMembers.record(member, "assignor");
+        ObjectNode rec = JsonLines.record(member, "assignor");
         rec.put("name", delegate.name());
         ArrayNode subs = rec.putArray("subscriptions");
         TreeSet<String> topics = new TreeSet<>();
@@ -76,7 +77,7 @@ public abstract class RecordingAssignor implements ConsumerPartitionAssignor, Co
             ArrayNode ts = o.putArray("topics");
             s.topics().forEach(ts::add);
             topics.addAll(s.topics());
-            o.set("owned", ScenarioMembers.partitions(s.ownedPartitions()));
+            o.set("owned", JsonLines.partitions(s.ownedPartitions()));
             if (s.generationId().isPresent()) o.put("generation", s.generationId().get()); else o.putNull("generation");
             o.put("instance_id", s.groupInstanceId().orElse(null));
             o.put("rack", s.rackId().orElse(null));
@@ -98,9 +99,9 @@ public abstract class RecordingAssignor implements ConsumerPartitionAssignor, Co
         }
         ObjectNode assignment = rec.putObject("assignment");
         for (Map.Entry<String, Assignment> e : out.groupAssignment().entrySet()) {
-            assignment.set(e.getKey(), ScenarioMembers.partitions(e.getValue().partitions()));
+            assignment.set(e.getKey(), JsonLines.partitions(e.getValue().partitions()));
         }
-        ScenarioMembers.emit(rec);
+        JsonLines.emit(rec);
         return out;
     }
 

@@ -1,24 +1,27 @@
 package org.rebalance.consumers;
 
+import static org.rebalance.clients.JsonLines.clientProps;
+import static org.rebalance.clients.JsonLines.emit;
+import static org.rebalance.clients.JsonLines.error;
+import static org.rebalance.clients.JsonLines.memberProps;
+import static org.rebalance.clients.JsonLines.partitions;
+import static org.rebalance.clients.JsonLines.record;
+import static org.rebalance.clients.JsonLines.serve;
+import static org.rebalance.clients.JsonLines.sleep;
+import static org.rebalance.clients.JsonLines.texts;
+
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
-import java.util.Set;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
@@ -31,7 +34,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * A scenario's consumers as real {@link KafkaConsumer}s, driven by JSON lines on stdin, recording JSON lines on
- * stdout (one writer: every record is one whole line, written under one lock).
+ * stdout (one writer: every record is one whole line, written under one lock), through
+ * {@link org.rebalance.clients.JsonLines}.
  *
  * <p>Commands:
  * <ul>
@@ -55,34 +59,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * {@code error}, and the observer's {@code topic_ids} and {@code group}.
  */
 public final class ScenarioMembers {
-    static final ObjectMapper JSON = new ObjectMapper();
-    private static final PrintStream OUT = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false, StandardCharsets.UTF_8);
-    private static volatile long t0 = System.currentTimeMillis();
     private static final Map<String, Member> MEMBERS = new HashMap<>();
 
     private ScenarioMembers() {}
-
-    static ObjectNode record(String member, String event) {
-        ObjectNode o = JSON.createObjectNode();
-        if (member != null) o.put("member", member);
-        o.put("event", event);
-        o.put("t", System.currentTimeMillis() - t0);
-        return o;
-    }
-
-    static synchronized void emit(ObjectNode record) {
-        OUT.print(record.toString());
-        OUT.print('\n');
-        OUT.flush();
-    }
-
-    static ArrayNode partitions(Collection<TopicPartition> tps) {
-        ArrayNode a = JSON.createArrayNode();
-        List<TopicPartition> sorted = new ArrayList<>(tps);
-        sorted.sort(Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
-        for (TopicPartition tp : sorted) a.add(tp.toString());
-        return a;
-    }
 
     /** One consumer and its thread. */
     static final class Member implements Runnable, ConsumerRebalanceListener {
@@ -145,29 +124,16 @@ public final class ScenarioMembers {
                 consumer.close();
                 emit(record(name, "closed"));
             } catch (Throwable e) {
-                ObjectNode r = record(name, "error");
-                r.put("message", e.toString());
-                emit(r);
+                error(name, e.toString());
             }
         }
     }
 
-    static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
     static void observe(JsonNode cmd) {
-        Properties p = new Properties();
-        p.put("bootstrap.servers", cmd.get("bootstrap").asText());
-        p.put("client.id", "rebalance-observer");
+        Properties p = clientProps(cmd.get("bootstrap").asText(), "rebalance-observer");
         String group = cmd.get("group").asText();
         long interval = cmd.path("interval_ms").asLong(50);
-        List<String> topics = new ArrayList<>();
-        cmd.get("topics").forEach(t -> topics.add(t.asText()));
+        List<String> topics = texts(cmd.get("topics"));
         Thread thread = new Thread(() -> {
             try (Admin admin = Admin.create(p)) {
                 Map<String, TopicDescription> td = admin.describeTopics(topics).allTopicNames().get();
@@ -210,9 +176,7 @@ public final class ScenarioMembers {
                     sleep(Math.max(0, interval - (System.currentTimeMillis() - began)));
                 }
             } catch (Exception e) {
-                ObjectNode r = record(null, "error");
-                r.put("message", "observer: " + e);
-                emit(r);
+                error(null, "observer", e);
             }
         }, "observer");
         thread.setDaemon(true);
@@ -222,9 +186,7 @@ public final class ScenarioMembers {
     /** Load the consumer's classes before the scenario's clock starts: a consumer with no group, one metadata
      *  request, closed (so a member's join is not delayed by the JVM's class loading). */
     static void warm(String bootstrap) {
-        Properties p = new Properties();
-        p.put("bootstrap.servers", bootstrap);
-        p.put("client.id", "rebalance-warm-up");
+        Properties p = clientProps(bootstrap, "rebalance-warm-up");
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             c.listTopics(Duration.ofSeconds(10));
         } catch (RuntimeException e) {
@@ -233,9 +195,7 @@ public final class ScenarioMembers {
     }
 
     static void createTopics(JsonNode cmd) {
-        Properties p = new Properties();
-        p.put("bootstrap.servers", cmd.get("bootstrap").asText());
-        p.put("client.id", "rebalance-admin");
+        Properties p = clientProps(cmd.get("bootstrap").asText(), "rebalance-admin");
         try (Admin admin = Admin.create(p)) {
             List<org.apache.kafka.clients.admin.NewTopic> topics = new ArrayList<>();
             cmd.get("topics").fields().forEachRemaining(e ->
@@ -258,62 +218,39 @@ public final class ScenarioMembers {
             }
             emit(record(null, "topics_created"));
         } catch (Exception e) {
-            ObjectNode r = record(null, "error");
-            r.put("message", "create_topics: " + e);
-            emit(r);
+            error(null, "create_topics", e);
         }
     }
 
     public static void main(String[] args) throws Exception {
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String line;
-        while ((line = in.readLine()) != null) {
-            if (line.isBlank()) continue;
-            JsonNode cmd;
-            try {
-                cmd = JSON.readTree(line);
-            } catch (Exception e) {
-                ObjectNode r = record(null, "error");
-                r.put("message", "not JSON: " + e.getMessage());
-                emit(r);
-                continue;
+        serve(ScenarioMembers::command, e -> "not JSON: " + e.getMessage());
+    }
+
+    /** One command (see the class comment); false when {@code op} is none of them. */
+    private static boolean command(String op, String name, JsonNode cmd) {
+        switch (op) {
+            case "start" -> {
+                Properties props = memberProps(cmd, name);
+                List<String> topics = texts(cmd.get("topics"));
+                Member m = new Member(name, topics, props, cmd.path("revoke_ms").asLong(0), cmd.path("batch_ms").asLong(0));
+                MEMBERS.put(name, m);
+                Thread t = new Thread(m, "member-" + name);
+                t.start();
             }
-            if (cmd.has("t0")) t0 = cmd.get("t0").asLong();
-            String op = cmd.path("op").asText();
-            String name = cmd.path("member").asText(null);
-            switch (op) {
-                case "start" -> {
-                    Properties props = new Properties();
-                    for (Iterator<Map.Entry<String, JsonNode>> it = cmd.get("props").fields(); it.hasNext(); ) {
-                        Map.Entry<String, JsonNode> e = it.next();
-                        props.put(e.getKey(), e.getValue().asText());
-                    }
-                    props.put("client.id", name);
-                    List<String> topics = new ArrayList<>();
-                    cmd.get("topics").forEach(t -> topics.add(t.asText()));
-                    Member m = new Member(name, topics, props, cmd.path("revoke_ms").asLong(0), cmd.path("batch_ms").asLong(0));
-                    MEMBERS.put(name, m);
-                    Thread t = new Thread(m, "member-" + name);
-                    t.start();
-                }
-                case "leave" -> {
-                    Member m = MEMBERS.get(name);
-                    if (m != null) m.leave = true;
-                }
-                case "observe" -> observe(cmd);
-                case "create_topics" -> createTopics(cmd);
-                case "ping" -> {
-                    if (cmd.has("bootstrap")) warm(cmd.get("bootstrap").asText());
-                    emit(record(name, "pong"));
-                }
-                default -> {
-                    ObjectNode r = record(name, "error");
-                    r.put("message", "unknown op " + op);
-                    emit(r);
-                }
+            case "leave" -> {
+                Member m = MEMBERS.get(name);
+                if (m != null) m.leave = true;
+            }
+            case "observe" -> observe(cmd);
+            case "create_topics" -> createTopics(cmd);
+            case "ping" -> {
+                if (cmd.has("bootstrap")) warm(cmd.get("bootstrap").asText());
+                emit(record(name, "pong"));
+            }
+            default -> {
+                return false;
             }
         }
-        OUT.flush();
-        Runtime.getRuntime().halt(0);
+        return true;
     }
 }

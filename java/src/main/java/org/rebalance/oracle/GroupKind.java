@@ -157,16 +157,7 @@ public final class GroupKind implements Kind {
             if (!step.isObject()) {
                 throw new InputException(field.isEmpty() ? "input" : field, "a step must be an object");
             }
-            GroupTopics stepTopics = !field.isEmpty() && Json.opt(step, "topics") != null
-                ? GroupTopics.parse(step.get("topics"), dot + "topics") : topics.copy();
-            GroupTopics.parseList(Json.opt(step, "add_topics"), dot + "add_topics").forEach(stepTopics::put);
-            JsonNode removals = Json.opt(step, "remove_topics");
-            if (removals != null && (!removals.isArray() || !removals.valueStream().allMatch(JsonNode::isTextual))) {
-                throw new InputException(dot + "remove_topics", "remove_topics must be a list of topic names");
-            }
-            if (removals != null) {
-                removals.forEach(name -> stepTopics.remove(name.textValue()));
-            }
+            GroupTopics stepTopics = stepTopics(step, field, topics);
             topics = stepTopics;
             if (step.has("members")) {
                 members = Json.opt(step, "members");
@@ -189,7 +180,7 @@ public final class GroupKind implements Kind {
             try {
                 result = assignor.assign(spec, describer);
             } catch (RuntimeException e) {
-                out.put("error", e.getClass().getSimpleName() + ": " + (e.getMessage() == null ? "" : e.getMessage()));
+                out.put("error", StepExpect.error(e));
             }
             Map<String, Map<String, List<Integer>>> resultByName = null;
             if (result != null) {
@@ -209,15 +200,32 @@ public final class GroupKind implements Kind {
             if (switches.invertedAssignment() != null) {
                 out.put("inverted_assignment_override", true);
             }
-            if (expect != null) {
-                List<String> failures = checkExpect(expect, out, resultByName, stepTopics, stepMembers);
-                if (!failures.isEmpty()) {
-                    out.set("expect_failures", Json.strings(failures));
-                    ok = false;
-                }
+            if (expect != null
+                && !StepExpect.report(out, checkExpect(expect, out, resultByName, stepTopics, stepMembers))) {
+                ok = false;
             }
             return out;
         }
+    }
+
+    /**
+     * The topics of one step ({@code field} names it: {@code "steps[2]"}, or {@code ""} when the scenario itself is
+     * the only step): a listed step's own {@code topics}, else a copy of {@code topics} (the previous step's), then
+     * its {@code add_topics} put and its {@code remove_topics} removed.
+     */
+    static GroupTopics stepTopics(JsonNode step, String field, GroupTopics topics) {
+        String dot = field.isEmpty() ? "" : field + ".";
+        GroupTopics stepTopics = !field.isEmpty() && Json.opt(step, "topics") != null
+            ? GroupTopics.parse(step.get("topics"), dot + "topics") : topics.copy();
+        GroupTopics.parseList(Json.opt(step, "add_topics"), dot + "add_topics").forEach(stepTopics::put);
+        JsonNode removals = Json.opt(step, "remove_topics");
+        if (removals != null && (!removals.isArray() || !removals.valueStream().allMatch(JsonNode::isTextual))) {
+            throw new InputException(dot + "remove_topics", "remove_topics must be a list of topic names");
+        }
+        if (removals != null) {
+            removals.forEach(name -> stepTopics.remove(name.textValue()));
+        }
+        return stepTopics;
     }
 
     /**
@@ -537,10 +545,6 @@ public final class GroupKind implements Kind {
         return out;
     }
 
-    private static int size(Map<String, List<Integer>> assignment) {
-        return assignment.values().stream().mapToInt(List::size).sum();
-    }
-
     /**
      * {@code partition_counts} per returned member; {@code kept}/{@code revoked}/{@code moved} count the partitions
      * of the members' input assignments that stay with / leave / go to another member.
@@ -549,46 +553,19 @@ public final class GroupKind implements Kind {
                                     Map<String, Map<String, List<Integer>>> result) {
         ObjectNode counts = Json.object();
         Map<Partition, String> owner = new HashMap<>();
-        int total = 0;
-        int min = Integer.MAX_VALUE;
-        int max = Integer.MIN_VALUE;
-        for (Map.Entry<String, Map<String, List<Integer>>> e : result.entrySet()) {
-            int n = size(e.getValue());
-            counts.put(e.getKey(), n);
-            total += n;
-            min = Math.min(min, n);
-            max = Math.max(max, n);
-            e.getValue().forEach((topic, partitions) ->
-                partitions.forEach(p -> owner.put(new Partition(topic, p), e.getKey())));
-        }
-        int kept = 0;
-        int revoked = 0;
-        int moved = 0;
-        for (Map.Entry<String, Map<String, List<Integer>>> e : inputs.entrySet()) {
-            for (Map.Entry<String, List<Integer>> t : e.getValue().entrySet()) {
-                for (int p : t.getValue()) {
-                    String now = owner.get(new Partition(t.getKey(), p));
-                    if (e.getKey().equals(now)) {
-                        kept++;
-                    } else {
-                        revoked++;
-                        if (now != null) {
-                            moved++;
-                        }
-                    }
-                }
-            }
-        }
+        result.forEach((member, byTopic) -> {
+            counts.put(member, StepExpect.size(byTopic));
+            byTopic.forEach((topic, partitions) -> partitions.forEach(p -> owner.put(new Partition(topic, p), member)));
+        });
+        StepExpect.Sizes sizes = StepExpect.Sizes.of(result);
+        StepExpect.Moves moves = StepExpect.Moves.of(inputs, (member, topic, p) -> owner.get(new Partition(topic, p)));
         ObjectNode stats = Json.object();
         stats.set("partition_counts", counts);
-        stats.put("kept", kept);
-        stats.put("revoked", revoked);
-        stats.put("moved", moved);
-        stats.put("assigned_total", total);
-        if (!result.isEmpty()) {
-            stats.put("min", min);
-            stats.put("max", max);
-        }
+        stats.put("kept", moves.kept());
+        stats.put("revoked", moves.revoked());
+        stats.put("moved", moves.moved());
+        stats.put("assigned_total", sizes.total());
+        sizes.putMinMax(stats);
         return stats;
     }
 
@@ -597,65 +574,23 @@ public final class GroupKind implements Kind {
      * the message", "valid_and_balanced": true}}, each optional; null when absent.
      */
     private static JsonNode expect(JsonNode value, String field) {
-        if (value == null) {
-            return null;
-        }
-        if (!value.isObject()) {
-            throw new InputException(field, "expect must be an object {assignment?, error?, valid_and_balanced?}");
-        }
-        value.fieldNames().forEachRemaining(key -> {
-            if (!EXPECT_KEYS.contains(key)) {
-                throw new InputException(field + "." + key,
-                    "unknown expectation; expected one of " + String.join(", ", EXPECT_KEYS));
+        return StepExpect.parse(value, field, EXPECT_KEYS, (expect, where) -> {
+            JsonNode validAndBalanced = Json.opt(expect, "valid_and_balanced");
+            if (validAndBalanced != null && !validAndBalanced.isBoolean()) {
+                throw new InputException(where + ".valid_and_balanced",
+                    "must be true or false, got " + validAndBalanced);
             }
         });
-        JsonNode error = Json.opt(value, "error");
-        if (error != null && !error.isTextual()) {
-            throw new InputException(field + ".error",
-                "must be the start of an error message (a string), got " + error);
-        }
-        JsonNode validAndBalanced = Json.opt(value, "valid_and_balanced");
-        if (validAndBalanced != null && !validAndBalanced.isBoolean()) {
-            throw new InputException(field + ".valid_and_balanced", "must be true or false, got " + validAndBalanced);
-        }
-        JsonNode assignment = Json.opt(value, "assignment");
-        if (assignment != null) {
-            if (!assignment.isObject()) {
-                throw new InputException(field + ".assignment", "must be an object {member: {topic: [partitions]}}");
-            }
-            assignment.properties().forEach(member -> {
-                String where = field + ".assignment." + member.getKey();
-                if (!member.getValue().isObject()) {
-                    throw new InputException(where, "must be an object {topic: [partitions]}");
-                }
-                member.getValue().properties().forEach(topic -> {
-                    JsonNode partitions = topic.getValue();
-                    if (!partitions.isArray() || !partitions.valueStream().allMatch(JsonNode::isIntegralNumber)) {
-                        throw new InputException(where + "." + topic.getKey(), "must be a list of partition numbers");
-                    }
-                });
-            });
-        }
-        return value;
     }
 
-    /** The step's {@code expect}: an error prefix, an exact assignment, validity and balance. */
+    /**
+     * The step's {@code expect}: an error prefix, an exact assignment ({@link StepExpect#check}), validity and
+     * balance.
+     */
     private static List<String> checkExpect(JsonNode expect, ObjectNode stepOut,
                                             Map<String, Map<String, List<Integer>>> result, GroupTopics catalog,
                                             List<Member> members) {
-        List<String> failures = new ArrayList<>();
-        JsonNode error = Json.opt(expect, "error");
-        if (error != null) {
-            String want = error.textValue();
-            String got = stepOut.has("error") ? stepOut.get("error").textValue() : "";
-            if (!got.startsWith(want)) {
-                failures.add("expected " + want + ", got " + (got.isEmpty() ? "a result" : got));
-            }
-        }
-        JsonNode assignment = Json.opt(expect, "assignment");
-        if (assignment != null && !assignment.equals(stepOut.get("assignment"))) {
-            failures.add("assignment differs from the expected one");
-        }
+        List<String> failures = StepExpect.check(expect, stepOut);
         JsonNode validAndBalanced = Json.opt(expect, "valid_and_balanced");
         if (validAndBalanced != null && validAndBalanced.booleanValue() && result != null) {
             Map<String, Integer> topics = new HashMap<>();
@@ -697,7 +632,8 @@ public final class GroupKind implements Kind {
             }
         }
         Map<String, Integer> size = new HashMap<>();
-        subscriptions.keySet().forEach(m -> size.put(m, assignment.containsKey(m) ? size(assignment.get(m)) : 0));
+        subscriptions.keySet().forEach(m ->
+            size.put(m, assignment.containsKey(m) ? StepExpect.size(assignment.get(m)) : 0));
         for (String a : subscriptions.keySet()) {
             for (String b : subscriptions.keySet()) {
                 if (size.get(a) - size.get(b) > 1 && assignment.getOrDefault(a, Map.of()).keySet().stream()

@@ -83,16 +83,7 @@ public final class ShareKind implements Kind {
             if (!step.isObject()) {
                 throw new InputException(field.isEmpty() ? "input" : field, "a step must be an object");
             }
-            GroupTopics stepTopics = !field.isEmpty() && Json.opt(step, "topics") != null
-                ? GroupTopics.parse(step.get("topics"), dot + "topics") : topics.copy();
-            GroupTopics.parseList(Json.opt(step, "add_topics"), dot + "add_topics").forEach(stepTopics::put);
-            JsonNode removals = Json.opt(step, "remove_topics");
-            if (removals != null && (!removals.isArray() || !removals.valueStream().allMatch(JsonNode::isTextual))) {
-                throw new InputException(dot + "remove_topics", "remove_topics must be a list of topic names");
-            }
-            if (removals != null) {
-                removals.forEach(name -> stepTopics.remove(name.textValue()));
-            }
+            GroupTopics stepTopics = GroupKind.stepTopics(step, field, topics);
             topics = stepTopics;
             if (!field.isEmpty() && step.has("members")) {
                 members = Json.opt(step, "members");
@@ -115,7 +106,7 @@ public final class ShareKind implements Kind {
             try {
                 result = ASSIGNOR.assign(spec, stepTopics.describer());
             } catch (RuntimeException e) {
-                out.put("error", e.getClass().getSimpleName() + ": " + (e.getMessage() == null ? "" : e.getMessage()));
+                out.put("error", StepExpect.error(e));
             }
             Map<String, Map<String, List<Integer>>> resultByName = null;
             if (result != null) {
@@ -138,12 +129,8 @@ public final class ShareKind implements Kind {
                 inputs.forEach((id, a) -> inputByName.put(id, GroupKind.byName(a.partitions(), stepTopics, false)));
                 out.set("stats", stats(inputByName, resultByName));
             }
-            if (expect != null) {
-                List<String> failures = checkExpect(expect, out);
-                if (!failures.isEmpty()) {
-                    out.set("expect_failures", Json.strings(failures));
-                    ok = false;
-                }
+            if (expect != null && !StepExpect.report(out, checkExpect(expect, out))) {
+                ok = false;
             }
             steps.add(out);
         }
@@ -201,43 +188,18 @@ public final class ShareKind implements Kind {
     private static ObjectNode stats(Map<String, Map<String, List<Integer>>> inputs,
                                     Map<String, Map<String, List<Integer>>> result) {
         Map<String, Integer> sharing = new HashMap<>();
-        int total = 0;
-        int min = Integer.MAX_VALUE;
-        int max = Integer.MIN_VALUE;
-        for (Map<String, List<Integer>> byTopic : result.values()) {
-            int n = 0;
-            for (Map.Entry<String, List<Integer>> t : byTopic.entrySet()) {
-                n += t.getValue().size();
-                t.getValue().forEach(p -> sharing.merge(t.getKey() + "\u0000" + p, 1, Integer::sum));
-            }
-            total += n;
-            min = Math.min(min, n);
-            max = Math.max(max, n);
-        }
-        int kept = 0;
-        int revoked = 0;
-        for (Map.Entry<String, Map<String, List<Integer>>> e : inputs.entrySet()) {
-            Map<String, List<Integer>> now = result.getOrDefault(e.getKey(), Map.of());
-            for (Map.Entry<String, List<Integer>> t : e.getValue().entrySet()) {
-                for (int p : t.getValue()) {
-                    if (now.getOrDefault(t.getKey(), List.of()).contains(p)) {
-                        kept++;
-                    } else {
-                        revoked++;
-                    }
-                }
-            }
-        }
+        result.values().forEach(byTopic -> byTopic.forEach((topic, partitions) ->
+            partitions.forEach(p -> sharing.merge(topic + "\u0000" + p, 1, Integer::sum))));
+        StepExpect.Sizes sizes = StepExpect.Sizes.of(result);
+        StepExpect.Moves moves = StepExpect.Moves.of(inputs, (member, topic, p) ->
+            result.getOrDefault(member, Map.of()).getOrDefault(topic, List.of()).contains(p) ? member : null);
         ObjectNode stats = Json.object();
-        stats.put("assigned_total", total);
+        stats.put("assigned_total", sizes.total());
         stats.put("partitions_assigned", sharing.size());
         stats.put("max_sharing", sharing.values().stream().mapToInt(Integer::intValue).max().orElse(0));
-        stats.put("kept", kept);
-        stats.put("revoked", revoked);
-        if (!result.isEmpty()) {
-            stats.put("min", min);
-            stats.put("max", max);
-        }
+        stats.put("kept", moves.kept());
+        stats.put("revoked", moves.revoked());
+        sizes.putMinMax(stats);
         return stats;
     }
 
@@ -246,62 +208,20 @@ public final class ShareKind implements Kind {
      * message", "partitions_assigned": n}}, each optional; null when absent.
      */
     private static JsonNode expect(JsonNode value, String field) {
-        if (value == null) {
-            return null;
-        }
-        if (!value.isObject()) {
-            throw new InputException(field, "expect must be an object {assignment?, error?, partitions_assigned?}");
-        }
-        value.fieldNames().forEachRemaining(key -> {
-            if (!EXPECT_KEYS.contains(key)) {
-                throw new InputException(field + "." + key,
-                    "unknown expectation; expected one of " + String.join(", ", EXPECT_KEYS));
+        return StepExpect.parse(value, field, EXPECT_KEYS, (expect, where) -> {
+            JsonNode count = Json.opt(expect, "partitions_assigned");
+            if (count != null && !(count.isIntegralNumber() && count.canConvertToInt() && count.intValue() >= 0)) {
+                throw new InputException(where + ".partitions_assigned", "must be a whole number >= 0, got " + count);
             }
         });
-        JsonNode error = Json.opt(value, "error");
-        if (error != null && !error.isTextual()) {
-            throw new InputException(field + ".error", "must be the start of an error message (a string), got " + error);
-        }
-        JsonNode count = Json.opt(value, "partitions_assigned");
-        if (count != null && !(count.isIntegralNumber() && count.canConvertToInt() && count.intValue() >= 0)) {
-            throw new InputException(field + ".partitions_assigned", "must be a whole number >= 0, got " + count);
-        }
-        JsonNode assignment = Json.opt(value, "assignment");
-        if (assignment != null) {
-            if (!assignment.isObject()) {
-                throw new InputException(field + ".assignment", "must be an object {member: {topic: [partitions]}}");
-            }
-            assignment.properties().forEach(member -> {
-                String where = field + ".assignment." + member.getKey();
-                if (!member.getValue().isObject()) {
-                    throw new InputException(where, "must be an object {topic: [partitions]}");
-                }
-                member.getValue().properties().forEach(topic -> {
-                    JsonNode partitions = topic.getValue();
-                    if (!partitions.isArray() || !partitions.valueStream().allMatch(JsonNode::isIntegralNumber)) {
-                        throw new InputException(where + "." + topic.getKey(), "must be a list of partition numbers");
-                    }
-                });
-            });
-        }
-        return value;
     }
 
-    /** The step's {@code expect}: an error prefix, an exact assignment, the count of distinct partitions assigned. */
+    /**
+     * The step's {@code expect}: an error prefix, an exact assignment ({@link StepExpect#check}), the count of
+     * distinct partitions assigned.
+     */
     private static List<String> checkExpect(JsonNode expect, ObjectNode stepOut) {
-        List<String> failures = new ArrayList<>();
-        JsonNode error = Json.opt(expect, "error");
-        if (error != null) {
-            String want = error.textValue();
-            String got = stepOut.has("error") ? stepOut.get("error").textValue() : "";
-            if (!got.startsWith(want)) {
-                failures.add("expected " + want + ", got " + (got.isEmpty() ? "a result" : got));
-            }
-        }
-        JsonNode assignment = Json.opt(expect, "assignment");
-        if (assignment != null && !assignment.equals(stepOut.get("assignment"))) {
-            failures.add("assignment differs from the expected one");
-        }
+        List<String> failures = StepExpect.check(expect, stepOut);
         JsonNode count = Json.opt(expect, "partitions_assigned");
         if (count != null) {
             JsonNode stats = stepOut.get("stats");

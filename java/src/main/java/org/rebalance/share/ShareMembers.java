@@ -1,18 +1,24 @@
 package org.rebalance.share;
 
+import static org.rebalance.clients.JsonLines.BY_TOPIC_PARTITION;
+import static org.rebalance.clients.JsonLines.clientProps;
+import static org.rebalance.clients.JsonLines.emit;
+import static org.rebalance.clients.JsonLines.error;
+import static org.rebalance.clients.JsonLines.memberProps;
+import static org.rebalance.clients.JsonLines.partitions;
+import static org.rebalance.clients.JsonLines.record;
+import static org.rebalance.clients.JsonLines.serve;
+import static org.rebalance.clients.JsonLines.sleep;
+import static org.rebalance.clients.JsonLines.texts;
+
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -41,7 +47,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /**
  * Share-group members (KIP-932) as real {@link KafkaShareConsumer}s, driven by JSON lines on stdin, recording JSON
  * lines on stdout (one writer: each record one whole line).  Modelled on
- * {@link org.rebalance.consumers.ScenarioMembers}.
+ * {@link org.rebalance.consumers.ScenarioMembers}, with which it shares {@link org.rebalance.clients.JsonLines}.
  *
  * <p>Commands:
  * <ul>
@@ -73,45 +79,14 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * in ms since {@code t0}.
  */
 public final class ShareMembers {
-    static final ObjectMapper JSON = new ObjectMapper();
-    private static final PrintStream OUT = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false, StandardCharsets.UTF_8);
-    private static volatile long t0 = System.currentTimeMillis();
     private static final List<Member> MEMBERS = new ArrayList<>();
 
     private ShareMembers() {}
-
-    static ObjectNode record(String member, String event) {
-        ObjectNode o = JSON.createObjectNode();
-        if (member != null) o.put("member", member);
-        o.put("event", event);
-        o.put("t", System.currentTimeMillis() - t0);
-        return o;
-    }
-
-    static synchronized void emit(ObjectNode record) {
-        OUT.print(record.toString());
-        OUT.print('\n');
-        OUT.flush();
-    }
-
-    static void error(String member, String where, Throwable e) {
-        ObjectNode r = record(member, "error");
-        r.put("message", where + ": " + e);
-        emit(r);
-    }
 
     static Set<Long> offsetSet(JsonNode a) {
         Set<Long> s = new HashSet<>();
         if (a != null) a.forEach(n -> s.add(n.asLong()));
         return s;
-    }
-
-    static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     /** One share consumer and its thread. */
@@ -192,10 +167,7 @@ public final class ShareMembers {
     }
 
     static Admin admin(JsonNode cmd) {
-        Properties p = new Properties();
-        p.put("bootstrap.servers", cmd.get("bootstrap").asText());
-        p.put("client.id", "rebalance-share-admin");
-        return Admin.create(p);
+        return Admin.create(clientProps(cmd.get("bootstrap").asText(), "rebalance-share-admin"));
     }
 
     static void setup(JsonNode cmd) {
@@ -236,9 +208,7 @@ public final class ShareMembers {
     }
 
     static void produce(JsonNode cmd) {
-        Properties p = new Properties();
-        p.put("bootstrap.servers", cmd.get("bootstrap").asText());
-        p.put("client.id", "rebalance-share-producer");
+        Properties p = clientProps(cmd.get("bootstrap").asText(), "rebalance-share-producer");
         p.put("linger.ms", "0");
         String topic = cmd.get("topic").asText();
         int partition = cmd.path("partition").asInt(0);
@@ -255,14 +225,6 @@ public final class ShareMembers {
         } catch (Exception e) {
             error(null, "produce", e);
         }
-    }
-
-    static ArrayNode partitions(Set<TopicPartition> tps) {
-        ArrayNode a = JSON.createArrayNode();
-        List<TopicPartition> sorted = new ArrayList<>(tps);
-        sorted.sort(Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
-        for (TopicPartition tp : sorted) a.add(tp.toString());
-        return a;
     }
 
     static void describe(JsonNode cmd) {
@@ -298,7 +260,7 @@ public final class ShareMembers {
             ObjectNode o = r.putObject("start_offsets");
             ObjectNode lags = r.putObject("lags");
             List<TopicPartition> tps = new ArrayList<>(info.keySet());
-            tps.sort(Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+            tps.sort(BY_TOPIC_PARTITION);
             for (TopicPartition tp : tps) {
                 SharePartitionOffsetInfo i = info.get(tp);
                 o.put(tp.toString(), i == null ? -1 : i.startOffset());
@@ -311,54 +273,35 @@ public final class ShareMembers {
     }
 
     public static void main(String[] args) throws Exception {
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String line;
-        while ((line = in.readLine()) != null) {
-            if (line.isBlank()) continue;
-            JsonNode cmd;
-            try {
-                cmd = JSON.readTree(line);
-            } catch (Exception e) {
-                error(null, "not JSON", e);
-                continue;
+        serve(ShareMembers::command, e -> "not JSON: " + e);
+    }
+
+    /** One command (see the class comment); false when {@code op} is none of them. */
+    private static boolean command(String op, String name, JsonNode cmd) throws InterruptedException {
+        switch (op) {
+            case "start" -> {
+                Properties props = memberProps(cmd, name);
+                props.put("share.acknowledgement.mode", "explicit");
+                List<String> topics = texts(cmd.get("topics"));
+                Member m = new Member(name, topics, props, offsetSet(cmd.get("release")), offsetSet(cmd.get("reject")),
+                    offsetSet(cmd.get("slow")), cmd.path("slow_ms").asLong(0));
+                MEMBERS.add(m);
+                m.thread.start();
             }
-            if (cmd.has("t0")) t0 = cmd.get("t0").asLong();
-            String op = cmd.path("op").asText();
-            String name = cmd.path("member").asText(null);
-            switch (op) {
-                case "start" -> {
-                    Properties props = new Properties();
-                    for (Iterator<Map.Entry<String, JsonNode>> it = cmd.get("props").fields(); it.hasNext(); ) {
-                        Map.Entry<String, JsonNode> e = it.next();
-                        props.put(e.getKey(), e.getValue().asText());
-                    }
-                    props.put("client.id", name);
-                    props.put("share.acknowledgement.mode", "explicit");
-                    List<String> topics = new ArrayList<>();
-                    cmd.get("topics").forEach(t -> topics.add(t.asText()));
-                    Member m = new Member(name, topics, props, offsetSet(cmd.get("release")), offsetSet(cmd.get("reject")),
-                        offsetSet(cmd.get("slow")), cmd.path("slow_ms").asLong(0));
-                    MEMBERS.add(m);
-                    m.thread.start();
-                }
-                case "stop" -> {
-                    for (Member m : MEMBERS) m.leave = true;
-                    for (Member m : MEMBERS) m.thread.join(30_000);
-                    emit(record(null, "stopped"));
-                }
-                case "setup" -> setup(cmd);
-                case "produce" -> produce(cmd);
-                case "describe" -> describe(cmd);
-                case "offsets" -> offsets(cmd);
-                case "ping" -> emit(record(name, "pong"));
-                default -> {
-                    ObjectNode r = record(name, "error");
-                    r.put("message", "unknown op " + op);
-                    emit(r);
-                }
+            case "stop" -> {
+                for (Member m : MEMBERS) m.leave = true;
+                for (Member m : MEMBERS) m.thread.join(30_000);
+                emit(record(null, "stopped"));
+            }
+            case "setup" -> setup(cmd);
+            case "produce" -> produce(cmd);
+            case "describe" -> describe(cmd);
+            case "offsets" -> offsets(cmd);
+            case "ping" -> emit(record(name, "pong"));
+            default -> {
+                return false;
             }
         }
-        OUT.flush();
-        Runtime.getRuntime().halt(0);
+        return true;
     }
 }
