@@ -225,6 +225,19 @@ class StreamsInstances:
         self._send({"op": "count"})
         return int(self._await("count", timeout=30)["total"])
 
+    def describe_group(self) -> dict:
+        """The coordinator's description of the application's streams group (``Admin.describeStreamsGroups``,
+        KIP-1071; only for ``group.protocol=streams``): ``group_epoch``, ``target_assignment_epoch`` and
+        ``members`` in the order of the description (the order of the coordinator's member map), each with
+        ``member_id``, ``process_id``, ``client_id``, ``instance`` (the instance the client id names),
+        ``member_epoch``, and ``assignment`` and ``target_assignment`` (``{"active", "standby", "warmup"}``, task
+        ids ``"0_p"``)."""
+        self._send({"op": "describe", "bootstrap": self.bootstrap_servers, "group": self.application_id})
+        group = self._await("group", timeout=30)
+        for member in group["members"]:
+            member["instance"] = member["client_id"].split("-StreamThread-")[0]
+        return group
+
     def tasks(self) -> Dict[str, Tuple[List[str], List[str], str]]:
         """Each running instance's latest ``metadataForLocalThreads()``: (active, standby, state)."""
         latest: Dict[str, Tuple[List[str], List[str], str]] = {}
@@ -418,7 +431,8 @@ class StreamsScenario:
     views: Dict[str, Dict[str, Tuple[List[str], List[str], str]]] = field(default_factory=dict)
     records_counted: int = 0
     records_produced: int = 0
-    #: with ``streams_group``: the KIP-1071 run, per phase and instance (real tasks, the book's StickyTaskAssignor)
+    #: with ``streams_group``: the KIP-1071 run, per phase and instance (the instance's tasks, the coordinator's
+    #: target assignment and the book's StickyTaskAssignor)
     streams_group_rows: List[dict] = field(default_factory=list)
 
     def table(self) -> List[dict]:
@@ -457,21 +471,36 @@ STREAMS_GROUP_SETTINGS: Dict[str, object] = {"group.protocol": "streams", "num.s
                                              "statestore.cache.max.bytes": 0, "commit.interval.ms": 500}
 
 
-def sticky_prediction(before: Mapping[str, Sequence[str]], members: Sequence[str], partitions: int
-                      ) -> Dict[str, List[str]]:
+def sticky_prediction(members: Sequence[Tuple[str, str, Sequence[str]]], partitions: int,
+                      members_map: str = "hash") -> Dict[str, List[str]]:
     """The book's broker-side ``StickyTaskAssignor`` (KIP-1071) for one stateful subtopology ``0`` over
-    ``partitions`` partitions: ``members`` (one stream thread each, each its own process, named by instance) with
-    the active tasks ``before`` (``"0_p"``); the member map in ``members``' order."""
-    specs = [(m, AssignmentMemberSpec(process_id=m, active_tasks={"0": frozenset(
-        int(t.split("_")[1]) for t in before.get(m, []))} if before.get(m) else {})) for m in members]
-    result = StickyTaskAssignor().assign(GroupSpec.of(specs, members_map="linked"),
+    ``partitions`` partitions: ``members`` as ``(member id, process id, active tasks "0_p")`` in the order the
+    coordinator puts them into its member map (``TargetAssignmentBuilder.build``: the group's members, then the
+    member whose heartbeat triggered the computation), that map a ``HashMap`` (``members_map="hash"``) as in
+    the coordinator; no standbys (``num.standby.replicas`` 0).  Returns each member's active tasks."""
+    specs = [(member_id, AssignmentMemberSpec(process_id=process_id, active_tasks={"0": frozenset(
+        int(t.split("_")[1]) for t in tasks)} if tasks else {})) for member_id, process_id, tasks in members]
+    result = StickyTaskAssignor().assign(GroupSpec.of(specs, members_map=members_map),
                                          Topology([Subtopology("0", partitions, stateful=True)]))
     return {m: [f"0_{p}" for p in sorted(a.active_tasks.get("0", ()))] for m, a in result.members.items()}
 
 
+def _next_group_spec(before: dict, after: dict) -> List[Tuple[str, str, List[str]]]:
+    """The members of the target-assignment computation between two descriptions of a streams group, in the order
+    the coordinator put them into its member map: the members described before that are still there (with their
+    target tasks then), then the newcomers (with none)."""
+    now = {m["member_id"]: m for m in after["members"]}
+    kept = [(m["member_id"], m["process_id"], m["target_assignment"]["active"]) for m in before["members"]
+            if m["member_id"] in now]
+    seen = {m["member_id"] for m in before["members"]}
+    return kept + [(m["member_id"], m["process_id"], []) for m in after["members"] if m["member_id"] not in seen]
+
+
 def _streams_group_phases(bootstrap_servers: str, records: int, keys: int, partitions: int) -> List[dict]:
     """The same scale-out and scale-in with ``group.protocol=streams``: per phase and instance, the tasks the
-    instance reports and the book's ``StickyTaskAssignor`` given the tasks every member ran before."""
+    instance reports, the coordinator's target assignment (``describeStreamsGroups``) and the book's
+    ``StickyTaskAssignor`` given the members, process ids and target tasks the coordinator described just before
+    the change (:func:`sticky_prediction`)."""
     rows: List[dict] = []
     with StreamsInstances(bootstrap_servers, topic="words-sg", partitions=partitions,
                           application_id="counts-app-sg", settings=STREAMS_GROUP_SETTINGS) as app:
@@ -480,7 +509,7 @@ def _streams_group_phases(bootstrap_servers: str, records: int, keys: int, parti
         app.wait_settled(timeout=60, quiet_s=3.0)
         app.produce(records, keys)
         app.wait_settled(timeout=60, quiet_s=3.0, total=records)
-        before = {i: a for i, (a, _, _) in app.tasks().items()}
+        before = app.describe_group()
         for phase, change in (("i3 joins", "i3"), ("i1 leaves", "i1")):
             if phase == "i3 joins":
                 app.start_instance(change)
@@ -488,13 +517,17 @@ def _streams_group_phases(bootstrap_servers: str, records: int, keys: int, parti
                 app.stop_instance(change)
             time.sleep(2.0)
             app.wait_settled(timeout=60, quiet_s=3.0)      # six heartbeats without a change
-            after = {i: a for i, (a, _, _) in app.tasks().items()}
-            book = sticky_prediction(before, sorted(after), partitions)
-            for inst in sorted(after):
-                rows.append({"phase": phase, "instance": inst, "real_active": " ".join(after[inst]),
-                             "book_active": " ".join(book[inst]), "equal": after[inst] == book[inst],
-                             "counts_equal": len(after[inst]) == len(book[inst]),
-                             "kept": len(set(after[inst]) & set(before.get(inst, [])))})
+            after = app.describe_group()
+            book = sticky_prediction(_next_group_spec(before, after), partitions)
+            ran = {m["instance"]: m["target_assignment"]["active"] for m in before["members"]}
+            views = app.tasks()
+            for m in sorted(after["members"], key=lambda m: m["instance"]):
+                inst, broker = m["instance"], m["target_assignment"]["active"]
+                real = views[inst][0] if inst in views else []
+                rows.append({"phase": phase, "instance": inst, "real_active": " ".join(real),
+                             "broker_target": " ".join(broker), "book_active": " ".join(book.get(m["member_id"], [])),
+                             "equal": real == broker == book.get(m["member_id"]),
+                             "kept": len(set(real) & set(ran.get(inst, [])))})
             before = after
         rows_total = app.count()
     for row in rows:

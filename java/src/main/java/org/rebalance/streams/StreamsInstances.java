@@ -21,6 +21,9 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.StreamsGroupDescription;
+import org.apache.kafka.clients.admin.StreamsGroupMemberAssignment;
+import org.apache.kafka.clients.admin.StreamsGroupMemberDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.Serdes;
@@ -57,7 +60,11 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  *   settings (application id, bootstrap, state dir, KIP-441 settings, ... all given by the caller);</li>
  *   <li>{@code {"op":"stop","instance":"i1"}} -- {@code close} with {@code LEAVE_GROUP} and 30 s (a clean leave);</li>
  *   <li>{@code {"op":"count","instance":"i1"}} -- answers the sum of the counts in {@code counts} over every running
- *   instance's local active store partitions (interactive queries), as {@code {"event":"count","total":N}}.</li>
+ *   instance's local active store partitions (interactive queries), as {@code {"event":"count","total":N}};</li>
+ *   <li>{@code {"op":"describe","bootstrap":...,"group":...}} -- a streams group as the coordinator describes it
+ *   ({@code Admin.describeStreamsGroups}, KIP-1071): its epochs and, in the order of the description, each
+ *   member's id, process id, client id, epoch and current and target active, standby and warm-up tasks
+ *   ({@code "subtopology_partition"}), as {@code {"event":"group",...}}.</li>
  * </ul>
  * Records: {@code state} (a {@link KafkaStreams.StateListener} transition), {@code tasks} (each change of the
  * instance's {@link KafkaStreams#metadataForLocalThreads()}: active and standby task ids, the standbys including
@@ -112,6 +119,7 @@ public final class StreamsInstances {
                     case "start": start(instance, cmd.path("props")); break;
                     case "stop": stop(instance); break;
                     case "count": count(); break;
+                    case "describe": describe(cmd); break;
                     default: throw new IllegalArgumentException("unknown op " + op);
                 }
             } catch (final Exception e) {
@@ -220,6 +228,50 @@ public final class StreamsInstances {
         final ObjectNode r = record("count", null);
         r.put("total", total);
         emit(r);
+    }
+
+    private static void describe(final JsonNode cmd) throws Exception {
+        final String group = cmd.path("group").asText();
+        final StreamsGroupDescription d;
+        try (Admin admin = Admin.create(adminProps(cmd.path("bootstrap").asText()))) {
+            d = admin.describeStreamsGroups(List.of(group)).describedGroups().get(group).get();
+        }
+        final ObjectNode r = record("group", null);
+        r.put("group", d.groupId());
+        r.put("state", d.groupState().toString());
+        r.put("group_epoch", d.groupEpoch());
+        r.put("target_assignment_epoch", d.targetAssignmentEpoch());
+        final ArrayNode members = r.putArray("members");
+        for (final StreamsGroupMemberDescription m : d.members()) {
+            final ObjectNode o = members.addObject();
+            o.put("member_id", m.memberId());
+            o.put("process_id", m.processId());
+            o.put("client_id", m.clientId());
+            o.put("member_epoch", m.memberEpoch());
+            o.set("assignment", tasksJson(m.assignment()));
+            o.set("target_assignment", tasksJson(m.targetAssignment()));
+        }
+        emit(r);
+    }
+
+    private static ObjectNode tasksJson(final StreamsGroupMemberAssignment a) {
+        final ObjectNode o = JSON.createObjectNode();
+        o.set("active", taskIds(a.activeTasks()));
+        o.set("standby", taskIds(a.standbyTasks()));
+        o.set("warmup", taskIds(a.warmupTasks()));
+        return o;
+    }
+
+    private static ArrayNode taskIds(final List<StreamsGroupMemberAssignment.TaskIds> tasks) {
+        final TreeSet<String> ids = new TreeSet<>();
+        for (final StreamsGroupMemberAssignment.TaskIds t : tasks) {
+            for (final int p : t.partitions()) {
+                ids.add(t.subtopologyId() + "_" + p);
+            }
+        }
+        final ArrayNode a = JSON.createArrayNode();
+        ids.forEach(a::add);
+        return a;
     }
 
     /** Every 100 ms: each instance's tasks (active and standby, over its stream threads), recorded when changed. */
