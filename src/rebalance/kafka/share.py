@@ -18,7 +18,7 @@ What the run is set against (:class:`ShareRun`):
 * :meth:`ShareRun.outcomes` -- each record's deliveries, highest delivery count and final state as the clients
   saw them, and :func:`predict_outcomes` (:func:`rebalance.share.outcomes`), the same from
   :class:`~rebalance.share.SharePartitionModel` driven by the same rule on a virtual clock
-  (:mod:`rebalance.share.deliveries`).
+  (:mod:`rebalance.share.delivery`).
 
 Broker settings (found by running 4.3.1, see :data:`SHARE_BROKER_CONFIG`): none is needed to *enable* share
 groups -- ``share.version`` is a feature whose ``LATEST_PRODUCTION`` level is 1 (``ShareVersion``, server-common
@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import LiveClientError, WaitTimeoutError, require
-from ..share.deliveries import ShareRule, share_rule
-from ..share.deliveries import outcomes as predict_outcomes
+from ..share.delivery import ShareRule, share_rule
+from ..share.delivery import outcomes as predict_outcomes
 from .consumers import _Jvm
 
 __all__ = ["SHARE_BROKER_CONFIG", "SHARE_MAIN_CLASS", "ShareRule", "ShareRun", "run_share_group",

@@ -37,14 +37,14 @@ _EXPORTS = {
     "DeliveryCountOps": ".share_partition", "SharePartitionModel": ".share_partition",
     "DEFAULT_DELIVERY_COUNT_LIMIT": ".share_partition", "DEFAULT_RECORD_LOCK_DURATION_MS": ".share_partition",
     "DEFAULT_PARTITION_MAX_RECORD_LOCKS": ".share_partition",
-    "ShareRule": ".deliveries", "share_rule": ".deliveries", "Delivery": ".deliveries", "deliveries": ".deliveries",
-    "outcomes": ".deliveries",
+    "ShareRule": ".delivery", "share_rule": ".delivery", "Delivery": ".delivery", "deliveries": ".delivery",
+    "outcomes": ".delivery",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:
-    from .deliveries import Delivery, ShareRule, deliveries, outcomes, share_rule
+    from .delivery import Delivery, ShareRule, deliveries, outcomes, share_rule
     from .group import assign_share_group
     from .scenarios import random_scenario, unit_scenarios
     from .simple import SHARE_ASSIGNORS, ShareGroupPartitionAssignor, SimpleAssignor, share_assignor_for

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ipywidgets import Widget
     from matplotlib.figure import Figure
 
-from ..share.deliveries import ShareRule, deliveries, share_rule
+from ..share.delivery import ShareRule, deliveries, share_rule
 
 __all__ = ["delivery_log", "delivery_figure", "delivery_widget", "OUTCOME_COLORS"]
 
