@@ -41,6 +41,19 @@ def test_area_exports_its_public_names(area):
     assert set(getattr(module, "_EXPORTS", {})) <= set(names), f"{module.__name__} loads names it does not list"
 
 
+@pytest.mark.parametrize("area", ["", *AREAS])
+def test_no_exported_name_is_shadowed_by_a_submodule(area):
+    """Importing ``rebalance.area.x`` sets the package's attribute ``x`` to that module, so an exported function or
+    class named like a submodule of its area would turn into the module once anything imported it."""
+    module = importlib.import_module(f"rebalance.{area}" if area else "rebalance")
+    submodules = {info.name for info in pkgutil.iter_modules(module.__path__)}
+    for name in set(getattr(module, "__all__", ())) & submodules:
+        importlib.import_module(f"{module.__name__}.{name}")
+        module_export = getattr(module, "_EXPORTS", {}).get(name, "").endswith(":")  # "name": ".module:"
+        assert inspect.ismodule(getattr(module, name)) == module_export, \
+            f"{module.__name__}.{name} is shadowed by its submodule"
+
+
 def _modules():
     for info in pkgutil.walk_packages(rebalance.__path__, "rebalance."):
         if info.name.endswith("__main__"):
