@@ -4,6 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rebalance.errors import InputError
+from rebalance.spark import single_process
 from rebalance.spark.generators import (PlacementParams, SweepParams, check_params, group_ids, placement_cluster,
                                         restart_scenario, sweep_scenario)
 
@@ -151,3 +152,26 @@ def test_sweep_row_invariants(seed, index):
             assert row["rounds"] == 1 and row["unowned_between"] == 0 and row["complete"]
         if sc.identical_subscriptions and row["assignor"] != "range":
             assert row["spread"] <= 1  # RoundRobin and the sticky assignors balance identical groups
+
+
+@pytest.mark.parametrize("job, params, field", [
+    ("sweep", {"rack_choices": ()}, "params.rack_choices"),
+    ("sweep", {"rack_choices": (-1,)}, "params.rack_choices"),
+    ("connect", {"events": ("nope",)}, "params.events"),
+    ("connect", {"max_away_ms": 1}, "params.max_away_ms"),
+    ("montecarlo", {"modes": ("nope",)}, "params.modes"),
+    ("montecarlo", {"events": ()}, "params.events"),
+    ("placement", {"placers": ("nope",)}, "params.placers"),
+    ("placement", {"broker_choices": (0,)}, "params.broker_choices"),
+    ("placement", {"replication_choices": (True,)}, "params.replication_choices"),
+    ("placement", {"topics_per_cluster": 0}, "params.topics_per_cluster"),
+    ("coordinator", {"partition_counts": ()}, "params.partition_counts"),
+    ("coordinator", {"chunk": 0}, "params.chunk"),
+    ("share", {"max_members": 1001}, "params.max_members"),
+    ("streams", {"warmups": (1.5,)}, "params.warmups"),
+])
+def test_every_job_names_its_bad_parameter(job, params, field):
+    """The shared checks (require_whole, require_choices, require_subset) name the field in every job."""
+    with pytest.raises(InputError) as err:
+        single_process.run(job, 2, **params)
+    assert err.value.field == field
