@@ -46,7 +46,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Collection, Dict, List, Mapping, Optional, Protocol, Sequence, Tuple, TypeVar, Union, cast
 
 from ..errors import ClusterStartError as ClusterStartError  # re-exported; defined in errors
 from ..errors import IllegalStateError, InputError, JavaUnavailableError, require
@@ -235,6 +235,84 @@ def _pdeathsig_prefix() -> List[str]:
     return []
 
 
+def _checked_settings(given: object, field: str, kind: str, owner: str, reserved: Collection[str],
+                      hints: Mapping[str, str]) -> Dict[str, str]:
+    """``given`` (a dict of ``kind`` settings, e.g. ``"Kafka broker"``) as ``{name: text}``: each name a setting
+    name, none of ``reserved`` (``hints``: what to use instead, by name), each value one
+    :func:`_config_value` takes; ``InputError`` naming ``field[name]`` otherwise."""
+    require(given is None or isinstance(given, Mapping), field,
+            f"must be a dict of {kind} settings by name, got {type(given).__name__}")
+    settings: Dict[str, str] = {}
+    for key, value in cast(Mapping[str, object], given or {}).items():
+        where = f"{field}[{key!r}]"
+        require(isinstance(key, str) and bool(_KEY.match(key)), where,
+                f"must be a {kind.split()[0]} setting name (letters, digits, '.', '_', '-')")
+        require(key not in reserved, where, f"is set by {owner} itself" + hints.get(key, ""))
+        settings[key] = _config_value(where, value)
+    return settings
+
+
+def _check_jvm(start_timeout: object, stop_timeout: object, heap: object, jvm_options: object,
+               heap_example: str) -> None:
+    """The JVM settings every driver of real processes takes: positive timeouts (s), a heap size, JVM flags."""
+    for field, value in (("start_timeout", start_timeout), ("stop_timeout", stop_timeout)):
+        require(isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0, field,
+                f"must be a positive number of seconds, got {value!r}")
+    require(isinstance(heap, str) and bool(re.fullmatch(r"\d+[kmgKMG]?", heap)), "heap",
+            f"must be a JVM heap size such as {heap_example!r}, got {heap!r}")
+    require(jvm_options is None or (isinstance(jvm_options, (list, tuple))
+                                    and all(isinstance(o, str) for o in jvm_options)), "jvm_options",
+            f"must be a list of JVM flags, got {jvm_options!r}")
+
+
+_T = TypeVar("_T")
+
+
+def _one_of(items: Sequence[_T], key: Callable[[_T], object], value: object, field: str, noun: str) -> _T:
+    """The item of ``items`` whose ``key`` is ``value``; ``InputError`` naming ``field`` and listing the keys
+    otherwise (``no node 9 (nodes: [1, 2, 3])``)."""
+    for item in items:
+        if key(item) == value:
+            return item
+    raise InputError(field, f"no {noun} {value!r} ({noun}s: {[key(i) for i in items]})")
+
+
+def _wait_each(pending: Sequence[_T], ready: Callable[[_T], bool], deadline: float,
+               timed_out: Callable[[_T], Exception], pause: float, check: Callable[[], None] = lambda: None) -> None:
+    """Until ``ready(x)`` holds for every ``x`` of ``pending`` (each pass first calls ``check``, which raises
+    for a process that died); past ``deadline`` (``time.monotonic()``) raises ``timed_out`` of the first one
+    still pending."""
+    left = list(pending)
+    while True:
+        check()
+        left = [x for x in left if not ready(x)]
+        if not left:
+            return
+        if time.monotonic() > deadline:
+            raise timed_out(left[0])
+        time.sleep(pause)
+
+
+class _Startable(Protocol):
+    def start(self) -> Any: ...
+
+    def stop(self) -> None: ...
+
+
+_S = TypeVar("_S", bound=_Startable)
+
+
+class _StartedInWith:
+    """A mixin: ``start()`` on entering a ``with`` block (which gives the object), ``stop()`` on leaving it."""
+
+    def __enter__(self: _S) -> _S:
+        self.start()
+        return self
+
+    def __exit__(self: _Startable, *exc: object) -> None:
+        self.stop()
+
+
 def _stopped_at_exit() -> set:
     """A set for the objects (with a ``stop()``) that hold processes: each is added when it starts and discarded
     when it stops, so it is held also when the caller dropped its reference, and whatever is still in the set
@@ -252,7 +330,7 @@ def _stopped_at_exit() -> set:
 _RUNNING: "set[KafkaCluster]" = _stopped_at_exit()
 
 
-class KafkaCluster:
+class KafkaCluster(_StartedInWith):
     """A KRaft Kafka cluster of ``brokers`` brokers on 127.0.0.1, from the book's pinned jars.
 
     ``racks``: one ``broker.rack`` per broker, in broker order (broker *i+1* gets ``racks[i]``).
@@ -284,26 +362,11 @@ class KafkaCluster:
             for i, rack in enumerate(racks):
                 require(isinstance(rack, str) and bool(rack.strip()) and "\n" not in rack, f"racks[{i}]",
                         f"must be a non-empty rack name, got {rack!r}")
-        require(broker_config is None or isinstance(broker_config, Mapping), "broker_config",
-                f"must be a dict of Kafka broker settings by name, got {type(broker_config).__name__}")
-        settings: Dict[str, str] = {}
-        for key, value in (broker_config or {}).items():
-            field = f"broker_config[{key!r}]"
-            require(isinstance(key, str) and bool(_KEY.match(key)), field,
-                    "must be a Kafka setting name (letters, digits, '.', '_', '-')")
-            require(key not in RESERVED, field, "is set by KafkaCluster itself"
-                    + (" (use racks=[...])" if key == "broker.rack" else ""))
-            settings[key] = _config_value(field, value)
+        settings = _checked_settings(broker_config, "broker_config", "Kafka broker", "KafkaCluster", RESERVED,
+                                     {"broker.rack": " (use racks=[...])"})
         require(controllers in ("combined", "dedicated"), "controllers",
                 f"must be 'combined' or 'dedicated', got {controllers!r}")
-        for field, value in (("start_timeout", start_timeout), ("stop_timeout", stop_timeout)):
-            require(isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0, field,
-                    f"must be a positive number of seconds, got {value!r}")
-        require(isinstance(heap, str) and bool(re.fullmatch(r"\d+[kmgKMG]?", heap)), "heap",
-                f"must be a JVM heap size such as '512m', got {heap!r}")
-        require(jvm_options is None or (isinstance(jvm_options, (list, tuple))
-                                        and all(isinstance(o, str) for o in jvm_options)), "jvm_options",
-                f"must be a list of JVM flags, got {jvm_options!r}")
+        _check_jvm(start_timeout, stop_timeout, heap, jvm_options, "512m")
         self.brokers = brokers
         self.racks: Optional[List[str]] = list(racks) if racks is not None else None
         self.broker_config = settings
@@ -337,20 +400,11 @@ class KafkaCluster:
         return bool(self.nodes) and all(n.process is not None and n.process.poll() is None for n in self.nodes)
 
     def node(self, node_id: int) -> Node:
-        for n in self.nodes:
-            if n.node_id == node_id:
-                return n
-        raise InputError("node_id", f"no node {node_id!r} (nodes: {[n.node_id for n in self.nodes]})")
+        return _one_of(self.nodes, lambda n: n.node_id, node_id, "node_id", "node")
 
     def log_tail(self, node_id: int, lines: int = 40) -> str:
         """The last ``lines`` lines of a node's ``server.log`` (and of its JVM's own output, when any)."""
         return _jvm_log_tail(self.node(node_id).dir, "server.log", lines)
-
-    def __enter__(self) -> "KafkaCluster":
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def __repr__(self) -> str:
         state = ("stopped" if not self.nodes else f"running at {self.bootstrap_servers}" if self.running
@@ -489,33 +543,25 @@ class KafkaCluster:
         return "\n".join(t for t in (log, out) if t.strip())
 
     def _wait_until_serving(self, began: float) -> None:
-        deadline = began + self.start_timeout
         want = {n.node_id for n in self.broker_nodes}
-        pending = list(self.broker_nodes)
-        while True:
+
+        def alive() -> None:
             for n in self.nodes:
                 assert n.process is not None
                 code = n.process.poll()
                 if code is not None:
                     raise ClusterStartError(f"Kafka node {n.node_id} ({n.roles}) exited with code {code} while "
                                             f"starting", self.log_tail(n.node_id))
-            still = []
-            for n in pending:
-                try:
-                    seen = _metadata_brokers(n.port)  # type: ignore[arg-type]
-                except (OSError, struct.error, ValueError):
-                    still.append(n)
-                    continue
-                if not want <= set(seen):
-                    still.append(n)
-            pending = still
-            if not pending:
-                return
-            if time.monotonic() > deadline:
-                n = pending[0]
-                raise ClusterStartError(f"Kafka broker {n.node_id} did not serve all {len(want)} broker(s) within "
-                                        f"start_timeout={self.start_timeout:g} s", self.log_tail(n.node_id))
-            time.sleep(0.1)
+
+        def serving_all(n: Node) -> bool:
+            try:
+                return want <= set(_metadata_brokers(n.port))  # type: ignore[arg-type]
+            except (OSError, struct.error, ValueError):
+                return False
+
+        _wait_each(self.broker_nodes, serving_all, began + self.start_timeout, lambda n: ClusterStartError(
+            f"Kafka broker {n.node_id} did not serve all {len(want)} broker(s) within "
+            f"start_timeout={self.start_timeout:g} s", self.log_tail(n.node_id)), pause=0.1, check=alive)
 
     # ------------------------------------------------------------------ stop
     def stop(self, graceful: bool = False) -> None:

@@ -64,11 +64,11 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..errors import ConnectStartError as ConnectStartError  # re-exported; defined in errors
-from ..errors import InputError, JavaUnavailableError, RebalanceError, require
+from ..errors import JavaUnavailableError, RebalanceError, require
 from ..versions import KAFKA_VERSION
-from .cluster import (DEFAULT_JVM_OPTIONS, _config_value, _free_ports, _kill_group, _pdeathsig_prefix, _properties,
-                      _kill_and_reap, _remove_dir, _stopped_at_exit,
-                      _jvm_log_tail, _tail, broker_classpath, log4j2_properties)
+from .cluster import (DEFAULT_JVM_OPTIONS, _check_jvm, _checked_settings, _free_ports, _jvm_log_tail, _kill_and_reap,
+                      _kill_group, _one_of, _pdeathsig_prefix, _properties, _remove_dir, _StartedInWith,
+                      _stopped_at_exit, _tail, _wait_each, broker_classpath, log4j2_properties)
 from .oracle import find_java, java_module
 
 __all__ = ["CONNECT_BROKER_CONFIG", "CONNECTOR_CLASS", "ConnectDistributedCluster", "ConnectStartError", "ConnectWorker",
@@ -150,7 +150,7 @@ class ConnectWorker:
 _RUNNING: "set[ConnectDistributedCluster]" = _stopped_at_exit()
 
 
-class ConnectDistributedCluster:
+class ConnectDistributedCluster(_StartedInWith):
     """A distributed Kafka Connect cluster of ``workers`` workers (``ConnectDistributed``, Kafka 4.3.1) against
     the Kafka cluster at ``bootstrap_servers``.
 
@@ -194,25 +194,11 @@ class ConnectDistributedCluster:
                 f"must be one of {', '.join(_PROTOCOLS)}, got {connect_protocol!r}")
         require(isinstance(max_delay_ms, int) and not isinstance(max_delay_ms, bool) and 0 <= max_delay_ms <= 2**31 - 1,
                 "max_delay_ms", f"must be a whole number of milliseconds >= 0, got {max_delay_ms!r}")
-        require(worker_config is None or isinstance(worker_config, Mapping), "worker_config",
-                f"must be a dict of Connect worker settings by name, got {type(worker_config).__name__}")
-        settings = dict(self.DEFAULTS)
-        for key, value in (worker_config or {}).items():
-            where = f"worker_config[{key!r}]"
-            require(isinstance(key, str) and bool(_KEY.match(key)), where,
-                    "must be a Connect setting name (letters, digits, '.', '_', '-')")
-            require(key not in RESERVED, where, "is set by ConnectDistributedCluster itself"
-                    + (" (use connect_protocol=...)" if key == "connect.protocol" else "")
-                    + (" (use max_delay_ms=...)" if key == "scheduled.rebalance.max.delay.ms" else ""))
-            settings[key] = _config_value(where, value)
-        for name, value in (("start_timeout", start_timeout), ("stop_timeout", stop_timeout)):
-            require(isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0, name,
-                    f"must be a positive number of seconds, got {value!r}")
-        require(isinstance(heap, str) and bool(re.fullmatch(r"\d+[kmgKMG]?", heap)), "heap",
-                f"must be a JVM heap size such as '256m', got {heap!r}")
-        require(jvm_options is None or (isinstance(jvm_options, (list, tuple))
-                                        and all(isinstance(o, str) for o in jvm_options)), "jvm_options",
-                f"must be a list of JVM flags, got {jvm_options!r}")
+        settings = {**self.DEFAULTS, **_checked_settings(
+            worker_config, "worker_config", "Connect worker", "ConnectDistributedCluster", RESERVED,
+            {"connect.protocol": " (use connect_protocol=...)",
+             "scheduled.rebalance.max.delay.ms": " (use max_delay_ms=...)"})}
+        _check_jvm(start_timeout, stop_timeout, heap, jvm_options, "256m")
         require(isinstance(leader_first, bool), "leader_first", f"must be True or False, got {leader_first!r}")
         self.leader_first = leader_first
         self.bootstrap_servers = bootstrap_servers
@@ -234,23 +220,13 @@ class ConnectDistributedCluster:
         self._java: Optional[str] = None
         self._cp: Optional[str] = None
 
-    # ------------------------------------------------------------------ context manager
-    def __enter__(self) -> "ConnectDistributedCluster":
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
     def __repr__(self) -> str:
         alive = sum(w.running for w in self.workers)
         return (f"ConnectDistributedCluster(workers={self.size}, connect_protocol={self.connect_protocol!r}, "
                 f"max_delay_ms={self.max_delay_ms}, {alive} running)")
 
     def worker(self, name: str) -> ConnectWorker:
-        for w in self.workers:
-            if w.name == name:
-                return w
-        raise InputError("worker", f"no worker {name!r} (workers: {[w.name for w in self.workers]})")
+        return _one_of(self.workers, lambda w: w.name, name, "worker", "worker")
 
     def log_tail(self, name: str, lines: int = 40) -> str:
         return _jvm_log_tail(self.worker(name).dir, "connect.log", lines)
@@ -349,18 +325,14 @@ class ConnectDistributedCluster:
         return "Joined group at generation" in _tail(w.dir / "connect.log", 100_000)
 
     def _wait_joined(self, workers: Sequence[ConnectWorker], deadline: float) -> None:
-        pending = list(workers)
-        while pending:
-            for w in pending:
-                self._check_alive(w)
-            pending = [w for w in pending if not self._joined(w)]
-            if not pending:
-                return
-            if time.monotonic() > deadline:
-                w = pending[0]
-                raise ConnectStartError(f"Connect worker {w.name} did not join the group within "
-                                        f"start_timeout={self.start_timeout:g} s", self.log_tail(w.name))
-            time.sleep(0.2)
+        def alive() -> None:
+            for w in workers:
+                if not self._joined(w):
+                    self._check_alive(w)
+
+        _wait_each(workers, self._joined, deadline, lambda w: ConnectStartError(
+            f"Connect worker {w.name} did not join the group within start_timeout={self.start_timeout:g} s",
+            self.log_tail(w.name)), pause=0.2, check=alive)
 
     # ------------------------------------------------------------------ bounce
     def stop_worker(self, name: str, graceful: bool = True) -> None:

@@ -50,7 +50,7 @@ from ..errors import IllegalStateError, JavaUnavailableError, RebalanceError, re
 from ..streams import (AssignmentConfigs, AssignmentMemberSpec, AssignmentResult, ClientState, GroupSpec,
                        HighAvailabilityTaskAssignor, ProcessId, StickyTaskAssignor, Subtopology, TaskId, Topology)
 from .cluster import (DEFAULT_JVM_OPTIONS, KafkaCluster, _kill_and_reap, _pdeathsig_prefix, _remove_dir,
-                      _stopped_at_exit,
+                      _StartedInWith, _stopped_at_exit,
                       broker_classpath, log4j2_properties)
 from .oracle import find_java, java_module
 
@@ -97,7 +97,7 @@ def streams_classpath() -> str:
 _RUNNING: "set[StreamsInstances]" = _stopped_at_exit()
 
 
-class StreamsInstances:
+class StreamsInstances(_StartedInWith):
     """One JVM of Kafka Streams instances of the application ``application_id`` over ``topic`` (``partitions``
     partitions), against ``bootstrap_servers``.  ``settings``: the application's Streams settings (default
     :data:`STREAMS_SETTINGS`).  Use it as a context manager."""
@@ -120,12 +120,6 @@ class StreamsInstances:
         self._reader: Optional[threading.Thread] = None
         self._lock = threading.Lock()
         self.running: List[str] = []
-
-    def __enter__(self) -> "StreamsInstances":
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     @property
     def log_file(self) -> Path:
