@@ -83,3 +83,20 @@ def wait_gone(pids: Iterable[int], seconds: float = 10.0) -> List[int]:
         time.sleep(0.1)
         left = [p for p in left if alive(p)]
     return left
+
+
+def clean_up_child(proc, pids: Iterable[int], workdir) -> None:
+    """After a test that killed its Python child outright: the child reaped and its pipes closed, any of its JVMs
+    (``pids``) still alive killed, and its folder (which nothing else could remove: the child died) removed."""
+    import shutil
+    import signal
+
+    proc.kill()
+    proc.wait()
+    proc.stdout.close()
+    proc.stderr.close()
+    for pid in pids:
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
+    if workdir is not None:
+        shutil.rmtree(workdir, ignore_errors=True)

@@ -24,7 +24,7 @@ from rebalance.errors import InputError
 from rebalance.kafka import cluster as cluster_module
 from rebalance.kafka.cluster import ClusterStartError, KafkaCluster
 from .built import needs_broker
-from .processes import alive, port_open, processes_mentioning, wait_gone
+from .processes import alive, clean_up_child, port_open, processes_mentioning, wait_gone
 
 REPO = Path(__file__).resolve().parents[2]
 kafka = pytest.mark.kafka
@@ -276,14 +276,7 @@ def test_jvms_die_with_a_python_process_killed_outright():
         proc.wait()
         assert not wait_gone(pids, 10)
     finally:
-        proc.kill()
-        proc.wait()
-        proc.stdout.close()
-        proc.stderr.close()
-        for pid in pids:
-            if alive(pid):
-                os.kill(pid, signal.SIGKILL)
-        subprocess.run(["rm", "-rf", str(workdir)], check=False)  # nothing could remove it: the parent died
+        clean_up_child(proc, pids, workdir)
 
 
 @kafka

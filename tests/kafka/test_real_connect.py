@@ -26,7 +26,7 @@ from rebalance.kafka.cluster import KafkaCluster
 from rebalance.kafka.connect import (CONNECT_BROKER_CONFIG, ConnectDistributedCluster, ConnectStartError, compare_rounds,
                                      connectors_added, parse_rounds, worker_bounced)
 from .built import needs_class
-from .processes import alive, port_open, processes_mentioning
+from .processes import alive, clean_up_child, port_open, processes_mentioning, wait_gone
 
 REPO = Path(__file__).resolve().parents[2]
 kafka = pytest.mark.kafka
@@ -245,17 +245,6 @@ def test_workers_die_with_a_python_process_killed_outright(broker):
         assert pids and all(alive(p) for p in pids)
         proc.kill()
         proc.wait()
-        deadline = time.monotonic() + 10
-        while any(alive(p) for p in pids) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not [p for p in pids if alive(p)]
+        assert not wait_gone(pids, 10)
     finally:
-        proc.kill()
-        proc.wait()
-        proc.stdout.close()
-        proc.stderr.close()
-        for pid in pids:
-            if alive(pid):
-                os.kill(pid, 9)
-        if workdir is not None:
-            subprocess.run(["rm", "-rf", str(workdir)], check=False)  # nothing could remove it: the parent died
+        clean_up_child(proc, pids, workdir)
