@@ -295,8 +295,11 @@ def _play(run: ShareRun, bootstrap: str, jvms: int, max_poll_records: int, lock_
         last_ask = 0.0
         while True:
             if time.monotonic() > deadline:
+                open_records = {o: r for o, r in run.outcomes().items()
+                                if r["state"] not in ("ACKNOWLEDGED", "ARCHIVED")}
                 raise WaitTimeoutError(f"share group: the records did not all finish within {MAX_RUN_S} s "
-                                       f"(errors: {run.errors[:3]})")
+                                       f"(not finished in the clients' view: {open_records or 'none'}; the broker's "
+                                       f"last lags: {run.lags or 'none asked yet'}; errors: {run.errors[:3]})")
             item = drain(0.2)
             if item and item[0] == 0 and item[1].get("event") == "offsets":
                 run.start_offsets = dict(item[1]["start_offsets"])
