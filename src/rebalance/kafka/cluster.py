@@ -46,7 +46,8 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Collection, Dict, List, Mapping, Optional, Protocol, Sequence, Tuple, TypeVar, Union, cast
+from typing import (Any, Callable, Collection, Dict, List, Mapping, Optional, Protocol, Sequence, Tuple, TypeVar, Union,
+                    cast)
 
 from ..errors import ClusterStartError as ClusterStartError  # re-exported; defined in errors
 from ..errors import IllegalStateError, InputError, JavaUnavailableError, require
@@ -278,13 +279,14 @@ def _one_of(items: Sequence[_T], key: Callable[[_T], object], value: object, fie
 
 
 def _wait_each(pending: Sequence[_T], ready: Callable[[_T], bool], deadline: float,
-               timed_out: Callable[[_T], Exception], pause: float, check: Callable[[], None] = lambda: None) -> None:
-    """Until ``ready(x)`` holds for every ``x`` of ``pending`` (each pass first calls ``check``, which raises
-    for a process that died); past ``deadline`` (``time.monotonic()``) raises ``timed_out`` of the first one
-    still pending."""
+               timed_out: Callable[[_T], Exception], pause: float,
+               check: Callable[[List[_T]], None] = lambda left: None) -> None:
+    """Until ``ready(x)`` holds for every ``x`` of ``pending`` (each pass first calls ``check`` with the ones still
+    pending; it raises for a process that died); past ``deadline`` (``time.monotonic()``) raises ``timed_out`` of
+    the first one still pending."""
     left = list(pending)
     while True:
-        check()
+        check(left)
         left = [x for x in left if not ready(x)]
         if not left:
             return
@@ -545,7 +547,7 @@ class KafkaCluster(_StartedInWith):
     def _wait_until_serving(self, began: float) -> None:
         want = {n.node_id for n in self.broker_nodes}
 
-        def alive() -> None:
+        def alive(_: List[Node]) -> None:  # every node, the controllers too
             for n in self.nodes:
                 assert n.process is not None
                 code = n.process.poll()

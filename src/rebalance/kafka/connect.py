@@ -325,10 +325,9 @@ class ConnectDistributedCluster(_StartedInWith):
         return "Joined group at generation" in _tail(w.dir / "connect.log", 100_000)
 
     def _wait_joined(self, workers: Sequence[ConnectWorker], deadline: float) -> None:
-        def alive() -> None:
-            for w in workers:
-                if not self._joined(w):
-                    self._check_alive(w)
+        def alive(pending: List[ConnectWorker]) -> None:
+            for w in pending:
+                self._check_alive(w)
 
         _wait_each(workers, self._joined, deadline, lambda w: ConnectStartError(
             f"Connect worker {w.name} did not join the group within start_timeout={self.start_timeout:g} s",

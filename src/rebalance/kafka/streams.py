@@ -570,7 +570,7 @@ def scale_out_and_in(records: int = 6000, keys: int = 600, partitions: int = 6, 
             scenario.phases.append(("start", app.rebalances()))
             app.start_instance("i3")                       # scale-out
             seen = _phase(app, scenario, "i3 joins", seen)
-            probe_due = app.rebalances()[seen - 1].probing_scheduled
+            probe_due = scenario.phases[-1][1][-1].probing_scheduled  # the join's last rebalance
             if streams_group:  # meanwhile (the probing rebalance is a minute away), on the same broker
                 scenario.streams_group_rows = _streams_group_phases(kafka.bootstrap_servers, records, keys,
                                                                     partitions)
