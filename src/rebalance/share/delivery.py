@@ -86,10 +86,6 @@ class Delivery:
     state: str
 
 
-def _ended(at_ms: int, member: str, offset: int, record: InFlightState, rule: str, outcome: str) -> Delivery:
-    return Delivery(at_ms, member, offset, record.delivery_count, rule, outcome, record.state.name)
-
-
 def deliveries(records: int, rule: ShareRule, members: Sequence[str], *, delivery_count_limit: int,
                max_records: int = 500,
                record_lock_duration_ms: int = DEFAULT_RECORD_LOCK_DURATION_MS) -> Iterator[Delivery]:
@@ -104,7 +100,8 @@ def deliveries(records: int, rule: ShareRule, members: Sequence[str], *, deliver
     model = SharePartitionModel(delivery_count_limit=delivery_count_limit,
                                 record_lock_duration_ms=record_lock_duration_ms)
     model.append(records)
-    held: Dict[int, Tuple[int, str, int]] = {}  # offset -> (at_ms, member, delivery count) of a SLOW delivery
+    # offset -> (at_ms, member, record) of a SLOW delivery; an expiry leaves the delivery count as it is
+    held: Dict[int, Tuple[int, str, InFlightState]] = {}
     now = 0
     while model.start_offset < model.log_end_offset:
         progressed = False
@@ -115,24 +112,22 @@ def deliveries(records: int, rule: ShareRule, members: Sequence[str], *, deliver
                 record = model.records[offset]
                 action = rule.action(offset)
                 if action == "SLOW":
-                    held[offset] = (now, member, record.delivery_count)
+                    held[offset] = (now, member, record)
                     continue
                 model.acknowledge(member, [offset], _ACK_TYPES[action], now)
                 at_limit = record.delivery_count >= delivery_count_limit
                 outcome = {"ACCEPT": "accepted", "REJECT": "rejected",
                            "RELEASE": "archived (limit)" if at_limit else "released"}[action]
-                yield _ended(now, member, offset, record, action, outcome)
+                yield Delivery(now, member, offset, record.delivery_count, action, outcome, record.state.name)
         if progressed:
             now += 1
             continue
-        expiring = {o: model.records[o] for o in held}
         now += model.record_lock_duration_ms
         model.expire_locks(now)
-        for offset, (at_ms, member, count) in sorted(held.items()):
-            record = expiring[offset]
+        for offset, (at_ms, member, record) in sorted(held.items()):
             archived = record.state is RecordState.ARCHIVED
-            yield Delivery(at_ms, member, offset, count, "SLOW", "archived (limit)" if archived else "lock expired",
-                           record.state.name)
+            yield Delivery(at_ms, member, offset, record.delivery_count, "SLOW",
+                           "archived (limit)" if archived else "lock expired", record.state.name)
         held.clear()
 
 

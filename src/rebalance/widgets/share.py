@@ -18,11 +18,11 @@ if TYPE_CHECKING:
     from ipywidgets import Widget
     from matplotlib.figure import Figure
 
-from ..share.delivery import ShareRule, deliveries, share_rule
+from ..share.delivery import Delivery, ShareRule, deliveries, share_rule
 
 __all__ = ["delivery_log", "delivery_figure", "delivery_widget", "OUTCOME_COLORS"]
 
-_COLUMNS = ["at_ms", "member", "offset", "delivery_count", "rule", "outcome", "state"]
+_COLUMNS = [f.name for f in dataclasses.fields(Delivery)]
 #: how a delivery ended -> colour of its mark
 OUTCOME_COLORS = {"accepted": "#2b8a3e", "rejected": "#c92a2a", "released": "#f59f00",
                   "lock expired": "#7048e8", "archived (limit)": "#495057"}
