@@ -53,6 +53,7 @@ from ..errors import ClusterStartError as ClusterStartError  # re-exported; defi
 from ..errors import IllegalStateError, InputError, JavaUnavailableError, require
 from ..versions import KAFKA_VERSION
 from .oracle import find_java, java_module
+from .settings import checked_settings, config_value, pick, properties_text
 
 __all__ = ["KafkaCluster", "ClusterStartError", "Node", "broker_classpath", "DEFAULT_JVM_OPTIONS"]
 
@@ -153,21 +154,6 @@ def _free_ports(count: int) -> List[int]:
             s.close()
 
 
-def _config_value(field: str, value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    require(isinstance(value, (str, int, float)) and not (isinstance(value, float) and value != value), field,
-            f"must be a string, a number or a boolean, got {type(value).__name__} {value!r}")
-    text = str(value)
-    require("\n" not in text and "\r" not in text, field, "must be one line")
-    return text
-
-
-def _properties(settings: Mapping[str, str]) -> str:
-    """A Java properties file: one ``key=value`` a line (a value's backslashes escaped)."""
-    return "".join(f"{k}={v.replace(chr(92), chr(92) * 2)}\n" for k, v in settings.items())
-
-
 def _tail(path: Path, lines: int) -> str:
     try:
         with open(path, "rb") as f:
@@ -236,23 +222,6 @@ def _pdeathsig_prefix() -> List[str]:
     return []
 
 
-def _checked_settings(given: object, field: str, kind: str, owner: str, reserved: Collection[str],
-                      hints: Mapping[str, str]) -> Dict[str, str]:
-    """``given`` (a dict of ``kind`` settings, e.g. ``"Kafka broker"``) as ``{name: text}``: each name a setting
-    name, none of ``reserved`` (``hints``: what to use instead, by name), each value one
-    :func:`_config_value` takes; ``InputError`` naming ``field[name]`` otherwise."""
-    require(given is None or isinstance(given, Mapping), field,
-            f"must be a dict of {kind} settings by name, got {type(given).__name__}")
-    settings: Dict[str, str] = {}
-    for key, value in cast(Mapping[str, object], given or {}).items():
-        where = f"{field}[{key!r}]"
-        require(isinstance(key, str) and bool(_KEY.match(key)), where,
-                f"must be a {kind.split()[0]} setting name (letters, digits, '.', '_', '-')")
-        require(key not in reserved, where, f"is set by {owner} itself" + hints.get(key, ""))
-        settings[key] = _config_value(where, value)
-    return settings
-
-
 def _check_jvm(start_timeout: object, stop_timeout: object, heap: object, jvm_options: object,
                heap_example: str) -> None:
     """The JVM settings every driver of real processes takes: positive timeouts (s), a heap size, JVM flags."""
@@ -267,15 +236,6 @@ def _check_jvm(start_timeout: object, stop_timeout: object, heap: object, jvm_op
 
 
 _T = TypeVar("_T")
-
-
-def _one_of(items: Sequence[_T], key: Callable[[_T], object], value: object, field: str, noun: str) -> _T:
-    """The item of ``items`` whose ``key`` is ``value``; ``InputError`` naming ``field`` and listing the keys
-    otherwise (``no node 9 (nodes: [1, 2, 3])``)."""
-    for item in items:
-        if key(item) == value:
-            return item
-    raise InputError(field, f"no {noun} {value!r} ({noun}s: {[key(i) for i in items]})")
 
 
 def _wait_each(pending: Sequence[_T], ready: Callable[[_T], bool], deadline: float,
@@ -364,7 +324,7 @@ class KafkaCluster(_StartedInWith):
             for i, rack in enumerate(racks):
                 require(isinstance(rack, str) and bool(rack.strip()) and "\n" not in rack, f"racks[{i}]",
                         f"must be a non-empty rack name, got {rack!r}")
-        settings = _checked_settings(broker_config, "broker_config", "Kafka broker", "KafkaCluster", RESERVED,
+        settings = checked_settings(broker_config, "broker_config", "Kafka broker", "KafkaCluster", RESERVED,
                                      {"broker.rack": " (use racks=[...])"})
         require(controllers in ("combined", "dedicated"), "controllers",
                 f"must be 'combined' or 'dedicated', got {controllers!r}")
@@ -402,7 +362,7 @@ class KafkaCluster(_StartedInWith):
         return bool(self.nodes) and all(n.process is not None and n.process.poll() is None for n in self.nodes)
 
     def node(self, node_id: int) -> Node:
-        return _one_of(self.nodes, lambda n: n.node_id, node_id, "node_id", "node")
+        return pick(self.nodes, lambda n: n.node_id, node_id, "node_id", "node")
 
     def log_tail(self, node_id: int, lines: int = 40) -> str:
         """The last ``lines`` lines of a node's ``server.log`` (and of its JVM's own output, when any)."""
@@ -503,7 +463,7 @@ class KafkaCluster(_StartedInWith):
             props.update({k: str(v) for k, v in defaults.items()})
             props.update(self.broker_config)
             (n.dir / "server.properties").write_text(
-                "# written by rebalance.kafka.cluster\n" + _properties(props))
+                "# written by rebalance.kafka.cluster\n" + properties_text(props))
 
     def _spawn(self, java: str, cp: str, n: Node, args: List[str], log_file: Path, out_file: Path) -> subprocess.Popen:
         assert self.workdir is not None

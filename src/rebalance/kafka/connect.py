@@ -66,10 +66,11 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from ..errors import ConnectStartError as ConnectStartError  # re-exported; defined in errors
 from ..errors import JavaUnavailableError, RebalanceError, require
 from ..versions import KAFKA_VERSION
-from .cluster import (DEFAULT_JVM_OPTIONS, _check_jvm, _checked_settings, _free_ports, _jvm_log_tail, _kill_and_reap,
-                      _kill_group, _one_of, _pdeathsig_prefix, _properties, _remove_dir, _StartedInWith,
+from .cluster import (DEFAULT_JVM_OPTIONS, _check_jvm, _free_ports, _jvm_log_tail, _kill_and_reap,
+                      _kill_group, _pdeathsig_prefix, _remove_dir, _StartedInWith,
                       _stopped_at_exit, _tail, _wait_each, broker_classpath, log4j2_properties)
 from .oracle import find_java, java_module
+from .settings import checked_settings, pick, properties_text
 
 __all__ = ["CONNECT_BROKER_CONFIG", "CONNECTOR_CLASS", "ConnectDistributedCluster", "ConnectStartError", "ConnectWorker",
            "RealRound", "RoundComparison", "ScenarioResult", "Share", "WorkerAssignment", "compare_rounds",
@@ -194,7 +195,7 @@ class ConnectDistributedCluster(_StartedInWith):
                 f"must be one of {', '.join(_PROTOCOLS)}, got {connect_protocol!r}")
         require(isinstance(max_delay_ms, int) and not isinstance(max_delay_ms, bool) and 0 <= max_delay_ms <= 2**31 - 1,
                 "max_delay_ms", f"must be a whole number of milliseconds >= 0, got {max_delay_ms!r}")
-        settings = {**self.DEFAULTS, **_checked_settings(
+        settings = {**self.DEFAULTS, **checked_settings(
             worker_config, "worker_config", "Connect worker", "ConnectDistributedCluster", RESERVED,
             {"connect.protocol": " (use connect_protocol=...)",
              "scheduled.rebalance.max.delay.ms": " (use max_delay_ms=...)"})}
@@ -226,7 +227,7 @@ class ConnectDistributedCluster(_StartedInWith):
                 f"max_delay_ms={self.max_delay_ms}, {alive} running)")
 
     def worker(self, name: str) -> ConnectWorker:
-        return _one_of(self.workers, lambda w: w.name, name, "worker", "worker")
+        return pick(self.workers, lambda w: w.name, name, "worker", "worker")
 
     def log_tail(self, name: str, lines: int = 40) -> str:
         return _jvm_log_tail(self.worker(name).dir, "connect.log", lines)
@@ -283,7 +284,7 @@ class ConnectDistributedCluster(_StartedInWith):
             "scheduled.rebalance.max.delay.ms": str(self.max_delay_ms),
             **self.worker_config,
         }
-        (w.dir / "worker.properties").write_text("# written by rebalance.kafka.connect\n" + _properties(props))
+        (w.dir / "worker.properties").write_text("# written by rebalance.kafka.connect\n" + properties_text(props))
 
     def _spawn(self, w: ConnectWorker) -> None:
         assert self.workdir is not None and self._java and self._cp

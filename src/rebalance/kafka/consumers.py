@@ -517,7 +517,8 @@ def run_scenario(value: object, cluster: Optional[Any] = None) -> List[dict]:
     Defined in chapter 13, *Watch real clients rebalance*."""
     import contextlib
 
-    from .cluster import KafkaCluster, _config_value
+    from .cluster import KafkaCluster
+    from .settings import config_value
 
     s = parse_scenario(value)
     scenario = cast(Mapping[str, Any], value)  # parse_scenario accepted it: a JSON object
@@ -530,9 +531,9 @@ def run_scenario(value: object, cluster: Optional[Any] = None) -> List[dict]:
             if s.protocol == "consumer" and key == "group.initial.rebalance.delay.ms":
                 continue
             have = cluster.broker_config.get(key)
-            require(have == _config_value(key, v), f"config.{fields[key]}" if key in fields else "cluster",
+            require(have == config_value(key, v), f"config.{fields[key]}" if key in fields else "cluster",
                     f"the cluster runs {key}={have if have is not None else '(Kafka default)'}, "
-                    f"the scenario needs {_config_value(key, v)}")
+                    f"the scenario needs {config_value(key, v)}")
         require(cluster.running, "cluster", "is not running")
     with (KafkaCluster(brokers=1, broker_config=broker) if cluster is None else contextlib.nullcontext(cluster)) as c:
         player = _Player(s, c.bootstrap_servers)
