@@ -1,8 +1,8 @@
 """Each area of the package says what is public, as httpx's exported-members test does (issue 26).
 
 Every area package (``consumer``, ``protocol``, ``connect``, ``replicas``, ``kip848``, ``share``, ``streams``,
-``live``, ``kafka``, ``spark``) and the package root list their public names in ``__all__``; every name there resolves (the lazy
-ones load), none is private, none is listed twice, and each public class or function has a docstring.  Every
+``live``, ``kafka``, ``spark``), the package root and the subpackages of an area (``streams.client``,
+``streams.coordinator``) list their public names in ``__all__``; every name there resolves (the lazy ones load), none is private, none is listed twice, and each public class or function has a docstring.  Every
 exception class of the package is defined in ``rebalance.errors`` and derives from ``RebalanceError``.
 
 The chapters import only from ``rebalance``, an area or a top-level module (``rebalance.errors``), never from a
@@ -24,9 +24,11 @@ import rebalance
 from rebalance import errors
 
 AREAS = ["consumer", "protocol", "connect", "replicas", "kip848", "share", "streams", "live", "kafka", "spark"]
+#: the packages inside an area, each with its own ``__all__`` (a chapter still imports from the area)
+SUBPACKAGES = ["streams.client", "streams.coordinator"]
 
 
-@pytest.mark.parametrize("area", ["", *AREAS])
+@pytest.mark.parametrize("area", ["", *AREAS, *SUBPACKAGES])
 def test_area_exports_its_public_names(area):
     module = importlib.import_module(f"rebalance.{area}" if area else "rebalance")
     names = getattr(module, "__all__", None)
@@ -41,7 +43,7 @@ def test_area_exports_its_public_names(area):
     assert set(getattr(module, "_EXPORTS", {})) <= set(names), f"{module.__name__} loads names it does not list"
 
 
-@pytest.mark.parametrize("area", ["", *AREAS])
+@pytest.mark.parametrize("area", ["", *AREAS, *SUBPACKAGES])
 def test_no_exported_name_is_shadowed_by_a_submodule(area):
     """Importing ``rebalance.area.x`` sets the package's attribute ``x`` to that module, so an exported function or
     class named like a submodule of its area would turn into the module once anything imported it."""
@@ -147,9 +149,9 @@ DEFINED_IN = {
  "rebalance.share.simple.SimpleAssignor": 14, "rebalance.share.share_partition.SharePartitionModel": 14,
  "rebalance.kafka.share.run_share_group": 14, "rebalance.kafka.share.outcome_table": 14,
  "rebalance.kafka.share.share_summary": 14, "rebalance.widgets.share.delivery_log": 14,
- "rebalance.streams.high_availability_task_assignor.HighAvailabilityTaskAssignor": 15,
- "rebalance.streams.sticky_task_assignor.StickyTaskAssignor": 15,
- "rebalance.streams.experiment.probing_rounds": 15, "rebalance.kafka.streams.scale_out_and_in": 15,
+ "rebalance.streams.client.high_availability_task_assignor.HighAvailabilityTaskAssignor": 15,
+ "rebalance.streams.coordinator.sticky_task_assignor.StickyTaskAssignor": 15,
+ "rebalance.streams.client.experiment.probing_rounds": 15, "rebalance.kafka.streams.scale_out_and_in": 15,
 }
 
 

@@ -34,8 +34,8 @@ ADAPTERS: Dict[str, str] = {
     "java_random": "rebalance.replicas.vectors",
     "connect": "rebalance.connect.vectors",
     "group": "rebalance.kip848.vectors",
-    "streams_group": "rebalance.streams.vectors",
-    "streams": "rebalance.streams.client_vectors",
+    "streams_group": "rebalance.streams.coordinator.vectors",
+    "streams": "rebalance.streams.client.vectors",
     "share": "rebalance.share.vectors",
 }
 

@@ -1,5 +1,5 @@
 """Shared helpers for the Kafka Streams tests: the ``streams`` conformance vectors."""
-from rebalance.streams.client_vectors import STREAMS_FILES
+from rebalance.streams.client.vectors import STREAMS_FILES
 from vector_files import parametrize
 
 

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from rebalance.streams import (AssignmentConfigs, ClientState, HighAvailabilityTaskAssignor, JavaPriorityQueue,
                                ProcessId, TaskId)
-from rebalance.streams.client_scenarios import _one_random
-from rebalance.streams.client_vectors import parse, run
+from rebalance.streams.client.scenarios import _one_random
+from rebalance.streams.client.vectors import parse, run
 from rebalance.vectors import run_input
 
 SETTINGS = settings(max_examples=150, deadline=None, derandomize=True, database=None)

@@ -1,4 +1,4 @@
-"""Properties of the port of Kafka 4.3.1's ``StickyTaskAssignor`` (:mod:`rebalance.streams`) on random groups,
+"""Properties of the port of Kafka 4.3.1's ``StickyTaskAssignor`` (:mod:`rebalance.streams.coordinator`) on random groups,
 and of the ``java.util.PriorityQueue`` it breaks ties with.
 
 What Kafka's code guarantees, each checked on any group: every task is active on exactly one member (when the
@@ -18,10 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rebalance.errors import TaskAssignorException
-from rebalance.streams import (AssignmentMemberSpec, GroupSpec, StickyTaskAssignor, Subtopology, Topology,
-                               task_assignor_for)
-from rebalance.streams.group_task_id import TaskId
-from rebalance.streams.priority_queue import JavaPriorityQueue
+from rebalance.streams import JavaPriorityQueue
+from rebalance.streams.coordinator import (AssignmentMemberSpec, GroupSpec, StickyTaskAssignor, Subtopology, TaskId,
+                                           Topology, task_assignor_for)
 
 SETTINGS = settings(max_examples=300, deadline=None, derandomize=True, database=None)
 

@@ -6,8 +6,8 @@ import random
 import pytest
 
 from rebalance.errors import InputError
-from rebalance.streams import client_scenarios
-from rebalance.streams.client_vectors import run
+from rebalance.streams.client import scenarios as client_scenarios
+from rebalance.streams.client.vectors import run
 from rebalance.vectors import compare_output, run_input
 
 from vector_files import VECTORS, load_vectors, oracle_or_skip
@@ -189,7 +189,7 @@ def test_the_java_oracle_names_the_same_field(path, value, field):
 def test_the_queue_order_lines_need_javas_priority_queue_array():
     """The 16 ``-queue-`` lines: Kafka's answer is ours with java.util.PriorityQueue's exact array, and a plain
     priority list (JavaPriorityQueue.naive) answers each of them differently."""
-    from rebalance.streams.priority_queue import JavaPriorityQueue
+    from rebalance.streams import JavaPriorityQueue
 
     lines = [line for line in load_vectors("streams_high_availability.jsonl") if "-queue-" in line["id"]]
     assert len(lines) == 16

@@ -8,8 +8,8 @@ import copy
 import pytest
 
 from rebalance.errors import InputError
-from rebalance.streams.scenarios import random_scenarios, unit_scenarios
-from rebalance.streams.vectors import STREAMS_GROUP_FILES, check_expect
+from rebalance.streams.coordinator.scenarios import random_scenarios, unit_scenarios
+from rebalance.streams.coordinator.vectors import STREAMS_GROUP_FILES, check_expect
 from rebalance.vectors import compare_output, run_input
 from vector_files import load_vectors
 

@@ -1,13 +1,15 @@
 """``java.util.PriorityQueue`` with a comparator, element for element (JDK 17, the oracle's runtime).
 
-Kafka Streams' assignor polls clients and task movements from ``PriorityQueue``\\ s whose comparators read live
-state: a client's *current* task load (``ConstrainedPrioritySet``, which removes and re-offers a client when its
-load changes), and a movement's task and count of caught-up clients (``TaskMovement``, where two standby movements
-of one task compare equal).  Which element ``poll`` returns can then depend on the exact array the JDK keeps, not
-only on the comparator.  This class keeps the same array and moves elements exactly as ``offer`` (``siftUpUsingComparator``), ``poll``
-(``siftDownUsingComparator`` from the root with the last element) and ``remove(Object)`` (``indexOf`` by
-``equals`` from index 0, then ``removeAt``: sift the last element down at the hole and, if it did not move, up)
-do, calling the comparator at the same moments.
+What both sides of :mod:`rebalance.streams` share.  The client-side assignor (:mod:`rebalance.streams.client`)
+polls clients and task movements from ``PriorityQueue``\\ s whose comparators read live state: a client's
+*current* task load (``ConstrainedPrioritySet``, which removes and re-offers a client when its load changes), and a
+movement's task and count of caught-up clients (``TaskMovement``, where two standby movements of one task compare
+equal); the coordinator's ``StickyTaskAssignor`` (:mod:`rebalance.streams.coordinator`) polls processes by load and,
+in ``ProcessState``, members by task count.  Which element ``poll`` returns can then depend on the exact array the
+JDK keeps, not only on the comparator.  This class keeps the same array and moves elements exactly as ``offer``
+(``siftUpUsingComparator``), ``poll`` (``siftDownUsingComparator`` from the root with the last element) and
+``remove(Object)`` (``indexOf`` by ``equals`` from index 0, then ``removeAt``: sift the last element down at the
+hole and, if it did not move, up) do, calling the comparator at the same moments.
 
 A poll depends on the array when its least element ties with another one, or when an element's key changed while
 it was queued (the array is then no longer a heap).  ``JavaPriorityQueue.naive = True``

@@ -1,7 +1,7 @@
 """Widget and table of the Kafka Streams chapter: a scale-out, rebalance by rebalance.
 
 :func:`probing_table` is the static twin of :func:`probing_widget` (the book's website cannot run widgets).  All
-numbers come from :func:`rebalance.streams.experiment.probing_rounds` (the book's ``HighAvailabilityTaskAssignor``).
+numbers come from :func:`rebalance.streams.client.experiment.probing_rounds` (the book's ``HighAvailabilityTaskAssignor``).
 """
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ import pandas as pd
 if TYPE_CHECKING:
     from ipywidgets import Widget
 
-from ..streams.assignment_configs import AssignmentConfigs
-from ..streams.experiment import probing_rounds, random_process_ids, tasks_of
+from ..streams.client import AssignmentConfigs, probing_rounds, random_process_ids, tasks_of
 
 
 def probing_table(clients: int = 2, new_clients: int = 1, partitions: int = 6, max_warmup_replicas: int = 2,

@@ -5,7 +5,7 @@ Each scenario (:func:`streams_scenario`) is a settled Kafka Streams application 
 ``max_partitions`` input partitions (every task stateful), ``num.standby.replicas`` 0 or 1 -- and a scale-out:
 1 to ``max_new`` new clients with no state join.  The rebalance this causes and every probing rebalance after it
 are computed by the book's :class:`rebalance.streams.HighAvailabilityTaskAssignor` (Kafka 4.3.1, exact) through
-:func:`rebalance.streams.experiment.probing_rounds`, once per ``max.warmup.replicas`` of ``params.warmups``,
+:func:`rebalance.streams.client.experiment.probing_rounds`, once per ``max.warmup.replicas`` of ``params.warmups``,
 assuming every warm-up has caught up by the next probing rebalance.
 
 Per (scenario, max.warmup.replicas) a row: clients, new clients, tasks, standbys, the probing rebalances until the
@@ -22,8 +22,7 @@ from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Tuple, Union
 import pandas as pd
 
 from ...errors import require
-from ...streams.assignment_configs import AssignmentConfigs
-from ...streams.experiment import probing_rounds, random_process_ids, tasks_of
+from ...streams.client import AssignmentConfigs, probing_rounds, random_process_ids, tasks_of
 from ..generators import check_params, require_choices, require_whole, scenario_rng
 from .common import JobResult, columns_of, lower_quantile, run_rows_job, scenario_rows_df
 

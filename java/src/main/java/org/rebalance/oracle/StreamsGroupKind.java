@@ -27,7 +27,7 @@ import java.util.regex.Pattern;
  * {@code streams_group}: the streams group's (KIP-1071) broker-side task assignor,
  * {@link StickyTaskAssignor} of the kafka-group-coordinator jar on the classpath (the book pins 4.3.1), called once
  * on one group. The schema is kafka-vectors/README.md, "Input schema — streams_group" and "Output schema —
- * streams_group"; the Python package's {@code rebalance.streams.vectors} models the same harness.
+ * streams_group"; the Python package's {@code rebalance.streams.coordinator.vectors} models the same harness.
  *
  * <p>The call is built as {@code TargetAssignmentBuilder.build} (4.3.1, lines 250-293) builds it: a
  * {@link GroupSpecImpl} over an unmodifiable member map, a {@link HashMap} filled in input order (or the

@@ -29,7 +29,7 @@ import java.util.regex.Pattern;
  * kafka-streams jar on the classpath (the book pins 4.3.1; 3.9.2 has the same classes, line for line), as the
  * group leader's {@code StreamsPartitionAssignor} calls it: {@code assign(clients, allTaskIds, statefulTaskIds,
  * rackAwareTaskAssignor, configs)}. The schema is kafka-vectors/README.md, "Input schema — streams" and "Output
- * schema — streams"; the Python package's {@code rebalance.streams.vectors} models the same harness.
+ * schema — streams"; the Python package's {@code rebalance.streams.client.vectors} models the same harness.
  *
  * <p>Each client is a {@link ClientState} built with Kafka's own constructor for given previous tasks and task lags
  * ({@code ClientState(previousActiveTasks, previousStandbyTasks, taskLagTotals, clientTags, capacity, processId)},

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import List, Sequence
 
-from ..errors import KafkaError
+from ...errors import KafkaError
 
 __all__ = ["AssignmentConfigs", "CONFIG_EXCEPTION", "MAX_RACK_AWARE_ASSIGNMENT_TAG_LIST_SIZE"]
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Optional, Set
 
-from ..jcollections import HashJSet
-from .priority_queue import JavaPriorityQueue
+from ...jcollections import HashJSet
+from ..priority_queue import JavaPriorityQueue
 from .process_id import ProcessId
 from .task_id import TaskId
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, List, Mapping, Set
 
-from ..errors import KafkaError
+from ...errors import KafkaError
 from .process_id import ProcessId
 from .task_id import TaskId
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 import sys
 from typing import Dict, List, Optional, Set
 
-from ..errors import TaskAssignorException
-from ..jcollections import HashJMap
-from .priority_queue import JavaPriorityQueue
-from .group_task_id import TaskId
+from ...errors import TaskAssignorException
+from ...jcollections import HashJMap
+from ..priority_queue import JavaPriorityQueue
+from .task_id import TaskId
 
 __all__ = ["ProcessState"]
 

@@ -6,14 +6,18 @@ partition, both by ``Integer.compare``; named topologies are not modelled, so th
 names never runs), ``hashCode`` (line 130: ``Objects.hash(subtopology, partition, topologyName)`` with a null
 name), the ``HashMap`` order of ``ClientTagAwareStandbyTaskAssignor``'s pending standbys depends on it, and
 ``toString`` (line 75: ``subtopology + "_" + partition`` without a topology name).
+
+The streams group's coordinator has a ``TaskId`` of its own, a record of a *string* subtopology id and a partition
+ordered by ``String.compareTo`` (``org.apache.kafka.coordinator.group.streams.assignor.TaskId``):
+:class:`rebalance.streams.coordinator.TaskId`.  This one is the ``TaskId`` :mod:`rebalance.streams` exports.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from ..errors import InputError
-from ..java import to_int32
+from ...errors import InputError
+from ...java import to_int32
 
 __all__ = ["TaskId"]
 

@@ -1,4 +1,4 @@
-"""The inputs of the ``streams`` vectors, written by a seeded generator (``python -m rebalance.streams.client_scenarios
+"""The inputs of the ``streams`` vectors, written by a seeded generator (``python -m rebalance.streams.client.scenarios
 [DIR]``; the outputs are then filled by Kafka: ``python -m rebalance.kafka.oracle rewrite``).
 
 * ``streams_high_availability.jsonl`` -- :func:`random_scenarios`: 1-6 clients of capacity 1-3 with random UUID
@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
-from ..errors import KafkaError
+from ...errors import KafkaError
 
 __all__ = ["depends_on_queue_array", "offset_sum_scenarios", "queue_order_scenarios", "random_scenarios",
            "unit_scenarios", "write",
@@ -163,8 +163,8 @@ def depends_on_queue_array(scenario: Dict[str, Any]) -> bool:
     """Whether the port answers ``scenario`` differently when its priority queues poll as plain priority lists
     (``JavaPriorityQueue.naive``): a group whose answer depends on ``java.util.PriorityQueue``'s array -- ties
     between standby movements of one task, or a client queued before its load changed."""
-    from .client_vectors import run
-    from .priority_queue import JavaPriorityQueue
+    from .vectors import run
+    from ..priority_queue import JavaPriorityQueue
 
     exact = run(json.loads(json.dumps(scenario)))
     JavaPriorityQueue.naive = True
@@ -405,7 +405,7 @@ def write(directory: Path, existing_outputs: bool = True) -> Dict[str, int]:
     """Write both files' lines (keeping the ``output`` of a line whose input is unchanged); returns line counts."""
     files = {
         "streams_high_availability.jsonl": [
-            _line(s, f"random scenario of rebalance.streams.client_scenarios (seed {SEED})") for s in random_scenarios()],
+            _line(s, f"random scenario of rebalance.streams.client.scenarios (seed {SEED})") for s in random_scenarios()],
         "streams_high_availability_unit.jsonl": [_line(s, "") for s in UNIT_SCENARIOS],
     }
     counts = {}
@@ -427,12 +427,12 @@ def write(directory: Path, existing_outputs: bool = True) -> Dict[str, int]:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    """``python -m rebalance.streams.client_scenarios [DIR]`` (default: the package's ``kafka-vectors/``)."""
+    """``python -m rebalance.streams.client.scenarios [DIR]`` (default: the package's ``kafka-vectors/``)."""
     args = sys.argv[1:] if argv is None else argv
     if args:
         directory = Path(args[0])
     else:
-        from ..vectors import vectors_dir
+        from ...vectors import vectors_dir
 
         directory = vectors_dir()
     for name, count in write(directory).items():

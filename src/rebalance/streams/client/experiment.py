@@ -11,7 +11,7 @@ The model of the clients' lags between rebalances (the assignor itself is Kafka'
 
 :func:`steady_clients` builds a settled application (every task active on the client the assignor put it on,
 standbys caught up); :func:`probing_rounds` adds or removes clients and runs the assignor until it returns
-"no probing rebalance needed"; :func:`random_clients` draws process ids from a seed.
+"no probing rebalance needed"; :func:`random_process_ids` draws process ids from a seed.
 """
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import AbstractSet, Any, Dict, FrozenSet, List, Mapping, NamedTuple, Optional, Set, Tuple
 
-from ..errors import InputError
+from ...errors import InputError
 from .assignment_configs import AssignmentConfigs
 from .client_state import ClientState
 from .high_availability_task_assignor import AssignmentResult, HighAvailabilityTaskAssignor

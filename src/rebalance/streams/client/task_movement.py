@@ -22,10 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import AbstractSet, Callable, Dict, List, Mapping, MutableMapping, Optional, Set, Tuple
 
-from ..errors import KafkaError
+from ...errors import KafkaError
 from .client_state import ILLEGAL_STATE, ClientState
 from .constrained_priority_set import ConstrainedPrioritySet
-from .priority_queue import JavaPriorityQueue
+from ..priority_queue import JavaPriorityQueue
 from .process_id import ProcessId
 from .task_id import TaskId
 

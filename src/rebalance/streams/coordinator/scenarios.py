@@ -5,14 +5,14 @@
   (``group-coordinator/src/test/.../streams/assignor``): each test's inputs (members by ``Utils.mkMap``, a
   ``LinkedHashMap``, or a ``HashMap``; the topology ``TopologyDescriberImpl(numTasks, isStateful,
   subtopologies)``; ``num.standby.replicas``) and its assertions as ``expect`` checks
-  (:func:`rebalance.streams.vectors.check_expect`).  A test that calls ``assign`` twice gives two lines
+  (:func:`rebalance.streams.coordinator.vectors.check_expect`).  A test that calls ``assign`` twice gives two lines
   (``#1``, ``#2``).  Facts only: the tests' code is not copied.
 * :func:`random_scenarios` -- seeded random groups: several subtopologies of various partition counts, stateful
   or not; members (stream threads) on shared processes; a previous assignment computed for an earlier
   membership (members since left, joined, or moved tasks), with previous standby and warm-up tasks and the odd
   conflicting claim; ``num.standby.replicas`` 0-2; member ids that exercise ``HashMap`` order.
 
-``python -m rebalance.streams.scenarios unit|sticky FILE`` writes the lines with ``"output": null``; the oracle
+``python -m rebalance.streams.coordinator.scenarios unit|sticky FILE`` writes the lines with ``"output": null``; the oracle
 fills them in.
 """
 from __future__ import annotations
@@ -390,12 +390,12 @@ def random_scenarios(n: int = 120, seed: int = 27) -> List[Dict[str, Any]]:
         rng.shuffle(members)
         scenario: Dict[str, Any] = {
             "id": f"streams_group_sticky-{i:04d}", "kind": KIND,
-            "source": f"random (rebalance.streams.scenarios.random_scenarios, seed {seed}, #{i})",
+            "source": f"random (rebalance.streams.coordinator.scenarios.random_scenarios, seed {seed}, #{i})",
             "subtopologies": subtopologies, "assignment_configs": configs, "members": members}
         if rng.random() < 0.15:
             scenario["members_map"] = "linked"
         out.append(scenario)
-    base = {"kind": KIND, "source": "edge case (rebalance.streams.scenarios)"}
+    base = {"kind": KIND, "source": "edge case (rebalance.streams.coordinator.scenarios)"}
     out.append({**base, "id": "streams_group_sticky-no-members", "subtopologies": [{"id": "0", "partitions": 2}],
                 "members": []})
     out.append({**base, "id": "streams_group_sticky-no-members-no-tasks",
@@ -409,7 +409,7 @@ def random_scenarios(n: int = 120, seed: int = 27) -> List[Dict[str, Any]]:
     # (StickyTaskAssignorTest.shouldAssignStandbyToPreviousStandbyThatDoesNotHoldTheActiveTask), which 4.3.1
     # does not pass.
     out.append({**base, "id": "streams_group_sticky-first-previous-standby-owner",
-                "source": "edge case (rebalance.streams.scenarios): the scenario of a post-4.3.1 trunk test that "
+                "source": "edge case (rebalance.streams.coordinator.scenarios): the scenario of a post-4.3.1 trunk test that "
                           "4.3.1 does not pass, StickyTaskAssignorTest.shouldAssignStandbyToPreviousStandbyThatDoesNotHoldTheActiveTask",
                 "subtopologies": [{"id": "test-subtopology", "partitions": 3, "stateful": True}],
                 "assignment_configs": {"num.standby.replicas": "1"}, "members_map": "linked",
@@ -430,10 +430,10 @@ def write_lines(scenarios: List[Dict[str, Any]], path: str) -> None:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    """``python -m rebalance.streams.scenarios unit|sticky FILE``."""
+    """``python -m rebalance.streams.coordinator.scenarios unit|sticky FILE``."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 2 or args[0] not in ("unit", "sticky"):
-        print("usage: python -m rebalance.streams.scenarios unit|sticky FILE", file=sys.stderr)
+        print("usage: python -m rebalance.streams.coordinator.scenarios unit|sticky FILE", file=sys.stderr)
         return 2
     write_lines(unit_scenarios() if args[0] == "unit" else random_scenarios(), args[1])
     return 0

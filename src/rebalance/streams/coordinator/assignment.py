@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, List, Mapping
 
-from ..java import java_string_key
+from ...java import java_string_key
 
 __all__ = ["GroupAssignment", "MemberAssignment"]
 

@@ -23,9 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Protocol, Sequence, Tuple, runtime_checkable
 
-from ..errors import InputError
-from ..java import hashmap_order
-from .group_task_id import TaskId
+from ...errors import InputError
+from ...java import hashmap_order
+from .task_id import TaskId
 
 __all__ = ["AssignmentMemberSpec", "GroupSpec", "MEMBER_MAPS", "NUM_STANDBY_REPLICAS_CONFIG", "Subtopology",
            "Topology", "TopologyDescriber"]

@@ -2,8 +2,8 @@
 assignor the high-availability assignor uses (``create``, lines 31-45).  It calls ``create(configs, null)``
 (``HighAvailabilityTaskAssignor``, line 153), so the rack-aware branch (a ``ClientTagAwareStandbyTaskAssignor`` on
 the clients' racks) never applies here: configured ``rack.aware.assignment.tags`` select
-:class:`~rebalance.streams.client_tag_aware_standby_task_assignor.ClientTagAwareStandbyTaskAssignor`, no tags the
-:class:`~rebalance.streams.default_standby_task_assignor.DefaultStandbyTaskAssignor`.
+:class:`~rebalance.streams.client.client_tag_aware_standby_task_assignor.ClientTagAwareStandbyTaskAssignor`, no tags the
+:class:`~rebalance.streams.client.default_standby_task_assignor.DefaultStandbyTaskAssignor`.
 """
 from __future__ import annotations
 

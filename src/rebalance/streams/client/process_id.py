@@ -14,8 +14,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Tuple
 
-from ..errors import InputError
-from ..java import to_int32, to_int64
+from ...errors import InputError
+from ...java import to_int32, to_int64
 
 __all__ = ["ProcessId"]
 

@@ -8,7 +8,7 @@ current active and standby tasks only to be sticky:
 1. ``initialize`` (lines 85-136): ``num.standby.replicas`` (0 when the configs are empty, else
    ``Integer.parseInt`` of the value); the total of active tasks and of all tasks (active + standby replicas
    of the stateful subtopologies); per-member quotas ``ceil(total / members)`` (``computeTasksPerMember``, lines
-   381-390); one :class:`~rebalance.streams.process_state.ProcessState` per process id (a ``HashMap`` sized for
+   381-390); one :class:`~rebalance.streams.coordinator.process_state.ProcessState` per process id (a ``HashMap`` sized for
    the member count), its members added in the member map's order; the previous owner of each active task (a
    later member claiming the same task wins) and the previous owners of each standby task (in member order).
 2. ``assignActive`` (lines 180-236), the tasks sorted by partition then subtopology:
@@ -25,15 +25,15 @@ current active and standby tasks only to be sticky:
    list, which, sorted by subtopology then partition descending, is placed on the least-loaded processes that
    do not hold the task (``assignStandbyToMemberWithLeastLoad``, lines 254-271).  A replica no process can
    take is dropped (Kafka logs a warning, lines 366-370).
-4. ``buildGroupAssignment`` (lines 138-169): one :class:`~rebalance.streams.assignment.MemberAssignment` per
+4. ``buildGroupAssignment`` (lines 138-169): one :class:`~rebalance.streams.coordinator.assignment.MemberAssignment` per
    member of the spec, warm-up tasks always empty.
 
 A standby is never placed on a process that holds the task (``ProcessState.hasTask``), so a task's active and
 its standbys run on different processes; with fewer processes than replicas + 1, replicas are dropped.
 
-The port keeps Java's exact tie-breaking: the member map's iteration order (:class:`~rebalance.streams.spec.
-GroupSpec`), ``HashMap`` iteration of processes and members (:mod:`rebalance.jcollections`), the binary heaps of
-``java.util.PriorityQueue`` (:mod:`rebalance.streams.java_priority_queue`), ``List.sort``'s stable order and
+The port keeps Java's exact tie-breaking: the member map's iteration order (:class:`~rebalance.streams.coordinator.
+spec.GroupSpec`), ``HashMap`` iteration of processes and members (:mod:`rebalance.jcollections`), the binary heaps of
+``java.util.PriorityQueue`` (:mod:`rebalance.streams.priority_queue`), ``List.sort``'s stable order and
 ``int`` division rounding toward zero.
 """
 from __future__ import annotations
@@ -41,14 +41,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
-from ..errors import TaskAssignorException
-from ..java import java_string_key, to_int32
-from ..jcollections import HashJMap
+from ...errors import TaskAssignorException
+from ...java import java_string_key, to_int32
+from ...jcollections import HashJMap
 from .assignment import GroupAssignment, MemberAssignment
-from .priority_queue import JavaPriorityQueue
+from ..priority_queue import JavaPriorityQueue
 from .process_state import ProcessState
 from .spec import NUM_STANDBY_REPLICAS_CONFIG, GroupSpec, TopologyDescriber
-from .group_task_id import TaskId
+from .task_id import TaskId
 
 __all__ = ["StickyTaskAssignor", "java_parse_int"]
 

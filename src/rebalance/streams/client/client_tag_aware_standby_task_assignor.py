@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import AbstractSet, Dict, List, Mapping, Set, Tuple
 
-from ..java import JavaHashOrder
+from ...java import JavaHashOrder
 from .assignment_configs import AssignmentConfigs
 from .client_state import ClientState
 from .constrained_priority_set import ConstrainedPrioritySet

@@ -13,7 +13,7 @@ file in 3.9.2): the client-side task assignor of KIP-441, which the group leader
    = ``Long.MAX_VALUE``, or 0 <= lag <= ``acceptable.recovery.lag`` (lines 256-274); the clients by lag, then
    ``ProcessId`` (lines 276-286);
 4. active task movements, then standby task movements, with one warm-up budget (``max.warmup.replicas``) --
-   :mod:`rebalance.streams.task_movement`;
+   :mod:`rebalance.streams.client.task_movement`;
 5. stateless tasks to the client with the least ``activeTaskLoad`` one by one (lines 232-254);
 6. returns whether any movement was needed: then a probing rebalance follows after
    ``probing.rebalance.interval.ms`` (line 106).
@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import AbstractSet, Callable, Dict, FrozenSet, Iterable, List, Mapping, Set
 
-from ..errors import KafkaError
+from ...errors import KafkaError
 from .assignment_configs import AssignmentConfigs
 from .client_state import LATEST_OFFSET, ClientState
 from .constrained_priority_set import ConstrainedPrioritySet
@@ -122,7 +122,7 @@ class HighAvailabilityTaskAssignor:
     NAME = "high_availability"
 
     def name(self) -> str:
-        """The registry name of this assignor (:func:`rebalance.streams.legacy_task_assignor.assignor_for`)."""
+        """The registry name of this assignor (:func:`rebalance.streams.client.legacy_task_assignor.assignor_for`)."""
         return self.NAME
 
     def assign(self, clients: Mapping[ProcessId, ClientState], all_task_ids: AbstractSet[TaskId],

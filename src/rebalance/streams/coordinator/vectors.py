@@ -3,7 +3,7 @@ streams group (KIP-1071).  Input and output follow "Input schema — streams_gro
 streams_group" of the vectors README.
 
 The input is checked field by field as the oracle's ``StreamsGroupKind`` checks it (the same fields named, in the
-same order); :func:`run` builds the :class:`~rebalance.streams.spec.GroupSpec` as the coordinator's
+same order); :func:`run` builds the :class:`~rebalance.streams.coordinator.spec.GroupSpec` as the coordinator's
 ``TargetAssignmentBuilder.build`` does (a ``HashMap`` of members filled in input order, or the unit tests'
 ``LinkedHashMap``) and answers with the assignment sorted for JSON and a few counts.
 
@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Set, Tuple
 
-from ..errors import InputError
-from ..java import INT_MAX, INT_MIN
+from ...errors import InputError
+from ...java import INT_MAX, INT_MIN
 from .spec import MEMBER_MAPS, NUM_STANDBY_REPLICAS_CONFIG, AssignmentMemberSpec, GroupSpec, Subtopology, Topology
 from .task_assignor import task_assignor_for
 
