@@ -17,7 +17,8 @@ without a running head; and the built site links the PDF and each chapter's note
 A clean print edition, each point over the PDF's text (``pdftotext``): no widget prints its repr (the static
 twin figure or table prints instead); every figure caption in chapter N reads "Figure N.k", k running from 1 to
 the chapter's number of figures, as the text refers to them; a citation that follows the name it cites does not
-print the name again ("KIP-345 KIP-345 [17]"); no table cell is cut off with "…"; no plumbing cell (tagged
+print the name again ("KIP-345 KIP-345 [17]"); no table cell is cut off with "…" and no word runs off the text
+area (``pdftotext -bbox``); no plumbing cell (tagged
 ``plumbing``: imports, checks, tables of checks that hold) prints its code or output; the API reference is on
 the site only; the glossary gives each term's English meaning before the Chinese words; and the last PDF build
 reported no mystmd warning.  (tests/book/test_print_rules.py checks the sources these rest on.)
@@ -443,3 +444,22 @@ def test_the_last_pdf_build_reported_no_warning(pdf):
         pytest.skip(f"no build log next to {pdf} (site/pdf/build.sh writes {DEFAULT_PDF.with_suffix('.log').name})")
     flagged = [line for line in log.read_text(encoding="utf-8").splitlines() if "\u26a0" in line or "\u26d4" in line]
     assert not flagged, f"the PDF build reported {len(flagged)} warning(s)/error(s): {flagged[:5]}"
+
+
+def test_no_word_runs_off_the_text_area(pdf, tmp_path):
+    """No word of any page (but the cover) lies outside the text area: a table cell or a code line too wide for the
+    page would run into the margin or off the paper and be cut (``pdftotext -bbox``; the inside margin 26 mm, the
+    outside one 20 mm, as book.typ sets them, with 2 pt of tolerance)."""
+    out = tmp_path / "bbox.html"
+    _run("pdftotext", "-bbox", str(pdf), str(out))
+    mm = 72 / 25.4
+    outside = []
+    for number, page in enumerate(out.read_text(encoding="utf-8").split("<page ")[1:], start=1):
+        if number == 1:
+            continue  # the cover is a full-bleed picture
+        width = float(re.search(r'width="([\d.]+)"', page).group(1))
+        left, right = (26 * mm, width - 20 * mm) if number % 2 else (20 * mm, width - 26 * mm)
+        for x_min, x_max, word in re.findall(r'<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)<', page):
+            if float(x_min) < left - 2 or float(x_max) > right + 2:
+                outside.append(f"page {number}: {word[:50]}")
+    assert not outside, f"{len(outside)} words outside the text area: {outside[:6]}"
