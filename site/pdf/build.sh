@@ -5,8 +5,8 @@
 # mystmd (`jupyter-book build --typst`) writes the Typst sources with the project's template
 # (site/pdf/template) and runs `typst compile`; the `typst` it finds is site/pdf/bin/typst, the compiler
 # of PyPI's typst wheel (site/pdf/typst_cli.py), which takes Typst packages from site/pdf/packages only.
-# REBALANCE_PRINT=1 makes the print plugin (site/pdf/print-plugin.mjs) show the cells the site
-# hides.  The build runs in its own process group, ended whatever happens, and holds the same lock as
+# REBALANCE_PRINT=1 makes the print plugin (site/pdf/print-plugin.mjs) show the answer cells the site
+# hides and leave out the plumbing cells and the widgets' text reprs.  The build runs in its own process group, ended whatever happens, and holds the same lock as
 # site/build.sh (both write mystmd's _build folders; the shared steps are in site/lib.sh).  When a built site is there (_build/html), the PDF
 # is copied into it as rebalance.pdf.
 #
@@ -21,6 +21,7 @@ log() { printf '[pdf/build] %s\n' "$*"; }
 # shellcheck source=site/lib.sh
 . "$repo/site/lib.sh"
 pdf="$repo/_build/exports/rebalance.pdf"
+kept_log="$repo/_build/exports/rebalance.log" # mystmd's output of the last build (tests/book read its warnings)
 
 site_lock
 site_tools || exit 1
@@ -29,10 +30,11 @@ for font in dejavu wqy; do [ -d "/usr/share/fonts/truetype/$font" ] || log "warn
 
 site_buildlog pdf-build
 
-# The API reference page of the toc is generated from the package's docstrings (as for the site).
+# The API reference page of the toc is generated from the package's docstrings (as for the site); mystmd needs
+# every page of the toc, although the PDF leaves this one out (site/pdf/typst_cli.py, SITE_ONLY).
 "$py" "$repo/site/api_reference.py" "$repo/api.md" >/dev/null || { log "ERROR: site/api_reference.py failed"; exit 1; }
 
-rm -f "$pdf"
+rm -f "$pdf" "$kept_log"
 started=$(date +%s%N)
 PATH="$repo/site/pdf/bin:$PATH" REBALANCE_PYTHON="$py" REBALANCE_PRINT=1 \
   setsid "${jb_env[@]}" "$jb" build --typst </dev/null >"$buildlog" 2>&1 &
@@ -41,7 +43,8 @@ wait "$pgid"
 rc=$?
 ms=$(( ($(date +%s%N) - started) / 1000000 ))
 elapsed="$((ms / 1000)).$(( (ms % 1000) / 100 ))"
-grep -v "extra key ignored: default_lexer\|^📖 Built " "$buildlog" | sed 's/^/    /'
+grep -v "^📖 Built " "$buildlog" | sed 's/^/    /'
+cp "$buildlog" "$kept_log"
 
 if [ "$rc" -ne 0 ] || [ ! -s "$pdf" ]; then
   log "ERROR: $jb build --typst failed (status $rc after ${elapsed} s); no $pdf"
@@ -50,6 +53,11 @@ fi
 if grep -q '^typst compile .*:' "$buildlog"; then
   log "ERROR: typst reported errors (above)"
   exit 1
+fi
+errors="$(grep -c '⛔️' "$buildlog" || true)"
+warnings="$(grep -c '⚠️' "$buildlog" || true)"
+if [ "$errors" != 0 ] || [ "$warnings" != 0 ]; then
+  log "mystmd reported $errors error(s) and $warnings warning(s) (lines marked ⛔️ / ⚠️ above)"
 fi
 size="$(du -h "$pdf" | cut -f1)"
 pages="$("$py" -c 'import sys, pypdf; print(len(pypdf.PdfReader(sys.argv[1]).pages))' "$pdf" 2>/dev/null || echo '?')"

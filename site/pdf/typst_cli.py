@@ -10,6 +10,10 @@ the pages outside chapters/; and `rebalance-enumerators`, for each included page
 exercise numbers (`2.` when the chapter's front matter says `numbering: enumerator: 2.%s`), so that an
 exercise box says "Exercise 2.1" as the site and the cross-references do.
 
+Pages of the site only (`SITE_ONLY`: the API reference, 60-odd pages of signatures generated from the docstrings)
+are left out of the printed book: the main file is compiled without their `#include` lines (a copy,
+`NAME.print.typ`, next to it).  They stay in myst.yml's table of contents, so the site keeps them.
+
 Typst packages (`#import "@preview/..."`) are resolved from site/pdf/packages only, never downloaded:
 the book's generated pages import `@preview/tablex:0.0.9`, which site/pdf/packages maps onto Typst's
 native tables.  The fonts are the ones embedded in the compiler (no system font is read), so the PDF
@@ -31,10 +35,13 @@ REPO = HERE.parents[1]
 # Debian packages that `make pdf-tools` installs: DejaVu Sans for labels and running heads (fonts-dejavu-core)
 # and a CJK font for the glossary's Chinese terms (fonts-wqy-microhei).  No other system font is read.
 FONT_DIRS = [d for d in ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/truetype/wqy") if Path(d).is_dir()]
+# Pages of myst.yml's toc that belong to the site only, by their source file.
+SITE_ONLY = ("api.md",)
 
 
-def book_inputs(main: Path) -> dict[str, str]:
-    """The part titles and the chapter number of each included page, read off mystmd's main file."""
+def book_inputs(main: Path, stem: str | None = None) -> dict[str, str]:
+    """The part titles and the chapter number of each included page, read off mystmd's main file (whose pages are
+    `STEM-SLUG.typ`, STEM the main file's own stem unless given)."""
     parts, numbers, prefixes = [], [], []
     for line in main.read_text(encoding="utf-8").splitlines():
         heading = re.match(r"^=\s+(.+?)\s*$", line)
@@ -42,7 +49,7 @@ def book_inputs(main: Path) -> dict[str, str]:
             parts.append(heading.group(1))
         include = re.match(r'^#include\s+"(.+)\.typ"', line)
         if include:
-            number, prefix = chapter_numbering(include.group(1).removeprefix(main.stem + "-"))
+            number, prefix = chapter_numbering(include.group(1).removeprefix((stem or main.stem) + "-"))
             numbers.append(number)
             prefixes.append(prefix)
     return {"rebalance-parts": "\n".join(parts), "rebalance-chapters": ",".join(numbers),
@@ -56,6 +63,30 @@ def chapter_numbering(slug: str) -> tuple[str, str]:
         enumerator = re.search(r"^\s+enumerator:\s*['\"]?([^'\"\n]*)%s", path.read_text(encoding="utf-8"), re.M)
         return str(int(path.name.split("-", 1)[0])), enumerator.group(1) if enumerator else ""
     return "", ""
+
+
+def slug_of(source: str) -> str:
+    """mystmd's slug of a toc file: its stem without a leading NN- (chapters/02-range-assignor.md: range-assignor)."""
+    return re.sub(r"^\d+-", "", Path(source).stem).lower()
+
+
+def print_main(main: Path) -> Path:
+    """The main file without the `#include` lines of the site-only pages (and the page break before each): a copy
+    next to it, or the main file itself when it includes none."""
+    skip = {f'#include "{main.stem}-{slug_of(name)}.typ"' for name in SITE_ONLY}
+    lines = main.read_text(encoding="utf-8").splitlines()
+    kept: list[str] = []
+    for line in lines:
+        if line.strip() in skip:
+            while kept and kept[-1].strip() in ("", "#pagebreak()"):
+                kept.pop()
+            continue
+        kept.append(line)
+    if len(kept) == len(lines):
+        return main
+    printed = main.with_name(f"{main.stem}.print.typ")
+    printed.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    return printed
 
 
 def main(argv: list[str]) -> int:
@@ -77,9 +108,10 @@ def main(argv: list[str]) -> int:
     output = Path(paths[1]).resolve() if len(paths) > 1 else source.with_suffix(".pdf")
     started = time.monotonic()
     try:
+        printed = print_main(source)
         _, warnings = typst.compile_with_warnings(
-            str(source), output=str(output), root="/", package_path=str(PACKAGES),
-            ignore_system_fonts=True, font_paths=FONT_DIRS, sys_inputs=book_inputs(source))
+            str(printed), output=str(output), root="/", package_path=str(PACKAGES),
+            ignore_system_fonts=True, font_paths=FONT_DIRS, sys_inputs=book_inputs(printed, source.stem))
     except Exception as exc:  # the binding raises one exception type carrying Typst's diagnostics
         print(f"typst compile {source.name}: {exc}", file=sys.stderr)
         return 1

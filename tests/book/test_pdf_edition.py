@@ -13,6 +13,15 @@ order; every solution of the chapters is printed, with the answer cells that the
 Chinese terms are set in an embedded CJK font; pages rendered to images (``pdftoppm``): the cover dark, a
 figure page with colour, a chapter opening with text, and the pages left blank before a right-hand opening
 without a running head; and the built site links the PDF and each chapter's notebook.
+
+A clean print edition, each point over the PDF's text (``pdftotext``): no widget prints its repr (the static
+twin figure or table prints instead); every figure caption in chapter N reads "Figure N.k", k running from 1 to
+the chapter's number of figures, as the text refers to them; a citation that follows the name it cites does not
+print the name again ("KIP-345 KIP-345 [17]"); no table cell is cut off with "…" and no word runs off the text
+area (``pdftotext -bbox``); no plumbing cell (tagged
+``plumbing``: imports, checks, tables of checks that hold) prints its code or output; the API reference is on
+the site only; the glossary gives each term's English meaning before the Chinese words; and the last PDF build
+reported no mystmd warning.  (tests/book/test_print_rules.py checks the sources these rest on.)
 """
 
 from __future__ import annotations
@@ -27,6 +36,8 @@ from pathlib import Path
 
 import pytest
 from book_toc import read_toc
+
+from .print_rules import PLUMBING, SITE_ONLY, WIDGET_VIEW, chapter_number, code_cells, printed_source, tags
 
 pytestmark = pytest.mark.pdf
 
@@ -64,6 +75,12 @@ def _plain(title: str) -> str:
 def chapter_notebooks() -> list[Path]:
     files, _ = toc_files_and_parts()
     return [REPO / f for f in files if f.startswith("chapters/") and f.endswith(".ipynb")]
+
+
+def printed_toc_files() -> list[str]:
+    """The toc's files the PDF prints: all but the site's own pages (the API reference)."""
+    files, _ = toc_files_and_parts()
+    return [f for f in files if f not in SITE_ONLY]
 
 
 def printed_image_hashes() -> set[str]:
@@ -113,7 +130,48 @@ def _run(*args: str) -> str:
 
 @pytest.fixture(scope="module")
 def text(pdf: Path) -> str:
-    return _run("pdftotext", "-enc", "UTF-8", str(pdf), "-")
+    # the zero-width spaces the layout puts into long words and table cells (break opportunities) are no text
+    return _run("pdftotext", "-enc", "UTF-8", str(pdf), "-").replace("\u200b", "")
+
+
+@pytest.fixture(scope="module")
+def pages(text: str) -> list[str]:
+    """The text of each page (pages[0] is page 1)."""
+    return text.split("\f")
+
+
+def _outline_pages(pdf: Path) -> dict[str, int]:
+    """Outline entry (plain title) -> its page number (1-based), for every entry of the PDF's outline."""
+    import pypdf
+
+    reader = pypdf.PdfReader(str(pdf))
+    found: dict[str, int] = {}
+
+    def walk(entries):
+        for entry in entries:
+            if isinstance(entry, list):
+                walk(entry)
+            else:
+                found.setdefault(_plain(entry.title), reader.get_destination_page_number(entry) + 1)
+
+    walk(reader.outline)
+    return found
+
+
+@pytest.fixture(scope="module")
+def chapter_pages(pdf: Path) -> dict[Path, range]:
+    """Each chapter notebook's pages: from its opening to the page before the next outline page (a chapter, the
+    glossary, references or bibliography)."""
+    outline = _outline_pages(pdf)
+    starts = sorted({outline[_plain(page_title(f))] for f in printed_toc_files()[1:] if _plain(page_title(f)) in outline}
+                    | {outline[t] for t in ("Bibliography",) if t in outline})
+    spans = {}
+    for notebook in chapter_notebooks():
+        start = outline.get(_plain(page_title(notebook.relative_to(REPO).as_posix())))
+        assert start, f"{notebook.name}: its title is not in the PDF outline"
+        end = next((s for s in starts if s > start), start + 60)
+        spans[notebook] = range(start, end)
+    return spans
 
 
 def test_page_count_is_plausible(pdf):
@@ -150,7 +208,8 @@ def test_every_chapter_title_is_in_the_outline(pdf):
                 yield _plain(entry.title)
 
     outline = list(flatten(reader.outline))
-    files, parts = toc_files_and_parts()
+    _, parts = toc_files_and_parts()
+    files = printed_toc_files()
     wanted = [page_title(f) for f in files[1:]] + parts + ["Bibliography"]  # files[0] is the cover's page
     missing = [t for t in map(_plain, wanted) if t not in outline]
     assert not missing, f"not in the PDF outline: {missing}\noutline: {outline[:40]}"
@@ -247,3 +306,160 @@ def test_the_site_links_the_pdf_and_each_chapter_its_notebook(pdf):
         assert (site / notebooks[0]["url"].lstrip("/")).is_file(), f"{slug}: {notebooks[0]['url']} missing"
         checked += 1
     assert checked == len(chapter_notebooks())
+
+
+# ---- a clean print edition ------------------------------------------------------------------------
+def _compact(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def test_no_widget_prints_its_repr(text):
+    """A widget's output prints nothing on paper (its static twin, printed just before, is what the page shows):
+    neither the repr of any widget the chapters show ("VBox(children=(IntSlider(...") nor any box repr."""
+    reprs = []
+    for notebook in chapter_notebooks():
+        for cell in code_cells(notebook):
+            for output in cell.get("outputs", []):
+                data = output.get("data", {})
+                if WIDGET_VIEW in data and PLUMBING not in tags(cell):
+                    reprs.append((notebook.name, "".join(data.get("text/plain", "")).splitlines()[0][:40]))
+    assert reprs, "the chapters show no widget: nothing to check"
+    compact = _compact(text)
+    printed = [(name, r) for name, r in reprs if _compact(r) in compact]
+    assert not printed, f"widget reprs printed in the PDF: {printed[:5]}"
+    assert not re.search(r"\b[VH]Box\(children=", text), "a widget box's repr is printed"
+
+
+def test_figure_captions_read_as_the_text_refers_to_them(pages, chapter_pages):
+    """In chapter N the captions read "Figure N.1", "Figure N.2", ... (the numbers the prose's cross-references
+    carry), one for each figure of the chapter, none "Figure 2:"."""
+    checked = 0
+    for notebook, span in chapter_pages.items():
+        n = chapter_number(notebook)
+        figures = sum(1 for cell in code_cells(notebook)
+                      if cell.get("metadata", {}).get("caption") and PLUMBING not in tags(cell))
+        captions = re.findall(r"\bFigure (\d+)(?:\.(\d+))?:", "\n".join(pages[p - 1] for p in span))
+        wrong = [f"Figure {a}{'.' + b if b else ''}" for a, b in captions if int(a) != n or not b]
+        assert not wrong, f"{notebook.name} (chapter {n}, pages {span.start}-{span.stop - 1}): captions {wrong}"
+        assert {int(b) for _, b in captions} == set(range(1, figures + 1)), (
+            f"{notebook.name}: captions {sorted({int(b) for _, b in captions})} for {figures} figures")
+        checked += figures
+    assert checked > 0, "no figure caption checked"
+
+
+def test_a_citation_prints_its_name_once(text):
+    """A citation right after the name it cites prints the reference number alone: "KIP-345 [17]", never
+    "KIP-345 KIP-345 [17]" or "`RangeAssignor` RangeAssignor [13]"."""
+    doubled = []
+    for match in re.finditer(r"(\S+)[ \n](\S+) \[\d+\]", text):
+        before, name = match.group(1).strip("(`,;:\"'\u2018\u201c"), match.group(2)
+        if before == name or (before.endswith(name) and before[-len(name) - 1] in "./"):
+            doubled.append(match.group(0).replace("\n", " "))
+    cited = len(re.findall(r"\[\d+\]", text))
+    assert cited > 50, f"only {cited} citations in the PDF: nothing to check"
+    assert not doubled, f"{len(doubled)} citations print the name twice: {doubled[:8]}"
+
+
+def _cut_cells() -> list[tuple[str, str]]:
+    """(notebook, text) of every table cell the PDF prints that the stored output cut off ("..." at its end)."""
+    cut = []
+    for notebook in chapter_notebooks():
+        for cell in code_cells(notebook):
+            if PLUMBING in tags(cell) or tags(cell) & {"remove-cell", "remove-output"}:
+                continue
+            for output in cell.get("outputs", []):
+                html = "".join(output.get("data", {}).get("text/html", ""))
+                cut += [(notebook.name, c) for c in re.findall(r"<td>([^<]*)\.\.\.</td>", html)]
+    return cut
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "the cut is in the stored outputs: pandas shortens a cell to display.max_colwidth (50) characters, so the "
+    "notebooks hold 'state=PreparingRebalance, previous=Stable, gen...' and no layout can print the rest; the "
+    "chapters 0, 1, 7, 8, 11 and 12 need their outputs recomputed with display.max_colwidth=None"))
+def test_no_table_cell_is_cut_off(text):
+    """No table cell ends in "…" where its text was cut off."""
+    compact = _compact(text)
+    printed = [(name, c) for name, c in _cut_cells() if _compact(c) + "\u2026" in compact]
+    assert not printed, f"{len(printed)} table cells are printed cut off, e.g. {printed[:4]}"
+
+
+def test_the_api_reference_is_on_the_site_only(pdf, text):
+    """The API reference stays in myst.yml's toc (the site's page) but is not printed: no outline entry, no text."""
+    files, _ = toc_files_and_parts()
+    assert set(SITE_ONLY) <= set(files), f"{SITE_ONLY} not in myst.yml's toc: the site lost its API reference"
+    assert "API reference" not in _outline_pages(pdf), "the PDF's outline lists the API reference"
+    assert "The public interface of the" not in text, "the API reference's text is printed"
+    assert not re.search(r"^API reference\s*$", text, re.M), "a page of the PDF is headed 'API reference'"
+
+
+def test_no_plumbing_cell_is_printed(text):
+    """Cells tagged plumbing (imports, checks, tables of checks that hold) print neither their code nor their
+    output: none of their code lines that no printed cell shares, none of their output lines, no `holds` table."""
+    notebooks = chapter_notebooks()
+    shared = printed_source(notebooks)
+    compact = _compact(text)
+    plumbing, printed, checked = 0, [], 0
+    for notebook in notebooks:
+        for cell in code_cells(notebook):
+            if PLUMBING not in tags(cell):
+                continue
+            plumbing += 1
+            code = [line for line in cell["source"].splitlines()
+                    if len(_compact(line)) >= 16 and _compact(line) not in shared]
+            outputs = [line for output in cell.get("outputs", []) if output["output_type"] == "stream"
+                       for line in "".join(output["text"]).splitlines() if len(_compact(line)) >= 16 and _compact(line) not in shared]
+            for line in code + outputs:
+                checked += 1
+                if _compact(line) in compact:
+                    printed.append(f"{notebook.name}: {line.strip()[:70]}")
+    assert plumbing and checked, "no plumbing cell to check"
+    assert not printed, f"{len(printed)} lines of plumbing cells are printed, e.g. {printed[:6]}"
+    assert not re.search(r"^holds$", text, re.M), "a table of checks ('holds') is printed"
+
+
+def test_the_glossary_gives_the_english_meaning_first(text):
+    """Each glossary entry reads "term  The English meaning ... In the articles: 协调器 ...", not "term  协调器 ..."."""
+    # (the last "The articles' Chinese words": a running head may name the section on the page before it starts)
+    start, end = text.find("Each entry gives the Kafka term"), text.rfind("The articles\u2019 Chinese words")
+    assert 0 <= start < end, "the glossary's entries are not in the PDF"
+    glossary = text[start:end]
+    source = (REPO / "glossary.md").read_text(encoding="utf-8")
+    terms = re.findall(r"^(\S[^\n]*)\n: ", source.split(":::{glossary}", 1)[1], re.M)
+    assert len(terms) > 20
+    cjk_first = []
+    for term in terms:
+        match = re.search(rf"^{re.escape(term)}\s+(\S)", glossary, re.M)
+        assert match, f"glossary term {term!r} not found at the start of a line"
+        if "\u3400" <= match.group(1) <= "\u9fff":
+            cjk_first.append(term)
+    assert not cjk_first, f"glossary entries that lead with the Chinese words: {cjk_first}"
+
+
+def test_the_last_pdf_build_reported_no_warning(pdf):
+    """mystmd's output of the build that wrote this PDF (site/pdf/build.sh keeps it next to the PDF) holds no
+    warning or error (⚠️ / ⛔️), e.g. "'jupytext' extra key ignored: default_lexer" once per chapter."""
+    log = pdf.with_suffix(".log")
+    if not log.is_file():
+        pytest.skip(f"no build log next to {pdf} (site/pdf/build.sh writes {DEFAULT_PDF.with_suffix('.log').name})")
+    flagged = [line for line in log.read_text(encoding="utf-8").splitlines() if "\u26a0" in line or "\u26d4" in line]
+    assert not flagged, f"the PDF build reported {len(flagged)} warning(s)/error(s): {flagged[:5]}"
+
+
+def test_no_word_runs_off_the_text_area(pdf, tmp_path):
+    """No word of any page (but the cover) lies outside the text area: a table cell or a code line too wide for the
+    page would run into the margin or off the paper and be cut (``pdftotext -bbox``; the inside margin 26 mm, the
+    outside one 20 mm, as book.typ sets them, with 2 pt of tolerance)."""
+    out = tmp_path / "bbox.html"
+    _run("pdftotext", "-bbox", str(pdf), str(out))
+    mm = 72 / 25.4
+    outside = []
+    for number, page in enumerate(out.read_text(encoding="utf-8").split("<page ")[1:], start=1):
+        if number == 1:
+            continue  # the cover is a full-bleed picture
+        width = float(re.search(r'width="([\d.]+)"', page).group(1))
+        left, right = (26 * mm, width - 20 * mm) if number % 2 else (20 * mm, width - 26 * mm)
+        for x_min, x_max, word in re.findall(r'<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)<', page):
+            if float(x_min) < left - 2 or float(x_max) > right + 2:
+                outside.append(f"page {number}: {word[:50]}")
+    assert not outside, f"{len(outside)} words outside the text area: {outside[:6]}"
