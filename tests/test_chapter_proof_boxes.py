@@ -16,9 +16,9 @@ vectors, forensics of another client's source) is one look away, in a collapsed 
   tagged ``how-we-know`` anywhere else is an error.
 * **The rule.**  Outside the boxes (the main flow: Markdown outside a box, exercises and solutions included, and
   untagged code cells) there is no source line number (:data:`LINE_NUMBER`) and no code cell that checks the
-  book against Kafka (:data:`AGREEMENT`: a real cluster's run set next to the simulator, a FindCoordinator
-  check, a Connect cluster's rounds, a controller's placements, the conformance vectors, a table of checks, an
-  agreement verdict, librdkafka's peer runs and its model).
+  book against Kafka (:data:`AGREEMENT`: a real cluster started, its run set next to the simulator, a
+  FindCoordinator check, a Connect cluster's rounds, a controller's placements, a share or streams group's run,
+  the conformance vectors, a table of checks, an agreement verdict, librdkafka's peer runs and its model).
 
 Chapters 00, 11, 14 and 15 are being revised for their factual claims first; they are expected to fail
 (``xfail(strict=True)``: the day one of them passes, its mark must go).  The tests at the end plant a line
@@ -54,10 +54,13 @@ AGREEMENT: dict[str, tuple[str, ...]] = {
     "a prediction set against a real run": (r"\bpredicted\b|\breal_summary\b",),
     "FindCoordinator on a real cluster": (r"\bcompare_coordinators\b",),
     "a real Connect cluster's rounds": (r"\bcompare_rounds\b|\bConnectDistributedCluster\(",),
-    "a real controller's placements": (r"\bcontroller_placements\(|\bgoodness_of_fit\(",),
+    "a real Kafka cluster": (r"\bKafkaCluster\(",),
+    "a real controller's placements": (r"\bcontroller_placements\(|\bgoodness_of_fit\(|\boutcome_distribution\(",),
+    "a real share or streams group": (r"\b(?:run_share_group|scale_out_and_in|predict_rebalance)\(",),
     "the conformance vectors": (r"\bconform\b|\bVECTOR_CASES\b",),
     "a table of checks (holds)": (r"[\"']holds[\"']",),
-    "an agreement verdict": (r"\bagree\b|\breplayed\b|==\s*book\b|\bbook\s*==",),
+    "an agreement verdict": (r"\[[\"']agree[\"']\]|\.agree\b|\bagree\s*=(?!=)|\[[\"']replayed[\"']\]|\.replayed\b"
+                             r"|==\s*book\b|\bbook\s*==",),
     "librdkafka's peer runs or its model": (
         r"\b(?:run_peer|observed_disagreements|observed_same_subscription_rounds|librdkafka_general_assign"
         r"|librdkafka_range_assign)\(",),
