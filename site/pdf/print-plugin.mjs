@@ -87,7 +87,7 @@ const printProofBoxes = {
       const title = (node.children ?? []).find((child) => child.type === 'admonitionTitle');
       if (!title || !HOW_WE_KNOW.test(textOf(title))) return;
       const at = node.children.indexOf(title) + 1;
-      node.children.splice(at, 0, { type: 'raw', typst: '#set text(size: 0.86em)' });
+      node.children.splice(at, 0, { type: 'raw', typst: '#set text(size: 0.86em);' });
     });
   },
 };
