@@ -17,7 +17,7 @@ import json
 import sys
 from typing import Callable, Iterable, List, Optional, Tuple
 
-from .errors import InputError, JavaUnavailableError
+from .errors import InputError, LiveClientError
 from .gcpause import paused_gc
 from .vectors import Line, conform_lines, read_lines, run_lines
 
@@ -144,7 +144,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except JavaUnavailableError as exc:
+    except LiveClientError as exc:  # Java missing (JavaUnavailableError), or a JVM or cluster that failed
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # pragma: no cover

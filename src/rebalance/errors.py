@@ -10,7 +10,8 @@ class                          raised when
                                ``EventLimitError`` is the **simulation limit** (``max_events``)
 ``LiveClientError``            a **live client or cluster failure**: a real Kafka broker, a Java client,
                                librdkafka or a Jupyter server that failed or refused (also a
-                               ``RuntimeError``); ``JavaUnavailableError`` says what to install
+                               ``RuntimeError``); ``JavaUnavailableError`` says what to install,
+                               ``ConnectRestError`` carries a Connect worker's HTTP status
 ``WaitTimeoutError``           a **timeout**: a live run that did not reach a state in time (also a
                                ``TimeoutError``)
 ``KafkaError``                 an exception Kafka itself throws for this input (for example
@@ -25,6 +26,7 @@ class                          raised when
 """
 from __future__ import annotations
 
+import json
 import re
 from typing import Mapping, Optional, TypeVar
 
@@ -111,6 +113,27 @@ class ClusterStartError(LiveClientError):
 class ConnectStartError(ClusterStartError):
     """A Connect worker (:mod:`rebalance.kafka.connect`) did not start (or did not come back): which one, why
     (``cause``) and its log's tail."""
+
+
+class ConnectRestError(LiveClientError):
+    """A Connect worker's REST API (:mod:`rebalance.kafka.connect`) answered a request with an HTTP error:
+    ``status`` (409 ``CONFLICT`` while the group rebalances, ``HerderRequestHandler`` at 4.3.1, and for a
+    connector that exists already, ``ConnectExceptionMapper``; 404, 400, 500...), the request's ``method`` and
+    ``path``, the answer's ``body`` and ``message`` (the ``message`` of Connect's ``ErrorMessage`` body
+    ``{"error_code", "message"}``; the body itself when it is not one)."""
+
+    def __init__(self, status: int, method: str, path: str, body: str):
+        self.status = status
+        self.method = method
+        self.path = path
+        self.body = body
+        try:
+            parsed = json.loads(body)
+        except ValueError:
+            parsed = None
+        message = parsed.get("message") if isinstance(parsed, dict) else None
+        self.message: str = message if isinstance(message, str) else body.strip()
+        super().__init__(f"{method} {path}: HTTP {status} {self.message}")
 
 
 class CoordinatorNotAvailable(LiveClientError):

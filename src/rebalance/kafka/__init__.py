@@ -13,6 +13,9 @@ This area runs Kafka's own classes from those jars through the book's Java modul
   enumerated outcome distribution of the book's ``StripedReplicaPlacer`` (membership and chi-square fit).
 * :mod:`rebalance.kafka.connect` -- a real distributed Kafka Connect cluster (``ConnectDistributed`` workers)
   whose rounds, read from the workers' logs, are replayed through the book's Connect model side by side.
+* :mod:`rebalance.kafka.jvm` -- every JVM of this area started one way (:class:`~rebalance.kafka.jvm.JvmProcess`),
+  ``find_java`` and the Java module's classpaths; :mod:`rebalance.kafka.broker_requests` -- a broker asked over a
+  plain socket (``Metadata``).
 * :mod:`rebalance.kafka.share` -- a share group (KIP-932) of real ``KafkaShareConsumer`` instances dividing one
   partition's records, set against ``SimpleAssignor`` and ``SharePartitionModel``.
 * :mod:`rebalance.kafka.streams` -- real Kafka Streams instances of a stateful application (classic protocol)
@@ -30,7 +33,7 @@ from .._lazy import lazy_exports
 _EXPORTS = {
     "Oracle": "rebalance.kafka.oracle", "OracleAnswer": "rebalance.kafka.oracle",
     "answer_all": "rebalance.kafka.oracle", "check_files": "rebalance.kafka.oracle",
-    "rewrite_files": "rebalance.kafka.oracle", "java_module": "rebalance.kafka.oracle",
+    "rewrite_files": "rebalance.kafka.oracle", "java_module": "rebalance.kafka.jvm",
     "KafkaCluster": "rebalance.kafka.cluster", "ClusterStartError": "rebalance.kafka.cluster",
     "run_scenario": "rebalance.kafka.consumers",
     "simulate_lines_on_kafka": "rebalance.kafka.consumers",
@@ -41,8 +44,9 @@ _EXPORTS = {
     "controller_placements": "rebalance.kafka.placement", "first_leader": "rebalance.kafka.placement",
     "goodness_of_fit": "rebalance.kafka.placement", "marginal": "rebalance.kafka.placement",
     "outcome_distribution": "rebalance.kafka.placement",
-    "ConnectDistributedCluster": "rebalance.kafka.connect", "CONNECT_BROKER_CONFIG": "rebalance.kafka.connect",
-    "connectors_added": "rebalance.kafka.connect", "worker_bounced": "rebalance.kafka.connect",
+    "ConnectDistributedCluster": "rebalance.kafka.connect.workers",
+    "CONNECT_BROKER_CONFIG": "rebalance.kafka.connect.workers",
+    "connectors_added": "rebalance.kafka.connect.scenarios", "worker_bounced": "rebalance.kafka.connect.scenarios",
     "run_share_group": "rebalance.kafka.share", "ShareRun": "rebalance.kafka.share", "ShareRule": "rebalance.kafka.share",
     "share_rule": "rebalance.kafka.share", "predict_outcomes": "rebalance.kafka.share",
     "outcome_table": "rebalance.kafka.share", "share_summary": "rebalance.kafka.share",
@@ -59,7 +63,10 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:
     from .cluster import ClusterStartError, KafkaCluster
+    from .connect.scenarios import connectors_added, worker_bounced
+    from .connect.workers import CONNECT_BROKER_CONFIG, ConnectDistributedCluster
     from .consumers import run_scenario, simulate_lines_on_kafka
-    from .oracle import Oracle, OracleAnswer, answer_all, check_files, java_module, rewrite_files
+    from .jvm import java_module
+    from .oracle import Oracle, OracleAnswer, answer_all, check_files, rewrite_files
     from .share import (SHARE_BROKER_CONFIG, ShareRule, ShareRun, outcome_table, predict_outcomes, run_share_group,
                         share_rule, share_summary)

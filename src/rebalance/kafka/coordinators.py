@@ -21,7 +21,6 @@ and ids with a negative ``hashCode``.
 from __future__ import annotations
 
 import random
-import socket
 import string
 import struct
 import time
@@ -32,7 +31,7 @@ from ..errors import CoordinatorNotAvailable as CoordinatorNotAvailable  # re-ex
 from ..errors import WaitTimeoutError, require
 from ..java import INT_MIN, string_hash
 from ..protocol.coordinator import OFFSETS_TOPIC, partition_for
-from .cluster import _recv
+from .broker_requests import CLIENT_ID, round_trip
 
 __all__ = ["CoordinatorNotAvailable", "CoordinatorRow", "MIN_VALUE_IDS", "cluster_leaders", "compare_coordinators",
            "find_coordinator", "find_coordinators", "group_ids", "load_by_leader", "offsets_leaders", "coordinator_summary"]
@@ -95,14 +94,10 @@ def find_coordinator(port: int, group: str, *, host: str = "127.0.0.1", timeout:
     """The coordinator's broker id for ``group``, asked of the broker at ``host:port`` with one
     ``FindCoordinator`` v2 request (``Key`` = the group id, ``KeyType`` = 0); raises
     :class:`CoordinatorNotAvailable` on an error code."""
-    client = b"rebalance"
     key = group.encode("utf-8")
-    body = (struct.pack(">hhih", 10, 2, 7, len(client)) + client
+    body = (struct.pack(">hhih", 10, 2, 7, len(CLIENT_ID)) + CLIENT_ID
             + struct.pack(">h", len(key)) + key + struct.pack(">b", 0))
-    with socket.create_connection((host, port), timeout=timeout) as s:
-        s.sendall(struct.pack(">i", len(body)) + body)
-        size = struct.unpack(">i", _recv(s, 4))[0]
-        data = _recv(s, size)
+    data = round_trip(port, body, host=host, timeout=timeout)
     # correlation id, throttle_time_ms, error_code, error_message (nullable string), node_id, host, port
     _corr, _throttle, error = struct.unpack_from(">iih", data, 0)
     pos = 10

@@ -101,7 +101,8 @@ def compare_releases(paths: Iterable[Path], old: str = OLD_RELEASE, new: str = K
                     builder = _first_differing_builder(a.output or {}, b.output or {}) or "none"
                     row.builders[builder] = row.builders.get(builder, 0) + 1
                 if len(row.examples) < 3:
-                    row.examples.append(str(line.get("id", (line.get("input") or {}).get("id"))))
+                    given = line.get("input")
+                    row.examples.append(str(line.get("id", given.get("id") if isinstance(given, dict) else None)))
         row.fields = _generalize(fields)
         rows.append(asdict(row))
     return rows
