@@ -67,26 +67,25 @@ def _topic_map(topics: Tuple[str, ...], trailing: bool) -> Tuple[List[str], Dict
     return order, {t: i for i, t in enumerate(order)}, lengths
 
 
-def _trailing(partitions: Sequence[TopicPartition], topics: Tuple[str, ...]) -> bool:
-    """True when some partition follows the first partition of the last new topic (``topics``: the distinct
-    topics of ``partitions`` in first-appearance order): the ``computeIfAbsent`` call of that partition may
-    still resize the map."""
-    if not partitions:
-        return False
-    last = partitions[-1][0]
-    return last != topics[-1] or any(tp[0] == last for tp in partitions[:-1])
+def _layout(partitions: Sequence[TopicPartition]) -> Tuple[List[str], Tuple[str, ...], bool]:
+    """Each partition's topic, the distinct topics in first-appearance order, and whether some partition follows
+    the first partition of the last new topic (its ``computeIfAbsent`` call may still resize the map)."""
+    names = list(map(_TOPIC, partitions))
+    topics = tuple(dict.fromkeys(names))
+    return names, topics, bool(topics) and names.index(topics[-1]) < len(names) - 1
 
 
-def _regrouped(partitions: Sequence[TopicPartition]) -> List[TopicPartition]:
+def _regrouped(partitions: Sequence[TopicPartition],
+               layout: Optional[Tuple[List[str], Tuple[str, ...], bool]] = None) -> List[TopicPartition]:
     """``partitions`` in the order of :func:`group_partitions_by_topic`'s groups: a stable sort by the
-    topic's place in the ``HashMap`` (list order within a topic)."""
+    topic's place in the ``HashMap`` (list order within a topic).  ``layout``: :func:`_layout` of them."""
     partitions = list(partitions)
-    topics = tuple(dict.fromkeys(map(_TOPIC, partitions)))
-    order, place, _ = _topic_map(topics, _trailing(partitions, topics))
+    names, topics, trailing = layout or _layout(partitions)
+    order, place, _ = _topic_map(topics, trailing)
     if len(topics) == len(partitions):  # one partition per topic
         by_topic = dict(partitions)
         return list(zip(order, map(by_topic.__getitem__, order)))
-    keys = list(map(place.__getitem__, map(_TOPIC, partitions)))
+    keys = list(map(place.__getitem__, names))
     return list(map(partitions.__getitem__, sorted(range(len(partitions)), key=keys.__getitem__)))
 
 
@@ -158,11 +157,12 @@ def sticky_v1_buffer(partitions: Sequence[TopicPartition], generation: int) -> B
     if (type(generation) is int and INT_MIN <= generation <= INT_MAX and set(map(type, numbers)) <= {int}
             and (not numbers or (INT_MIN <= min(numbers) and max(numbers) <= INT_MAX))
             and set(map(type, map(_TOPIC, partitions))) <= {str}):
-        topics = tuple(dict.fromkeys(map(_TOPIC, partitions)))
-        lengths = _topic_map(topics, _trailing(partitions, topics))[2]
+        layout = _layout(partitions)
+        topics = layout[1]
+        lengths = _topic_map(topics, layout[2])[2]
         if len(lengths) == len(topics) and max(lengths, default=0) <= 32767:
             length = 4 + 6 * len(topics) + sum(lengths) + 4 * len(partitions) + 4
-            return _StickyV1Buffer(_regrouped(partitions), generation, length)
+            return _StickyV1Buffer(_regrouped(partitions, layout), generation, length)
     return ByteBuffer(encode_sticky_v1(partitions, generation))
 
 
