@@ -44,7 +44,7 @@ def _write_outputs(args, read: Callable[[str], Iterable[Line]],
     """The loop of ``run`` and ``simulate``: apply ``--max-cells``, write ``compute``'s JSON lines for every
     file to stdout or ``--output``, keep going past bad lines and unreadable files, exit 1 if any."""
     if args.max_cells is not None:
-        from . import errors as limits
+        from . import validation as limits
 
         # 0 lifts the limit: the caller takes responsibility for the memory (benchmarks at Kafka's scale)
         limits.MAX_INPUT_CELLS = args.max_cells if args.max_cells > 0 else float("inf")
@@ -110,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+", metavar="FILE", help="scenario files (.jsonl); '-' for stdin")
     p.add_argument("-o", "--output", help="write to this file instead of stdout")
     p.add_argument("--max-cells", type=int, default=None, metavar="N",
-                   help="size limit in cells: partitions + subscriptions + owned partitions for a consumer group (default rebalance.errors.MAX_INPUT_CELLS; 0: none)")
+                   help="size limit in cells: partitions + subscriptions + owned partitions for a consumer group (default rebalance.validation.MAX_INPUT_CELLS; 0: none)")
     p.add_argument("--oracle", choices=("package", "kafka"), default="package",
                    help="who computes: this package (default) or Kafka's own classes from the pinned jars "
                         "(needs Java 17+ and 'make java')")
@@ -121,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="scenario files: one JSON scenario per line, or one JSON object or array; '-' for stdin")
     p.add_argument("-o", "--output", help="write to this file instead of stdout")
     p.add_argument("--max-cells", type=int, default=None, metavar="N",
-                   help="size limit in cells: partitions + subscriptions + events (default rebalance.errors.MAX_INPUT_CELLS; 0: none)")
+                   help="size limit in cells: partitions + subscriptions + events (default rebalance.validation.MAX_INPUT_CELLS; 0: none)")
     p.add_argument("--on", choices=("model", "kafka"), default="model",
                    help="the package's simulators (default), or real KafkaConsumers of the pinned release on a "
                         "one-broker cluster on 127.0.0.1, in wall-clock time (needs Java 17+ and 'make java')")

@@ -40,7 +40,8 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optio
 
 from .consumer.assignor import COOPERATIVE, EAGER, assignor_name
 from .consumer.assignor import assignor_for as consumer_assignor_for
-from .errors import InputError, check_size, require
+from .errors import InputError
+from .validation import check_size, require
 from .kip848.assignor import assignor_for
 from .kip848.config import KIP848Config
 from .protocol.clock import MAX_EVENTS
@@ -313,7 +314,7 @@ def _classic_assignors(value: object, protocol: str) -> Tuple[str, ...]:
 
 
 def _check_size(topics: Mapping[str, int], members: Sequence[MemberInput], n_events: int) -> None:
-    """Partitions + subscriptions + events, against :data:`rebalance.errors.MAX_INPUT_CELLS` (as ``run``
+    """Partitions + subscriptions + events, against :data:`rebalance.validation.MAX_INPUT_CELLS` (as ``run``
     counts a consumer group's partitions and subscriptions)."""
     total = sum(topics.values())
     largest = max(topics, key=lambda t: topics[t])

@@ -23,9 +23,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sized, Tuple, cast
 
-from .errors import InputError, KafkaError, SimulationError, check_size
+from .errors import InputError, KafkaError, SimulationError
 
 #: kind -> module that adapts it.  A kind whose module is missing reports "not implemented".
+from .validation import check_size
 ADAPTERS: Dict[str, str] = {
     "consumer": "rebalance.consumer.vectors",
     "coordinator_partition": "rebalance.protocol.vectors",
@@ -229,7 +230,7 @@ SIZE_ESTIMATORS: Dict[str, Callable[[dict], None]] = {
 
 def check_input_size(scenario: dict) -> None:
     """Estimate the size of one scenario before it runs, and refuse one over
-    :data:`~rebalance.errors.MAX_INPUT_CELLS` with an :class:`InputError` naming the count to reduce
+    :data:`~rebalance.validation.MAX_INPUT_CELLS` with an :class:`InputError` naming the count to reduce
     (e.g. ``topics.t0``): without this, a partition count of 2^31-1 exhausts memory and takes the whole
     run down.  ``coordinator_partition`` and ``java_random`` allocate only what the line itself lists.
     Any JSON value is read without failing (see :func:`_count`): the shape is the adapter's to check."""

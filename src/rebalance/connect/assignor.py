@@ -22,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, Mapping, Optional, Protocol, Sequence, Tuple, Type, Union, runtime_checkable
 
-from ..errors import InputError, require
+from ..errors import InputError
+from ..validation import require
 from ..java import INT_MAX, INT_MIN
 from .eager import EagerAssignor
 from .incremental import DEFAULT_MAX_DELAY_MS, IncrementalCooperativeAssignor, MemberAssignments, MockTime

@@ -34,7 +34,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, cast
 
-from ..errors import InputError, require
+from ..errors import InputError
+from ..validation import require
 from ..java import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN
 from .assignor import ASSIGNORS, ConnectAssignor, ReplayOptions, assignor_class, assignor_for, connect_protocol
 from .eager import EagerAssignor

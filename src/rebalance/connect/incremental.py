@@ -29,7 +29,8 @@ import math
 from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, TypeVar,
                     Union)
 
-from ..errors import InputError, require
+from ..errors import InputError
+from ..validation import require
 from ..java import JavaHashOrder, string_hash
 from .model import (
     ClusterAssignment,

@@ -36,7 +36,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple, Union, cast
 
-from ..errors import EventLimitError, IllegalStateError, require
+from ..errors import EventLimitError, IllegalStateError
+from ..validation import require
 from ..protocol.clock import ScheduledEvent, VirtualClock
 from ..protocol.driver import CompletedRebalance, DriverHooks, format_assignment
 from ..protocol.ledger import OwnershipLedger, RebalanceMetrics

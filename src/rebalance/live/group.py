@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Type
 
-from ..errors import LiveClientError, WaitTimeoutError, require
+from ..errors import LiveClientError, WaitTimeoutError
+from ..validation import require
 from ..protocol.trace import TraceEvent, format_events
 from .config import MemberConfig
 from .member import LiveMember, TopicPartition

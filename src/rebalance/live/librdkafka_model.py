@@ -64,7 +64,8 @@ from ..consumer.cooperative_sticky import CooperativeStickyAssignor
 from ..consumer.model import TopicPartition
 from ..consumer.range import RangeAssignor
 from ..consumer.sticky_general import GeneralAssignmentBuilder
-from ..errors import LibrdkafkaCrash as LibrdkafkaCrash, require  # re-exported; defined in errors
+from ..errors import LibrdkafkaCrash as LibrdkafkaCrash  # re-exported; defined in errors
+from ..validation import require
 
 __all__ = ["observed_disagreements", "observed_same_subscription_rounds", "librdkafka_range_assign", "LibrdkafkaCrash", "LibrdkafkaRun", "LibrdkafkaPartitionMovements", "LibrdkafkaGeneralBuilder",
            "LibrdkafkaStickyBuilder", "librdkafka_general_assign"]

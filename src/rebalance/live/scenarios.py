@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ..errors import require
+from ..validation import require
 from ..protocol.config import ProtocolConfig
 from ..protocol.group import COMPLETING_REBALANCE
 from ..protocol.simulation import GroupSimulation

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Dict, List, Mapping, Optional, Sequence
 
-from ..errors import InputError, KafkaError, require
+from ..errors import InputError, KafkaError
+from ..validation import require
 from ..java import INT_MAX, INT_MIN, java_abs, string_hash
 
 #: ``offsets.topic.num.partitions`` default (``GroupCoordinatorConfig.OFFSETS_TOPIC_PARTITIONS_DEFAULT``).

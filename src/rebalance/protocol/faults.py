@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
-from ..errors import require
+from ..validation import require
 from .config import MemberSpec
 
 if TYPE_CHECKING:

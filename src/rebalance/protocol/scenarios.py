@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass
 from typing import Callable, List, Mapping, Optional, Tuple
 
-from ..errors import require
+from ..validation import require
 from .assignors import COOPERATIVE, EAGER
 from .config import ProtocolConfig
 from .simulation import GroupSimulation

@@ -23,7 +23,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..errors import IllegalStateError, InputError, require
+from ..errors import IllegalStateError, InputError
+from ..validation import require
 from .assignors import (BUILTIN_PROTOCOLS, COOPERATIVE, EAGER, ClientAssignor, consumer_assignor,
                         rebalance_protocol_for)
 from .clock import VirtualClock

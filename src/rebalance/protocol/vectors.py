@@ -6,7 +6,8 @@ Input ``{"kind": "coordinator_partition", "numPartitions": n, "groupIds": [...]}
 """
 from __future__ import annotations
 
-from ..errors import InputError, require
+from ..errors import InputError
+from ..validation import require
 from ..java import java_abs, string_hash
 from .coordinator import OFFSETS_TOPIC_PARTITIONS_DEFAULT, check_num_partitions
 

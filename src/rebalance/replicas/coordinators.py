@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Dict, Iterable, List, Optional
 
-from ..errors import require
+from ..validation import require
 from ..java import string_hash
 # one implementation of ``GroupCoordinatorService.partitionFor`` (validation and errors included) for the
 # whole package; the name ``offsets_partition_for`` is kept for this module's callers

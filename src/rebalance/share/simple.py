@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Dict
 
-from ..errors import one_of
+from ..validation import one_of
 from ..kip848.assignor import ConsumerGroupPartitionAssignor
 from ..kip848.spec import HOMOGENEOUS, GroupAssignment, GroupSpec, SubscribedTopicDescriber
 from .simple_heterogeneous import assign_heterogeneous

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Collection, Dict, List, Optional, Tuple, TypeV
 
 import numpy as np
 
-from ..errors import InputError, require
+from ..errors import InputError
+from ..validation import require
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance

@@ -21,7 +21,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import InputError, require
+from ..errors import InputError
+from ..validation import require
 from ..java import INT_MIN, string_hash
 
 ArrayLike = Union[Iterable[str], np.ndarray, pa.Array, pa.ChunkedArray]

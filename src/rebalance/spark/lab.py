@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # pyspark is the Spark extra; imported where a session is use
     from pyspark.sql import SparkSession
     from .generators import SweepParams
 
-from ..errors import require
+from ..validation import require
 from ..consumer import assign as consumer_assign
 from .generators import check_params
 from .jobs import JOBS, get_job

@@ -12,7 +12,7 @@ from typing import Dict, Optional, Sequence, cast
 
 import pandas as pd
 
-from ..errors import require
+from ..validation import require
 from .generators import SweepParams, check_params
 from .jobs import JOBS, get_job
 from .jobs import coordinator as coordinator_job

@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch, Polygon
 
-from ..errors import require
+from ..validation import require
 from .style import apply
 
 __all__ = ["Node", "Edge", "draw_diagram"]

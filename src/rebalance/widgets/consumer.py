@@ -17,7 +17,8 @@ import pandas as pd
 
 from ..consumer import assign
 from ..consumer.assignor import ASSIGNORS
-from ..errors import InputError, require
+from ..errors import InputError
+from ..validation import require
 from ..viz.assignment import (assignment_table, heatmap_figure, moved_partitions, moves_figure, moves_table,
                               partition_grid_figure)
 

@@ -15,7 +15,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..errors import InputError, require
+from ..errors import InputError
+from ..validation import require
 from ..protocol.config import ProtocolConfig
 from ..protocol.coordinator import OFFSETS_TOPIC_PARTITIONS_DEFAULT
 from ..protocol.simulation import GroupSimulation

@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..errors import require
+from ..validation import require
 from ..viz.style import PALETTE, apply
 
 if TYPE_CHECKING:  # ipywidgets is imported when a widget is built (the book's extra)

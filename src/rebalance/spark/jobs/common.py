@@ -13,7 +13,8 @@ if TYPE_CHECKING:  # pyspark is the Spark extra; imported where a session is use
     from _typeshed import DataclassInstance
     from pyspark.sql import DataFrame, SparkSession
 
-from ...errors import InputError, require
+from ...errors import InputError
+from ...validation import require
 
 T = TypeVar("T", bound="DataclassInstance")  # a simulator's config dataclass
 

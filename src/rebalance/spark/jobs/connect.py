@@ -37,7 +37,8 @@ from ...connect.assignor import ASSIGNOR_NAMES
 from ...connect.cluster import RoundResult
 from ...connect.experiment import PhaseCounts, bounce_rounds, steady_cluster
 from ...connect.incremental import DEFAULT_MAX_DELAY_MS
-from ...errors import InputError, require
+from ...errors import InputError
+from ...validation import require
 from ..generators import ConnectParams, ConnectScenario, check_params, connect_scenario, require_subset
 from .common import JobResult, columns_of, lower_quantile, run_rows_job, scenario_rows_df
 

@@ -31,7 +31,7 @@ import pandas as pd
 if TYPE_CHECKING:  # pyspark is the Spark extra; imported where a session is used
     from pyspark.sql import DataFrame, SparkSession
 
-from ...errors import require
+from ...validation import require
 from ..generators import check_params, group_ids, require_choices, require_whole
 from ..hashing import java_abs_array, string_hash_array
 from .common import JobResult, ship_package, check_scale, write_outputs

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Tuple, Union, cas
 
 import pandas as pd
 
-from ...errors import require
+from ...validation import require
 from ...kip848.config import KIP848Config
 from ...protocol.config import ProtocolConfig
 from ...protocol.ledger import RebalanceMetrics

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Union
 
 import pandas as pd
 
-from ...errors import require
+from ...validation import require
 from ..generators import check_params, require_whole
 from .common import JobResult, columns_of, run_rows_job, scenario_rows_df
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Tuple, Union
 
 import pandas as pd
 
-from ...errors import require
+from ...validation import require
 from ...streams.assignment_configs import AssignmentConfigs
 from ...streams.experiment import probing_rounds, random_process_ids, tasks_of
 from ..generators import check_params, require_choices, require_whole, scenario_rng

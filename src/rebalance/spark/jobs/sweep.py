@@ -38,7 +38,7 @@ from ...consumer import assign as consumer_assign
 from ...consumer.abstract_sticky import balance_score
 from ...consumer.api import build_scenario
 from ...consumer.rounds import rebalance_rounds
-from ...errors import require
+from ...validation import require
 from ..generators import GroupScenario, SweepParams, check_params, sweep_scenario
 from .common import JobResult, check_seed, columns_of, scenario_rows_df, stage_rows, write_outputs
 
