@@ -40,6 +40,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Optional
 
+from .common import FieldErrorJson, KafkaErrorJson
+
 
 class RebalanceError(Exception):
     """Base class of the package's own errors."""
@@ -54,7 +56,7 @@ class FieldError(RebalanceError):
         self.message = message
         super().__init__(f"{field}: {message}")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> FieldErrorJson:
         return {"type": type(self).__name__, "field": self.field, "message": self.message}
 
 
@@ -96,7 +98,7 @@ class KafkaError(RebalanceError):
         self.message = message
         super().__init__(f"{type_name}: {message}" if message else type_name)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> KafkaErrorJson:
         return {"type": self.type, "message": self.message}
 
 
