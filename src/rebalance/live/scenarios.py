@@ -11,7 +11,7 @@
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ..validation import require
 from ..protocol.config import ProtocolConfig
@@ -99,8 +99,8 @@ def step_rows(group: LiveGroup, steps: Sequence[Step], marks: Sequence[int]) -> 
 
 
 def _completed(events: Sequence[TraceEvent]) -> List[int]:
-    joined: Dict[int, set] = {}
-    assigned: Dict[int, set] = {}
+    joined: Dict[int, Set[str]] = {}
+    assigned: Dict[int, Set[str]] = {}
     for e in events:
         if e.kind == "joined":
             joined.setdefault(e.fields["generation"], set()).add(e.actor)

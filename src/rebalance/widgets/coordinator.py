@@ -140,7 +140,7 @@ def group_timeline_widget(settings: GroupSettings = GroupSettings()) -> "ipywidg
     html = w.HTML()
     image = w.Image(format="png")
 
-    def update(*_):
+    def update(*_: object) -> None:
         try:
             chosen = GroupSettings(group_id=group.value or settings.group_id, offsets_partitions=parts.value,
                                    brokers=settings.brokers, initial_rebalance_delay_ms=delay.value * 1000,

@@ -74,7 +74,7 @@ def coordinator_load_widget(broker_load: pd.DataFrame, num_partitions: int = 50,
     image = w.Image(format="png")
     html = w.HTML()
 
-    def update(*_):
+    def update(*_: object) -> None:
         table, fig = coordinator_load_view(broker_load, parts.value, nodes.value)
         buffer = io.BytesIO()
         fig.savefig(buffer, format="png", bbox_inches="tight")
