@@ -30,8 +30,8 @@ from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping,
                     Union)
 
 from ..errors import InputError
-from ..validation import require
 from ..java import JavaHashOrder, string_hash
+from ..validation import require
 from .model import (
     ClusterAssignment,
     ConnectorTaskId,

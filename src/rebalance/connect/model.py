@@ -19,8 +19,8 @@ from typing import (Any, Callable, Container, Dict, Hashable, Iterable, List, Ma
                     TypeVar, Union)
 
 from ..errors import InputError
-from ..validation import parse_dashed_id, require
 from ..java import INT_MAX, JavaHashOrder, hash_set_copy_capacity, java_string_key, string_hash, to_int32
+from ..validation import parse_dashed_id, require
 
 ConnectorTaskId = Tuple[str, int]
 T = TypeVar("T", bound=Hashable)

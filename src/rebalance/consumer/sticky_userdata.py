@@ -29,8 +29,8 @@ from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..errors import InputError
-from ..validation import require
 from ..java import INT_MAX, INT_MIN, hashmap_order
+from ..validation import require
 from ..wire import ByteBuffer, SchemaError
 from .model import TopicPartition, check_tp_names, parse_tps
 

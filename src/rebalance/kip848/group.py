@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..errors import InputError, KafkaError
-from ..validation import check_size
 from ..java import INT_MAX, INT_MIN
+from ..validation import check_size
 from .assignor import ASSIGNORS, COORDINATOR, ReplayOptions, assignor_for, check_members_map
 from ..jcollections import HashJSet, JMap, LinkedJSet, new_map, new_set
 from .spec import Assignment, GroupAssignment, GroupSpec, MemberSpec, TopicDescriber, inverted_assignment

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from ..validation import require
 from ..protocol.config import ProtocolConfig
 from ..protocol.group import COMPLETING_REBALANCE
 from ..protocol.simulation import GroupSimulation
+from ..validation import require
 from .config import MemberConfig
 from ..protocol.trace import TraceEvent
 from .group import LiveGroup

@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Dict, List, Mapping, Optional, Sequence, TypedDict
 
 from ..errors import InputError, KafkaError
-from ..validation import require
 from ..java import INT_MAX, INT_MIN, java_abs, string_hash
+from ..validation import require
 
 #: ``offsets.topic.num.partitions`` default (``GroupCoordinatorConfig.OFFSETS_TOPIC_PARTITIONS_DEFAULT``).
 OFFSETS_TOPIC_PARTITIONS_DEFAULT = 50

@@ -22,8 +22,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import InputError
-from ..validation import require
 from ..java import INT_MIN, string_hash
+from ..validation import require
 
 ArrayLike = Union[Iterable[str], np.ndarray, pa.Array, pa.ChunkedArray]
 

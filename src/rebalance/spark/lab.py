@@ -20,8 +20,8 @@ if TYPE_CHECKING:  # pyspark is the Spark extra; imported where a session is use
     from .generators import SweepParams
 
 from ..common import JsonRecord
-from ..validation import require
 from ..consumer import assign as consumer_assign
+from ..validation import require
 from .generators import check_params
 from .jobs import JOBS, get_job
 from .jobs.common import JobResult, table_path, write_outputs

@@ -16,10 +16,10 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..errors import InputError
-from ..validation import require
 from ..protocol.config import ProtocolConfig
 from ..protocol.coordinator import OFFSETS_TOPIC_PARTITIONS_DEFAULT
 from ..protocol.simulation import GroupSimulation
+from ..validation import require
 from ..viz.protocol import ownership_timeline
 from .protocol import failure_timeline
 

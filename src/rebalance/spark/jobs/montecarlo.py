@@ -44,10 +44,10 @@ from typing import TYPE_CHECKING, Dict, Iterable, Mapping, Optional, Tuple, Unio
 import pandas as pd
 
 from ...common import JsonRecord
-from ...validation import require
 from ...kip848.config import KIP848Config
 from ...protocol.config import ProtocolConfig
 from ...protocol.ledger import RebalanceMetrics
+from ...validation import require
 from ..generators import (RESTART_EVENTS, RestartParams, RestartScenario, check_params, require_subset, require_whole,
                           restart_scenario)
 from .common import (JobResult, check_overrides, columns_of, lower_quantile, run_rows_job, scenario_rows_df,

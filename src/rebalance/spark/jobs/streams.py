@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Tuple, Union
 import pandas as pd
 
 from ...common import JsonRecord
-from ...validation import require
 from ...streams.assignment_configs import AssignmentConfigs
 from ...streams.experiment import probing_rounds, random_process_ids, tasks_of
+from ...validation import require
 from ..generators import check_params, require_choices, require_whole, scenario_rng
 from .common import JobResult, columns_of, lower_quantile, run_rows_job, scenario_rows_df
 
