@@ -34,8 +34,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Collection, Dict, List, Mapping, Optional, Sequence, Tuple, cast
 
-from ..errors import InputError, require
+from ..errors import InputError
 from ..java import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN
+from ..validation import require
 from .assignor import ASSIGNORS, ConnectAssignor, ReplayOptions, assignor_class, assignor_for, connect_protocol
 from .eager import EagerAssignor
 from .incremental import DEFAULT_MAX_DELAY_MS, DEFAULT_START_TIME_MS, IncrementalCooperativeAssignor, MockTime

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional
 
-from ..errors import InputError, require
+from ..errors import InputError
 from ..java import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN
+from ..validation import require
 from ..vectors import diff_summary
 from .assignor import ReplayOptions
 from .cluster import ConnectCluster, RoundResult, Running, WorkerRound

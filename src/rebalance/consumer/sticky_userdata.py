@@ -28,8 +28,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ..errors import InputError, require
+from ..errors import InputError
 from ..java import INT_MAX, INT_MIN, compute_if_absent_order
+from ..validation import require
 from ..wire import ByteBuffer, SchemaError
 from .model import TopicPartition, check_tp_names, parse_tps
 

@@ -25,7 +25,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 from .assignor import assignor_for
 from .model import AssignorResult, ConsumerScenario, TopicPartition, parse_consumer_input, tp_str
 from .sticky_userdata import user_data_from_spec
-from ..errors import require
+from ..validation import require
 from .replay import ENTRIES, SUBSCRIPTION_MAP_TYPES, ReplayOptions
 from ..java import INT_MAX, INT_MIN, java_string_key, same_order_as_python
 
