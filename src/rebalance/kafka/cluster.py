@@ -45,7 +45,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..errors import ClusterStartError as ClusterStartError  # re-exported; defined in errors
-from ..errors import IllegalStateError, require
+from ..errors import IllegalStateError
+from ..validation import require
 from ..versions import KAFKA_VERSION
 from .broker_requests import metadata_brokers
 from .jvm import (DEFAULT_JVM_OPTIONS, JvmProcess, StartedInWith, StopAtExit, broker_lib, check_jvm_settings,

@@ -28,7 +28,8 @@ from dataclasses import asdict, dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from ..errors import CoordinatorNotAvailable as CoordinatorNotAvailable  # re-exported; defined in errors
-from ..errors import WaitTimeoutError, require
+from ..errors import WaitTimeoutError
+from ..validation import require
 from ..java import INT_MIN, string_hash
 from ..protocol.coordinator import OFFSETS_TOPIC, partition_for
 from .broker_requests import CLIENT_ID, round_trip

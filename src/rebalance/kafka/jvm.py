@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import IO, Callable, Generic, List, Mapping, Optional, Protocol, Sequence, Set, TypeVar, Union
 
 from ..errors import IllegalStateError, JavaUnavailableError, LiveClientError, WaitTimeoutError
-from ..errors import require  # moves to rebalance.validation with issue 32
+from ..validation import require
 from ..versions import KAFKA_VERSION
 
 __all__ = ["JvmProcess", "StopAtExit", "StartedInWith", "find_java", "java_module", "module_classpath",

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable, Dict, Hashable, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from ..errors import IllegalStateError, WaitTimeoutError, require
+from ..errors import IllegalStateError, WaitTimeoutError
+from ..validation import require
 from ..replicas.brokers import Broker
 from ..replicas.java_random import JavaRandom
 from ..replicas.placement import PlacementSpec

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import List, Mapping, Optional, Sequence, TypedDict
 
-from ...errors import require
+from ...validation import require
 from .replay import ComparisonRow, RoundComparison, compare_rounds
 from .workers import ConnectDistributedCluster
 

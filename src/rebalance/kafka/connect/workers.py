@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ...errors import ConnectRestError, ConnectStartError, JavaUnavailableError, LiveClientError, WaitTimeoutError
-from ...errors import require
+from ...validation import require
 from ..cluster import free_ports
 from ..jvm import (DEFAULT_JVM_OPTIONS, JvmProcess, StartedInWith, StopAtExit, check_jvm_settings, client_classpath,
                    find_java, log4j2_properties, remove_dir, stop_together, wait_each)
