@@ -254,7 +254,7 @@ class _Player:
         return running
 
 
-def run_scenario(value: object, cluster: Optional[Any] = None) -> List[Dict[str, object]]:
+def run_scenario(value: object, cluster: Optional[Any] = None) -> List[Dict[str, Any]]:
     """One scenario on a cluster of its own: its rebalance lines (with ``replayed``) and its summary line.
 
     ``cluster``: a running :class:`~rebalance.kafka.cluster.KafkaCluster` to run it on instead (each scenario
@@ -303,7 +303,7 @@ def run_scenario(value: object, cluster: Optional[Any] = None) -> List[Dict[str,
                 for r in recs:
                     f.write(json.dumps({"scenario": scenario.get("id"), "jvm": idx, **r}) + "\n")
     found = kip848_rebalances(run, s) if s.protocol == "consumer" else classic_rebalances(run, s)
-    rows: List[Dict[str, object]] = [{"generation": r.generation, "at_ms": r.at_ms, "assignment": r.assignment,
+    rows: List[Dict[str, Any]] = [{"generation": r.generation, "at_ms": r.at_ms, "assignment": r.assignment,
                                       "replayed": ok} for r, ok in found]
     return rows + [{"summary": summary(s, [r for r, _ in found], run)}]
 
