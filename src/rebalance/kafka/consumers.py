@@ -56,7 +56,8 @@ from ..errors import require
 from ..simulate import SimulationInput, parse_scenario
 from ..vectors import Line, compute_lines
 from .consumer_records import ConsumerRun, classic_rebalances, kip848_rebalances, summary
-from .jsonlines import ConsumerRecord, ConsumerStart, JsonLinesJvm, pause
+from .jsonlines import ConsumerRecord, ConsumerStart
+from .jsonlines_jvm import JsonLinesJvm, pause
 
 __all__ = ["MAIN_CLASS", "run_scenario", "simulate_lines_on_kafka", "check_runnable", "CLASSIC_SETTINGS",
            "CONSUMER_SETTINGS", "MAX_WALL_MS", "OBSERVE_INTERVAL_MS", "MEMBER_HEAP"]
@@ -155,7 +156,8 @@ class _Player:
     def _new_jvm(self) -> JsonLinesJvm[ConsumerRecord]:
         k = len(self.jvms)
         j: JsonLinesJvm[ConsumerRecord] = JsonLinesJvm(f"jvm{k}", MAIN_CLASS, self.folder,
-                                                       f"member JVM {k} (ScenarioMembers)", heap=MEMBER_HEAP)
+                                                       f"member JVM {k} (ScenarioMembers)", heap=MEMBER_HEAP,
+                                                       companions=self.jvms)
         self.jvms.append(j)  # held before it is spawned: stop() reaches it even if the spawn is interrupted
         j.spawn()
         return j

@@ -41,7 +41,8 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from ..errors import WaitTimeoutError, require
 from ..share.delivery import ShareRule, share_rule
 from ..share.delivery import outcomes as predict_outcomes
-from .jsonlines import JsonLinesJvm, ShareRecord, ShareStart, pause
+from .jsonlines import ShareRecord, ShareStart
+from .jsonlines_jvm import JsonLinesJvm, pause
 
 __all__ = ["SHARE_BROKER_CONFIG", "SHARE_MAIN_CLASS", "ShareRule", "ShareRun", "run_share_group",
            "predict_outcomes", "share_rule", "outcome_table", "share_summary"]
@@ -239,7 +240,7 @@ class _SharePlayer:
         for i in range(jvms + 1):
             what = "the share admin JVM (ShareMembers)" if i == 0 else f"share member JVM {i} (ShareMembers)"
             j: JsonLinesJvm[ShareRecord] = JsonLinesJvm(f"share{i}", SHARE_MAIN_CLASS, self.folder, what,
-                                                        heap=SHARE_HEAP)
+                                                        heap=SHARE_HEAP, companions=self.jvms)
             self.jvms.append(j)  # held before it is spawned: stop() reaches it even if the spawn is interrupted
             self._seen.append(0)
             j.spawn()

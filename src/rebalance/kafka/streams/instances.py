@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from ...errors import IllegalStateError, WaitTimeoutError, require
-from ..jsonlines import JsonLinesJvm, StreamsRecord, pause
+from ..jsonlines import StreamsRecord
+from ..jsonlines_jvm import JsonLinesJvm, pause
 from ..jvm import DEFAULT_JVM_OPTIONS, StartedInWith, StopAtExit, client_classpath, log4j2_properties
 from .assignor_log import StreamsRebalance, parse_rebalances
 
