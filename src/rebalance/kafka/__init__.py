@@ -19,6 +19,9 @@ This area runs Kafka's own classes from those jars through the book's Java modul
   whose group leader's task assignments, read from its log, are replayed through the book's
   ``HighAvailabilityTaskAssignor`` (:func:`scale_out_and_in`, chapter 15).
 
+Every JVM starts through :mod:`rebalance.kafka.jvm`; the consumer, share-consumer and Streams drivers speak one
+JSON-lines protocol (:mod:`rebalance.kafka.jsonlines`, :mod:`rebalance.kafka.jsonlines_jvm`).
+
 Names are loaded on first use, so ``python -m rebalance.kafka.oracle`` runs the module cleanly.
 """
 from __future__ import annotations

@@ -28,7 +28,7 @@ The output lines are ``simulate``'s, plus ``"replayed"`` on each rebalance line:
   each other), each order of the joins in between is replayed, one target per join, and one that reproduces
   the broker's target counts.
 
-The members speak :mod:`rebalance.kafka.jsonlines` (each JVM a :class:`~rebalance.kafka.jsonlines.JsonLinesJvm`):
+The members speak :mod:`rebalance.kafka.jsonlines` (each JVM a :class:`~rebalance.kafka.jsonlines_jvm.JsonLinesJvm`):
 a member JVM that dies unasked is a :class:`~rebalance.errors.LiveClientError` with the tail of its stderr within
 a fraction of a second, a wait that runs out a :class:`~rebalance.errors.WaitTimeoutError`.  What the records
 say (the rebalances, their replays, ownership, the summary) is :mod:`rebalance.kafka.consumer_records`; an
