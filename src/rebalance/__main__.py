@@ -51,11 +51,14 @@ def _write_outputs(args: argparse.Namespace, read: Callable[[str], Iterable[Line
         # 0 lifts the limit: the caller takes responsibility for the memory (benchmarks at Kafka's scale)
         limits.MAX_INPUT_CELLS = args.max_cells if args.max_cells > 0 else float("inf")
     out: TextIO = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    written = 0
     try:
         def write(obj: JsonRecord) -> None:
+            nonlocal written
             out.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
             out.write("\n")
             out.flush()
+            written += 1
 
         errors = 0
         for path in args.files:
@@ -66,6 +69,8 @@ def _write_outputs(args: argparse.Namespace, read: Callable[[str], Iterable[Line
                 print(f"{path}: cannot read file ({exc.strerror})", file=sys.stderr)
                 errors += 1
                 continue
+            except KeyboardInterrupt as exc:  # what was running has stopped itself (its message says what)
+                raise KeyboardInterrupt(f"{exc or 'stopped'}; the {written} line(s) written before are kept") from None
             errors += bad
         if errors:
             print(f"{errors} line(s) could not be computed; see their 'error' fields", file=sys.stderr)
@@ -152,6 +157,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 2
     except BrokenPipeError:  # pragma: no cover
         return 1
+    except KeyboardInterrupt as exc:  # Ctrl-C: one line, no traceback (what ran has stopped its processes)
+        print(f"interrupted (Ctrl-C): {exc or 'stopped'}", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -22,6 +22,9 @@ This area runs Kafka's own classes from those jars through the book's Java modul
   whose group leader's task assignments, read from its log, are replayed through the book's
   ``HighAvailabilityTaskAssignor`` (:func:`scale_out_and_in`, chapter 15).
 
+Every JVM starts through :mod:`rebalance.kafka.jvm`; the consumer, share-consumer and Streams drivers speak one
+JSON-lines protocol (:mod:`rebalance.kafka.jsonlines`, :mod:`rebalance.kafka.jsonlines_jvm`).
+
 Names are loaded on first use, so ``python -m rebalance.kafka.oracle`` runs the module cleanly.
 """
 from __future__ import annotations
@@ -51,12 +54,14 @@ _EXPORTS = {
     "share_rule": "rebalance.kafka.share", "predict_outcomes": "rebalance.kafka.share",
     "outcome_table": "rebalance.kafka.share", "share_summary": "rebalance.kafka.share",
     "SHARE_BROKER_CONFIG": "rebalance.kafka.share",
-    "StreamsInstances": "rebalance.kafka.streams", "StreamsRebalance": "rebalance.kafka.streams",
-    "StreamsScenario": "rebalance.kafka.streams", "STREAMS_SETTINGS": "rebalance.kafka.streams",
-    "STREAMS_BROKER_CONFIG": "rebalance.kafka.streams", "scale_out_and_in": "rebalance.kafka.streams",
-    "parse_rebalances": "rebalance.kafka.streams", "predict_rebalance": "rebalance.kafka.streams",
-    "compare_rebalance": "rebalance.kafka.streams", "streams_configs": "rebalance.kafka.streams",
-    "sticky_prediction": "rebalance.kafka.streams", "STREAMS_GROUP_SETTINGS": "rebalance.kafka.streams",
+    "StreamsInstances": "rebalance.kafka.streams.instances", "STREAMS_SETTINGS": "rebalance.kafka.streams.instances",
+    "StreamsRebalance": "rebalance.kafka.streams.assignor_log",
+    "parse_rebalances": "rebalance.kafka.streams.assignor_log",
+    "predict_rebalance": "rebalance.kafka.streams.replay", "compare_rebalance": "rebalance.kafka.streams.replay",
+    "streams_configs": "rebalance.kafka.streams.replay", "sticky_prediction": "rebalance.kafka.streams.replay",
+    "StreamsScenario": "rebalance.kafka.streams.scenarios", "scale_out_and_in": "rebalance.kafka.streams.scenarios",
+    "STREAMS_BROKER_CONFIG": "rebalance.kafka.streams.scenarios",
+    "STREAMS_GROUP_SETTINGS": "rebalance.kafka.streams.scenarios",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
