@@ -13,11 +13,6 @@ from rebalance import errors
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "rebalance"
 
-#: TEMPORARY (issue 32): these areas still import ``require`` / ``one_of`` from rebalance.errors (its block at
-#: the bottom re-exports them) until their own rewrite lands; remove them here together with that block.
-NOT_YET_MOVED = ("kafka",)
-
-
 def _classes() -> dict[str, type]:
     return {name: value for name, value in vars(errors).items()
             if inspect.isclass(value) and value.__module__ == errors.__name__}
@@ -92,9 +87,6 @@ def test_only_exception_classes_are_imported_from_errors():
     wrong = []
     for folder in (SRC, ROOT / "tests", ROOT / "benchmarks", ROOT / "examples"):
         for path in sorted(folder.rglob("*.py")):
-            relative = path.relative_to(SRC).parts if path.is_relative_to(SRC) else ()
-            if relative and relative[0] in NOT_YET_MOVED:
-                continue
             wrong += [f"{path.relative_to(ROOT)}: {name}" for name in _imports_from_errors(path) if name not in classes]
     for chapter in sorted((ROOT / "chapters").glob("*.md")):
         for match in re.finditer(r"^from rebalance\.errors import ([^\n]+)$", chapter.read_text(encoding="utf-8"), re.M):

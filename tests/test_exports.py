@@ -39,10 +39,6 @@ SUBPACKAGES = ["streams.client", "streams.coordinator"]
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "rebalance"
 
-#: TEMPORARY (issue 32): areas being rewritten elsewhere at the same time, brought to the one shape when they merge
-NOT_YET_IN_SHAPE = {"kafka"}
-
-
 @pytest.mark.parametrize("area", ["", *AREAS, *SUBPACKAGES])
 def test_area_exports_its_public_names(area):
     module = importlib.import_module(f"rebalance.{area}" if area else "rebalance")
@@ -231,9 +227,7 @@ def _shape_problems(path: Path) -> list[str]:
 SHAPED = ["", *AREAS]
 
 
-@pytest.mark.parametrize("area", [pytest.param(a, marks=pytest.mark.xfail(
-    a in NOT_YET_IN_SHAPE, reason="TEMPORARY (issue 32): rewritten elsewhere, brought to the shape at merge",
-    strict=True)) for a in SHAPED])
+@pytest.mark.parametrize("area", SHAPED)
 def test_every_area_init_has_the_one_shape(area):
     path = SRC / area / "__init__.py" if area else SRC / "__init__.py"
     assert _shape_problems(path) == []

@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Optional
 
 from .common import FieldErrorJson, KafkaErrorJson
 
@@ -223,20 +223,3 @@ class LibrdkafkaCrash(RebalanceError):
 class JavaUnavailableError(LiveClientError):
     """Java 17+ or Maven (or the Java module's build) is missing where Kafka's own classes are asked for:
     the message says what to install or run."""
-
-
-# TEMPORARY (issue 32): ``require`` and ``one_of`` moved to rebalance.validation; rebalance.kafka and
-# rebalance.streams still import them from here until their own rewrite lands.  Remove this block then (and
-# nothing else may import them from here: tests/test_exports.py checks it).
-_MOVED_TO_VALIDATION = ("one_of", "require")
-
-if TYPE_CHECKING:
-    from .validation import one_of as one_of, require as require
-
-
-def __getattr__(name: str) -> Any:
-    if name in _MOVED_TO_VALIDATION:
-        from . import validation
-
-        return getattr(validation, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

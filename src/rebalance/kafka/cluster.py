@@ -392,16 +392,3 @@ class KafkaCluster(StartedInWith):
         remove_dir(self.workdir)
         self.workdir = None
         _RUNNING.discard(self)
-
-
-# TEMPORARY: removed when the clients branch lands (streams.py still imports these names from here); use
-# rebalance.kafka.jvm's kill_and_reap, parent_death_prefix, remove_dir, StartedInWith and StopAtExit
-_kill_and_reap = kill_and_reap
-_pdeathsig_prefix = parent_death_prefix
-_remove_dir = remove_dir
-_StartedInWith = StartedInWith
-
-
-def _stopped_at_exit() -> Any:
-    """Deprecated (TEMPORARY): a :class:`~rebalance.kafka.jvm.StopAtExit`."""
-    return StopAtExit()

@@ -52,7 +52,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union, cast
 
-from ..errors import require
+from ..validation import require
 from ..simulate import SimulationInput, parse_scenario
 from ..vectors import Line, compute_lines
 from .consumer_records import ConsumerRun, classic_rebalances, kip848_rebalances, summary

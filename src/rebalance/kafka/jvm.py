@@ -191,7 +191,6 @@ def parent_death_prefix() -> List[str]:
     return []
 
 
-_pdeathsig_prefix = parent_death_prefix  # the name the drivers used before jvm.py
 
 
 def _signal_group(p: "subprocess.Popen[bytes]", sig: int) -> None:

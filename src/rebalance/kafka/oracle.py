@@ -26,8 +26,7 @@ from typing import TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Opti
 
 from ..errors import IllegalStateError, LiveClientError
 from ..versions import ADMINUTILS_RELEASE, KAFKA_VERSION
-from .jvm import JvmProcess, module_classpath, remove_dir
-from .jvm import find_java as find_java, java_module as java_module  # TEMPORARY: removed when the clients branch lands
+from .jvm import JvmProcess, find_java, module_classpath, remove_dir
 
 if TYPE_CHECKING:
     from ..vectors import Line

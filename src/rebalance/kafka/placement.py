@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable, Dict, Hashable, Iterable, List, Mapping, Optional, Sequence, Tuple
 
+from ..common import JsonRecord
 from ..errors import IllegalStateError, WaitTimeoutError
 from ..validation import require
 from ..replicas.brokers import Broker
@@ -81,7 +82,7 @@ class ScriptedRandom(JavaRandom):
     nextInt = next_int
 
 
-def outcome_distribution(brokers: Sequence, num_partitions: int, replication_factor: int, *,
+def outcome_distribution(brokers: Sequence[Broker], num_partitions: int, replication_factor: int, *,
                          max_paths: int = 200_000) -> Dict[Outcome, Fraction]:
     """The exact distribution of ``StripedReplicaPlacer.place(PlacementSpec(_, num_partitions,
     replication_factor), brokers)`` over the placer's random draws: ``{outcome: probability}`` (probabilities
@@ -172,7 +173,7 @@ def chi2_sf(x: float, dof: int) -> float:
     return math.exp(log_front) * h
 
 
-def goodness_of_fit(observed: Iterable[Hashable], expected: Mapping[Hashable, Fraction]) -> dict:
+def goodness_of_fit(observed: Iterable[Hashable], expected: Mapping[Hashable, Fraction]) -> JsonRecord:
     """Pearson's chi-square goodness-of-fit test of the observed values against ``expected`` probabilities
     (every value of ``expected`` is a cell; statistic ``sum((O - E)^2 / E)``, dof = cells - 1, p-value
     :func:`chi2_sf`, as ``scipy.stats.chisquare``).  Returns ``{"n", "cells", "observed", "expected",
@@ -200,7 +201,7 @@ def cluster_brokers(cluster: KafkaCluster, fenced: Iterable[int] = ()) -> List[B
                                                                             key=lambda n: n.node_id)]
 
 
-def _admin(bootstrap_servers: str):
+def _admin(bootstrap_servers: str) -> Any:
     from confluent_kafka.admin import AdminClient
     return AdminClient({"bootstrap.servers": bootstrap_servers, "log_level": 0})
 
@@ -361,7 +362,7 @@ def controller_placements(cluster: KafkaCluster, *, single: int = 90, multi: int
     brokers = tuple(cluster_brokers(cluster))
     steps: List[PlacementStep] = []
 
-    def check(step: str, names: List[str], count: int, bs: Tuple[Broker, ...], placements, start: int = 0):
+    def check(step: str, names: List[str], count: int, bs: Tuple[Broker, ...], placements: Any, start: int = 0) -> None:
         dist = outcome_distribution(bs, count, replication_factor)
         steps.append(PlacementStep(step, bs, count, len(dist), tuple(check_placements(placements, dist, start))))
 

@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..errors import WaitTimeoutError, require
+from ..errors import WaitTimeoutError
+from ..validation import require
 from ..share.delivery import ShareRule, share_rule
 from ..share.delivery import outcomes as predict_outcomes
 from .jsonlines import ShareRecord, ShareStart

@@ -23,7 +23,8 @@ import time
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple
 
-from ...errors import IllegalStateError, WaitTimeoutError, require
+from ...errors import IllegalStateError, WaitTimeoutError
+from ...validation import require
 from ..jsonlines import StreamsRecord
 from ..jsonlines_jvm import JsonLinesJvm, pause
 from ..jvm import DEFAULT_JVM_OPTIONS, StartedInWith, StopAtExit, client_classpath, log4j2_properties
