@@ -72,6 +72,25 @@ const printAdmonitions = {
   },
 };
 
+// A chapter's "How we know" boxes (`:::{admonition} How we know: ...` with `:class: dropdown`, CONTRIBUTING.md) hold
+// the proof: collapsed on the site, on paper printed in full but compactly, in a smaller type (a Typst set rule at
+// the start of the box's body holds only inside it).  The box's code cells are `hide-cell` and print through
+// rebalance-print-hidden-cells, as they are (code already prints small).
+const HOW_WE_KNOW = /^How we know\b/;
+const printProofBoxes = {
+  name: 'rebalance-print-how-we-know',
+  doc: 'In the PDF build (REBALANCE_PRINT=1), print How we know boxes in a smaller type.',
+  stage: 'project',
+  plugin: (_opts, utils) => (tree) => {
+    if (!PRINT()) return;
+    utils.selectAll('admonition', tree).forEach((node) => {
+      const title = (node.children ?? []).find((child) => child.type === 'admonitionTitle');
+      if (!title || !HOW_WE_KNOW.test(textOf(title))) return;
+      const at = node.children.indexOf(title) + 1;
+      node.children.splice(at, 0, { type: 'raw', typst: '#set text(size: 0.86em);' });
+    });
+  },
+};
 
 // Plumbing stays off paper.  A code cell tagged `plumbing` is one the printed page loses nothing by: set-up or
 // tear-down that prints nothing but a verdict (imports, display options, a cluster started or closed), or a
@@ -146,5 +165,5 @@ const citeNameOnce = {
 export default {
   name: 'Rebalance print edition',
   transforms: [showHiddenCells, dropPlumbing, dropWidgets, citeNameOnce, printGlossary,
-    printAdmonitions],
+    printAdmonitions, printProofBoxes],
 };

@@ -4,6 +4,9 @@
   prints nothing but a verdict and only sets up or tears down (imports, display options, a cluster started or
   closed), or only checks a claim the prose states in words (an assertion's confirmation, "... agree: True", a
   table of checks with a ``holds`` column).
+* ``HOW_WE_KNOW``: the cell tag of the code cells of a "How we know" box (CONTRIBUTING.md, Chapters), which are also
+  ``hide-cell``: folded on the site and in JupyterLab, printed in the PDF (site/pdf/print-plugin.mjs shows hidden
+  cells on paper) unless they are plumbing too.
 * ``SITE_ONLY``: the toc's pages the PDF leaves out (site/pdf/typst_cli.py's ``SITE_ONLY``: the API reference).
 """
 
@@ -16,6 +19,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 PLUMBING = "plumbing"
+HOW_WE_KNOW = "how-we-know"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 

@@ -4,7 +4,7 @@ the PDF itself).
 * Plumbing: a code cell that only imports names or sets display options and prints nothing, and a cell that shows a
   table of checks (a ``holds`` column), is tagged ``plumbing``, which the PDF leaves out; a plumbing cell draws no
   figure, shows no widget, carries no label or caption and is not an exercise's answer (``hide-cell``, which the PDF
-  prints).  Tags are the same in each chapter's Markdown and notebook.
+  prints; a cell of a "How we know" box is ``hide-cell`` to fold on the site, and may be plumbing).  Tags are the same in each chapter's Markdown and notebook.
 * No mystmd warning from the chapters' metadata: mystmd reads a notebook's metadata as the page's front matter and
   warns about a key it does not know ("'jupytext' extra key ignored: default_lexer", once per chapter); jupytext
   adds that key when it reads a chapter whose front matter has no ``language_info``.
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from .print_rules import PLUMBING, REPO, SITE_ONLY, code_cells, has_check_table, is_setup_only, tags
+from .print_rules import HOW_WE_KNOW, PLUMBING, REPO, SITE_ONLY, code_cells, has_check_table, is_setup_only, tags
 
 NOTEBOOKS = sorted((REPO / "chapters").glob("[0-9]*.ipynb"))
 # The keys of a page's front matter that mystmd validates key by key (myst-frontmatter 1.x, the jupyter-book 2
@@ -57,7 +57,9 @@ def test_plumbing_cells_carry_nothing_the_page_needs(notebook):
             ("a label or caption (a figure the prose refers to)", "label" in metadata or "caption" in metadata),
             ("an image", any(k.startswith("image/") for k in kinds)),
             ("a widget", "application/vnd.jupyter.widget-view+json" in kinds),
-            ("an answer cell (hide-cell, printed)", "hide-cell" in tags(cell)),
+            # an exercise's answer: hide-cell, which the PDF prints (a How we know box's cells are hide-cell too,
+            # to fold on the site; a plumbing one among them stays off paper like any plumbing)
+            ("an answer cell (hide-cell, printed)", "hide-cell" in tags(cell) and HOW_WE_KNOW not in tags(cell)),
         ) if bad]
         if problems:
             wrong.append(f"code cell {index}: {', '.join(problems)}")
