@@ -157,21 +157,53 @@ def package_server(inp: Path) -> Server:
 
 
 def java_classpath() -> str:
-    """The oracle's classpath (``rebalance.kafka.oracle.classpath``), which holds AssignorBench once built."""
-    from rebalance.kafka.oracle import classpath
+    """The oracle's classpath (``rebalance.kafka.jvm.module_classpath``), which holds AssignorBench once built."""
+    from rebalance.kafka.jvm import module_classpath
 
-    cp = classpath()
+    cp = module_classpath()
     if not any((Path(part) / (BENCH_CLASS.replace(".", "/") + ".class")).exists()
-               for part in cp.split(os.pathsep) if not part.endswith("*")):
+               for part in cp if not part.endswith("*")):
         raise SystemExit(f"{BENCH_CLASS} is not compiled: run 'bash java/build.sh'")
-    return cp
+    return os.pathsep.join(cp)
+
+
+class JvmServer(Server):
+    """AssignorBench as a :class:`rebalance.kafka.jvm.JvmProcess` (its own process group, a parent-death signal,
+    stderr into a file of a temporary folder): the same ready line and one JSON line per ``time`` line."""
+
+    def __init__(self, main_class: str, args, jvm_options):
+        from rebalance.kafka.jvm import JvmProcess
+
+        self.jvm = JvmProcess("bench", main_class, [java_classpath()], Path(tempfile.mkdtemp(prefix="bench-jvm-")),
+                              args, jvm_options=jvm_options, pipes="both").start()
+        self.ready = self._read()
+
+    def _read(self) -> dict:
+        text = self.jvm.stdout.readline()
+        if not text:
+            code = self.jvm.wait()
+            raise SystemExit(f"{BENCH_CLASS} stopped (exit {code}): {self.jvm.stderr_tail()}")
+        return json.loads(text)
+
+    def time(self) -> dict:
+        self.jvm.stdin.write(b"time\n")
+        self.jvm.stdin.flush()
+        return self._read()
+
+    def close(self) -> None:
+        from rebalance.kafka.jvm import remove_dir
+
+        self.jvm.stdin.close()
+        code = self.jvm.wait(timeout=120)
+        tail = self.jvm.stderr_tail()
+        self.jvm.stop()
+        remove_dir(self.jvm.folder)
+        if code != 0:
+            raise SystemExit(f"{BENCH_CLASS} failed (exit {code}): {tail}")
 
 
 def java_server(inp: Path, args) -> Server:
-    from rebalance.kafka.oracle import find_java
-
-    return Server([find_java(), *shlex.split(args.jvm_opts), "-cp", java_classpath(), BENCH_CLASS,
-                   "--warmup", str(args.warmup), "--serve", str(inp)])
+    return JvmServer(BENCH_CLASS, ["--warmup", str(args.warmup), "--serve", str(inp)], shlex.split(args.jvm_opts))
 
 
 # ---------------------------------------------------------------------------------------------

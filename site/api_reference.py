@@ -32,6 +32,7 @@ MODULES = (
     "rebalance.vectors",
     "rebalance.simulate",
     "rebalance.errors",
+    "rebalance.validation",
     "rebalance.java",
     "rebalance.spark",
     "rebalance.live",

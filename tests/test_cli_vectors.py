@@ -124,7 +124,8 @@ HUGE = [
 
 @pytest.mark.parametrize("line,field", HUGE, ids=[line["id"] for line, _ in HUGE])
 def test_an_input_over_the_size_limit_names_the_count_to_reduce(line, field):
-    from rebalance.errors import MAX_INPUT_CELLS, InputError
+    from rebalance.errors import InputError
+    from rebalance.validation import MAX_INPUT_CELLS
     from rebalance.vectors import run_input
 
     with pytest.raises(InputError) as info:
@@ -136,7 +137,7 @@ def test_an_input_over_the_size_limit_names_the_count_to_reduce(line, field):
 def test_the_limit_leaves_room_for_every_kafka_vector():
     """Kafka's largest vector uses about 100,000 cells; the limit is twenty times that."""
     from rebalance import vectors
-    from rebalance.errors import MAX_INPUT_CELLS
+    from rebalance.validation import MAX_INPUT_CELLS
 
     files = sorted(VECTORS.glob("*.jsonl"))
     if not files:

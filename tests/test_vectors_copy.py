@@ -26,8 +26,8 @@ RECORDED = ("adminutils.jsonl", "adminutils_unit_tests.jsonl", "connect_eager.js
 FILES = RECORDED
 #: vector files first written by the book's own oracle and seeded generators, answered by Kafka 4.3.1 from the
 #: start, after the shared copy was recorded (none there to compare)
-BOOK_FILES = ("share_simple.jsonl", "share_unit.jsonl", "streams_group_sticky.jsonl", "streams_group_unit.jsonl",
-              "streams_high_availability.jsonl", "streams_high_availability_unit.jsonl")
+BOOK_FILES = ("group_rules.jsonl", "share_simple.jsonl", "share_unit.jsonl", "streams_group_sticky.jsonl",
+              "streams_group_unit.jsonl", "streams_high_availability.jsonl", "streams_high_availability_unit.jsonl")
 
 
 def test_the_vectors_are_in_the_repository():

@@ -39,32 +39,34 @@ from typing import TYPE_CHECKING
 
 from ._lazy import lazy_exports
 
-from .versions import KAFKA_VERSION
-
 __version__ = "0.1.0"
 
-#: public name -> the module that defines it
+#: every public name and the module that defines it, imported on first use (:mod:`rebalance._lazy`)
 _EXPORTS = {
-    "assign": "rebalance.consumer", "ConsumerPartitionAssignor": "rebalance.consumer",
-    "AssignorResult": "rebalance.consumer",
-    "partition_for": "rebalance.protocol", "find_coordinator": "rebalance.protocol",
-    "ConnectCluster": "rebalance.connect", "ConnectAssignor": "rebalance.connect",
-    "assign_replicas_to_brokers": "rebalance.replicas", "StripedReplicaPlacer": "rebalance.replicas",
-    "ReplicaPlacer": "rebalance.replicas",
-    "assign_group": "rebalance.kip848", "ConsumerGroupPartitionAssignor": "rebalance.kip848",
-    "assign_share_group": "rebalance.share",
-    "HighAvailabilityTaskAssignor": "rebalance.streams", "StickyTaskAssignor": "rebalance.streams",
-    "InputError": "rebalance.errors", "KafkaError": "rebalance.errors",
+    "ConnectAssignor": ".connect", "ConnectCluster": ".connect",
+    "AssignorResult": ".consumer", "ConsumerPartitionAssignor": ".consumer", "assign": ".consumer",
+    "InputError": ".errors", "KafkaError": ".errors",
+    "ConsumerGroupPartitionAssignor": ".kip848", "assign_group": ".kip848",
+    "find_coordinator": ".protocol", "partition_for": ".protocol",
+    "ReplicaPlacer": ".replicas", "StripedReplicaPlacer": ".replicas", "assign_replicas_to_brokers": ".replicas",
+    "assign_share_group": ".share",
+    "HighAvailabilityTaskAssignor": ".streams", "StickyTaskAssignor": ".streams",
+    "KAFKA_VERSION": ".versions",
 }
-__all__ = ["__version__", "KAFKA_VERSION", *_EXPORTS]
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__ = sorted(_EXPORTS)
 
-if TYPE_CHECKING:  # what type checkers and IDEs see
-    from .connect import ConnectAssignor, ConnectCluster
-    from .consumer import AssignorResult, ConsumerPartitionAssignor, assign
-    from .errors import InputError, KafkaError
-    from .kip848 import ConsumerGroupPartitionAssignor, assign_group
-    from .protocol import find_coordinator, partition_for
-    from .replicas import ReplicaPlacer, StripedReplicaPlacer, assign_replicas_to_brokers
-    from .share.group import assign_share_group
-    from .streams import HighAvailabilityTaskAssignor, StickyTaskAssignor
+if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the same modules
+    from .connect import ConnectAssignor as ConnectAssignor, ConnectCluster as ConnectCluster
+    from .consumer import (AssignorResult as AssignorResult, ConsumerPartitionAssignor as ConsumerPartitionAssignor,
+                           assign as assign)
+    from .errors import InputError as InputError, KafkaError as KafkaError
+    from .kip848 import ConsumerGroupPartitionAssignor as ConsumerGroupPartitionAssignor, assign_group as assign_group
+    from .protocol import find_coordinator as find_coordinator, partition_for as partition_for
+    from .replicas import (ReplicaPlacer as ReplicaPlacer, StripedReplicaPlacer as StripedReplicaPlacer,
+                           assign_replicas_to_brokers as assign_replicas_to_brokers)
+    from .share import assign_share_group as assign_share_group
+    from .streams import (HighAvailabilityTaskAssignor as HighAvailabilityTaskAssignor,
+                          StickyTaskAssignor as StickyTaskAssignor)
+    from .versions import KAFKA_VERSION as KAFKA_VERSION
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -15,14 +15,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Callable, Iterable, List, Optional, Tuple
+from typing import Callable, Iterable, List, Optional, TextIO, Tuple
 
-from .errors import InputError, JavaUnavailableError
+from .common import JsonRecord
+
+from .errors import InputError, LiveClientError
 from .gcpause import paused_gc
 from .vectors import Line, conform_lines, read_lines, run_lines
 
 
-def _conform(args) -> int:
+def _conform(args: argparse.Namespace) -> int:
     total_passed = total_failed = 0
     for path in args.files:
         try:
@@ -39,21 +41,24 @@ def _conform(args) -> int:
     return 1 if total_failed else 0
 
 
-def _write_outputs(args, read: Callable[[str], Iterable[Line]],
-                   compute: Callable[[Iterable[Line], Callable[[dict], None]], Tuple[int, int]]) -> int:
+def _write_outputs(args: argparse.Namespace, read: Callable[[str], Iterable[Line]],
+                   compute: Callable[[Iterable[Line], Callable[[JsonRecord], None]], Tuple[int, int]]) -> int:
     """The loop of ``run`` and ``simulate``: apply ``--max-cells``, write ``compute``'s JSON lines for every
     file to stdout or ``--output``, keep going past bad lines and unreadable files, exit 1 if any."""
     if args.max_cells is not None:
-        from . import errors as limits
+        from . import validation as limits
 
         # 0 lifts the limit: the caller takes responsibility for the memory (benchmarks at Kafka's scale)
         limits.MAX_INPUT_CELLS = args.max_cells if args.max_cells > 0 else float("inf")
-    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    out: TextIO = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    written = 0
     try:
-        def write(obj):
+        def write(obj: JsonRecord) -> None:
+            nonlocal written
             out.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
             out.write("\n")
             out.flush()
+            written += 1
 
         errors = 0
         for path in args.files:
@@ -64,6 +69,8 @@ def _write_outputs(args, read: Callable[[str], Iterable[Line]],
                 print(f"{path}: cannot read file ({exc.strerror})", file=sys.stderr)
                 errors += 1
                 continue
+            except KeyboardInterrupt as exc:  # what was running has stopped itself (its message says what)
+                raise KeyboardInterrupt(f"{exc or 'stopped'}; the {written} line(s) written before are kept") from None
             errors += bad
         if errors:
             print(f"{errors} line(s) could not be computed; see their 'error' fields", file=sys.stderr)
@@ -73,7 +80,7 @@ def _write_outputs(args, read: Callable[[str], Iterable[Line]],
             out.close()
 
 
-def _run(args) -> int:
+def _run(args: argparse.Namespace) -> int:
     if args.oracle == "kafka":
         from .kafka.oracle import run_lines as kafka_run_lines  # starts Java: imported only when asked
 
@@ -81,7 +88,7 @@ def _run(args) -> int:
     return _write_outputs(args, read_lines, run_lines)
 
 
-def _simulate(args) -> int:
+def _simulate(args: argparse.Namespace) -> int:
     from .simulate import read_scenarios, simulate_lines  # imported lazily, as assign
 
     if args.on == "kafka":
@@ -91,7 +98,7 @@ def _simulate(args) -> int:
     return _write_outputs(args, read_scenarios, simulate_lines)
 
 
-def _assign(args) -> int:
+def _assign(args: argparse.Namespace) -> int:
     from .consumer.cli import assign_command  # imported lazily: keeps `conform` start-up small
 
     return assign_command(args)
@@ -110,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+", metavar="FILE", help="scenario files (.jsonl); '-' for stdin")
     p.add_argument("-o", "--output", help="write to this file instead of stdout")
     p.add_argument("--max-cells", type=int, default=None, metavar="N",
-                   help="size limit in cells: partitions + subscriptions + owned partitions for a consumer group (default rebalance.errors.MAX_INPUT_CELLS; 0: none)")
+                   help="size limit in cells: partitions + subscriptions + owned partitions for a consumer group (default rebalance.validation.MAX_INPUT_CELLS; 0: none)")
     p.add_argument("--oracle", choices=("package", "kafka"), default="package",
                    help="who computes: this package (default) or Kafka's own classes from the pinned jars "
                         "(needs Java 17+ and 'make java')")
@@ -121,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="scenario files: one JSON scenario per line, or one JSON object or array; '-' for stdin")
     p.add_argument("-o", "--output", help="write to this file instead of stdout")
     p.add_argument("--max-cells", type=int, default=None, metavar="N",
-                   help="size limit in cells: partitions + subscriptions + events (default rebalance.errors.MAX_INPUT_CELLS; 0: none)")
+                   help="size limit in cells: partitions + subscriptions + events (default rebalance.validation.MAX_INPUT_CELLS; 0: none)")
     p.add_argument("--on", choices=("model", "kafka"), default="model",
                    help="the package's simulators (default), or real KafkaConsumers of the pinned release on a "
                         "one-broker cluster on 127.0.0.1, in wall-clock time (needs Java 17+ and 'make java')")
@@ -140,15 +147,19 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[List[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        status: int = args.func(args)
+        return status
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except JavaUnavailableError as exc:
+    except LiveClientError as exc:  # Java missing (JavaUnavailableError), or a JVM or cluster that failed
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # pragma: no cover
         return 1
+    except KeyboardInterrupt as exc:  # Ctrl-C: one line, no traceback (what ran has stopped its processes)
+        print(f"interrupted (Ctrl-C): {exc or 'stopped'}", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

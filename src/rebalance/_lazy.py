@@ -1,8 +1,28 @@
 """Public names loaded on first use, for the package and its areas (PEP 562 module ``__getattr__``).
 
-An area's ``__init__`` lists its public names and the module of each; ``from rebalance.protocol import
-GroupSimulation`` then imports ``rebalance.protocol.simulation`` only when the name is first asked for, so
-importing an area stays cheap and the areas' submodules may import one another freely.
+Every area's ``__init__`` (and the package's own) has one shape, which ``tests/test_exports.py`` checks::
+
+    from __future__ import annotations
+
+    from typing import TYPE_CHECKING
+
+    from .._lazy import lazy_exports
+
+    _EXPORTS = {"GroupSimulation": ".simulation", "ProtocolConfig": ".config", ...}
+    __all__ = sorted(_EXPORTS)
+
+    if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the same modules
+        from .config import ProtocolConfig as ProtocolConfig
+        from .simulation import GroupSimulation as GroupSimulation
+    else:
+        __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+``_EXPORTS`` maps each public name to the module that defines it; ``from rebalance.protocol import
+GroupSimulation`` then imports ``rebalance.protocol.simulation`` only when the name is first asked for, so importing
+an area stays cheap and the areas' submodules may import one another freely.  The ``TYPE_CHECKING`` block imports
+the same names from the same modules for type checkers, in the ``name as name`` form that marks an explicit
+re-export (mypy's ``no_implicit_reexport``, and the rule for a ``py.typed`` library); ``__getattr__`` is hidden
+from them, so a name missing from the block is an error rather than an ``Any``.
 """
 from __future__ import annotations
 

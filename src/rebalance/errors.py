@@ -1,6 +1,6 @@
-"""Errors raised by the package, in one hierarchy under :class:`RebalanceError`.
+"""Every exception class of the package, in one hierarchy under :class:`RebalanceError` (this module holds them
+and nothing else; the checks that raise :class:`InputError` are in :mod:`rebalance.validation`).
 
-=============================  ==========================================================================
 class                          raised when
 =============================  ==========================================================================
 ``InputError``                 **bad input**: it names the offending field (a dotted path such as
@@ -10,7 +10,8 @@ class                          raised when
                                ``EventLimitError`` is the **simulation limit** (``max_events``)
 ``LiveClientError``            a **live client or cluster failure**: a real Kafka broker, a Java client,
                                librdkafka or a Jupyter server that failed or refused (also a
-                               ``RuntimeError``); ``JavaUnavailableError`` says what to install
+                               ``RuntimeError``); ``JavaUnavailableError`` says what to install,
+                               ``ConnectRestError`` carries a Connect worker's HTTP status
 ``WaitTimeoutError``           a **timeout**: a live run that did not reach a state in time (also a
                                ``TimeoutError``)
 ``KafkaError``                 an exception Kafka itself throws for this input (for example
@@ -19,14 +20,49 @@ class                          raised when
                                instead of repairing the input
 ``IllegalStateError``          a simulator reached a state its model forbids: a bug, never bad input
 =============================  ==========================================================================
+=======
+The whole tree (a class's parent is the class one level up; ``also`` names a built-in base)::
+
+    RebalanceError                      the base of the package's own errors
+    |-- FieldError                      an error about one named field: ``field`` (a dotted path such as
+    |   |                               ``members[2].topics``) says what to change, ``message`` why
+    |   |-- InputError                  **bad input**, naming the offending field so that a reader or the
+    |   |                               command line can say exactly what to fix (also ``ValueError``)
+    |   `-- SimulationError             a simulation that cannot reach the state it was asked for (also
+    |       |                           ``RuntimeError``)
+    |       `-- EventLimitError         the **simulation limit**: more than ``max_events`` events
+    |-- KafkaError                      an exception Kafka itself throws for this input, named by its Java class
+    |   |                               (for example ``InvalidReplicationFactorException``); the conformance
+    |   |                               vectors record those as ``{"error": {...}}`` outputs, and the package
+    |   |                               reproduces them instead of repairing the input
+    |   |-- SchemaError                 ``SchemaException``: a malformed protocol message (:mod:`rebalance.wire`)
+    |   |-- PartitionAssignorException  the KIP-848 server-side assignors' ``PartitionAssignorException``
+    |   `-- TaskAssignorException       the streams group's task assignors' ``TaskAssignorException``
+    |-- IllegalStateError               a simulator reached a state its model forbids: a bug, never bad input
+    |                                   (Kafka's ``IllegalStateException``; also ``RuntimeError``)
+    |-- LiveClientError                 a **live client or cluster failure**: a real Kafka broker, a Java
+    |   |                               client, librdkafka or a Jupyter server that failed or refused (also
+    |   |                               ``RuntimeError``)
+    |   |-- ClusterStartError           a Kafka cluster that did not start: which node, why, its log's tail
+    |   |   `-- ConnectStartError       a Connect worker that did not start (or did not come back)
+    |   |-- ConnectRestError            a Connect worker's REST answer of an error: ``status``, ``method``, ``path``
+    |   |-- CoordinatorNotAvailable     ``FindCoordinator`` answered with an error code
+    |   `-- JavaUnavailableError        Java 17+, Maven or the Java module's build is missing: what to install
+    |-- WaitTimeoutError                a **timeout**: a live run that did not reach a state in time (also
+    |                                   ``TimeoutError``)
+    `-- LibrdkafkaCrash                 where librdkafka's C code would stop (a failed ``rd_assert``, a read of
+                                        freed memory) in :mod:`rebalance.live.librdkafka_model`
 
 ``InputError`` and ``SimulationError`` are :class:`FieldError` instances: ``to_json`` gives the ``{"type",
 "field", "message"}`` of an error line (``run``, ``conform`` and ``simulate`` print one and go on).
 """
 from __future__ import annotations
 
+import json
 import re
-from typing import Mapping, Optional, TypeVar
+from typing import Optional
+
+from .common import FieldErrorJson, KafkaErrorJson
 
 
 class RebalanceError(Exception):
@@ -42,7 +78,7 @@ class FieldError(RebalanceError):
         self.message = message
         super().__init__(f"{field}: {message}")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> FieldErrorJson:
         return {"type": type(self).__name__, "field": self.field, "message": self.message}
 
 
@@ -84,7 +120,7 @@ class KafkaError(RebalanceError):
         self.message = message
         super().__init__(f"{type_name}: {message}" if message else type_name)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> KafkaErrorJson:
         return {"type": self.type, "message": self.message}
 
 
@@ -111,6 +147,27 @@ class ClusterStartError(LiveClientError):
 class ConnectStartError(ClusterStartError):
     """A Connect worker (:mod:`rebalance.kafka.connect`) did not start (or did not come back): which one, why
     (``cause``) and its log's tail."""
+
+
+class ConnectRestError(LiveClientError):
+    """A Connect worker's REST API (:mod:`rebalance.kafka.connect`) answered a request with an HTTP error:
+    ``status`` (409 ``CONFLICT`` while the group rebalances, ``HerderRequestHandler`` at 4.3.1, and for a
+    connector that exists already, ``ConnectExceptionMapper``; 404, 400, 500...), the request's ``method`` and
+    ``path``, the answer's ``body`` and ``message`` (the ``message`` of Connect's ``ErrorMessage`` body
+    ``{"error_code", "message"}``; the body itself when it is not one)."""
+
+    def __init__(self, status: int, method: str, path: str, body: str):
+        self.status = status
+        self.method = method
+        self.path = path
+        self.body = body
+        try:
+            parsed = json.loads(body)
+        except ValueError:
+            parsed = None
+        message = parsed.get("message") if isinstance(parsed, dict) else None
+        self.message: str = message if isinstance(message, str) else body.strip()
+        super().__init__(f"{method} {path}: HTTP {status} {self.message}")
 
 
 class CoordinatorNotAvailable(LiveClientError):
@@ -166,61 +223,3 @@ class LibrdkafkaCrash(RebalanceError):
 class JavaUnavailableError(LiveClientError):
     """Java 17+ or Maven (or the Java module's build) is missing where Kafka's own classes are asked for:
     the message says what to install or run."""
-
-
-def require(condition: bool, field: str, message: str) -> None:
-    """Raise ``InputError(field, message)`` unless ``condition`` holds."""
-    if not condition:
-        raise InputError(field, message)
-
-
-_T = TypeVar("_T")
-
-
-def one_of(registry: Mapping[str, _T], name: object, field: str) -> _T:
-    """``registry[name]`` for a registry keyed by name (an assignor registry: name -> assignor), or
-    ``InputError(field, "must be one of <its names>, got <name>")`` when ``name`` is not a string or not in it."""
-    found = registry.get(name) if isinstance(name, str) else None
-    if found is None:
-        raise InputError(field, f"must be one of {', '.join(registry)}, got {name!r}")
-    return found
-
-
-#: ``Integer.MAX_VALUE``: a partition or task number is a Java ``int``
-JAVA_INT_MAX = (1 << 31) - 1
-
-
-def parse_dashed_id(text: object, field: str, name: str, number: str) -> tuple[str, int]:
-    """Read Kafka's ``"<name>-<number>"`` form (``TopicPartition``, ``ConnectorTaskId``), split at the last
-    ``-`` as Kafka's own ``toString`` output must be, and name ``field`` if the text is malformed."""
-    if not isinstance(text, str):
-        raise InputError(field, f"must be a '{name}-{number}' string, got {text!r}")
-    head, sep, tail = text.rpartition("-")
-    require(bool(sep) and bool(head), field, f"{text!r} is not of the form '{name}-{number}'")
-    # the digits toString writes: int() alone would also take '+5', ' 5', '1_0' and non-ASCII digits
-    require(tail.isascii() and tail.isdigit(), field, f"{text!r}: {number} {tail!r} is not a whole number")
-    value = int(tail)
-    require(value <= JAVA_INT_MAX, field, f"{text!r}: {number} {value} does not fit a Java int")
-    return head, value
-
-
-#: The largest input the package computes, in *cells*: the entries an input makes the package allocate,
-#: estimated *before* anything is allocated.  For a consumer group that is its partitions plus its
-#: subscriptions (member-topic pairs) plus the partitions members report as owned -- every assignor keeps
-#: per-partition and per-subscription entries, none keeps partitions x members (Kafka's own large tests,
-#: 1,000,000 partitions over 2,000 consumers, are about 3,000,000 cells).  Connect counts tasks x workers,
-#: replica placement partitions x replication factor.  Measured here: a Range line of 10,000,000
-#: partitions over two members peaks at 2.8 GB and takes 8 s through ``run``, so ten million cells stay
-#: well inside this 24 GB machine while a partition count of 2^31-1 or 10^13 is refused with a named
-#: field.  Read at each check: a caller who needs more may raise it (``run --max-cells``; ``float("inf")``
-#: for no limit, which ``run --max-cells 0`` sets -- hence the float annotation).
-MAX_INPUT_CELLS: float = 10_000_000
-
-
-def check_size(field: str, cells: int, what: str, limit: Optional[float] = None) -> None:
-    """Raise ``InputError(field, ...)`` when an input of ``cells`` cells (described by ``what``, e.g.
-    ``"2147483647 partitions x 3 members"``) exceeds :data:`MAX_INPUT_CELLS` (or ``limit``)."""
-    limit = MAX_INPUT_CELLS if limit is None else limit
-    if cells > limit:
-        raise InputError(field, f"input too large: {what} = {cells:,} cells, over the limit of {limit:,} "
-                                f"(rebalance.errors.MAX_INPUT_CELLS); nothing was computed for it")

@@ -224,3 +224,30 @@ def hashmap_order(keys: Sequence[Any], hash_fn: Optional[Callable[[Any], int]] =
         buckets = [h & mask for h in map(_spread_string_hash_cached, unique)]
         return [unique[i] for i in sorted(range(len(unique)), key=buckets.__getitem__)]
     return JavaHashOrder(hash_fn, initial_capacity).put_all(keys).keys()
+
+
+def compute_if_absent_order(keys: Sequence[Any], hash_fn: Optional[Callable[[Any], int]] = None) -> List[Any]:
+    """Iteration order of a ``new HashMap<>()`` filled by one ``computeIfAbsent(key, ...)`` call for each of
+    ``keys``, repeats included (``CollectionUtils.groupPartitionsByTopic`` calls it once per partition).
+
+    Two rules set it apart from :func:`hashmap_order` (``put``): a new key is linked at the *head* of its bucket,
+    so keys sharing a bucket of the final table come in reverse order of their first call; and the table grows
+    at the *start* of a call (when it holds more than ``0.75 * size`` keys), so the last new key can leave the
+    map one key over its threshold, not resized, when no call follows it.  :meth:`JavaHashOrder.put_head` per
+    call gives the same order; this is its one-sort form for ``String`` keys."""
+    if hash_fn is not None or not all(type(k) is str for k in keys):
+        order = JavaHashOrder(hash_fn)
+        for key in keys:
+            order.put_head(key)
+        return order.keys()
+    first = {k: i for i, k in reversed(list(enumerate(keys)))}  # each key's first call
+    unique = sorted(first, key=first.__getitem__)
+    size = 16
+    for count in range(len(unique)):  # the call that brings key number count + 1 sees count keys
+        if count > size * 0.75:
+            size *= 2
+    if unique and first[unique[-1]] < len(keys) - 1 and len(unique) > size * 0.75:
+        size *= 2  # a later call (of a present key) resizes
+    mask = size - 1
+    buckets = [h & mask for h in map(_spread_string_hash_cached, unique)]
+    return [unique[i] for i in sorted(range(len(unique)), key=lambda i: (buckets[i], -i))]

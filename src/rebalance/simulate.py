@@ -36,11 +36,13 @@ import sys
 import typing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Type, Union
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Type, TypedDict,
+                    Union)
 
+from .common import JsonRecord
 from .consumer.assignor import COOPERATIVE, EAGER, assignor_name
 from .consumer.assignor import assignor_for as consumer_assignor_for
-from .errors import InputError, check_size, require
+from .errors import InputError
 from .kip848.assignor import assignor_for
 from .kip848.config import KIP848Config
 from .protocol.clock import MAX_EVENTS
@@ -48,10 +50,11 @@ from .protocol.config import ProtocolConfig
 from .protocol.driver import CompletedRebalance, ConsumerGroupDriver
 from .protocol.ledger import RebalanceMetrics
 from .protocol.simulation import GroupSimulation
+from .validation import check_size, require
 from .vectors import Line, compute_lines, parse_lines
 
 __all__ = ["PROTOCOLS", "OPS", "MemberInput", "EventInput", "SimulationInput", "CompletedRebalance",
-           "SimulationOutput", "parse_scenario", "config_from_json", "driver_for", "simulate_scenario",
+           "SimulationOutput", "SimulationSummary", "parse_scenario", "config_from_json", "driver_for", "simulate_scenario",
            "moved_partitions", "read_scenarios", "simulate_lines"]
 
 #: ``protocol`` values: the classic protocol's two rebalance protocols, and KIP-848's ``group.protocol=consumer``
@@ -104,6 +107,22 @@ class SimulationInput:
     measure_from_ms: int = 0
 
 
+class SimulationSummary(TypedDict):
+    """The summary line of a scenario (:meth:`SimulationOutput.summary`)."""
+
+    rebalances: int
+    moved_partitions: int
+    unowned_partition_seconds: float
+    double_ownership: int
+    zombie_overlap: int
+    rebalances_started: int
+    revocations: int
+    partitions_stopped: int
+    generation: int
+    settled: bool
+    messages: Dict[str, int]
+
+
 @dataclass(frozen=True)
 class SimulationOutput:
     """The completed rebalances of one run and its :class:`~rebalance.protocol.ledger.RebalanceMetrics`."""
@@ -112,7 +131,7 @@ class SimulationOutput:
     metrics: RebalanceMetrics
     unowned_partition_seconds: float
 
-    def summary(self) -> Dict[str, Any]:
+    def summary(self) -> SimulationSummary:
         """The summary line's figures, all over ``[measure_from_ms, until_ms)`` (``metrics.start_ms`` to
         ``metrics.end_ms``): ``rebalances`` (the completed ones, the lines above), ``moved_partitions`` (see
         :func:`moved_partitions`), ``unowned_partition_seconds`` (over the partitions of subscribed topics),
@@ -175,7 +194,7 @@ def _check_type(value: object, hint: object, field: str) -> object:
     elif origin in (tuple, list) or hint in (tuple, list):
         require(isinstance(value, list), field, f"must be a list, got {value!r}")
         item = args[0] if args else object
-        return tuple(_check_type(v, item, f"{field}[{i}]") for i, v in enumerate(typing.cast(list, value)))
+        return tuple(_check_type(v, item, f"{field}[{i}]") for i, v in enumerate(typing.cast(List[object], value)))
     return value
 
 
@@ -189,7 +208,7 @@ def config_from_json(cls: Type[Config], value: object, field: str = "config") ->
     known = {f.name for f in dataclasses.fields(cls) if f.init}
     hints = typing.get_type_hints(cls)
     kwargs: Dict[str, Any] = {}
-    for key, v in typing.cast(Mapping, value).items():
+    for key, v in typing.cast(Mapping[str, Any], value).items():
         if key not in known:
             raise InputError(f"{field}.{key}", f"unknown config; {cls.__name__} has {', '.join(sorted(known))}")
         kwargs[key] = _check_type(v, hints[key], f"{field}.{key}")
@@ -200,21 +219,21 @@ def config_from_json(cls: Type[Config], value: object, field: str = "config") ->
         raise InputError(name, exc.message) from None
 
 
-def _object(value: object, keys: Sequence[str], field: str, what: str) -> Mapping:
+def _object(value: object, keys: Sequence[str], field: str, what: str) -> Mapping[str, Any]:
     """``value`` as a JSON object with no other keys than ``keys``."""
     require(isinstance(value, Mapping), field or "scenario",
             f"{what} must be a JSON object {{{', '.join(keys)}}}, got {type(value).__name__}")
-    for key in typing.cast(Mapping, value):
+    for key in typing.cast(Mapping[str, Any], value):
         require(key in keys, f"{field}.{key}" if field else str(key),
                 f"unknown field; {what} has {', '.join(keys)}")
-    return typing.cast(Mapping, value)
+    return typing.cast(Mapping[str, Any], value)
 
 
 def _topics(value: object) -> Dict[str, int]:
     require(isinstance(value, Mapping) and len(value) > 0, "topics",
             f"must be a non-empty object {{topic: partition count}}, got {value!r}")
     topics = {}
-    for name, count in typing.cast(Mapping, value).items():
+    for name, count in typing.cast(Mapping[str, Any], value).items():
         require(name != "", "topics", "a topic name must not be empty")
         topics[name] = _whole(count, f"topics.{name}")
     return topics
@@ -226,7 +245,7 @@ def _members(value: object, topics: Mapping[str, int]) -> Tuple[MemberInput, ...
     members: List[MemberInput] = []
     ids: Dict[str, int] = {}
     instances: Dict[str, str] = {}
-    for i, m in enumerate(typing.cast(list, value)):
+    for i, m in enumerate(typing.cast(List[object], value)):
         f = f"members[{i}]"
         m = _object(m, MEMBER_KEYS, f, "a member")
         mid = m.get("id")
@@ -260,7 +279,7 @@ def _events(value: object, members: Sequence[MemberInput], until_ms: int) -> Tup
         value = []
     require(isinstance(value, list), "events", f"must be a list of {{at_ms, op, member}} objects, got {value!r}")
     events = []
-    for i, e in enumerate(typing.cast(list, value)):
+    for i, e in enumerate(typing.cast(List[object], value)):
         f = f"events[{i}]"
         e = _object(e, EVENT_KEYS, f, "an event")
         at = _whole(e.get("at_ms"), f"{f}.at_ms")
@@ -300,7 +319,7 @@ def _classic_assignors(value: object, protocol: str) -> Tuple[str, ...]:
     require(isinstance(value, list) and len(value) > 0, "assignor",
             f"must be an assignor name or a list of names (partition.assignment.strategy), got {value!r}")
     names = []
-    for i, name in enumerate(typing.cast(list, value)):
+    for i, name in enumerate(typing.cast(List[object], value)):
         try:
             names.append(assignor_name(name))
         except InputError as exc:
@@ -313,7 +332,7 @@ def _classic_assignors(value: object, protocol: str) -> Tuple[str, ...]:
 
 
 def _check_size(topics: Mapping[str, int], members: Sequence[MemberInput], n_events: int) -> None:
-    """Partitions + subscriptions + events, against :data:`rebalance.errors.MAX_INPUT_CELLS` (as ``run``
+    """Partitions + subscriptions + events, against :data:`rebalance.validation.MAX_INPUT_CELLS` (as ``run``
     counts a consumer group's partitions and subscriptions)."""
     total = sum(topics.values())
     largest = max(topics, key=lambda t: topics[t])
@@ -432,13 +451,13 @@ def read_scenarios(path: str) -> Iterator[Line]:
         yield Line(path, 1, whole)
 
 
-def simulate_lines(lines: Iterable[Line], write: Callable[[dict], None]) -> Tuple[int, int]:
+def simulate_lines(lines: Iterable[Line], write: Callable[[JsonRecord], None]) -> Tuple[int, int]:
     """Simulate each scenario: its rebalance lines and summary line, or one error line naming the bad
     field (the other scenarios still run).  Returns (ok, errors), as :func:`rebalance.vectors.run_lines`."""
 
-    def compute(value: object) -> List[dict]:
+    def compute(value: object) -> List[JsonRecord]:
         out = simulate_scenario(parse_scenario(value))
-        rows: List[dict] = [{"generation": r.generation, "at_ms": r.at_ms, "assignment": r.assignment}
+        rows: List[JsonRecord] = [{"generation": r.generation, "at_ms": r.at_ms, "assignment": r.assignment}
                             for r in out.rebalances]
         return rows + [{"summary": out.summary()}]
 

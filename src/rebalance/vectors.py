@@ -4,8 +4,8 @@ Each vector line is ``{"id", "kind", "source", "input", "output"}``: ``input`` w
 own Java classes and ``output`` is what they returned.  Every kind the package implements has an
 *adapter*: a module with
 
-* ``run(input: dict) -> dict`` -- compute the output, in the vectors' output schema;
-* optionally ``compare(expected: dict, actual: dict) -> list[str]`` -- the differences that matter
+* ``run(input: JsonRecord) -> JsonRecord`` -- compute the output, in the vectors' output schema;
+* optionally ``compare(expected: JsonRecord, actual: JsonRecord) -> list[str]`` -- the differences that matter
   (an empty list means the case passed); without it the outputs must be equal.
 
 An adapter raises :class:`~rebalance.errors.KafkaError` where Kafka throws (the output is then
@@ -21,9 +21,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sized, Tuple, cast
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sized, Tuple, cast
 
-from .errors import InputError, KafkaError, SimulationError, check_size
+from .common import JsonRecord
+from .errors import InputError, KafkaError, SimulationError
+from .validation import check_size
 
 #: kind -> module that adapts it.  A kind whose module is missing reports "not implemented".
 ADAPTERS: Dict[str, str] = {
@@ -67,18 +69,18 @@ def adapter_for(kind: object) -> ModuleType:
 # an ``InputError`` naming the field; only a well-formed count over the limit is refused here, with its field.
 
 
-def _count(value) -> int:
+def _count(value: object) -> int:
     """A count as the input gives it; anything that is not a whole number >= 0 counts 0 (the adapter
     reports it with its field)."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
-def _length(value) -> int:
+def _length(value: object) -> int:
     """The length of a JSON list; anything else (a number, a string, an object, null) counts 0."""
     return len(value) if isinstance(value, list) else 0
 
 
-def _objects(value) -> List[dict]:
+def _objects(value: object) -> List[JsonRecord]:
     """The JSON objects of a list (the members, steps, placements... that are objects); none otherwise."""
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
@@ -101,7 +103,7 @@ def _check(counts: Dict[str, int], members: int, unit: str, per: Optional[str]) 
     check_size(field_name, total * members, what)
 
 
-def _consumer_size(s: dict) -> None:
+def _consumer_size(s: JsonRecord) -> None:
     """Partitions + subscriptions (member-topic pairs) + owned partitions (see ``MAX_INPUT_CELLS``)."""
     topics = s.get("topics")
     if not isinstance(topics, dict):
@@ -119,7 +121,7 @@ def _consumer_size(s: dict) -> None:
                f"+ {owned:,} owned partitions")
 
 
-def _replicas_size(s: dict) -> None:
+def _replicas_size(s: JsonRecord) -> None:
     n_brokers = _length(s.get("brokers"))
     if s.get("kind") == "adminutils":
         specs = [("partitions", s.get("partitions"), s.get("replicationFactor"))]
@@ -128,7 +130,7 @@ def _replicas_size(s: dict) -> None:
         placements = placements if isinstance(placements, list) else []
         specs = [(f"placements[{i}].numPartitions", p.get("numPartitions"), p.get("numReplicas"))
                  for i, p in enumerate(placements) if isinstance(p, dict)]
-    counts = {}
+    counts: Dict[str, int] = {}
     for field_name, partitions, replicas in specs:
         replicas = _count(replicas)
         # Kafka throws InvalidReplicationFactorException before it allocates anything when the
@@ -138,7 +140,7 @@ def _replicas_size(s: dict) -> None:
     _check(counts, 1, "replicas (partitions x replication factor)", None)
 
 
-def _with_steps(s: dict, key: str, counter: Callable[[object, str], Dict[str, int]],
+def _with_steps(s: JsonRecord, key: str, counter: Callable[[object, str], Dict[str, int]],
                 member_types: Tuple[type, ...]) -> Tuple[Dict[str, int], int]:
     """The counts ``counter(value, where)`` gives for ``s[key]`` and every step's ``key`` and ``add_<key>``
     (Connect's connectors, a KIP-848 group's topics), and the largest member count of the steps (at least 1;
@@ -164,7 +166,7 @@ def _connectors(connectors: object, where: str) -> Dict[str, int]:
     return {f"{where}.{name}": _count(tasks) + 1 for name, tasks in connectors.items()}
 
 
-def _connect_size(s: dict) -> None:
+def _connect_size(s: JsonRecord) -> None:
     counts, workers = _with_steps(s, "connectors", _connectors, (list, dict))
     _check(counts, workers, "connectors and tasks", "workers")
 
@@ -179,7 +181,7 @@ def _topic_partitions(topics: object, where: str) -> Dict[str, int]:
     return {}
 
 
-def _group_size(s: dict) -> None:
+def _group_size(s: JsonRecord) -> None:
     counts, members = _with_steps(s, "topics", _topic_partitions, (list,))
     members = max(members, _length(s.get("members")))
     if counts:  # partitions + at most every member subscribed to every topic (as kip848.check_group_size)
@@ -190,7 +192,7 @@ def _group_size(s: dict) -> None:
                    f"{total:,} partitions (the largest, {field_name}, has {largest:,}) + {pairs:,} member-topic pairs")
 
 
-def _streams_group_size(s: dict) -> None:
+def _streams_group_size(s: JsonRecord) -> None:
     """Tasks: each subtopology's partitions x (1 + standby replicas when stateful), times the members (the
     assignor's heaps and quotas visit every member for every task at worst)."""
     subtopologies = _objects(s.get("subtopologies"))
@@ -203,7 +205,7 @@ def _streams_group_size(s: dict) -> None:
     _check(counts, _length(s.get("members")), "tasks (partitions x (1 + standby replicas))", "members")
 
 
-def _streams_size(s: dict) -> None:
+def _streams_size(s: JsonRecord) -> None:
     """Kafka Streams' client-side assignor: (all + stateful tasks) x clients + the lags listed."""
     clients = _objects(s.get("clients"))
     counts = {"tasks": _length(s.get("tasks")), "stateful_tasks": _length(s.get("stateful_tasks"))}
@@ -215,7 +217,7 @@ def _streams_size(s: dict) -> None:
 
 
 #: kind -> size estimator (raises ``InputError`` naming the largest count when over the limit)
-SIZE_ESTIMATORS: Dict[str, Callable[[dict], None]] = {
+SIZE_ESTIMATORS: Dict[str, Callable[[JsonRecord], None]] = {
     "consumer": _consumer_size,
     "adminutils": _replicas_size,
     "striped": _replicas_size,
@@ -227,9 +229,9 @@ SIZE_ESTIMATORS: Dict[str, Callable[[dict], None]] = {
 }
 
 
-def check_input_size(scenario: dict) -> None:
+def check_input_size(scenario: JsonRecord) -> None:
     """Estimate the size of one scenario before it runs, and refuse one over
-    :data:`~rebalance.errors.MAX_INPUT_CELLS` with an :class:`InputError` naming the count to reduce
+    :data:`~rebalance.validation.MAX_INPUT_CELLS` with an :class:`InputError` naming the count to reduce
     (e.g. ``topics.t0``): without this, a partition count of 2^31-1 exhausts memory and takes the whole
     run down.  ``coordinator_partition`` and ``java_random`` allocate only what the line itself lists.
     Any JSON value is read without failing (see :func:`_count`): the shape is the adapter's to check."""
@@ -240,7 +242,7 @@ def check_input_size(scenario: dict) -> None:
         estimator(scenario)
 
 
-def run_input(scenario: object) -> dict:
+def run_input(scenario: object) -> JsonRecord:
     """Compute the output of one scenario (an ``input`` object).  Kafka's exceptions become
     ``{"error": {...}}`` exactly as in the vectors; :class:`InputError` propagates, including for an
     input over the size limit (:func:`check_input_size`)."""
@@ -249,12 +251,13 @@ def run_input(scenario: object) -> dict:
     adapter = adapter_for(scenario.get("kind"))
     check_input_size(scenario)
     try:
-        return adapter.run(scenario)
+        output: JsonRecord = adapter.run(scenario)
+        return output
     except KafkaError as exc:
         return {"error": exc.to_json()}
 
 
-def compare_output(kind: object, expected: dict, actual: dict) -> List[str]:
+def compare_output(kind: object, expected: JsonRecord, actual: JsonRecord) -> List[str]:
     """Differences between Kafka's output and ours that the kind's adapter considers significant."""
     if isinstance(expected, dict) and "error" in expected:
         if not isinstance(actual, dict) or "error" not in actual:
@@ -275,7 +278,7 @@ def diff_summary(expected: object, actual: object, path: str = "output", limit: 
     """A short description of the first differences between two JSON values."""
     found: List[str] = []
 
-    def walk(e, a, p):
+    def walk(e: Any, a: Any, p: str) -> None:
         if len(found) >= limit:
             return
         if isinstance(e, dict) and isinstance(a, dict):
@@ -296,7 +299,7 @@ def diff_summary(expected: object, actual: object, path: str = "output", limit: 
     return "; ".join(found) or "outputs differ"
 
 
-def _short(value, width: int = 120) -> str:
+def _short(value: object, width: int = 120) -> str:
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= width else text[: width - 3] + "..."
 
@@ -426,8 +429,8 @@ def conform_lines(lines: Iterable[Line], report: Callable[[str], None]) -> Confo
     return result
 
 
-def compute_lines(lines: Iterable[Line], write: Callable[[dict], None],
-                  compute: Callable[[object], List[dict]]) -> Tuple[int, int]:
+def compute_lines(lines: Iterable[Line], write: Callable[[JsonRecord], None],
+                  compute: Callable[[object], List[JsonRecord]]) -> Tuple[int, int]:
     """For each line, write the rows ``compute(value)`` returns, each headed by the line's ``id``; a line
     that cannot be computed gets one ``{"id", "error": {"type", "field", "message"}}`` row instead (the
     field named for bad input) and the next line goes on.  Returns (ok, errors)."""
@@ -452,11 +455,11 @@ def compute_lines(lines: Iterable[Line], write: Callable[[dict], None],
     return ok, errors
 
 
-def run_lines(lines: Iterable[Line], write: Callable[[dict], None]) -> Tuple[int, int]:
+def run_lines(lines: Iterable[Line], write: Callable[[JsonRecord], None]) -> Tuple[int, int]:
     """Compute an output line for each scenario line.  A line may be a bare ``input`` object or a
     whole vectors line (its ``input`` is used).  Returns (ok, errors)."""
 
-    def compute(scenario: object) -> List[dict]:
+    def compute(scenario: object) -> List[JsonRecord]:
         if isinstance(scenario, dict) and isinstance(scenario.get("input"), dict):
             scenario = scenario["input"]
         return [{"output": run_input(scenario)}]

@@ -54,15 +54,18 @@ class ByteBuffer:
 
     def get_short(self) -> int:
         """``getShort()``: ``Type.INT16``."""
-        return _SHORT.unpack(self._take(2))[0]
+        value: int = _SHORT.unpack(self._take(2))[0]
+        return value
 
     def get_int(self) -> int:
         """``getInt()``: ``Type.INT32``."""
-        return _INT.unpack(self._take(4))[0]
+        value: int = _INT.unpack(self._take(4))[0]
+        return value
 
     def get_long(self) -> int:
         """``getLong()``: ``Type.INT64``."""
-        return _LONG.unpack(self._take(8))[0]
+        value: int = _LONG.unpack(self._take(8))[0]
+        return value
 
     def _length(self, value: int, what: str, unit: str) -> int:
         """A length prefix as ``Type.STRING`` and ``ArrayOf`` check it: not negative, not beyond the buffer."""

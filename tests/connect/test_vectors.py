@@ -35,12 +35,15 @@ def test_vector_reproduces_java_orders(line):
     assert adapter.run(line["input"]) == line["output"]
 
 
-def test_compare_treats_hash_ordered_lists_as_sets():
+def test_compare_checks_list_order():
     a = {"steps": [{"workers": {"w": {"assigned_tasks": ["c-1", "c-0"]}}}]}
     b = {"steps": [{"workers": {"w": {"assigned_tasks": ["c-0", "c-1"]}}}]}
-    assert adapter.compare(a, b) == []
+    assert adapter.compare(a, dict(a)) == []
+    problems = adapter.compare(a, b)
+    assert len(problems) == 1 and problems[0].startswith("the same connectors and tasks in another order")
     c = {"steps": [{"workers": {"w": {"assigned_tasks": ["c-0", "c-2"]}}}]}
-    assert adapter.compare(a, c) != []
+    problems = adapter.compare(a, c)
+    assert problems and "another order" not in problems[0]
 
 
 def test_detail_totals_strings():

@@ -120,10 +120,26 @@ def test_user_data_round_trip_v1_v0_and_cooperative():
 
 
 def test_user_data_topics_follow_hashmap_order():
-    # groupPartitionsByTopic is a HashMap: "t10" and "topic-8" share bucket 2; insertion order decides
+    # groupPartitionsByTopic fills a HashMap with computeIfAbsent: "t10" and "topic-8" share bucket 2, and the
+    # topic seen last is linked at the head of the bucket (the JVM gives topic-8,t10 and t10,topic-8)
     first = decode_sticky(ByteBuffer(encode_sticky_v1([("t10", 1), ("topic-8", 0)], 1))).partitions
     second = decode_sticky(ByteBuffer(encode_sticky_v1([("topic-8", 0), ("t10", 1)], 1))).partitions
-    assert first == [("t10", 1), ("topic-8", 0)] and second == [("topic-8", 0), ("t10", 1)]
+    assert first == [("topic-8", 0), ("t10", 1)] and second == [("t10", 1), ("topic-8", 0)]
+
+
+def test_user_data_map_grows_only_when_a_partition_follows_the_last_new_topic():
+    # 13 topics pass the threshold of 16 buckets; computeIfAbsent grows the map at the start of the next call
+    # only: the lazy buffer and the bytes agree with each other in both cases (t0..t12 order differently in 16
+    # and 32 buckets)
+    from rebalance.consumer.sticky_userdata import sticky_v1_buffer
+
+    owned = [(f"t{i}", 0) for i in range(13)]
+    orders = []
+    for parts in (owned, owned + [("t0", 1)]):
+        lazy = decode_sticky(sticky_v1_buffer(parts, 1)).partitions
+        assert lazy == decode_sticky(ByteBuffer(encode_sticky_v1(parts, 1))).partitions
+        orders.append(list(dict.fromkeys(t for t, _ in lazy)))
+    assert orders[0] != orders[1] and sorted(orders[0]) == sorted(orders[1])
 
 
 def test_auto_user_data_for_sticky_members():

@@ -31,12 +31,15 @@ def test_sorted_assignment_uses_java_string_order():
     assert sorted(out["assignment"]["m"]) == sorted(out["sortedAssignment"]["m"])
 
 
-def test_compare_ignores_list_order_but_not_membership():
+def test_compare_checks_list_order_and_membership():
     expected = {"assignment": {"A": ["t-1", "t-0"]}, "sortedAssignment": {"A": ["t-0", "t-1"]}}
     reordered = {"assignment": {"A": ["t-0", "t-1"]}, "sortedAssignment": {"A": ["t-0", "t-1"]}}
     moved = {"assignment": {"A": ["t-0"], "B": ["t-1"]}, "sortedAssignment": {"A": ["t-0"], "B": ["t-1"]}}
-    assert adapter.compare(expected, reordered) == []
+    assert adapter.compare(expected, dict(expected)) == []
     assert not adapter.exact_order_matches(expected, reordered)
+    # Kafka's List<TopicPartition> order is part of its answer: the same partitions in another order fail
+    problems = adapter.compare(expected, reordered)
+    assert problems == ["member A: Kafka's partitions in another order (first at position 0: expected t-1, got t-0)"]
     problems = adapter.compare(expected, moved)
     assert problems and "A" in problems[0]
 

@@ -20,9 +20,11 @@ from pathlib import Path
 import pytest
 
 from rebalance import KAFKA_VERSION
-from rebalance.errors import InputError
+from rebalance.errors import IllegalStateError, InputError
 from rebalance.kafka import cluster as cluster_module
+from rebalance.kafka.broker_requests import metadata_brokers
 from rebalance.kafka.cluster import ClusterStartError, KafkaCluster
+from rebalance.kafka.settings import config_value, properties_text
 from .built import needs_broker
 from .processes import alive, clean_up_child, port_open, processes_mentioning, wait_gone
 
@@ -68,9 +70,9 @@ def test_kafka_home_that_is_not_a_distribution(tmp_path):
 
 
 def test_settings_are_written_as_kafka_reads_them():
-    assert cluster_module._config_value("x", True) == "true"
-    assert cluster_module._config_value("x", 0) == "0"
-    assert cluster_module._properties({"a.b": "C:\\dir"}) == "a.b=C:\\\\dir\n"
+    assert config_value("x", True) == "true"
+    assert config_value("x", 0) == "0"
+    assert properties_text({"a.b": "C:\\dir"}) == "a.b=C:\\\\dir\n"
     assert len(cluster_module.random_cluster_id()) == 22
 
 
@@ -210,7 +212,7 @@ def test_a_server_that_dies_while_starting_fails_the_start_and_is_cleaned_up():
 @kafka
 @needs_java
 def test_a_start_that_times_out_stops_what_it_started(monkeypatch):
-    monkeypatch.setattr(cluster_module, "_metadata_brokers", lambda port, timeout=2.0: {})  # never all there
+    monkeypatch.setattr(cluster_module, "metadata_brokers", lambda port, timeout=2.0: {})  # never all there
     c = KafkaCluster(start_timeout=8)
     with pytest.raises(ClusterStartError, match=r"did not serve all 1 broker\(s\) within start_timeout=8 s") as caught:
         c.start()
@@ -285,9 +287,27 @@ def test_a_dedicated_controller_and_brokers():
     with KafkaCluster(brokers=2, controllers="dedicated") as c:
         assert [(n.node_id, n.roles) for n in c.nodes] == [(0, "controller"), (1, "broker"), (2, "broker")]
         assert c.nodes[0].port is None and len(c.bootstrap_servers.split(",")) == 2
-        assert sorted(cluster_module._metadata_brokers(c.nodes[1].port)) == [1, 2]
+        assert sorted(metadata_brokers(c.nodes[1].port)) == [1, 2]
         pids = [n.process.pid for n in c.nodes]
     assert not any(alive(p) for p in pids)
+
+
+@kafka
+@needs_java
+def test_kill_node_stops_one_jvm_and_leaves_the_others():
+    with KafkaCluster(brokers=2, controllers="dedicated") as c:
+        pids = {n.node_id: n.process.pid for n in c.nodes}
+        c.kill_node(2)
+        assert not alive(pids[2]) and alive(pids[0]) and alive(pids[1])
+        assert not c.node(2).running and c.node(1).running and not c.running
+        assert sorted(metadata_brokers(c.node(1).port)) in ([1], [1, 2])  # broker 1 serves on (2: until fenced)
+        with pytest.raises(IllegalStateError, match="node 2 is not running"):
+            c.kill_node(2)
+        with pytest.raises(InputError) as caught:
+            c.kill_node(7)
+        assert caught.value.field == "node_id"
+        workdir = c.workdir
+    assert not any(alive(p) for p in pids.values()) and not workdir.exists()
 
 
 @kafka
@@ -300,8 +320,8 @@ def test_kafka_home_runs_a_distributions_libs(tmp_path):
         (libs / jar.name).symlink_to(jar)
     with KafkaCluster(kafka_home=str(tmp_path)) as c:
         assert c.release == KAFKA_VERSION
-        assert any(str(libs) in arg for arg in c.nodes[0].process.args)
-        assert sorted(cluster_module._metadata_brokers(c.nodes[0].port)) == [1]
+        assert any(str(libs) in arg for arg in c.nodes[0].process.command())
+        assert sorted(metadata_brokers(c.nodes[0].port)) == [1]
 
 
 @kafka
@@ -313,7 +333,7 @@ def test_a_port_taken_before_kafka_binds_it_gets_one_more_try(monkeypatch):
     squatter.bind(("127.0.0.1", 0))
     squatter.listen()
     taken = squatter.getsockname()[1]
-    choose = cluster_module._free_ports
+    choose = cluster_module.free_ports
     calls = []
 
     def first_one_taken(count):
@@ -321,7 +341,7 @@ def test_a_port_taken_before_kafka_binds_it_gets_one_more_try(monkeypatch):
         calls.append(ports)
         return [taken] + ports[1:] if len(calls) == 1 else ports
 
-    monkeypatch.setattr(cluster_module, "_free_ports", first_one_taken)
+    monkeypatch.setattr(cluster_module, "free_ports", first_one_taken)
     try:
         with KafkaCluster() as c:
             assert len(calls) == 2 and taken not in (c.nodes[0].port, c.nodes[0].controller_port)

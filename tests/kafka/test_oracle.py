@@ -168,3 +168,29 @@ def test_one_jvm_answers_call_after_call():
         empty = list(kafka.answers([]))
     assert first.output == both[0].output == both[1].output == {"outputs": [1562431130]}
     assert empty == []
+
+
+def test_a_jvm_killed_mid_run_says_so_with_its_stderr_tail():
+    """The JVM dies while answers stream (SIGKILL: no last words of its own, so it is started logging the GC
+    to stderr): the reader stops at once with a LiveClientError carrying the exit code and stderr's tail."""
+    import signal
+    import time
+
+    from rebalance.errors import LiveClientError
+
+    scenario = {"kind": "java_random", "seed": 42, "ops": [["nextInt", 2147483647]]}
+    with Oracle(jvm_options=["-Xlog:gc:stderr"]) as kafka:
+        answers = kafka.answers([scenario] * 200_000)
+        assert next(answers).output == {"outputs": [1562431130]}
+        os.kill(kafka.jvm.pid, signal.SIGKILL)
+        began = time.monotonic()
+        with pytest.raises(LiveClientError) as caught:
+            for _ in answers:
+                pass
+        took = time.monotonic() - began
+        folder = kafka.jvm.folder
+    assert took < 2, f"the dead JVM was reported after {took:.1f} s"
+    message = str(caught.value)
+    assert re.match(r"the Kafka oracle JVM, after \d+ of 200000 answers, exited \(code -9\)", message), message
+    assert "last lines of its stderr" in message and "Using Parallel" in message
+    assert not folder.exists()

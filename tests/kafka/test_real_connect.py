@@ -21,7 +21,7 @@ from typing import List
 import pytest
 
 from rebalance.errors import InputError, JavaUnavailableError
-from rebalance.kafka import connect as connect_module
+from rebalance.kafka.connect import workers as connect_module
 from rebalance.kafka.cluster import KafkaCluster
 from rebalance.kafka.connect import (CONNECT_BROKER_CONFIG, ConnectDistributedCluster, ConnectStartError, compare_rounds,
                                      connectors_added, parse_rounds, worker_bounced)

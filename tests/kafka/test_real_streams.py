@@ -93,14 +93,14 @@ def test_sticky_prediction_reads_the_member_order_and_process_ids():
 
 
 def test_the_next_group_spec_keeps_the_described_order():
-    from rebalance.kafka.streams import _next_group_spec
+    from rebalance.kafka.streams import next_group_spec
 
     def member(mid, active):
         return {"member_id": mid, "process_id": "p" + mid, "target_assignment": {"active": active}}
 
     before = {"members": [member("b", ["0_1"]), member("a", ["0_0"])]}
     after = {"members": [member("c", []), member("a", ["0_0", "0_1"])]}
-    assert _next_group_spec(before, after) == [("a", "pa", ["0_0"]), ("c", "pc", [])]
+    assert next_group_spec(before, after) == [("a", "pa", ["0_0"]), ("c", "pc", [])]
 
 
 def test_parse_rebalances_reads_a_leader_log():

@@ -1,7 +1,7 @@
 """Shared helpers for the KIP-848 tests: the group conformance vectors."""
 from vector_files import parametrize
 
-GROUP_FILES = ("group_unit.jsonl", "group_uniform.jsonl", "group_range.jsonl")
+GROUP_FILES = ("group_unit.jsonl", "group_uniform.jsonl", "group_range.jsonl", "group_rules.jsonl")
 
 
 def pytest_generate_tests(metafunc):

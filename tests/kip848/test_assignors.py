@@ -21,7 +21,7 @@ def test_three_partitions_third_member_joins():
 
 
 def test_homogeneous_extra_partition_stays_with_a_member_that_holds_it():
-    # 7 partitions, 3 members: minimum quota 2, one "+1" slot.  Since KAFKA-18688 (Kafka 4.1.0) a member
+    # 7 partitions, 3 members: minimum quota 2, one "+1" slot.  Since KAFKA-18688 (Kafka 4.0.1) a member
     # visited while the slot is free takes it only if it already fills it, or if it is among the last members
     # that must take the remaining slots; otherwise it gives the "+1" up for a later member.
     members = [{"id": "a", "subscriptions": ["t"], "assignment": {"t": [0, 1, 2]}},
@@ -38,8 +38,8 @@ def test_homogeneous_extra_partition_stays_with_a_member_that_holds_it():
 
 
 def test_homogeneous_fresh_assignment_puts_the_extras_on_the_last_members():
-    # KAFKA-18688 (Kafka 4.1.0): with nobody holding anything, every member but the last total % members
-    # gives its "+1" up, so the extras go to the last members in memberIds() order (the first ones up to 4.0)
+    # KAFKA-18688 (Kafka 4.0.1): with nobody holding anything, every member but the last total % members
+    # gives its "+1" up, so the extras go to the last members in memberIds() order (the first ones up to 4.0.0)
     members = [{"id": m, "subscriptions": ["t"]} for m in ("a", "b", "c", "d")]
     counts = {m: sum(len(p) for p in a.values())
               for m, a in assign_group("uniform", {"t": 10}, members, members_map="tree").by_name().items()}

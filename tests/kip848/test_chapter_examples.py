@@ -18,9 +18,9 @@ def test_hash_and_tree_orders_differ_in_the_chapters_example():
     tree_order, tree_moves = _moves(held, "tree")
     assert hash_order == ["consumer-3", "consumer-2", "consumer-1"]
     assert tree_order == ["consumer-1", "consumer-2", "consumer-3"]
-    # Kafka 4.1+ (KAFKA-18688): consumer-3, visited first by the HashMap, gives its "+1" up and consumer-2
+    # Kafka 4.0.1+ (KAFKA-18688): consumer-3, visited first by the HashMap, gives its "+1" up and consumer-2
     # keeps its three, so one partition moves in either order; only the member that gives it differs.
-    # (Up to 4.0 consumer-3 took the "+1" and the HashMap order moved two partitions.)
+    # (Up to 4.0.0 consumer-3 took the "+1" and the HashMap order moved two partitions.)
     assert hash_moves == [{"partition": "t-2", "from": "consumer-1", "to": "consumer-3"}]
     assert tree_moves == [{"partition": "t-5", "from": "consumer-2", "to": "consumer-3"}]
 
@@ -28,8 +28,8 @@ def test_hash_and_tree_orders_differ_in_the_chapters_example():
 def test_the_exercise_has_exactly_one_member_giving_up_in_either_order():
     held = {"consumer-1": [6], "consumer-2": [3, 4, 5], "consumer-3": [0, 1, 2]}
     assert _moves(held, "hash")[1] == [{"partition": "t-5", "from": "consumer-2", "to": "consumer-1"}]
-    # sorted: consumer-1 gives its "+1" up (KAFKA-18688, Kafka 4.1+), consumer-2 keeps its three and only
-    # consumer-3 gives one back (up to 4.0 both consumer-2 and consumer-3 did)
+    # sorted: consumer-1 gives its "+1" up (KAFKA-18688, Kafka 4.0.1+), consumer-2 keeps its three and only
+    # consumer-3 gives one back (up to 4.0.0 both consumer-2 and consumer-3 did)
     assert _moves(held, "tree")[1] == [{"partition": "t-2", "from": "consumer-3", "to": "consumer-1"}]
 
 

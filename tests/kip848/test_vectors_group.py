@@ -20,7 +20,7 @@ def test_vector_matches_kafka(group_vector):
 @pytest.mark.skipif(not VECTORS.is_dir(), reason="Kafka conformance vectors not found beside the repository")
 def test_all_files_present():
     lines = load_vectors(*GROUP_FILES)
-    assert len(lines) == 86
+    assert len(lines) == 90
     builders = {s.get("builder") for line in lines for s in line["output"]["steps"]}
     assert {"UniformHomogeneousAssignmentBuilder", "UniformHeterogeneousAssignmentBuilder",
             "RangeAssignor.assignHomogeneousGroup", "RangeAssignor.assignHeterogeneousGroup"} <= builders

@@ -11,7 +11,7 @@ no racks) and must hold at any scale.
 import pytest
 
 from rebalance.spark import single_process as local
-from rebalance.spark.exercise import exercise
+from rebalance.spark import exercise
 from rebalance.spark.generators import SweepParams
 
 pytestmark = [pytest.mark.spark, pytest.mark.filterwarnings("ignore::DeprecationWarning")]

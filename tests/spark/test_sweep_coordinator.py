@@ -156,7 +156,7 @@ def test_exercise_name_stays_the_function_after_the_submodule_is_imported():
     """Re-running a chapter's ``from rebalance.spark import exercise`` must still give the function."""
     import importlib
 
-    importlib.import_module("rebalance.spark.exercise")
+    importlib.import_module("rebalance.spark.exercises")
     from rebalance.spark import exercise
 
     assert callable(exercise)

@@ -17,32 +17,50 @@ rounds and clock (:mod:`.cluster`, :mod:`.experiment`) are modelled on Kafka's s
 * :mod:`~rebalance.connect.experiment` -- the 90 connectors x 10 tasks experiment;
 * :mod:`~rebalance.connect.vectors` -- the ``connect`` kind of the conformance vectors.
 """
-from .assignor import ASSIGNORS, ConnectAssignor, ReplayOptions, assignor_for, connect_protocol
-from .cluster import ConnectCluster, RoundResult, WorkerRound
-from .eager import EagerAssignor, eager_assignment
-from .incremental import ExponentialBackoff, IncrementalCooperativeAssignor, MockTime
-from .model import ClusterAssignment, ConnectorsAndTasks, WorkerLoad, parse_task, task_str
+from __future__ import annotations
 
-from .._lazy import lazy_exports  # noqa: E402
+from typing import TYPE_CHECKING
 
-# More public names, loaded on first use (the chapters' helpers and the classes they show).
+from .._lazy import lazy_exports
+
+#: every public name and the module that defines it, imported on first use (:mod:`rebalance._lazy`)
 _EXPORTS = {
-    "ExtendedWorkerState": ".protocol", "bounce_rounds": ".experiment", "bounce_table": ".experiment",
-    "derived_sets_example": ".examples", "derived_sets_table": ".examples", "hashmap_member_order": ".model",
-    "interleaved_round_robin": ".examples", "member_metadata": ".leader", "ninety_by_ten": ".experiment",
-    "pretty": ".examples", "start_stop": ".experiment", "round_table": ".examples",
-    "three_workers_example": ".examples", "steady_cluster": ".experiment", "successive_joins": ".experiment",
+    "ASSIGNORS": ".assignor", "ConnectAssignor": ".assignor", "ReplayOptions": ".assignor",
+    "assignor_for": ".assignor", "connect_protocol": ".assignor",
+    "ConnectCluster": ".cluster", "RoundResult": ".cluster", "WorkerRound": ".cluster",
+    "EagerAssignor": ".eager", "eager_assignment": ".eager",
+    "derived_sets_example": ".examples", "derived_sets_table": ".examples", "interleaved_round_robin": ".examples",
+    "pretty": ".examples", "round_table": ".examples", "three_workers_example": ".examples",
+    "bounce_rounds": ".experiment", "bounce_table": ".experiment", "ninety_by_ten": ".experiment",
+    "start_stop": ".experiment", "steady_cluster": ".experiment", "successive_joins": ".experiment",
     "supplementary": ".experiment",
+    "ExponentialBackoff": ".incremental", "IncrementalCooperativeAssignor": ".incremental",
+    "MockTime": ".incremental",
+    "member_metadata": ".leader",
+    "ClusterAssignment": ".model", "ConnectorsAndTasks": ".model", "WorkerLoad": ".model",
+    "hashmap_member_order": ".model", "parse_task": ".model", "task_str": ".model",
+    "ExtendedWorkerState": ".protocol",
 }
+__all__ = sorted(_EXPORTS)
 
-__all__ = [
-    "ASSIGNORS", "ClusterAssignment", "ConnectAssignor", "ConnectCluster", "ConnectorsAndTasks", "EagerAssignor",
-    "ExponentialBackoff", "IncrementalCooperativeAssignor", "MockTime", "ReplayOptions", "RoundResult", "WorkerLoad",
-    "WorkerRound", "assignor_for", "connect_protocol", "eager_assignment", "parse_task", "task_str",
-]
-__all__ += [
-    "ExtendedWorkerState", "bounce_rounds", "bounce_table", "derived_sets_example", "derived_sets_table",
-    "hashmap_member_order", "interleaved_round_robin", "member_metadata", "ninety_by_ten", "pretty", "round_table",
-    "start_stop", "steady_cluster", "successive_joins", "supplementary", "three_workers_example",
-]
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the same modules
+    from .assignor import (ASSIGNORS as ASSIGNORS, ConnectAssignor as ConnectAssignor, ReplayOptions as ReplayOptions,
+                           assignor_for as assignor_for, connect_protocol as connect_protocol)
+    from .cluster import ConnectCluster as ConnectCluster, RoundResult as RoundResult, WorkerRound as WorkerRound
+    from .eager import EagerAssignor as EagerAssignor, eager_assignment as eager_assignment
+    from .examples import (derived_sets_example as derived_sets_example, derived_sets_table as derived_sets_table,
+                           interleaved_round_robin as interleaved_round_robin, pretty as pretty,
+                           round_table as round_table, three_workers_example as three_workers_example)
+    from .experiment import (bounce_rounds as bounce_rounds, bounce_table as bounce_table,
+                             ninety_by_ten as ninety_by_ten, start_stop as start_stop,
+                             steady_cluster as steady_cluster, successive_joins as successive_joins,
+                             supplementary as supplementary)
+    from .incremental import (ExponentialBackoff as ExponentialBackoff,
+                              IncrementalCooperativeAssignor as IncrementalCooperativeAssignor, MockTime as MockTime)
+    from .leader import member_metadata as member_metadata
+    from .model import (ClusterAssignment as ClusterAssignment, ConnectorsAndTasks as ConnectorsAndTasks,
+                        WorkerLoad as WorkerLoad, hashmap_member_order as hashmap_member_order,
+                        parse_task as parse_task, task_str as task_str)
+    from .protocol import ExtendedWorkerState as ExtendedWorkerState
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union, cast
 
-from ..errors import require
+from ..validation import require
 
 Counts = Union[Mapping[str, int], Sequence[Tuple[str, int]]]
 

@@ -22,8 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, Mapping, Optional, Protocol, Sequence, Tuple, Type, Union, runtime_checkable
 
-from ..errors import InputError, require
+from ..errors import InputError
 from ..java import INT_MAX, INT_MIN
+from ..validation import require
 from .eager import EagerAssignor
 from .incremental import DEFAULT_MAX_DELAY_MS, IncrementalCooperativeAssignor, MemberAssignments, MockTime
 from .leader import CoordinatorState

@@ -32,10 +32,11 @@ assignments arrive as ``ExtendedWorkerState`` metadata (orders as on the wire, s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, cast
+from typing import Collection, Dict, List, Mapping, Optional, Sequence, Tuple, cast
 
-from ..errors import InputError, require
+from ..errors import InputError
 from ..java import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN
+from ..validation import require
 from .assignor import ASSIGNORS, ConnectAssignor, ReplayOptions, assignor_class, assignor_for, connect_protocol
 from .eager import EagerAssignor
 from .incremental import DEFAULT_MAX_DELAY_MS, DEFAULT_START_TIME_MS, IncrementalCooperativeAssignor, MockTime
@@ -162,6 +163,9 @@ class ConnectCluster:
         self.scheduled_rebalance: Optional[int] = None
         prev = replay.initial_previous_generation_id
         self.assignor: ConnectAssignor = self._new_assignor(initial_generation_id if prev is None else prev)
+        #: :meth:`replay_round`: the member whose assignor :attr:`assignor` is, and the other members' assignors
+        self._leader: Optional[str] = None
+        self._assignors: Dict[str, ConnectAssignor] = {}
 
     def _new_assignor(self, previous_generation_id: int) -> ConnectAssignor:
         return assignor_for(self.connect_protocol, max_delay_ms=self.max_delay_ms, time=self.time,
@@ -172,6 +176,35 @@ class ConnectCluster:
         prev = self.generation_id if previous_generation_id is None else previous_generation_id
         self.assignor = self._new_assignor(prev)
         return prev
+
+    def replay_round(self, members: Mapping[str, Running], generation_id: int, last_completed_generation_id: int,
+                     leader: str, received: Optional[Collection[str]] = None) -> RoundResult:
+        """One round of a real group replayed as Kafka's ``WorkerCoordinator`` (4.3.1) runs it on each worker.
+        Every worker holds an assignor of its own (``WorkerCoordinator``'s constructor, lines 103-104), so
+        ``leader`` computes the round with the assignor it had when it last led, its leader state (previous
+        assignment, scheduled delay) intact, or, leading for the first time, with a new one
+        (``IncrementalCooperativeAssignor``'s constructor: previous generation -1); the assignor of the leader it
+        replaces is kept for that member.  Only the members in ``received`` (default: all) get the assignment:
+        the others joined, but their SyncGroup failed (the group began another rebalance), so ``onJoinComplete``
+        never ran on them and they run what they ran.  ``members`` (in join order), ``generation_id`` and
+        ``last_completed_generation_id`` are as for :meth:`rebalance` (``mode="protocol"``: the leader entry
+        point), whose :class:`RoundResult` it returns."""
+        members_in = check_members(members)
+        require(isinstance(leader, str) and leader in members_in, "leader",
+                f"{leader!r} is not a member of this round")
+        heard = set(members_in) if received is None else set(received)
+        require(heard <= set(members_in), "received",
+                f"names workers that are not members: {sorted(heard - set(members_in))}")
+        if leader != self._leader:
+            if self._leader is not None:
+                self._assignors[self._leader] = self.assignor
+            self.assignor = self._assignors[leader] if leader in self._assignors else self._new_assignor(-1)
+            self._leader = leader
+        result = self.rebalance(members_in, generation_id, last_completed_generation_id, leader=leader)
+        for w in members_in:
+            if w not in heard:
+                self.running[w] = members_in[w]
+        return result
 
     @property
     def delay(self) -> int:

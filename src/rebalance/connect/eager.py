@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..errors import require
+from ..validation import require
 from .model import ClusterAssignment, ConnectorTaskId, as_connectors_and_tasks, connector_key
 
 if TYPE_CHECKING:

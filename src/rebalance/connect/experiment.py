@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Dict, List, Sequence, Tuple
 
-from ..errors import require
+from ..validation import require
 from .assignor import ASSIGNOR_NAMES
 from .cluster import ConnectCluster, RoundResult
 

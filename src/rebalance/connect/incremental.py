@@ -29,8 +29,9 @@ import math
 from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, TypeVar,
                     Union)
 
-from ..errors import InputError, require
+from ..errors import InputError
 from ..java import JavaHashOrder, string_hash
+from ..validation import require
 from .model import (
     ClusterAssignment,
     ConnectorTaskId,

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
-from ..errors import require
+from ..validation import require
 from .eager import EagerAssignor
 from .model import ConnectorTaskId, hashmap_member_order
 from .protocol import ExtendedAssignment, ExtendedWorkerState, protocol_version

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from typing import (Any, Callable, Container, Dict, Hashable, Iterable, List, Mapping, Optional, Sequence, Tuple,
                     TypeVar, Union)
 
-from ..errors import InputError, parse_dashed_id, require
+from ..errors import InputError
 from ..java import INT_MAX, JavaHashOrder, hash_set_copy_capacity, java_string_key, string_hash, to_int32
+from ..validation import parse_dashed_id, require
 
 ConnectorTaskId = Tuple[str, int]
 T = TypeVar("T", bound=Hashable)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional
 
-from ..errors import InputError, require
+from ..errors import InputError
 from ..java import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN
+from ..validation import require
 from ..vectors import diff_summary
 from .assignor import ReplayOptions
 from .cluster import ConnectCluster, RoundResult, Running, WorkerRound
@@ -520,34 +521,37 @@ def run(scenario: Dict[str, Any]) -> Dict[str, Any]:
 # ---------------------------------------------------------------------------------------------
 # comparison
 
-#: lists whose order in Kafka's output comes from Java hash iteration (set semantics when comparing)
-_UNORDERED_KEYS = {
+#: lists whose order in Kafka's output comes from Java's collections (hash iteration, the wire's grouping): their
+#: order is Kafka's too, and :func:`compare` names a difference in it alone as such
+_ORDERED_BY_KAFKA = {
     "assigned_connectors", "assigned_tasks", "revoked_connectors", "revoked_tasks", "all_connectors",
     "all_tasks", "connectors", "tasks", "previous_members", "candidate_workers_for_reassignment",
 }
 
 
-def _normalize(value: Any, key: Optional[str] = None) -> Any:
+def _as_sets(value: Any, key: Optional[str] = None) -> Any:
+    """``value`` with the lists of :data:`_ORDERED_BY_KAFKA` sorted (the same work, any order)."""
     if isinstance(value, dict):
-        return {k: _normalize(v, k) for k, v in value.items()}
+        return {k: _as_sets(v, k) for k, v in value.items()}
     if isinstance(value, list):
-        items = [_normalize(v) for v in value]
-        if key in _UNORDERED_KEYS and all(isinstance(x, str) for x in items):
+        items = [_as_sets(v) for v in value]
+        if key in _ORDERED_BY_KAFKA and all(isinstance(x, str) for x in items):
             return sorted(items)
         return items
     return value
 
 
 def compare(expected: Dict[str, Any], actual: Dict[str, Any]) -> List[str]:
-    """Differences that matter.  Identical outputs pass; otherwise lists of connectors/tasks/workers
-    are compared as sets (their order in Kafka's output follows Java hash iteration) and every other
-    value, list order of ``worker_loads`` included, must be equal."""
+    """Differences from Kafka's output: every value must be equal, every list in Kafka's order.  The order of
+    a worker's connectors and tasks is part of Kafka's answer (a worker runs its work in that order, and a later
+    load-balancing revocation takes from it in that order), and the lists the harness reports from the
+    assignor's state are sorted or a ``LinkedHashSet``'s order.  A difference in list order alone is named as
+    such."""
     if expected == actual:
         return []
-    e, a = _normalize(expected), _normalize(actual)
-    if e == a:
-        return []
-    return [diff_summary(e, a)]
+    if _as_sets(expected) == _as_sets(actual):
+        return ["the same connectors and tasks in another order: " + diff_summary(expected, actual)]
+    return [diff_summary(expected, actual)]
 
 
 def exact_match(expected: Dict[str, Any], actual: Dict[str, Any]) -> bool:

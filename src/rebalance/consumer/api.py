@@ -15,7 +15,8 @@ from collections.abc import Sized
 from dataclasses import replace
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Union
 
-from ..errors import InputError, check_size, require
+from ..errors import InputError
+from ..validation import check_size, require
 from .assignor import assignor_for, assignor_name
 from .model import AssignorResult, ConsumerScenario, Subscription, TopicPartition, parse_tp, validate_assignment_inputs
 from .sticky_userdata import auto_user_data
@@ -147,7 +148,7 @@ def assign(assignor: str, partitions: Mapping[str, int], members: Mapping[str, M
     ``partition_racks`` optionally maps a topic to one set of replica racks per partition (KIP-881).
     Returns ``{member_id: [(topic, partition), ...]}`` with every member, each list in Kafka's order.
     Bad input raises :class:`~rebalance.errors.InputError` naming the field, including an empty group
-    (:func:`require_members`) and a group over :data:`~rebalance.errors.MAX_INPUT_CELLS` cells (partitions + subscriptions + owned partitions).
+    (:func:`require_members`) and a group over :data:`~rebalance.validation.MAX_INPUT_CELLS` cells (partitions + subscriptions + owned partitions).
     """
     scenario = build_scenario(assignor, partitions, members, partition_racks=partition_racks)
     result = run_assignor(scenario)

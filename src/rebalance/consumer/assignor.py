@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Dict, Optional, Protocol, Sequence, Tuple, Type, runtime_checkable
 
-from ..errors import InputError, require
+from ..errors import InputError
+from ..validation import require
 from .abstract import COOPERATIVE, EAGER
 from .cooperative_sticky import CooperativeStickyAssignor
 from .model import AssignorResult, ConsumerScenario, TopicPartition

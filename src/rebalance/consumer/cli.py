@@ -26,7 +26,8 @@ import json
 import sys
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..errors import InputError, KafkaError, require
+from ..errors import InputError, KafkaError
+from ..validation import require
 from ..vectors import check_input_size
 from .api import build_scenario, require_members, run_assignor
 from .assignor import assignor_name

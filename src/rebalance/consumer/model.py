@@ -15,7 +15,9 @@ from itertools import repeat
 from operator import itemgetter
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
-from ..errors import JAVA_INT_MAX, InputError, parse_dashed_id, require
+from ..errors import InputError
+from ..java import INT_MAX
+from ..validation import parse_dashed_id, require
 
 from ..common import TopicPartition as TopicPartition, tp_str as tp_str  # re-exported: the one definition is rebalance.common
 
@@ -40,7 +42,7 @@ def parse_tps(texts: Sequence[Any], field_name: str) -> List[TopicPartition]:
         # not plain ASCII digits -- int() would take '+5', ' 5', '1_0' -- or one over a Java int can be wrong)
         if all(heads) and all(map(_SEP, parts)) and all(map(str.isdigit, tails)) and "".join(tails).isascii():
             numbers = list(map(int, tails))
-            if not numbers or max(numbers) <= JAVA_INT_MAX:
+            if not numbers or max(numbers) <= INT_MAX:
                 result = list(zip(heads, numbers))
     except (TypeError, ValueError):
         pass
@@ -113,7 +115,7 @@ def _int(value: object, field_name: str, minimum: Optional[int] = None) -> int:
     ``minimum`` if given; anything else is an :class:`InputError` naming ``field_name``."""
     if not isinstance(value, int) or isinstance(value, bool):
         raise InputError(field_name, f"must be a whole number, got {value!r}")
-    require(-JAVA_INT_MAX - 1 <= value <= JAVA_INT_MAX, field_name, f"{value} does not fit a Java int")
+    require(-INT_MAX - 1 <= value <= INT_MAX, field_name, f"{value} does not fit a Java int")
     if minimum is not None:
         require(value >= minimum, field_name, f"must be at least {minimum}, got {value}")
     return value

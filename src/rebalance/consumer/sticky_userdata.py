@@ -28,8 +28,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ..errors import InputError, require
-from ..java import INT_MAX, INT_MIN, hashmap_order
+from ..errors import InputError
+from ..java import INT_MAX, INT_MIN, compute_if_absent_order
+from ..validation import require
 from ..wire import ByteBuffer, SchemaError
 from .model import TopicPartition, check_tp_names, parse_tps
 
@@ -46,17 +47,20 @@ _PARTITION = itemgetter(1)
 
 
 def group_partitions_by_topic(partitions: Sequence[TopicPartition]) -> List[Tuple[str, List[int]]]:
-    """``CollectionUtils.groupPartitionsByTopic``: a ``HashMap<String, List<Integer>>`` filled in list
-    order, returned in its iteration order."""
+    """``CollectionUtils.groupPartitionsByTopic``: a ``HashMap<String, List<Integer>>`` filled by one
+    ``computeIfAbsent(topic, ...)`` per partition in list order, returned in its iteration order
+    (:func:`rebalance.java.compute_if_absent_order`: topics that share a bucket come newest first)."""
     return [(topic, list(map(_PARTITION, run))) for topic, run in groupby(_regrouped(partitions), key=_TOPIC)]
 
 
 @lru_cache(maxsize=256)
-def _topic_map(topics: Tuple[str, ...]) -> Tuple[List[str], Dict[str, int], List[int]]:
-    """For the distinct topics of a member's list (first-appearance order): the ``HashMap`` iteration order,
-    each topic's place in it, and the names' UTF-8 lengths in bytes (empty if a name cannot be encoded).
-    Cached: the members of a group usually report the same topics in the same order."""
-    order = hashmap_order(list(topics))
+def _topic_map(topics: Tuple[str, ...], trailing: bool) -> Tuple[List[str], Dict[str, int], List[int]]:
+    """For the distinct topics of a member's list (first-appearance order; ``trailing``: a partition of a
+    topic seen before follows the last topic's first partition, so one more ``computeIfAbsent`` call may
+    resize the map): the ``HashMap`` iteration order, each topic's place in it, and the names' UTF-8 lengths
+    in bytes (empty if a name cannot be encoded).  Cached: the members of a group usually report the same
+    topics in the same order."""
+    order = compute_if_absent_order(list(topics) + ([topics[-1]] if trailing and topics else []))
     try:
         lengths = [len(t.encode("utf-8")) for t in topics]
     except UnicodeEncodeError:
@@ -64,16 +68,25 @@ def _topic_map(topics: Tuple[str, ...]) -> Tuple[List[str], Dict[str, int], List
     return order, {t: i for i, t in enumerate(order)}, lengths
 
 
-def _regrouped(partitions: Sequence[TopicPartition]) -> List[TopicPartition]:
+def _layout(partitions: Sequence[TopicPartition]) -> Tuple[List[str], Tuple[str, ...], bool]:
+    """Each partition's topic, the distinct topics in first-appearance order, and whether some partition follows
+    the first partition of the last new topic (its ``computeIfAbsent`` call may still resize the map)."""
+    names = list(map(_TOPIC, partitions))
+    topics = tuple(dict.fromkeys(names))
+    return names, topics, bool(topics) and names.index(topics[-1]) < len(names) - 1
+
+
+def _regrouped(partitions: Sequence[TopicPartition],
+               layout: Optional[Tuple[List[str], Tuple[str, ...], bool]] = None) -> List[TopicPartition]:
     """``partitions`` in the order of :func:`group_partitions_by_topic`'s groups: a stable sort by the
-    topic's place in the ``HashMap`` (list order within a topic)."""
+    topic's place in the ``HashMap`` (list order within a topic).  ``layout``: :func:`_layout` of them."""
     partitions = list(partitions)
-    topics = tuple(dict.fromkeys(map(_TOPIC, partitions)))
-    order, place, _ = _topic_map(topics)
+    names, topics, trailing = layout or _layout(partitions)
+    order, place, _ = _topic_map(topics, trailing)
     if len(topics) == len(partitions):  # one partition per topic
         by_topic = dict(partitions)
         return list(zip(order, map(by_topic.__getitem__, order)))
-    keys = list(map(place.__getitem__, map(_TOPIC, partitions)))
+    keys = list(map(place.__getitem__, names))
     return list(map(partitions.__getitem__, sorted(range(len(partitions)), key=keys.__getitem__)))
 
 
@@ -145,11 +158,12 @@ def sticky_v1_buffer(partitions: Sequence[TopicPartition], generation: int) -> B
     if (type(generation) is int and INT_MIN <= generation <= INT_MAX and set(map(type, numbers)) <= {int}
             and (not numbers or (INT_MIN <= min(numbers) and max(numbers) <= INT_MAX))
             and set(map(type, map(_TOPIC, partitions))) <= {str}):
-        topics = tuple(dict.fromkeys(map(_TOPIC, partitions)))
-        lengths = _topic_map(topics)[2]
+        layout = _layout(partitions)
+        topics = layout[1]
+        lengths = _topic_map(topics, layout[2])[2]
         if len(lengths) == len(topics) and max(lengths, default=0) <= 32767:
             length = 4 + 6 * len(topics) + sum(lengths) + 4 * len(partitions) + 4
-            return _StickyV1Buffer(_regrouped(partitions), generation, length)
+            return _StickyV1Buffer(_regrouped(partitions, layout), generation, length)
     return ByteBuffer(encode_sticky_v1(partitions, generation))
 
 

@@ -13,11 +13,17 @@ This area runs Kafka's own classes from those jars through the book's Java modul
   enumerated outcome distribution of the book's ``StripedReplicaPlacer`` (membership and chi-square fit).
 * :mod:`rebalance.kafka.connect` -- a real distributed Kafka Connect cluster (``ConnectDistributed`` workers)
   whose rounds, read from the workers' logs, are replayed through the book's Connect model side by side.
+* :mod:`rebalance.kafka.jvm` -- every JVM of this area started one way (:class:`~rebalance.kafka.jvm.JvmProcess`),
+  ``find_java`` and the Java module's classpaths; :mod:`rebalance.kafka.broker_requests` -- a broker asked over a
+  plain socket (``Metadata``).
 * :mod:`rebalance.kafka.share` -- a share group (KIP-932) of real ``KafkaShareConsumer`` instances dividing one
   partition's records, set against ``SimpleAssignor`` and ``SharePartitionModel``.
 * :mod:`rebalance.kafka.streams` -- real Kafka Streams instances of a stateful application (classic protocol)
   whose group leader's task assignments, read from its log, are replayed through the book's
   ``HighAvailabilityTaskAssignor`` (:func:`scale_out_and_in`, chapter 15).
+
+Every JVM starts through :mod:`rebalance.kafka.jvm`; the consumer, share-consumer and Streams drivers speak one
+JSON-lines protocol (:mod:`rebalance.kafka.jsonlines`, :mod:`rebalance.kafka.jsonlines_jvm`).
 
 Names are loaded on first use, so ``python -m rebalance.kafka.oracle`` runs the module cleanly.
 """
@@ -27,39 +33,53 @@ from typing import TYPE_CHECKING
 
 from .._lazy import lazy_exports
 
+#: every public name and the module that defines it, imported on first use (:mod:`rebalance._lazy`)
 _EXPORTS = {
-    "Oracle": "rebalance.kafka.oracle", "OracleAnswer": "rebalance.kafka.oracle",
-    "answer_all": "rebalance.kafka.oracle", "check_files": "rebalance.kafka.oracle",
-    "rewrite_files": "rebalance.kafka.oracle", "java_module": "rebalance.kafka.oracle",
-    "KafkaCluster": "rebalance.kafka.cluster", "ClusterStartError": "rebalance.kafka.cluster",
-    "run_scenario": "rebalance.kafka.consumers",
-    "simulate_lines_on_kafka": "rebalance.kafka.consumers",
-    "side_by_side": "rebalance.kafka.agreement",
-    "group_ids": "rebalance.kafka.coordinators", "compare_coordinators": "rebalance.kafka.coordinators",
-    "cluster_leaders": "rebalance.kafka.coordinators", "load_by_leader": "rebalance.kafka.coordinators",
-    "coordinator_summary": "rebalance.kafka.coordinators",
-    "controller_placements": "rebalance.kafka.placement", "first_leader": "rebalance.kafka.placement",
-    "goodness_of_fit": "rebalance.kafka.placement", "marginal": "rebalance.kafka.placement",
-    "outcome_distribution": "rebalance.kafka.placement",
-    "ConnectDistributedCluster": "rebalance.kafka.connect", "CONNECT_BROKER_CONFIG": "rebalance.kafka.connect",
-    "connectors_added": "rebalance.kafka.connect", "worker_bounced": "rebalance.kafka.connect",
-    "run_share_group": "rebalance.kafka.share", "ShareRun": "rebalance.kafka.share", "ShareRule": "rebalance.kafka.share",
-    "share_rule": "rebalance.kafka.share", "predict_outcomes": "rebalance.kafka.share",
-    "outcome_table": "rebalance.kafka.share", "share_summary": "rebalance.kafka.share",
-    "SHARE_BROKER_CONFIG": "rebalance.kafka.share",
-    "StreamsInstances": "rebalance.kafka.streams", "StreamsRebalance": "rebalance.kafka.streams",
-    "StreamsScenario": "rebalance.kafka.streams", "STREAMS_SETTINGS": "rebalance.kafka.streams",
-    "STREAMS_BROKER_CONFIG": "rebalance.kafka.streams", "scale_out_and_in": "rebalance.kafka.streams",
-    "parse_rebalances": "rebalance.kafka.streams", "predict_rebalance": "rebalance.kafka.streams",
-    "compare_rebalance": "rebalance.kafka.streams", "streams_configs": "rebalance.kafka.streams",
-    "sticky_prediction": "rebalance.kafka.streams", "STREAMS_GROUP_SETTINGS": "rebalance.kafka.streams",
+    "side_by_side": ".agreement", "ClusterStartError": ".cluster", "KafkaCluster": ".cluster",
+    "connectors_added": ".connect.scenarios", "worker_bounced": ".connect.scenarios",
+    "CONNECT_BROKER_CONFIG": ".connect.workers", "ConnectDistributedCluster": ".connect.workers",
+    "run_scenario": ".consumers", "simulate_lines_on_kafka": ".consumers", "cluster_leaders": ".coordinators",
+    "compare_coordinators": ".coordinators", "coordinator_summary": ".coordinators", "group_ids": ".coordinators",
+    "load_by_leader": ".coordinators", "java_module": ".jvm", "Oracle": ".oracle", "OracleAnswer": ".oracle",
+    "answer_all": ".oracle", "check_files": ".oracle", "rewrite_files": ".oracle",
+    "controller_placements": ".placement", "first_leader": ".placement", "goodness_of_fit": ".placement",
+    "marginal": ".placement", "outcome_distribution": ".placement", "SHARE_BROKER_CONFIG": ".share",
+    "ShareRule": ".share", "ShareRun": ".share", "outcome_table": ".share", "predict_outcomes": ".share",
+    "run_share_group": ".share", "share_rule": ".share", "share_summary": ".share",
+    "StreamsRebalance": ".streams.assignor_log", "parse_rebalances": ".streams.assignor_log",
+    "STREAMS_SETTINGS": ".streams.instances", "StreamsInstances": ".streams.instances",
+    "compare_rebalance": ".streams.replay", "predict_rebalance": ".streams.replay",
+    "sticky_prediction": ".streams.replay", "streams_configs": ".streams.replay",
+    "STREAMS_BROKER_CONFIG": ".streams.scenarios", "STREAMS_GROUP_SETTINGS": ".streams.scenarios",
+    "StreamsScenario": ".streams.scenarios", "scale_out_and_in": ".streams.scenarios",
 }
 __all__ = sorted(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
-if TYPE_CHECKING:
-    from .cluster import ClusterStartError, KafkaCluster
-    from .consumers import run_scenario, simulate_lines_on_kafka
-    from .oracle import Oracle, OracleAnswer, answer_all, check_files, java_module, rewrite_files
-    from .share import (SHARE_BROKER_CONFIG, ShareRule, ShareRun, outcome_table, predict_outcomes, run_share_group,
-                        share_rule, share_summary)
+if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the same modules
+    from .agreement import side_by_side as side_by_side
+    from .cluster import (ClusterStartError as ClusterStartError, KafkaCluster as KafkaCluster)
+    from .connect.scenarios import (connectors_added as connectors_added, worker_bounced as worker_bounced)
+    from .connect.workers import (CONNECT_BROKER_CONFIG as CONNECT_BROKER_CONFIG,
+                                  ConnectDistributedCluster as ConnectDistributedCluster)
+    from .consumers import (run_scenario as run_scenario, simulate_lines_on_kafka as simulate_lines_on_kafka)
+    from .coordinators import (cluster_leaders as cluster_leaders, compare_coordinators as compare_coordinators,
+                               coordinator_summary as coordinator_summary, group_ids as group_ids,
+                               load_by_leader as load_by_leader)
+    from .jvm import java_module as java_module
+    from .oracle import (Oracle as Oracle, OracleAnswer as OracleAnswer, answer_all as answer_all,
+                         check_files as check_files, rewrite_files as rewrite_files)
+    from .placement import (controller_placements as controller_placements, first_leader as first_leader,
+                            goodness_of_fit as goodness_of_fit, marginal as marginal,
+                            outcome_distribution as outcome_distribution)
+    from .share import (SHARE_BROKER_CONFIG as SHARE_BROKER_CONFIG, ShareRule as ShareRule, ShareRun as ShareRun,
+                        outcome_table as outcome_table, predict_outcomes as predict_outcomes,
+                        run_share_group as run_share_group, share_rule as share_rule, share_summary as share_summary)
+    from .streams.assignor_log import (StreamsRebalance as StreamsRebalance, parse_rebalances as parse_rebalances)
+    from .streams.instances import (STREAMS_SETTINGS as STREAMS_SETTINGS, StreamsInstances as StreamsInstances)
+    from .streams.replay import (compare_rebalance as compare_rebalance, predict_rebalance as predict_rebalance,
+                                 sticky_prediction as sticky_prediction, streams_configs as streams_configs)
+    from .streams.scenarios import (STREAMS_BROKER_CONFIG as STREAMS_BROKER_CONFIG,
+                                    STREAMS_GROUP_SETTINGS as STREAMS_GROUP_SETTINGS,
+                                    StreamsScenario as StreamsScenario, scale_out_and_in as scale_out_and_in)
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

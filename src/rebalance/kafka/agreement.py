@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from ..common import JsonRecord
+
 __all__ = ["side_by_side", "assignment_text"]
 
 
@@ -21,7 +23,7 @@ def assignment_text(assignment: Mapping[str, Sequence[str]]) -> str:
     return " | ".join(f"{m}: {' '.join(ps)}" for m, ps in sorted(assignment.items()))
 
 
-def side_by_side(scenario: Mapping[str, Any], real_rows: Optional[List[dict]] = None
+def side_by_side(scenario: Mapping[str, Any], real_rows: Optional[List[JsonRecord]] = None
                  ) -> Tuple[Any, Dict[str, Tuple[Any, Any]], Dict[int, Tuple[Optional[int], Optional[int]]]]:
     """``(table, counts, at_ms)`` for one scenario: ``table`` a pandas frame with one row per generation that
     either side completed (``generation``, ``simulator``, ``real broker``, ``same``, ``replayed``; a side that

@@ -17,50 +17,45 @@ The layout:
   ``controllers="dedicated"`` instead runs one controller (id 0) and N brokers (ids 1..N).  Combined nodes start
   faster on 2 cores and take one JVM fewer (README: *A Kafka cluster on loopback*).
 
-Everything lives in one temporary folder (``workdir``: each node's ``server.properties``, data and
-``server.log``; nothing reaches the terminal).  Every port is chosen free at start, on 127.0.0.1 only.  Each JVM
-runs in its own process group; :meth:`KafkaCluster.stop` -- on leaving the ``with`` block, on an error during
-start, on Ctrl-C, and at interpreter exit for a cluster still running -- kills every one of them and removes the
-folder (``stop(graceful=True)``: Kafka's controlled shutdown first).  On Linux the JVMs are also started with a
-parent-death signal, so they die with the Python process even when it is killed outright (its temporary folder
-is then left behind).
+Everything lives in one temporary folder (``workdir``: each node's ``server.properties``, data, ``server.log``
+and the JVM's own ``server.out``/``server.err``; nothing reaches the terminal).  Every port is chosen free at
+start, on 127.0.0.1 only.  Each JVM is a :class:`~rebalance.kafka.jvm.JvmProcess`: its own process group, and on
+Linux a parent-death signal, so it dies with the Python process even when that is killed outright (its
+temporary folder is then left behind).  :meth:`KafkaCluster.stop` -- on leaving the ``with`` block, on an error
+during start, on Ctrl-C, and at interpreter exit for a cluster still running -- kills every one of them and
+removes the folder (``stop(graceful=True)``: Kafka's controlled shutdown first); :meth:`KafkaCluster.kill_node`
+kills one node and leaves the others running (a machine that died).
 
 A start that fails (a node exits, or the brokers do not all serve within ``start_timeout``) raises
 :class:`ClusterStartError` with the tail of that node's log, after stopping everything.
 """
 from __future__ import annotations
 
-import atexit
 import base64
 import os
 import re
-import shutil
-import signal
 import socket
 import struct
-import subprocess
-import sys
 import tempfile
 import threading
 import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import (Any, Callable, Collection, Dict, List, Mapping, Optional, Protocol, Sequence, Tuple, TypeVar, Union,
-                    cast)
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..errors import ClusterStartError as ClusterStartError  # re-exported; defined in errors
-from ..errors import IllegalStateError, InputError, JavaUnavailableError, require
+from ..errors import IllegalStateError
+from ..validation import require
 from ..versions import KAFKA_VERSION
-from .oracle import find_java, java_module
-from .settings import checked_settings, config_value, pick, properties_text
+from .broker_requests import metadata_brokers
+from .jvm import (DEFAULT_JVM_OPTIONS, JvmProcess, StartedInWith, StopAtExit, broker_lib, check_jvm_settings,
+                  find_java, kill_and_reap, log4j2_properties, parent_death_prefix, remove_dir, stop_together,
+                  wait_each)
+from .settings import checked_settings, pick, properties_text
 
-__all__ = ["KafkaCluster", "ClusterStartError", "Node", "broker_classpath", "DEFAULT_JVM_OPTIONS"]
-
-#: the JVM flags of every node.  SerialGC and C1 only (TieredStopAtLevel=1) start a broker in about half the
-#: time of the JVM's defaults on 2 cores (README: *A Kafka cluster on loopback*); ``-Xmx`` comes from ``heap``.
-DEFAULT_JVM_OPTIONS: Tuple[str, ...] = ("-Xms32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
-                                        "-Djava.awt.headless=true")
+__all__ = ["KafkaCluster", "ClusterStartError", "Node", "broker_classpath", "free_ports", "random_cluster_id",
+           "DEFAULT_JVM_OPTIONS", "RESERVED"]
 
 #: the settings KafkaCluster writes itself; ``broker_config`` may not change them (racks: ``racks``)
 RESERVED = frozenset({
@@ -71,29 +66,14 @@ RESERVED = frozenset({
 
 _SERVER_MAIN = "kafka.Kafka"
 _STORAGE_TOOL = "kafka.tools.StorageTool"
-_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-
-
-def log4j2_properties(writer: str, root_level: str = "info", loggers: Optional[Mapping[str, str]] = None) -> str:
-    """The log4j2 configuration of a JVM the package starts: every log line into one file (the system
-    property ``rebalance.log.file``), none to the terminal; the root logger at ``root_level`` and the
-    ``loggers`` (class or package name -> level) as given.  ``writer`` names the module, in a comment."""
-    lines = [f"# written by {writer}: every log line of this JVM into one file, none to the terminal",
-             "status = error", "appender.file.type = File", "appender.file.name = file",
-             "appender.file.fileName = ${sys:rebalance.log.file}", "appender.file.layout.type = PatternLayout",
-             "appender.file.layout.pattern = [%d] %p %m (%c)%n", f"rootLogger.level = {root_level}",
-             "rootLogger.appenderRef.file.ref = file"]
-    for k, (name, level) in enumerate((loggers or {}).items()):
-        lines += [f"logger.l{k}.name = {name}", f"logger.l{k}.level = {level}"]
-    return "\n".join(lines) + "\n"
 
 
 @dataclass
 class Node:
     """One Kafka JVM: ``node_id``, its ``roles`` (``"broker,controller"``, ``"broker"`` or ``"controller"``),
     ``port`` (the PLAINTEXT listener clients use; ``None`` on a controller-only node), ``controller_port``
-    (``None`` on a broker-only node), ``rack`` and its folder ``dir`` (``server.properties``, ``data/``,
-    ``server.log``)."""
+    (``None`` on a broker-only node), ``rack``, its folder ``dir`` (``server.properties``, ``data/``,
+    ``server.log``) and its JVM ``process``."""
 
     node_id: int
     roles: str
@@ -101,7 +81,8 @@ class Node:
     controller_port: Optional[int]
     rack: Optional[str]
     dir: Path
-    process: Optional[subprocess.Popen] = None
+    #: its JVM (``kafka.Kafka``), from the cluster's start on (``None`` before)
+    process: Optional[JvmProcess] = None
 
     @property
     def is_broker(self) -> bool:
@@ -110,6 +91,11 @@ class Node:
     @property
     def is_controller(self) -> bool:
         return "controller" in self.roles.split(",")
+
+    @property
+    def running(self) -> bool:
+        """Its JVM runs."""
+        return self.process is not None and self.process.running
 
 
 def broker_classpath(kafka_home: Optional[str] = None) -> Tuple[str, str]:
@@ -124,11 +110,7 @@ def broker_classpath(kafka_home: Optional[str] = None) -> Tuple[str, str]:
                                           f"(no libs/kafka_2.13-VERSION.jar in it)")
         release = re.sub(r"^kafka_2\.1\d-|\.jar$", "", jars[0].name)
         return str(libs / "*"), release
-    lib = java_module() / "target" / f"broker-{KAFKA_VERSION}"
-    if not any(lib.glob("kafka_2.13-*.jar")):
-        raise JavaUnavailableError(f"Kafka's broker jars are not resolved ({lib} is missing): run 'make java' "
-                                   f"(needs Java 17+ and Maven), or set KAFKA_HOME to a Kafka distribution folder")
-    return str(lib / "*"), KAFKA_VERSION
+    return str(broker_lib(KAFKA_VERSION) / "*"), KAFKA_VERSION
 
 
 def random_cluster_id() -> str:
@@ -140,9 +122,9 @@ def random_cluster_id() -> str:
             return text
 
 
-def _free_ports(count: int) -> List[int]:
+def free_ports(count: int) -> List[int]:
     """``count`` distinct free TCP ports on 127.0.0.1 (each bound to port 0 and held until all are chosen)."""
-    socks = []
+    socks: List[socket.socket] = []
     try:
         for _ in range(count):
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -154,145 +136,11 @@ def _free_ports(count: int) -> List[int]:
             s.close()
 
 
-def _tail(path: Path, lines: int) -> str:
-    try:
-        with open(path, "rb") as f:
-            f.seek(0, os.SEEK_END)
-            f.seek(max(0, f.tell() - 200_000))
-            text = f.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
-    return "\n".join(text.splitlines()[-lines:])
+#: every KafkaCluster running now, stopped at interpreter exit
+_RUNNING: "StopAtExit[KafkaCluster]" = StopAtExit()
 
 
-def _jvm_log_tail(folder: Path, log_name: str, lines: int) -> str:
-    """The last ``lines`` lines of a JVM's log ``folder/log_name``, then of its own output (``stdout.log``) when
-    it wrote any: what a failed start shows (a broker's ``server.log``, a Connect worker's ``connect.log``)."""
-    text = _tail(folder / log_name, lines)
-    out = _tail(folder / "stdout.log", lines)
-    return text + (f"\n--- JVM output ---\n{out}" if out.strip() else "")
-
-
-def _metadata_brokers(port: int, timeout: float = 2.0) -> Dict[int, Tuple[str, int, Optional[str]]]:
-    """The brokers a broker on ``127.0.0.1:port`` reports, ``{node_id: (host, port, rack)}``, from one Metadata
-    request (API key 3, version 1: an empty topic list asks for brokers only).  Only fenced-out (not yet
-    registered, or shut down) brokers are missing from the answer."""
-    client = b"rebalance"
-    body = struct.pack(">hhih", 3, 1, 1, len(client)) + client + struct.pack(">i", 0)
-    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
-        s.sendall(struct.pack(">i", len(body)) + body)
-        size = struct.unpack(">i", _recv(s, 4))[0]
-        data = _recv(s, size)
-    pos = 4  # correlation id
-    (count,) = struct.unpack_from(">i", data, pos)
-    pos += 4
-    brokers = {}
-    for _ in range(count):
-        node_id, n = struct.unpack_from(">ih", data, pos)
-        pos += 6
-        host = data[pos:pos + n].decode()
-        pos += n
-        bport, rn = struct.unpack_from(">ih", data, pos)
-        pos += 6
-        rack = None if rn < 0 else data[pos:pos + rn].decode()
-        pos += max(rn, 0)
-        brokers[node_id] = (host, bport, rack)
-    return brokers
-
-
-def _recv(s: socket.socket, n: int) -> bytes:
-    chunks, got = [], 0
-    while got < n:
-        chunk = s.recv(n - got)
-        if not chunk:
-            raise ConnectionError("connection closed")
-        chunks.append(chunk)
-        got += len(chunk)
-    return b"".join(chunks)
-
-
-def _pdeathsig_prefix() -> List[str]:
-    """``setpriv --pdeathsig KILL --`` on Linux when this is the main thread: the JVM is killed when the Python
-    process dies, however it dies.  (The signal follows the thread that started the child, so it is only used
-    from the main thread, which lives as long as the process.)"""
-    if sys.platform.startswith("linux") and threading.current_thread() is threading.main_thread():
-        setpriv = shutil.which("setpriv")
-        if setpriv:
-            return [setpriv, "--pdeathsig", "KILL", "--"]
-    return []
-
-
-def _check_jvm(start_timeout: object, stop_timeout: object, heap: object, jvm_options: object,
-               heap_example: str) -> None:
-    """The JVM settings every driver of real processes takes: positive timeouts (s), a heap size, JVM flags."""
-    for field, value in (("start_timeout", start_timeout), ("stop_timeout", stop_timeout)):
-        require(isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0, field,
-                f"must be a positive number of seconds, got {value!r}")
-    require(isinstance(heap, str) and bool(re.fullmatch(r"\d+[kmgKMG]?", heap)), "heap",
-            f"must be a JVM heap size such as {heap_example!r}, got {heap!r}")
-    require(jvm_options is None or (isinstance(jvm_options, (list, tuple))
-                                    and all(isinstance(o, str) for o in jvm_options)), "jvm_options",
-            f"must be a list of JVM flags, got {jvm_options!r}")
-
-
-_T = TypeVar("_T")
-
-
-def _wait_each(pending: Sequence[_T], ready: Callable[[_T], bool], deadline: float,
-               timed_out: Callable[[_T], Exception], pause: float,
-               check: Callable[[List[_T]], None] = lambda left: None) -> None:
-    """Until ``ready(x)`` holds for every ``x`` of ``pending`` (each pass first calls ``check`` with the ones still
-    pending; it raises for a process that died); past ``deadline`` (``time.monotonic()``) raises ``timed_out`` of
-    the first one still pending."""
-    left = list(pending)
-    while True:
-        check(left)
-        left = [x for x in left if not ready(x)]
-        if not left:
-            return
-        if time.monotonic() > deadline:
-            raise timed_out(left[0])
-        time.sleep(pause)
-
-
-class _Startable(Protocol):
-    def start(self) -> Any: ...
-
-    def stop(self) -> None: ...
-
-
-_S = TypeVar("_S", bound=_Startable)
-
-
-class _StartedInWith:
-    """A mixin: ``start()`` on entering a ``with`` block (which gives the object), ``stop()`` on leaving it."""
-
-    def __enter__(self: _S) -> _S:
-        self.start()
-        return self
-
-    def __exit__(self: _Startable, *exc: object) -> None:
-        self.stop()
-
-
-def _stopped_at_exit() -> set:
-    """A set for the objects (with a ``stop()``) that hold processes: each is added when it starts and discarded
-    when it stops, so it is held also when the caller dropped its reference, and whatever is still in the set
-    when the interpreter exits is stopped (started outside a ``with`` block and never stopped)."""
-    held: set = set()
-
-    @atexit.register
-    def _stop_all() -> None:
-        for obj in list(held):
-            obj.stop()
-
-    return held
-
-
-_RUNNING: "set[KafkaCluster]" = _stopped_at_exit()
-
-
-class KafkaCluster(_StartedInWith):
+class KafkaCluster(StartedInWith):
     """A KRaft Kafka cluster of ``brokers`` brokers on 127.0.0.1, from the book's pinned jars.
 
     ``racks``: one ``broker.rack`` per broker, in broker order (broker *i+1* gets ``racks[i]``).
@@ -328,7 +176,7 @@ class KafkaCluster(_StartedInWith):
                                      {"broker.rack": " (use racks=[...])"})
         require(controllers in ("combined", "dedicated"), "controllers",
                 f"must be 'combined' or 'dedicated', got {controllers!r}")
-        _check_jvm(start_timeout, stop_timeout, heap, jvm_options, "512m")
+        check_jvm_settings(start_timeout, stop_timeout, heap, jvm_options, "512m")
         self.brokers = brokers
         self.racks: Optional[List[str]] = list(racks) if racks is not None else None
         self.broker_config = settings
@@ -359,14 +207,31 @@ class KafkaCluster(_StartedInWith):
 
     @property
     def running(self) -> bool:
-        return bool(self.nodes) and all(n.process is not None and n.process.poll() is None for n in self.nodes)
+        """Every node's JVM runs (``False`` before the start, after the stop, and once a node died or was
+        killed)."""
+        return bool(self.nodes) and all(n.running for n in self.nodes)
 
     def node(self, node_id: int) -> Node:
+        """The node ``node_id``; :class:`~rebalance.errors.InputError` naming ``node_id`` when there is none."""
         return pick(self.nodes, lambda n: n.node_id, node_id, "node_id", "node")
 
     def log_tail(self, node_id: int, lines: int = 40) -> str:
         """The last ``lines`` lines of a node's ``server.log`` (and of its JVM's own output, when any)."""
-        return _jvm_log_tail(self.node(node_id).dir, "server.log", lines)
+        n = self.node(node_id)
+        return n.process.last_lines(lines) if n.process is not None else ""
+
+    def kill_node(self, node_id: int, graceful: bool = False) -> None:
+        """Stop node ``node_id`` and leave the others running: SIGKILL to its JVM's process group (a machine that
+        died: no controlled shutdown, the controller fences it once its broker session times out), or with
+        ``graceful=True`` SIGTERM first (Kafka's controlled shutdown) and SIGKILL after ``stop_timeout``; the JVM
+        is reaped.  The node stays in :attr:`nodes`, no longer running (:attr:`running` is ``False``), and its
+        folder until :meth:`stop`.  :class:`~rebalance.errors.InputError` for a node that is not there,
+        :class:`~rebalance.errors.IllegalStateError` for one that is not running."""
+        with self._lock:
+            n = self.node(node_id)
+            if n.process is None or not n.process.running:
+                raise IllegalStateError(f"Kafka node {node_id} is not running")
+            n.process.stop(grace=self.stop_timeout if graceful else 0.0)
 
     def __repr__(self) -> str:
         state = ("stopped" if not self.nodes else f"running at {self.bootstrap_servers}" if self.running
@@ -390,12 +255,13 @@ class KafkaCluster(_StartedInWith):
                     self._write_configs()
                     self._format(java, cp, began)
                     for n in self.nodes:
-                        n.process = self._spawn(java, cp, n, [_SERVER_MAIN, str(n.dir / "server.properties")],
-                                                n.dir / "server.log", n.dir / "stdout.log")
+                        n.process = self._jvm(java, cp, n, "server", _SERVER_MAIN,
+                                              [str(n.dir / "server.properties")]).start()
                     self._wait_until_serving(began)
                 except ClusterStartError:
                     # a port chosen free may be taken by another program before Kafka binds it: once more
-                    clash = any("Address already in use" in _tail(n.dir / "server.log", 100_000) for n in self.nodes)
+                    clash = any("Address already in use" in n.process.last_lines(100_000)
+                                for n in self.nodes if n.process is not None)
                     self._stop_locked()
                     if attempt == 2 or not clash:
                         raise
@@ -410,7 +276,7 @@ class KafkaCluster(_StartedInWith):
     def _layout(self) -> None:
         assert self.workdir is not None
         dedicated = self.controllers == "dedicated"
-        ports = iter(_free_ports(2 * self.brokers + (1 if dedicated else 0)))
+        ports = iter(free_ports(2 * self.brokers + (1 if dedicated else 0)))
         if dedicated:
             self.nodes.append(Node(0, "controller", None, next(ports), None, self.workdir / "node-0"))
         for i in range(self.brokers):
@@ -422,7 +288,6 @@ class KafkaCluster(_StartedInWith):
 
     def _write_configs(self) -> None:
         assert self.workdir is not None
-        (self.workdir / "log4j2.properties").write_text(log4j2_properties("rebalance.kafka.cluster"))
         voters = ",".join(f"{n.node_id}@127.0.0.1:{n.controller_port}" for n in self.nodes if n.is_controller)
         rf = min(3, self.brokers)
         min_isr = 2 if self.brokers >= 3 else 1
@@ -465,63 +330,48 @@ class KafkaCluster(_StartedInWith):
             (n.dir / "server.properties").write_text(
                 "# written by rebalance.kafka.cluster\n" + properties_text(props))
 
-    def _spawn(self, java: str, cp: str, n: Node, args: List[str], log_file: Path, out_file: Path) -> subprocess.Popen:
-        assert self.workdir is not None
-        cmd = _pdeathsig_prefix() + [java, f"-Xmx{self.heap}", *self.jvm_options,
-                                     f"-Dlog4j2.configurationFile={self.workdir / 'log4j2.properties'}",
-                                     f"-Drebalance.log.file={log_file}", "-cp", cp, *args]
-        with open(out_file, "ab") as out:
-            return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                    cwd=n.dir, start_new_session=True)
+    def _jvm(self, java: str, cp: str, n: Node, name: str, main_class: str, args: List[str]) -> JvmProcess:
+        """A JVM of node ``n`` in its folder: ``NAME.log`` (log4j2), ``NAME.out``, ``NAME.err``."""
+        return JvmProcess(name, main_class, [cp], n.dir, args, heap=self.heap, jvm_options=self.jvm_options,
+                          log4j2=log4j2_properties("rebalance.kafka.cluster"), java=java)
 
     def _format(self, java: str, cp: str, began: float) -> None:
         """``kafka-storage.sh format -t CLUSTER_ID -c server.properties`` for every node, all at once."""
         assert self.cluster_id is not None
-        procs: List[Tuple[Node, subprocess.Popen]] = []
+        tools: List[Tuple[Node, JvmProcess]] = []
         try:
             for n in self.nodes:
-                procs.append((n, self._spawn(java, cp, n, [_STORAGE_TOOL, "format", "-t", self.cluster_id, "-c",
-                                                           str(n.dir / "server.properties")],
-                                             n.dir / "format.log", n.dir / "format.out")))
-            for n, p in procs:
-                try:
-                    code = p.wait(timeout=max(1.0, self.start_timeout - (time.monotonic() - began)))
-                except subprocess.TimeoutExpired:
+                tools.append((n, self._jvm(java, cp, n, "format", _STORAGE_TOOL, [
+                    "format", "-t", self.cluster_id, "-c", str(n.dir / "server.properties")]).start()))
+            for n, tool in tools:
+                code = tool.wait(timeout=max(1.0, self.start_timeout - (time.monotonic() - began)))
+                if code is None:
                     raise ClusterStartError(f"formatting node {n.node_id}'s log folder took longer than "
-                                            f"start_timeout={self.start_timeout:g} s",
-                                            _tail(n.dir / "format.out", 40)) from None
+                                            f"start_timeout={self.start_timeout:g} s", tool.last_lines())
                 if code != 0:
                     raise ClusterStartError(f"Kafka's storage tool refused node {n.node_id}'s configuration "
-                                            f"(exit code {code})", self._format_tail(n))
+                                            f"(exit code {code})", tool.last_lines())
         finally:
-            for _, p in procs:
-                if p.poll() is None:
-                    _kill_group(p, signal.SIGKILL)
-                    p.wait()
-
-    @staticmethod
-    def _format_tail(n: Node) -> str:
-        out, log = _tail(n.dir / "format.out", 40), _tail(n.dir / "format.log", 40)
-        return "\n".join(t for t in (log, out) if t.strip())
+            for _, tool in tools:
+                tool.stop()
 
     def _wait_until_serving(self, began: float) -> None:
         want = {n.node_id for n in self.broker_nodes}
 
         def alive(_: List[Node]) -> None:  # every node, the controllers too
             for n in self.nodes:
-                assert n.process is not None
-                code = n.process.poll()
+                code = n.process.exit_code() if n.process is not None else None
                 if code is not None:
                     raise ClusterStartError(f"Kafka node {n.node_id} ({n.roles}) exited with code {code} while "
                                             f"starting", self.log_tail(n.node_id))
 
         def serving_all(n: Node) -> bool:
             try:
-                return want <= set(_metadata_brokers(n.port))  # type: ignore[arg-type]
+                return n.port is not None and want <= set(metadata_brokers(n.port))
             except (OSError, struct.error, ValueError):
                 return False
 
-        _wait_each(self.broker_nodes, serving_all, began + self.start_timeout, lambda n: ClusterStartError(
+        wait_each(self.broker_nodes, serving_all, began + self.start_timeout, lambda n: ClusterStartError(
             f"Kafka broker {n.node_id} did not serve all {len(want)} broker(s) within "
             f"start_timeout={self.start_timeout:g} s", self.log_tail(n.node_id)), pause=0.1, check=alive)
 
@@ -536,43 +386,9 @@ class KafkaCluster(_StartedInWith):
             self._stop_locked(graceful)
 
     def _stop_locked(self, graceful: bool = False) -> None:
-        procs = [n.process for n in self.nodes if n.process is not None]
-        if graceful:
-            for p in procs:
-                if p.poll() is None:
-                    _kill_group(p, signal.SIGTERM)
-            deadline = time.monotonic() + self.stop_timeout
-            for p in procs:
-                try:
-                    p.wait(timeout=max(0.0, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:
-                    pass
-        for p in procs:
-            _kill_and_reap(p)
-        for n in self.nodes:
-            n.process = None
+        stop_together([n.process for n in self.nodes if n.process is not None],
+                      grace=self.stop_timeout if graceful else 0.0)
         self.nodes = []
-        _remove_dir(self.workdir)
+        remove_dir(self.workdir)
         self.workdir = None
         _RUNNING.discard(self)
-
-
-def _kill_and_reap(p: subprocess.Popen) -> None:
-    """SIGKILL to the process group of ``p`` unless it is reaped already (then its pid, which is its group id, may
-    be another's), and wait for it."""
-    if p.poll() is None:
-        _kill_group(p, signal.SIGKILL)
-    p.wait()
-
-
-def _remove_dir(workdir: Optional[Path]) -> None:
-    """Remove a stopped process's folder, if any."""
-    if workdir is not None:
-        shutil.rmtree(workdir, ignore_errors=True)
-
-
-def _kill_group(p: subprocess.Popen, sig: int) -> None:
-    try:
-        os.killpg(p.pid, sig)  # start_new_session: the group id is the child's pid
-    except (ProcessLookupError, PermissionError):
-        pass

@@ -21,18 +21,19 @@ and ids with a negative ``hashCode``.
 from __future__ import annotations
 
 import random
-import socket
 import string
 import struct
 import time
 from dataclasses import asdict, dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
+from ..common import JsonRecord
 from ..errors import CoordinatorNotAvailable as CoordinatorNotAvailable  # re-exported; defined in errors
-from ..errors import WaitTimeoutError, require
+from ..errors import WaitTimeoutError
+from ..validation import require
 from ..java import INT_MIN, string_hash
 from ..protocol.coordinator import OFFSETS_TOPIC, partition_for
-from .cluster import _recv
+from .broker_requests import CLIENT_ID, round_trip
 
 __all__ = ["CoordinatorNotAvailable", "CoordinatorRow", "MIN_VALUE_IDS", "cluster_leaders", "compare_coordinators",
            "find_coordinator", "find_coordinators", "group_ids", "load_by_leader", "offsets_leaders", "coordinator_summary"]
@@ -57,7 +58,7 @@ class CoordinatorRow:
     def agree(self) -> bool:
         return self.leader is not None and self.leader == self.coordinator
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JsonRecord:
         return {**asdict(self), "agree": self.agree}
 
 
@@ -76,7 +77,7 @@ def group_ids(count: int = 300, seed: int = 25) -> List[str]:
     return out
 
 
-def _admin(bootstrap_servers: str):
+def _admin(bootstrap_servers: str) -> Any:
     from confluent_kafka.admin import AdminClient
     return AdminClient({"bootstrap.servers": bootstrap_servers, "log_level": 0})
 
@@ -95,14 +96,10 @@ def find_coordinator(port: int, group: str, *, host: str = "127.0.0.1", timeout:
     """The coordinator's broker id for ``group``, asked of the broker at ``host:port`` with one
     ``FindCoordinator`` v2 request (``Key`` = the group id, ``KeyType`` = 0); raises
     :class:`CoordinatorNotAvailable` on an error code."""
-    client = b"rebalance"
     key = group.encode("utf-8")
-    body = (struct.pack(">hhih", 10, 2, 7, len(client)) + client
+    body = (struct.pack(">hhih", 10, 2, 7, len(CLIENT_ID)) + CLIENT_ID
             + struct.pack(">h", len(key)) + key + struct.pack(">b", 0))
-    with socket.create_connection((host, port), timeout=timeout) as s:
-        s.sendall(struct.pack(">i", len(body)) + body)
-        size = struct.unpack(">i", _recv(s, 4))[0]
-        data = _recv(s, size)
+    data = round_trip(port, body, host=host, timeout=timeout)
     # correlation id, throttle_time_ms, error_code, error_message (nullable string), node_id, host, port
     _corr, _throttle, error = struct.unpack_from(">iih", data, 0)
     pos = 10
@@ -113,7 +110,7 @@ def find_coordinator(port: int, group: str, *, host: str = "127.0.0.1", timeout:
     (node_id,) = struct.unpack_from(">i", data, pos)
     if error != 0:
         raise CoordinatorNotAvailable(error, message)
-    return node_id
+    return int(node_id)
 
 
 def find_coordinators(ports: Sequence[int], groups: Sequence[str], timeout: float = 30.0
@@ -135,7 +132,7 @@ def find_coordinators(ports: Sequence[int], groups: Sequence[str], timeout: floa
     return out
 
 
-def _wait_offsets_topic(admin, ports: Sequence[int], num_partitions: int, timeout: float) -> Dict[int, Optional[int]]:
+def _wait_offsets_topic(admin: Any, ports: Sequence[int], num_partitions: int, timeout: float) -> Dict[int, Optional[int]]:
     """Ask for one coordinator (which makes Kafka create ``__consumer_offsets``) until every partition of the
     topic has a leader."""
     deadline = time.monotonic() + timeout
@@ -174,7 +171,7 @@ def compare_coordinators(bootstrap_servers: str, groups: Sequence[str], num_part
     return rows
 
 
-def coordinator_summary(rows: Sequence[CoordinatorRow]) -> dict:
+def coordinator_summary(rows: Sequence[CoordinatorRow]) -> JsonRecord:
     """Counts for a README line: groups, agreeing, with ``hashCode == Integer.MIN_VALUE``, with a negative
     ``hashCode``, and the partitions reached."""
     return {"groups": len(rows), "agree": sum(r.agree for r in rows),

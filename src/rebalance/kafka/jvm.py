@@ -36,12 +36,13 @@ from pathlib import Path
 from typing import IO, Callable, Generic, List, Mapping, Optional, Protocol, Sequence, Set, TypeVar, Union
 
 from ..errors import IllegalStateError, JavaUnavailableError, LiveClientError, WaitTimeoutError
-from ..errors import require  # moves to rebalance.validation with issue 32
+from ..validation import require
 from ..versions import KAFKA_VERSION
 
 __all__ = ["JvmProcess", "StopAtExit", "StartedInWith", "find_java", "java_module", "module_classpath",
            "client_classpath", "broker_lib", "log4j2_properties", "tail", "wait_until", "wait_each", "kill_and_reap",
-           "check_jvm_settings", "DEFAULT_JVM_OPTIONS", "CLIENT_JVM_OPTIONS"]
+           "stop_together", "remove_dir", "parent_death_prefix", "check_jvm_settings", "DEFAULT_JVM_OPTIONS",
+           "CLIENT_JVM_OPTIONS"]
 
 #: the JVM flags of a server (broker, controller, Connect worker, Streams instances).  SerialGC and C1 only
 #: (``TieredStopAtLevel=1``) start a broker in about half the time of the JVM's defaults on 2 cores (README: *A
@@ -171,8 +172,15 @@ def tail(path: Path, lines: int = 40) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
+def remove_dir(folder: Optional[Path]) -> None:
+    """Remove a stopped process's folder and everything in it, if there is one (errors ignored: what cannot be
+    removed stays)."""
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 # ------------------------------------------------------------------------------------------ processes
-def _pdeathsig_prefix() -> List[str]:
+def parent_death_prefix() -> List[str]:
     """``setpriv --pdeathsig KILL --`` on Linux when this is the main thread: the JVM is killed when the Python
     process dies, however it dies.  (The signal follows the thread that started the child, so it is only used
     from the main thread, which lives as long as the process.)"""
@@ -181,6 +189,8 @@ def _pdeathsig_prefix() -> List[str]:
         if setpriv:
             return [setpriv, "--pdeathsig", "KILL", "--"]
     return []
+
+
 
 
 def _signal_group(p: "subprocess.Popen[bytes]", sig: int) -> None:
@@ -339,7 +349,7 @@ class JvmProcess:
             (self.folder / f"{self.name}.log4j2.properties").write_text(self.log4j2)
         stdin = subprocess.PIPE if self.pipes != "none" else subprocess.DEVNULL
         with open(self.err_file, "ab") as err, open(self.out_file, "ab") as out:
-            self.process = subprocess.Popen(_pdeathsig_prefix() + cmd, stdin=stdin,
+            self.process = subprocess.Popen(parent_death_prefix() + cmd, stdin=stdin,
                                             stdout=subprocess.PIPE if self.pipes == "both" else out, stderr=err,
                                             cwd=self.folder, start_new_session=True)
         _RUNNING.add(self)
@@ -378,6 +388,15 @@ class JvmProcess:
         """The last ``lines`` lines of its log4j2 file."""
         return tail(self.log_file, lines)
 
+    def last_lines(self, lines: int = 40) -> str:
+        """What a failed start shows: the last ``lines`` lines of its log4j2 file (when it has one), then of its
+        stderr and stdout files (:meth:`stderr_tail`), each only when it wrote any."""
+        parts = [self.log_tail(lines) if self.log4j2 is not None else "", self.stderr_tail(lines)]
+        log, own = (p.strip("\n") for p in parts)
+        if log and own.strip():
+            return f"{log}\n--- JVM output ---\n{own}"
+        return log or own
+
     def died(self, what: str = "") -> LiveClientError:
         """The error of a JVM that exited: its name, exit code and stderr's tail."""
         code = self.exit_code()
@@ -389,6 +408,23 @@ class JvmProcess:
         """:class:`~rebalance.errors.LiveClientError` (:meth:`died`) if the JVM started and has exited."""
         if self.process is not None and self.process.poll() is not None:
             raise self.died(what)
+
+    def wait(self, timeout: Optional[float] = None) -> Optional[int]:
+        """Wait up to ``timeout`` seconds (``None``: as long as it takes) for the JVM to exit; its exit code, or
+        ``None`` when it still runs (or never started)."""
+        if self.process is None:
+            return None
+        try:
+            return self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def terminate(self) -> None:
+        """SIGTERM to its process group (the JVM's shutdown hooks run: an orderly shutdown) without waiting;
+        :meth:`stop` then waits and kills what is left."""
+        if self.running:
+            assert self.process is not None
+            _signal_group(self.process, signal.SIGTERM)
 
     def stop(self, grace: float = 0.0) -> None:
         """Stop the JVM: SIGTERM and up to ``grace`` seconds when ``grace > 0`` (an orderly shutdown), then
@@ -407,6 +443,19 @@ class JvmProcess:
     def __repr__(self) -> str:
         state = "running" if self.running else "stopped" if self.process is None else f"exited {self.exit_code()}"
         return f"JvmProcess({self.name!r}, {self.main_class}, {state})"
+
+
+def stop_together(jvms: Sequence[JvmProcess], grace: float = 0.0) -> None:
+    """Stop several JVMs at once: with ``grace > 0`` SIGTERM to all of them and up to ``grace`` seconds *in all*
+    for them to exit (the nodes of one cluster shut down side by side), then :meth:`JvmProcess.stop` each."""
+    if grace > 0:
+        for j in jvms:
+            j.terminate()
+        deadline = time.monotonic() + grace
+        for j in jvms:
+            j.wait(max(0.0, deadline - time.monotonic()))
+    for j in jvms:
+        j.stop()
 
 
 # ------------------------------------------------------------------------------------------ waiting

@@ -18,51 +18,47 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
+import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Callable, cast, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, TypedDict, cast
 
-from ..errors import IllegalStateError, JavaUnavailableError
+from ..errors import IllegalStateError, LiveClientError
 from ..versions import ADMINUTILS_RELEASE, KAFKA_VERSION
+from .jvm import JvmProcess, find_java, module_classpath, remove_dir
 
 if TYPE_CHECKING:
     from ..vectors import Line
 
+__all__ = ["MAIN_CLASS", "Oracle", "OracleAnswer", "Fault", "FileCheck", "answer_all", "answer_files", "check_files",
+           "classpath", "differences", "release_for", "rewrite_files", "run_lines", "main"]
+
 MAIN_CLASS = "org.rebalance.oracle.Oracle"
 
+#: a JSON value as the oracle reads and writes it (a scenario, an output, a vectors line)
+Json = object
+#: one line of a vectors file: ``{"id", "input", "output", ...}``
+VectorLine = Dict[str, Json]
+#: one row ``python -m rebalance run`` prints: ``{"id", "output"}`` or ``{"id", "error": {"type", "field", "message"}}``
+OutputRow = Dict[str, Json]
 
-def java_module() -> Path:
-    """The Java module's folder: ``$REBALANCE_JAVA_DIR`` when set, else ``java/`` of this checkout."""
-    return Path(os.environ.get("REBALANCE_JAVA_DIR") or Path(__file__).resolve().parents[3] / "java")
 
+class Fault(TypedDict, total=False):
+    """Why the oracle could not run a line: the error's ``type`` (``InputError``, a Kafka exception...),
+    the ``field`` it names (when it names one) and its ``message``."""
 
-def find_java() -> str:
-    """``$JAVA_HOME/bin/java``, else ``java`` on the PATH; one clear error when neither exists."""
-    home = os.environ.get("JAVA_HOME")
-    if home and (Path(home) / "bin" / "java").exists():
-        return str(Path(home) / "bin" / "java")
-    found = shutil.which("java")
-    if not found:
-        raise JavaUnavailableError("Kafka's classes need Java 17 or newer: install a JDK (Debian: apt-get install "
-                                   "openjdk-17-jdk-headless maven; macOS: brew install openjdk@17 maven) or set JAVA_HOME")
-    return found
+    type: str
+    field: Optional[str]
+    message: str
 
 
 def classpath(release: str = KAFKA_VERSION) -> str:
-    """The oracle's classpath for ``release``: the module's classes and that release's jars, as ``make java``
-    resolved them (``java/target/lib-RELEASE``).  ``$REBALANCE_ORACLE_EXTRA_CP`` is put in front (a folder of
-    classes being developed)."""
-    root = java_module()
-    classes, lib = root / "target" / "classes", root / "target" / f"lib-{release}"
-    if not (classes / "org" / "rebalance" / "oracle" / "Oracle.class").exists() or not lib.is_dir():
-        raise JavaUnavailableError(f"the Java module is not built for Kafka {release}: run 'make java' "
-                                   f"(needs Java 17+ and Maven){'' if release == KAFKA_VERSION else f'; other releases: bash java/build.sh {release}'}")
-    parts = [str(classes), str(lib / "*")]
-    extra = os.environ.get("REBALANCE_ORACLE_EXTRA_CP")
-    return os.pathsep.join(([extra] if extra else []) + parts)
+    """The oracle's classpath for ``release`` (:func:`rebalance.kafka.jvm.module_classpath`, joined): the
+    module's classes and that release's jars as ``make java`` resolved them (``java/target/lib-RELEASE``),
+    ``$REBALANCE_ORACLE_EXTRA_CP`` in front; :class:`~rebalance.errors.JavaUnavailableError` when it is not
+    built."""
+    return os.pathsep.join(module_classpath(release))
 
 
 def release_for(kind: object, release: Optional[str] = None) -> str:
@@ -78,60 +74,86 @@ class OracleAnswer:
     """Kafka's answer to one scenario: ``output`` (the vectors' output schema), or ``fault`` when the line could
     not be run at all (``{"type", "field", "message"}``: bad input named by field, or a class the release lacks)."""
 
-    id: object
-    kind: object
-    output: Optional[dict] = None
-    fault: Optional[dict] = None
+    id: Json
+    kind: Json
+    output: Optional[Dict[str, Json]] = None
+    fault: Optional[Fault] = None
 
 
 class Oracle:
-    """One JVM running Kafka's classes of ``release`` (default: the pinned one).
+    """One JVM running Kafka's classes of ``release`` (default: the pinned one): a
+    :class:`~rebalance.kafka.jvm.JvmProcess` that reads a scenario a line on stdin and writes its answer a line
+    on stdout (``pipes="both"``), its stderr into a file of a temporary folder removed on :meth:`close`.
+    ``heap``: its ``-Xmx`` (default ``$REBALANCE_ORACLE_HEAP``, else ``2g``); ``jvm_options``: more JVM flags
+    (after ``-XX:+UseParallelGC``).
 
     >>> with Oracle() as kafka:                                    # doctest: +SKIP
     ...     kafka.answer({"kind": "coordinator_partition", "numPartitions": 50, "groupIds": ["my-group"]}).output
     {'partitions': [12], 'javaHashCodes': [-1906497762]}
     """
 
-    def __init__(self, release: str = KAFKA_VERSION, heap: Optional[str] = None):
+    def __init__(self, release: str = KAFKA_VERSION, heap: Optional[str] = None, jvm_options: Sequence[str] = ()):
         self.release = release
-        heap = heap or os.environ.get("REBALANCE_ORACLE_HEAP", "2g")
-        self._cmd = [find_java(), f"-Xmx{heap}", "-XX:+UseParallelGC", "-cp", classpath(release), MAIN_CLASS]
-        self._proc: Optional[subprocess.Popen] = None
+        self.heap = heap or os.environ.get("REBALANCE_ORACLE_HEAP", "2g")
+        self.jvm_options = ["-XX:+UseParallelGC", *jvm_options]
+        self._java = find_java()  # both raise JavaUnavailableError now, not when the JVM starts
+        self._classpath = module_classpath(release)
+        self._jvm: Optional[JvmProcess] = None
 
     def __enter__(self) -> "Oracle":
-        self._proc = subprocess.Popen(self._cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1)
+        self.start()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def start(self) -> "Oracle":
+        """Start the JVM (:class:`~rebalance.errors.IllegalStateError` if it runs already)."""
+        if self._jvm is not None:
+            raise IllegalStateError("the Kafka oracle JVM is running already")
+        folder = Path(tempfile.mkdtemp(prefix="rebalance-oracle-"))
+        self._jvm = JvmProcess("oracle", MAIN_CLASS, self._classpath, folder, heap=self.heap,
+                               jvm_options=self.jvm_options, pipes="both", java=self._java)
+        try:
+            self._jvm.start()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    @property
+    def jvm(self) -> Optional[JvmProcess]:
+        """The JVM while the oracle is open (its pid, its stderr file), else ``None``."""
+        return self._jvm
+
     def close(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is None:
+        """End the JVM: its stdin closed, it exits when it has answered every line (up to 10 s, then it is
+        killed), and its folder removed.  Safe to call twice."""
+        jvm, self._jvm = self._jvm, None
+        if jvm is None:
             return
         try:
-            if proc.stdin:
-                proc.stdin.close()
-            proc.wait(timeout=10)
-        except (OSError, subprocess.TimeoutExpired):
-            proc.kill()
-            proc.wait()
+            if jvm.running:
+                try:
+                    jvm.stdin.close()
+                except OSError:
+                    pass
+                jvm.wait(timeout=10)
         finally:
-            for stream in (proc.stdout, proc.stderr):
-                if stream:
-                    stream.close()
+            jvm.stop()
+            remove_dir(jvm.folder)
 
-    def answers(self, scenarios: Iterable[object]) -> Iterator[OracleAnswer]:
+    def answers(self, scenarios: Iterable[Json]) -> Iterator[OracleAnswer]:
         """Kafka's answers, in order: exactly one per scenario.  The lines are written by a thread while the
         answers are read, so any number of large lines streams through without filling a pipe; the reader knows
-        how many answers to wait for before it starts, so it never waits for one that will not come."""
-        if self._proc is None:
+        how many answers to wait for before it starts, so it never waits for one that will not come.  A JVM that
+        stops before the last answer raises :class:`~rebalance.errors.LiveClientError` with its stderr's tail."""
+        jvm = self._jvm
+        if jvm is None:
             raise IllegalStateError("use the Oracle in a 'with' block")
-        proc = self._proc
-        # __enter__ starts the JVM with three text pipes, so none of these is None
-        stdin, stdout, stderr = cast(IO[str], proc.stdin), cast(IO[str], proc.stdout), cast(IO[str], proc.stderr)
-        lines = [json.dumps(s, ensure_ascii=False, separators=(",", ":")) + "\n" for s in scenarios]
+        stdin, stdout = jvm.stdin, jvm.stdout
+        lines = [(json.dumps(s, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+                 for s in scenarios]
         failure: List[BaseException] = []
 
         def feed() -> None:
@@ -150,15 +172,18 @@ class Oracle:
             if not text:
                 break
             received += 1
-            row = json.loads(text)
-            yield OracleAnswer(row.get("id"), row.get("kind"), row.get("output"), row.get("fault"))
+            row = cast(Dict[str, Json], json.loads(text))
+            yield OracleAnswer(row.get("id"), row.get("kind"), cast(Optional[Dict[str, Json]], row.get("output")),
+                               cast(Optional[Fault], row.get("fault")))
         writer.join()
         if received < len(lines) or failure:
-            proc.wait(timeout=5)
-            raise JavaUnavailableError(f"the Kafka oracle JVM stopped after {received} of {len(lines)} lines: "
-                                       + (stderr.read()[-2000:] or str(failure[:1])))
+            what = f"the Kafka oracle JVM, after {received} of {len(lines)} answers,"
+            if jvm.wait(timeout=5) is not None:
+                raise jvm.died(what)
+            raise LiveClientError(f"{what} stopped reading its input: {failure[0] if failure else 'no answer'}")
 
-    def answer(self, scenario: object) -> OracleAnswer:
+    def answer(self, scenario: Json) -> OracleAnswer:
+        """Kafka's answer to one scenario."""
         return next(iter(self.answers([scenario])))
 
 
@@ -184,7 +209,8 @@ def answer_all(scenarios: Sequence[object], release: Optional[str] = None,
     return cast(List[OracleAnswer], answers)
 
 
-def run_lines(lines: Iterable["Line"], write: Callable[[dict], None], release: Optional[str] = None) -> Tuple[int, int]:
+def run_lines(lines: Iterable["Line"], write: Callable[[OutputRow], None], release: Optional[str] = None
+              ) -> Tuple[int, int]:
     """``python -m rebalance run FILE --oracle kafka``: the same rows as ``run`` (``{"id", "output"}``, or
     ``{"id", "error": {"type", "field", "message"}}`` for a line that cannot be run), computed by Kafka's own
     classes.  Lines that are not JSON or over the size limit are answered here without starting Java; the
@@ -192,8 +218,8 @@ def run_lines(lines: Iterable["Line"], write: Callable[[dict], None], release: O
     from ..errors import InputError
     from ..vectors import check_input_size, line_id
 
-    rows: List[dict] = []
-    pending: List[Tuple[int, object]] = []
+    rows: List[OutputRow] = []
+    pending: List[Tuple[int, Json]] = []
     for line in lines:
         ident = line_id(line.value, line.where)
         scenario = line.value
@@ -228,8 +254,8 @@ def run_lines(lines: Iterable["Line"], write: Callable[[dict], None], release: O
 # the committed vectors against Kafka
 
 
-def _read_vectors(path: Path) -> List[dict]:
-    return [json.loads(t) for t in path.read_text(encoding="utf-8").splitlines() if t.strip()]
+def _read_vectors(path: Path) -> List[VectorLine]:
+    return [cast(VectorLine, json.loads(t)) for t in path.read_text(encoding="utf-8").splitlines() if t.strip()]
 
 
 def differences(expected: object, actual: object, where: str = "output") -> Iterator[Tuple[str, object, object]]:
@@ -266,13 +292,16 @@ def _short(value: object) -> str:
 
 @dataclass
 class FileCheck:
+    """One vectors file held to Kafka: lines that passed and failed, and each difference (line id, what)."""
+
     path: Path
     passed: int = 0
     failed: int = 0
     differences: Tuple[Tuple[object, str], ...] = ()
 
 
-def answer_files(paths: Iterable[Path], release: Optional[str] = None) -> List[Tuple[Path, List[dict], List[OracleAnswer]]]:
+def answer_files(paths: Iterable[Path], release: Optional[str] = None
+                 ) -> List[Tuple[Path, List[VectorLine], List[OracleAnswer]]]:
     """Each vectors file's lines with Kafka's answers to their inputs; all files go through one JVM per release."""
     files = [(path, _read_vectors(path)) for path in map(Path, paths)]
     answers = answer_all([line.get("input") for _, lines in files for line in lines], release)
@@ -293,7 +322,8 @@ def check_files(paths: Iterable[Path], release: Optional[str] = None,
         check = FileCheck(path)
         diffs = []
         for line, ans in zip(lines, answers):
-            ident = line.get("id", (line.get("input") or {}).get("id"))
+            given = line.get("input")
+            ident = line.get("id", given.get("id") if isinstance(given, dict) else None)
             if ans.fault is not None:
                 problem = f"not run: {ans.fault['type']} ({ans.fault.get('field')}): {ans.fault['message']}"
             elif ans.output != line.get("output"):
@@ -352,7 +382,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print(f"{passed} passed, {failed} failed")
             return 1 if failed else 0
         return 1 if rewrite_files(args.files, args.release) else 0
-    except JavaUnavailableError as exc:
+    except LiveClientError as exc:  # JavaUnavailableError: nothing to run it with; else the JVM failed
         print(f"error: {exc}")
         return 2
 

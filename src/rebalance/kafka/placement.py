@@ -29,13 +29,19 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Dict, Hashable, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Hashable, Iterable, List, Mapping, Optional, Sequence, Tuple
 
+from ..common import JsonRecord
 from ..errors import IllegalStateError, WaitTimeoutError
+from ..validation import require
 from ..replicas.brokers import Broker
 from ..replicas.java_random import JavaRandom
 from ..replicas.placement import PlacementSpec
 from ..replicas.striped import StripedReplicaPlacer
+from .jvm import wait_until
+
+if TYPE_CHECKING:
+    from .cluster import KafkaCluster
 
 __all__ = ["Outcome", "PlacementCheck", "PlacementStep", "ScriptedRandom", "check_placements", "cluster_brokers",
            "controller_placements", "create_topics", "add_partitions", "chi2_sf", "fence_broker", "first_leader",
@@ -76,7 +82,7 @@ class ScriptedRandom(JavaRandom):
     nextInt = next_int
 
 
-def outcome_distribution(brokers: Sequence, num_partitions: int, replication_factor: int, *,
+def outcome_distribution(brokers: Sequence[Broker], num_partitions: int, replication_factor: int, *,
                          max_paths: int = 200_000) -> Dict[Outcome, Fraction]:
     """The exact distribution of ``StripedReplicaPlacer.place(PlacementSpec(_, num_partitions,
     replication_factor), brokers)`` over the placer's random draws: ``{outcome: probability}`` (probabilities
@@ -167,7 +173,7 @@ def chi2_sf(x: float, dof: int) -> float:
     return math.exp(log_front) * h
 
 
-def goodness_of_fit(observed: Iterable[Hashable], expected: Mapping[Hashable, Fraction]) -> dict:
+def goodness_of_fit(observed: Iterable[Hashable], expected: Mapping[Hashable, Fraction]) -> JsonRecord:
     """Pearson's chi-square goodness-of-fit test of the observed values against ``expected`` probabilities
     (every value of ``expected`` is a cell; statistic ``sum((O - E)^2 / E)``, dof = cells - 1, p-value
     :func:`chi2_sf`, as ``scipy.stats.chisquare``).  Returns ``{"n", "cells", "observed", "expected",
@@ -187,7 +193,7 @@ def goodness_of_fit(observed: Iterable[Hashable], expected: Mapping[Hashable, Fr
 
 
 # ------------------------------------------------------------------------------------------ the real cluster
-def cluster_brokers(cluster: Any, fenced: Iterable[int] = ()) -> List[Broker]:
+def cluster_brokers(cluster: KafkaCluster, fenced: Iterable[int] = ()) -> List[Broker]:
     """The brokers of a :class:`~rebalance.kafka.cluster.KafkaCluster` as ``usableBrokers()`` gives them to the
     placer: by id, with their racks, ``fenced`` ones marked."""
     fenced = set(fenced)
@@ -195,7 +201,7 @@ def cluster_brokers(cluster: Any, fenced: Iterable[int] = ()) -> List[Broker]:
                                                                             key=lambda n: n.node_id)]
 
 
-def _admin(bootstrap_servers: str):
+def _admin(bootstrap_servers: str) -> Any:
     from confluent_kafka.admin import AdminClient
     return AdminClient({"bootstrap.servers": bootstrap_servers, "log_level": 0})
 
@@ -290,33 +296,28 @@ def check_placements(placements: Mapping[str, Sequence[Sequence[int]]], dist: Ma
     return rows
 
 
-def fence_broker(cluster: Any, node_id: int, timeout: float = 30.0) -> float:
-    """Kill broker ``node_id`` of a running :class:`~rebalance.kafka.cluster.KafkaCluster` (SIGKILL to its JVM's
-    process group: a machine that died, no controlled shutdown) and wait until the controller has fenced it,
-    i.e. until a ``Metadata`` request to another broker no longer lists it (a fenced broker drops out of the
-    list).  The node stays registered, so the placer still sees it, marked fenced.  Returns the seconds waited
-    after the kill; raises ``TimeoutError`` after ``timeout``.  ``KafkaCluster.stop`` reaps the dead JVM."""
-    import os
-    import signal
+def fence_broker(cluster: KafkaCluster, node_id: int, timeout: float = 30.0) -> float:
+    """Kill broker ``node_id`` of a running :class:`~rebalance.kafka.cluster.KafkaCluster`
+    (:meth:`~rebalance.kafka.cluster.KafkaCluster.kill_node`: SIGKILL to its JVM, a machine that died, no
+    controlled shutdown) and wait until the controller has fenced it, i.e. until a ``Metadata`` request to
+    another broker no longer lists it (a fenced broker drops out of the list).  The node stays registered, so
+    the placer still sees it, marked fenced.  Returns the seconds waited after the kill; raises
+    :class:`~rebalance.errors.WaitTimeoutError` after ``timeout``."""
+    from .broker_requests import metadata_brokers
 
-    from .cluster import _metadata_brokers
-
-    node = cluster.node(node_id)
-    others = [n for n in cluster.broker_nodes if n.node_id != node_id]
-    if not others:
-        raise ValueError("fencing the only broker leaves nobody to ask")
-    os.killpg(node.process.pid, signal.SIGKILL)
-    node.process.wait()
+    others = [n.port for n in cluster.broker_nodes if n.node_id != node_id and n.port is not None]
+    require(bool(others), "node_id", f"fencing broker {node_id} leaves no broker to ask")
+    cluster.kill_node(node_id)
     began = time.monotonic()
-    while True:
+
+    def fenced() -> bool:
         try:
-            if node_id not in _metadata_brokers(others[0].port):
-                return time.monotonic() - began
+            return node_id not in metadata_brokers(others[0])
         except OSError:
-            pass
-        if time.monotonic() - began > timeout:
-            raise WaitTimeoutError(f"broker {node_id} was not fenced within {timeout:g} s")
-        time.sleep(0.3)
+            return False
+
+    wait_until(fenced, timeout, f"Metadata answer without broker {node_id} (its fencing)", pause=0.3)
+    return time.monotonic() - began
 
 
 @dataclass(frozen=True)
@@ -336,7 +337,7 @@ class PlacementStep:
         return sum(c.in_outcome_set for c in self.checks)
 
 
-def controller_placements(cluster: Any, *, single: int = 90, multi: int = 10, partitions: int = 8,
+def controller_placements(cluster: KafkaCluster, *, single: int = 90, multi: int = 10, partitions: int = 8,
                           grow_to: int = 12, fence: Optional[int] = None, after_fence: int = 20,
                           after_fence_partitions: int = 3, replication_factor: int = 3,
                           timeout: float = 60.0) -> List[PlacementStep]:
@@ -361,7 +362,7 @@ def controller_placements(cluster: Any, *, single: int = 90, multi: int = 10, pa
     brokers = tuple(cluster_brokers(cluster))
     steps: List[PlacementStep] = []
 
-    def check(step: str, names: List[str], count: int, bs: Tuple[Broker, ...], placements, start: int = 0):
+    def check(step: str, names: List[str], count: int, bs: Tuple[Broker, ...], placements: Any, start: int = 0) -> None:
         dist = outcome_distribution(bs, count, replication_factor)
         steps.append(PlacementStep(step, bs, count, len(dist), tuple(check_placements(placements, dist, start))))
 

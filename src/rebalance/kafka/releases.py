@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional
 
+from ..common import JsonRecord
 from ..versions import KAFKA_3_RELEASE, KAFKA_VERSION
 
 #: the last 3.x release, the one the 4.x answers are set against
@@ -65,16 +66,17 @@ def _generalize(paths: Iterable[str]) -> List[str]:
     return sorted(out)
 
 
-def _first_differing_builder(old: dict, new: dict) -> Optional[str]:
+def _first_differing_builder(old: JsonRecord, new: JsonRecord) -> Optional[str]:
     """A KIP-848 ``group`` or KIP-932 ``share`` line: the builder that ran at the first step whose outputs differ
     (the new release's name for it)."""
     for a, b in zip(old.get("steps", []), new.get("steps", [])):
         if a != b:
-            return b.get("builder") or a.get("builder")
+            builder = b.get("builder") or a.get("builder")
+            return builder if isinstance(builder, str) else None
     return None
 
 
-def compare_releases(paths: Iterable[Path], old: str = OLD_RELEASE, new: str = KAFKA_VERSION) -> List[dict]:
+def compare_releases(paths: Iterable[Path], old: str = OLD_RELEASE, new: str = KAFKA_VERSION) -> List[JsonRecord]:
     """The table of :mod:`rebalance.kafka.releases` for the vectors files ``paths``."""
     from .oracle import answer_files, differences
 
@@ -101,24 +103,26 @@ def compare_releases(paths: Iterable[Path], old: str = OLD_RELEASE, new: str = K
                     builder = _first_differing_builder(a.output or {}, b.output or {}) or "none"
                     row.builders[builder] = row.builders.get(builder, 0) + 1
                 if len(row.examples) < 3:
-                    row.examples.append(str(line.get("id", (line.get("input") or {}).get("id"))))
+                    given = line.get("input")
+                    row.examples.append(str(line.get("id", given.get("id") if isinstance(given, dict) else None)))
         row.fields = _generalize(fields)
         rows.append(asdict(row))
     return rows
 
 
-def table(vectors: Path, old: str = OLD_RELEASE, new: str = KAFKA_VERSION) -> dict:
+def table(vectors: Path, old: str = OLD_RELEASE, new: str = KAFKA_VERSION) -> JsonRecord:
     return {"old": old, "new": new, "files": compare_releases(sorted(vectors.glob("*.jsonl")), old, new)}
 
 
-def load(vectors: Optional[Path] = None) -> dict:
+def load(vectors: Optional[Path] = None) -> JsonRecord:
     """The committed table (``kafka-vectors/releases.json``), as :func:`table` computed it."""
     from ..vectors import vectors_dir
 
-    return json.loads(((vectors or vectors_dir()) / TABLE).read_text(encoding="utf-8"))
+    committed: JsonRecord = json.loads(((vectors or vectors_dir()) / TABLE).read_text(encoding="utf-8"))
+    return committed
 
 
-def write(vectors: Path) -> dict:
+def write(vectors: Path) -> JsonRecord:
     result = table(vectors)
     (vectors / TABLE).write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return result

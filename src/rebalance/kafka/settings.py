@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from typing import Callable, Collection, Dict, Mapping, Sequence, TypeVar, cast
 
-from ..errors import InputError, require  # require moves to rebalance.validation with issue 32
+from ..errors import InputError
+from ..validation import require
 
 __all__ = ["config_value", "checked_settings", "properties_text", "pick"]
 

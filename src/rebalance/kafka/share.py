@@ -8,7 +8,9 @@ Each member acknowledges every record it gets by a :class:`ShareRule` of the rec
 delivery, whoever gets it): ``RELEASE``, ``REJECT``, ``ACCEPT``, or ``ACCEPT`` too late (``slow``: after the
 acquisition lock has expired).  The run ends when the clients have seen every record reach its end and the
 broker reports no lag left on the partition (``listShareGroupOffsets``: every record acknowledged or archived); then the group is
-described (``describeShareGroups``) and every JVM stopped, also on failure.
+described (``describeShareGroups``) and every JVM stopped, also on failure.  The JVMs speak
+:mod:`rebalance.kafka.jsonlines`: one that dies is a :class:`~rebalance.errors.LiveClientError` with the tail of
+its stderr at once, a run past :data:`MAX_RUN_S` a :class:`~rebalance.errors.WaitTimeoutError`.
 
 What the run is set against (:class:`ShareRun`):
 
@@ -28,16 +30,20 @@ the minimum is 1000 ms), a delivery limit of 3, a 500 ms heartbeat, one partitio
 """
 from __future__ import annotations
 
-import queue
+import shutil
+import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..errors import LiveClientError, WaitTimeoutError, require
+from ..errors import WaitTimeoutError
+from ..validation import require
 from ..share.delivery import ShareRule, share_rule
 from ..share.delivery import outcomes as predict_outcomes
-from .consumers import _Jvm
+from .jsonlines import ShareRecord, ShareStart
+from .jsonlines_jvm import JsonLinesJvm, pause
 
 __all__ = ["SHARE_BROKER_CONFIG", "SHARE_MAIN_CLASS", "ShareRule", "ShareRun", "run_share_group",
            "predict_outcomes", "share_rule", "outcome_table", "share_summary"]
@@ -53,7 +59,8 @@ SHARE_BROKER_CONFIG: Dict[str, int] = {
     "group.share.min.heartbeat.interval.ms": 500,
     "group.share.heartbeat.interval.ms": 500,
 }
-_JVM_OPTIONS = ("-Xms16m", "-Xmx160m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData")
+#: the heap of each JVM (its other flags: :data:`rebalance.kafka.jvm.CLIENT_JVM_OPTIONS`)
+SHARE_HEAP = "160m"
 #: the longest a run may take before it is stopped with :class:`~rebalance.errors.WaitTimeoutError`
 MAX_RUN_S = 90
 
@@ -74,27 +81,28 @@ class ShareRun:
     delivery_count_limit: int
     topic_ids: Dict[str, str] = field(default_factory=dict)
     produced: List[int] = field(default_factory=list)
-    events: List[dict] = field(default_factory=list)
+    events: List[ShareRecord] = field(default_factory=list)
     start_offsets: Dict[str, int] = field(default_factory=dict)
     lags: Dict[str, int] = field(default_factory=dict)
-    group: Dict[str, Any] = field(default_factory=dict)
+    group: Optional[ShareRecord] = None
     errors: List[str] = field(default_factory=list)
 
     @property
     def queue_topic(self) -> str:
         return next(iter(self.topics))
 
-    def deliveries(self) -> List[dict]:
+    def deliveries(self) -> List[Dict[str, Any]]:
         """One row per delivery of a record of the queue partition: ``member``, ``offset``, ``delivery_count``,
         ``ack`` (what the member's rule said), in the order the members reported them."""
-        return [{k: e[k] for k in ("member", "offset", "delivery_count", "ack")} for e in self.events
-                if e.get("event") == "delivered" and e.get("topic") == self.queue_topic and e.get("partition") == 0]
+        return [{"member": e["member"], "offset": e["offset"], "delivery_count": e["delivery_count"], "ack": e["ack"]}
+                for e in self.events
+                if e["event"] == "delivered" and e.get("topic") == self.queue_topic and e.get("partition") == 0]
 
     def acks(self) -> Dict[Tuple[str, int], List[bool]]:
         """``(member, offset) -> [ok, ...]``: each acknowledgement's result as the commit callback gave it."""
         out: Dict[Tuple[str, int], List[bool]] = {}
         for e in self.events:
-            if e.get("event") == "acked" and e.get("topic") == self.queue_topic:
+            if e["event"] == "acked" and e.get("topic") == self.queue_topic:
                 for o in e["offsets"]:
                     out.setdefault((e["member"], o), []).append(bool(e["ok"]))
         return out
@@ -115,7 +123,7 @@ class ShareRun:
                 r["deliveries"] += 1
                 r["max_delivery_count"] = max(r["max_delivery_count"], d["delivery_count"])
         # per (member, offset): deliveries in order, matched with acknowledgements in order
-        per: Dict[Tuple[str, int], List[dict]] = {}
+        per: Dict[Tuple[str, int], List[Dict[str, Any]]] = {}
         for d in self.deliveries():
             per.setdefault((d["member"], d["offset"]), []).append(d)
         for (member, o), ds in per.items():
@@ -152,7 +160,7 @@ class ShareRun:
     def assignment(self) -> Dict[str, Dict[str, List[int]]]:
         """The coordinator's assignment from ``describeShareGroups``: ``{member: {topic: [partitions]}}``."""
         out: Dict[str, Dict[str, List[int]]] = {}
-        for m in self.group.get("members", []):
+        for m in self.group["members"] if self.group else []:
             got: Dict[str, List[int]] = {}
             for text in m["assignment"]:
                 topic, _, p = text.rpartition("-")
@@ -165,8 +173,9 @@ class ShareRun:
         member ids and subscriptions) and the topics' real ids, every partition assignable."""
         from ..share.group import assign_share_group
 
-        by_id = {m["member_id"]: m["client_id"] for m in self.group.get("members", [])}
-        topics = [{"name": t, "id": self.topic_ids[t], "partitions": n} for t, n in self.topics.items()]
+        by_id = {m["member_id"]: m["client_id"] for m in (self.group["members"] if self.group else [])}
+        topics: List[Dict[str, object]] = [{"name": t, "id": self.topic_ids[t], "partitions": n}
+                                           for t, n in self.topics.items()]
         members = [{"id": mid, "subscriptions": list(self.subscriptions[name])} for mid, name in by_id.items()]
         result = assign_share_group(topics, members).by_name()
         out = {by_id[mid]: {t: ps for t, ps in sorted(a.items()) if ps} for mid, a in result.items()}
@@ -219,66 +228,73 @@ def run_share_group(members: Sequence[str] = ("m1", "m2", "m3"), *, records: int
     return run
 
 
+class _SharePlayer:
+    """The JVMs of one run (an admin JVM, then ``jvms`` member JVMs, in a folder of their own) and the run's
+    records: :meth:`collect` merges what each JVM wrote since the last call into ``run.events``, tagged with the
+    JVM's index (each JVM's records in its order), and the error messages into ``run.errors``."""
+
+    def __init__(self, run: ShareRun, jvms: int):
+        self.run = run
+        self.folder = Path(tempfile.mkdtemp(prefix="rebalance-share-"))
+        self.jvms: List[JsonLinesJvm[ShareRecord]] = []
+        self._seen: List[int] = []
+        for i in range(jvms + 1):
+            what = "the share admin JVM (ShareMembers)" if i == 0 else f"share member JVM {i} (ShareMembers)"
+            j: JsonLinesJvm[ShareRecord] = JsonLinesJvm(f"share{i}", SHARE_MAIN_CLASS, self.folder, what,
+                                                        heap=SHARE_HEAP, companions=self.jvms)
+            self.jvms.append(j)  # held before it is spawned: stop() reaches it even if the spawn is interrupted
+            self._seen.append(0)
+            j.spawn()
+
+    def collect(self) -> None:
+        for k, j in enumerate(self.jvms):
+            new = j.records[self._seen[k]:]
+            self._seen[k] += len(new)
+            for r in new:
+                r["jvm"] = k
+                self.run.events.append(r)
+                if r["event"] == "error":
+                    self.run.errors.append(r.get("message", ""))
+
+    def watch(self, seconds: float) -> None:
+        """``seconds`` with every JVM checked alive every 0.2 s, then :meth:`collect`."""
+        pause(self.jvms, seconds)
+        self.collect()
+
+    def stop(self) -> None:
+        for j in self.jvms:
+            j.stop()
+        self.collect()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
 def _play(run: ShareRun, bootstrap: str, jvms: int, max_poll_records: int, lock_ms: int) -> None:
-    q: "queue.Queue[Tuple[int, dict]]" = queue.Queue()
-    procs: List[_Jvm] = []
     group = f"share-{uuid.uuid4().hex[:8]}"
-
-    def drain(timeout: float) -> Optional[Tuple[int, dict]]:
-        try:
-            item = q.get(timeout=timeout)
-        except queue.Empty:
-            return None
-        item[1]["jvm"] = item[0]
-        run.events.append(item[1])
-        if item[1].get("event") == "error":
-            run.errors.append(item[1].get("message", ""))
-        return item
-
-    def wait_for(pred: Any, timeout: float, what: str) -> dict:
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise WaitTimeoutError(f"share group: no {what} within {timeout:.0f} s")
-            item = drain(min(left, 0.2))
-            if item and pred(*item):
-                return item[1]
-
+    player: Optional[_SharePlayer] = None
     try:
-        admin = _Jvm(0, q, SHARE_MAIN_CLASS, _JVM_OPTIONS)
-        procs.append(admin)
-        for i in range(jvms):
-            procs.append(_Jvm(i + 1, q, SHARE_MAIN_CLASS, _JVM_OPTIONS))
-        for j in procs:
-            j.send({"op": "ping"})
-        pending = {j.index for j in procs}
-        while pending:
-            pending.discard(wait_for(lambda i, r: r.get("event") == "pong", 60, "answer from a JVM")["jvm"])
-        admin.send({"op": "setup", "bootstrap": bootstrap, "topics": run.topics, "group": group,
-                    "group_config": {"share.auto.offset.reset": "earliest"}})
-        ready = wait_for(lambda i, r: i == 0 and r.get("event") in ("ready", "error"), 60, "topic creation")
-        if ready.get("event") == "error":
-            raise LiveClientError(f"share group: setup failed: {ready.get('message')}")
-        run.topic_ids = dict(ready["topic_ids"])
+        player = _SharePlayer(run, jvms)
+        for j in player.jvms:
+            j.await_ready(60)
+        admin = player.jvms[0]
+        created = admin.request({"op": "create_topics", "bootstrap": bootstrap, "topics": dict(run.topics),
+                                 "group": group, "group_config": {"share.auto.offset.reset": "earliest"}},
+                                "topics_created", 60)
+        run.topic_ids = dict(created["topic_ids"])
         head = min(run.rule.slow, default=run.records)
 
         def produce(count: int) -> None:
-            admin.send({"op": "produce", "bootstrap": bootstrap, "topic": run.queue_topic, "partition": 0,
-                        "count": count})
-            produced = wait_for(lambda i, r: i == 0 and r.get("event") in ("produced", "error"), 60, "records produced")
-            if produced.get("event") == "error":
-                raise LiveClientError(f"share group: produce failed: {produced.get('message')}")
+            produced = admin.request({"op": "produce", "bootstrap": bootstrap, "topic": run.queue_topic,
+                                      "partition": 0, "count": count}, "produced", 60)
             run.produced.extend(produced["offsets"])
 
         produce(head)
         t0 = int(time.time() * 1000)
         props = {"bootstrap.servers": bootstrap, "group.id": group, "max.poll.records": str(max_poll_records)}
         for k, m in enumerate(run.members):
-            procs[1 + k % jvms].send({"op": "start", "member": m, "t0": t0, "topics": list(run.subscriptions[m]),
-                                      "props": props, "release": list(run.rule.release),
-                                      "reject": list(run.rule.reject), "slow": list(run.rule.slow),
-                                      "slow_ms": lock_ms + 1000})
+            command: ShareStart = {"op": "start", "member": m, "t0": t0, "topics": list(run.subscriptions[m]),
+                                   "props": props, "release": list(run.rule.release), "reject": list(run.rule.reject),
+                                   "slow": list(run.rule.slow), "slow_ms": lock_ms + 1000}
+            player.jvms[1 + k % jvms].send(command)
         deadline = time.monotonic() + MAX_RUN_S
         if head < run.records:
             # the slow records only once every record before them is done with: a member asleep past its lock
@@ -289,10 +305,9 @@ def _play(run: ShareRun, bootstrap: str, jvms: int, max_poll_records: int, lock_
                 if time.monotonic() > deadline:
                     raise WaitTimeoutError(f"share group: the first {head} records did not finish within "
                                            f"{MAX_RUN_S} s (errors: {run.errors[:3]})")
-                drain(0.2)
+                player.watch(0.2)
             produce(run.records - head)
         end = run.queue_topic + "-0"
-        last_ask = 0.0
         while True:
             if time.monotonic() > deadline:
                 open_records = {o: r for o, r in run.outcomes().items()
@@ -300,39 +315,42 @@ def _play(run: ShareRun, bootstrap: str, jvms: int, max_poll_records: int, lock_
                 raise WaitTimeoutError(f"share group: the records did not all finish within {MAX_RUN_S} s "
                                        f"(not finished in the clients' view: {open_records or 'none'}; the broker's "
                                        f"last lags: {run.lags or 'none asked yet'}; errors: {run.errors[:3]})")
-            item = drain(0.2)
-            if item and item[0] == 0 and item[1].get("event") == "offsets":
-                run.start_offsets = dict(item[1]["start_offsets"])
-                run.lags = dict(item[1]["lags"])
-                if run.lags.get(end, -1) == 0 and run.finished():
+            player.watch(0.2)
+            if run.finished():  # then the broker's view: no lag left on the partition
+                offsets = admin.request({"op": "offsets", "bootstrap": bootstrap, "group": group}, "offsets", 30)
+                run.start_offsets = dict(offsets["start_offsets"])
+                run.lags = dict(offsets["lags"])
+                if run.lags.get(end, -1) == 0:
                     break
-            if time.monotonic() - last_ask > 0.5 and run.finished():
-                admin.send({"op": "offsets", "bootstrap": bootstrap, "group": group})
-                last_ask = time.monotonic()
-        # the group as the coordinator has it once every member has its target (member epoch = group epoch)
-        desc_deadline = time.monotonic() + 30
-        while True:
-            admin.send({"op": "describe", "bootstrap": bootstrap, "group": group})
-            g = wait_for(lambda i, r: i == 0 and r.get("event") in ("group", "error"), 30, "group description")
-            if g.get("event") == "group" and len(g["members"]) == len(run.members) \
-                    and all(m["member_epoch"] == g["group_epoch"] for m in g["members"]) \
-                    and g["target_epoch"] == g["group_epoch"]:
-                run.group = g
-                break
-            if time.monotonic() > desc_deadline:
-                raise WaitTimeoutError("share group: the group did not settle within 30 s")
-            time.sleep(0.3)
-        for j in procs[1:]:
-            j.send({"op": "stop"})
-        closing = {j.index for j in procs[1:]}
-        while closing:
-            closing.discard(wait_for(lambda i, r: r.get("event") == "stopped", 60, "members closed")["jvm"])
+                player.watch(0.3)
+        run.group = _settled_group(admin, bootstrap, group, len(run.members))
+        stopping = [(j, j.ask({"op": "stop"})) for j in player.jvms[1:]]
+        for j, since in stopping:
+            j.answer({"op": "stop"}, "stopped", 60, since, "'stopped' (every member closed)")
     finally:
-        for j in procs:
-            j.kill()
-        while drain(0.01) is not None:
-            pass
+        if player is not None:
+            player.stop()
 
+
+def _settled_group(admin: JsonLinesJvm[ShareRecord], bootstrap: str, group: str, members: int) -> ShareRecord:
+    """The group as the coordinator has it once every member has its target (member epoch = group epoch); a
+    description that failed is asked again, up to 30 s."""
+    deadline = time.monotonic() + 30
+    last = "no description yet"
+    while True:
+        since = admin.ask({"op": "describe", "bootstrap": bootstrap, "group": group})
+        g = admin.await_record(lambda r: r["event"] == "group" or (r["event"] == "error" and r.get("op") == "describe"),
+                               30, "group description", since)
+        if g["event"] == "group":
+            if len(g["members"]) == members and g["target_epoch"] == g["group_epoch"] \
+                    and all(m["member_epoch"] == g["group_epoch"] for m in g["members"]):
+                return g
+            last = f"group epoch {g['group_epoch']}, target epoch {g['target_epoch']}, {len(g['members'])} members"
+        else:
+            last = f"describe failed: {g.get('message')}"
+        if time.monotonic() > deadline:
+            raise WaitTimeoutError(f"share group: the group did not settle within 30 s (last: {last})")
+        time.sleep(0.3)
 
 
 def outcome_table(run: ShareRun) -> List[Dict[str, Any]]:

@@ -15,29 +15,42 @@ before 4.0) and not yet checked against a running Kafka.
   the ownership ledger and ``RebalanceMetrics`` of :mod:`rebalance.protocol.ledger`;
 * :func:`compare_protocols` -- the same scenarios under classic eager, classic cooperative and KIP-848.
 """
-from .assignor import (ASSIGNORS, ConsumerGroupPartitionAssignor, RangeAssignor, ReplayOptions,
-                       SubscribedTopicDescriber, UniformAssignor, assignor_for)
-from .compare import compare_protocols, phase_sweep
-from .config import KIP848Config
-from .group import GroupResult, TopicCatalog, assign_group
-from .scenarios import simulate
-from .simulation import KIP848Simulation, SimulationResult
-from .uuid import Uuid, topic_id_for_name
+from __future__ import annotations
 
-from .._lazy import lazy_exports  # noqa: E402
+from typing import TYPE_CHECKING
 
-# More public names, loaded on first use (the chapters' helpers and the classes they show).
+from .._lazy import lazy_exports
+
+#: every public name and the module that defines it, imported on first use (:mod:`rebalance._lazy`)
 _EXPORTS = {
-    "BROKER_BOUNDS_MS": ".config", "ModernMemberState": ".reconciliation", "group_config": ".config", "join_at_scale": ".compare",
-    "moved_partitions": ".group", "processing_sensitivity": ".compare",
+    "ASSIGNORS": ".assignor", "ConsumerGroupPartitionAssignor": ".assignor", "RangeAssignor": ".assignor",
+    "ReplayOptions": ".assignor", "SubscribedTopicDescriber": ".assignor", "UniformAssignor": ".assignor",
+    "assignor_for": ".assignor",
+    "compare_protocols": ".compare", "join_at_scale": ".compare", "phase_sweep": ".compare",
+    "processing_sensitivity": ".compare",
+    "BROKER_BOUNDS_MS": ".config", "KIP848Config": ".config", "group_config": ".config",
+    "GroupResult": ".group", "TopicCatalog": ".group", "assign_group": ".group", "moved_partitions": ".group",
+    "ModernMemberState": ".reconciliation",
+    "simulate": ".scenarios",
+    "KIP848Simulation": ".simulation", "SimulationResult": ".simulation",
+    "Uuid": ".uuid", "topic_id_for_name": ".uuid",
 }
+__all__ = sorted(_EXPORTS)
 
-__all__ = [
-    "ASSIGNORS", "ConsumerGroupPartitionAssignor", "GroupResult", "KIP848Config", "KIP848Simulation", "RangeAssignor",
-    "ReplayOptions", "SimulationResult", "SubscribedTopicDescriber", "TopicCatalog", "UniformAssignor", "Uuid",
-    "assign_group", "assignor_for", "compare_protocols", "phase_sweep", "simulate", "topic_id_for_name",
-]
-__all__ += [
-    "BROKER_BOUNDS_MS", "ModernMemberState", "group_config", "join_at_scale", "moved_partitions", "processing_sensitivity",
-]
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the same modules
+    from .assignor import (ASSIGNORS as ASSIGNORS, ConsumerGroupPartitionAssignor as ConsumerGroupPartitionAssignor,
+                           RangeAssignor as RangeAssignor, ReplayOptions as ReplayOptions,
+                           SubscribedTopicDescriber as SubscribedTopicDescriber, UniformAssignor as UniformAssignor,
+                           assignor_for as assignor_for)
+    from .compare import (compare_protocols as compare_protocols, join_at_scale as join_at_scale,
+                          phase_sweep as phase_sweep, processing_sensitivity as processing_sensitivity)
+    from .config import (BROKER_BOUNDS_MS as BROKER_BOUNDS_MS, KIP848Config as KIP848Config,
+                         group_config as group_config)
+    from .group import (GroupResult as GroupResult, TopicCatalog as TopicCatalog, assign_group as assign_group,
+                        moved_partitions as moved_partitions)
+    from .reconciliation import ModernMemberState as ModernMemberState
+    from .scenarios import simulate as simulate
+    from .simulation import KIP848Simulation as KIP848Simulation, SimulationResult as SimulationResult
+    from .uuid import Uuid as Uuid, topic_id_for_name as topic_id_for_name
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ..errors import InputError, KafkaError, check_size
+from ..errors import InputError, KafkaError
 from ..java import INT_MAX, INT_MIN
+from ..validation import check_size
 from .assignor import ASSIGNORS, COORDINATOR, ReplayOptions, assignor_for, check_members_map
 from ..jcollections import HashJSet, JMap, LinkedJSet, new_map, new_set
 from .spec import Assignment, GroupAssignment, GroupSpec, MemberSpec, TopicDescriber, inverted_assignment
@@ -266,7 +267,7 @@ def parse_inverted(value: object, catalog: TopicCatalog, field: str = "inverted_
 
 
 def check_group_size(catalog: TopicCatalog, members: int, field: str = "topics") -> None:
-    """Refuse a group over :data:`~rebalance.errors.MAX_INPUT_CELLS` before anything is allocated, naming
+    """Refuse a group over :data:`~rebalance.validation.MAX_INPUT_CELLS` before anything is allocated, naming
     the largest topic: its partitions plus, at most, every member subscribed to every topic."""
     topics = catalog.topics()
     if not topics:

@@ -36,12 +36,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple, Union, cast
 
-from ..errors import EventLimitError, IllegalStateError, require
+from ..errors import EventLimitError, IllegalStateError
 from ..protocol.clock import ScheduledEvent, VirtualClock
 from ..protocol.driver import CompletedRebalance, DriverHooks, format_assignment
 from ..protocol.ledger import OwnershipLedger, RebalanceMetrics
 from ..protocol.pollloop import next_poll_delay
 from ..protocol.trace import TraceEvent
+from ..validation import require
 from .config import KIP848Config
 from .coordinator import GroupCoordinatorModel, HeartbeatResponse
 from .group import TopicCatalog

@@ -18,7 +18,7 @@ visited, and on a fresh assignment (nobody holds anything) the extras go to the 
 members in ``memberIds()`` order.
 
 This is KAFKA-18688 ("Fix uniform homogeneous assignor stability", apache/kafka PR 19677), first released in
-Kafka 4.1.0.  Up to 4.0.x ``maybeRevokePartitions`` fixed the quotas before looking at anyone: the first
+Kafka 4.0.1 (and 4.1.0).  Up to 4.0.0 ``maybeRevokePartitions`` fixed the quotas before looking at anyone: the first
 ``total % members`` members in ``memberIds()`` order got ``min + 1`` whatever they held, so a fresh assignment
 put the extras on the *first* members, and a member with ``min + 1`` visited after the extra slots were used
 up gave one back even though nobody needed it.
@@ -89,7 +89,7 @@ def assign_homogeneous(group: GroupSpec, describer: SubscribedTopicDescriber) ->
                     new = deep_copy_assignment(old, uuid_hash)
                 new.remove(topic_id)
         if quota > 0 and quota_has_extra and member_count - member_index > extra:
-            # KAFKA-18688 (4.1.0+): give up the "+1" for a later member to claim, unless this member is one
+            # KAFKA-18688 (4.0.1+): give up the "+1" for a later member to claim, unless this member is one
             # of the last ``extra`` members in the list and must take it.
             quota -= 1
             quota_has_extra = False

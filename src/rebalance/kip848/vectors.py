@@ -11,7 +11,7 @@ insertion order.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Set, Tuple
 
 from ..errors import InputError, KafkaError
 from .assignor import ReplayOptions, assignor_for, check_members_map
@@ -20,7 +20,7 @@ from .spec import Assignment
 
 __all__ = ["run", "replay_options", "compare", "step_stats", "valid_and_balanced", "conformance_counts"]
 
-GROUP_FILES = ("group_unit.jsonl", "group_uniform.jsonl", "group_range.jsonl")
+GROUP_FILES = ("group_unit.jsonl", "group_uniform.jsonl", "group_range.jsonl", "group_rules.jsonl")
 
 
 def _assignment_json(assignment: Optional[Assignment], catalog: TopicCatalog) -> Dict[str, List[int]]:
@@ -33,23 +33,27 @@ def _assignment_json(assignment: Optional[Assignment], catalog: TopicCatalog) ->
 def step_stats(inputs: Mapping[str, Mapping[str, List[int]]], result: Mapping[str, Mapping[str, List[int]]]
                ) -> Dict[str, Any]:
     """``partition_counts`` per returned member; ``kept``/``revoked``/``moved`` count the partitions of the
-    members' input assignments that stay with / leave / go to another member."""
+    members' input assignments: kept, those the same member still has in the result; revoked, those it no longer
+    has; moved, those of the revoked that another member has.  A member by itself, as the coordinator's
+    ``CurrentAssignmentBuilder.computeNextAssignment`` reconciles it (assigned = current ∩ target, pending
+    revocation = current − assigned; Kafka 4.3.1): a partition the result gives to two members (reachable from
+    overlapping input assignments) is kept by either one that had it, whatever the order of the result map."""
     counts = {m: sum(len(p) for p in a.values()) for m, a in result.items()}
-    owner: Dict[Tuple[str, int], str] = {}
+    holders: Dict[Tuple[str, int], Set[str]] = {}
     for m, a in result.items():
         for t, parts in a.items():
             for p in parts:
-                owner[(t, p)] = m
+                holders.setdefault((t, p), set()).add(m)
     kept = revoked = moved = 0
     for m, a in inputs.items():
         for t, parts in a.items():
             for p in parts:
-                now = owner.get((t, p))
-                if now == m:
+                now = holders.get((t, p), set())
+                if m in now:
                     kept += 1
                 else:
                     revoked += 1
-                    if now is not None:
+                    if now:
                         moved += 1
     stats: Dict[str, Any] = {"partition_counts": counts, "kept": kept, "revoked": revoked, "moved": moved,
              "assigned_total": sum(counts.values())}

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, Optional, Sequence, Tuple
 
-from ..errors import require
+from ..validation import require
 
 __all__ = ["MemberConfig", "STRATEGIES", "GROUP_PROTOCOLS", "EAGER_STRATEGIES"]
 

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Type
 
-from ..errors import LiveClientError, WaitTimeoutError, require
+from ..errors import LiveClientError, WaitTimeoutError
 from ..protocol.trace import TraceEvent, format_events
+from ..validation import require
 from .config import MemberConfig
 from .member import LiveMember, TopicPartition
 from .mock import MockCluster

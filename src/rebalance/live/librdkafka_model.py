@@ -64,7 +64,8 @@ from ..consumer.cooperative_sticky import CooperativeStickyAssignor
 from ..consumer.model import TopicPartition
 from ..consumer.range import RangeAssignor
 from ..consumer.sticky_general import GeneralAssignmentBuilder
-from ..errors import LibrdkafkaCrash as LibrdkafkaCrash, require  # re-exported; defined in errors
+from ..errors import LibrdkafkaCrash as LibrdkafkaCrash  # re-exported; defined in errors
+from ..validation import require
 
 __all__ = ["observed_disagreements", "observed_same_subscription_rounds", "librdkafka_range_assign", "LibrdkafkaCrash", "LibrdkafkaRun", "LibrdkafkaPartitionMovements", "LibrdkafkaGeneralBuilder",
            "LibrdkafkaStickyBuilder", "librdkafka_general_assign"]
@@ -76,7 +77,9 @@ class _LibrdkafkaRange(RangeAssignor):
     """Kafka's ``RangeAssignor`` with librdkafka's co-partitioned pass (``rd_kafka_assign_co_partitioned``)."""
 
     @staticmethod
-    def _assign_co_partitioned(consumers: List[str], num_partitions: int, states: list, assignment: dict) -> None:
+    def _assign_co_partitioned(consumers: List[str], num_partitions: int, states: List[Any],
+                               assignment: Dict[str, List[TopicPartition]]) -> None:
+        # states: RangeAssignor's per-topic states of the co-partitioned topics (private to consumer.range)
         racks = states[0].racks
         for p in range(num_partitions):
             match = next((c for c in consumers
@@ -230,7 +233,7 @@ class LibrdkafkaStickyBuilder(LibrdkafkaGeneralBuilder):
 
     def __init__(self, assignor: Any, partitions_per_topic: Dict[str, int], rack_info: Any,
                  current_assignment: Dict[str, List[TopicPartition]], subscriptions: Mapping[str, Any],
-                 buffers: Mapping[str, Any], trace: Optional[list] = None,
+                 buffers: Mapping[str, Any], trace: Optional[List[Dict[str, Any]]] = None,
                  topic_order: Optional[List[str]] = None) -> None:
         claims: Dict[TopicPartition, List[Tuple[str, int]]] = {}
         for member, sub in subscriptions.items():  # lines 1383-1413: members in the leader's order

@@ -20,7 +20,8 @@ import os
 from types import TracebackType
 from typing import Dict, List, Optional, Sequence, Type
 
-from ..errors import InputError, LiveClientError, require
+from ..errors import InputError, LiveClientError
+from ..validation import require
 
 __all__ = ["MockCluster", "load_librdkafka"]
 

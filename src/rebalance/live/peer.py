@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..consumer import assign
-from ..errors import SimulationError, require
+from ..errors import SimulationError
+from ..validation import require
 from .config import MemberConfig
 from .group import LiveGroup, RoundRecord
 from .librdkafka_model import LibrdkafkaCrash, librdkafka_general_assign, librdkafka_range_assign

@@ -11,12 +11,12 @@
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from ..errors import require
 from ..protocol.config import ProtocolConfig
 from ..protocol.group import COMPLETING_REBALANCE
 from ..protocol.simulation import GroupSimulation
+from ..validation import require
 from .config import MemberConfig
 from ..protocol.trace import TraceEvent
 from .group import LiveGroup
@@ -99,8 +99,8 @@ def step_rows(group: LiveGroup, steps: Sequence[Step], marks: Sequence[int]) -> 
 
 
 def _completed(events: Sequence[TraceEvent]) -> List[int]:
-    joined: Dict[int, set] = {}
-    assigned: Dict[int, set] = {}
+    joined: Dict[int, Set[str]] = {}
+    assigned: Dict[int, Set[str]] = {}
     for e in events:
         if e.kind == "joined":
             joined.setdefault(e.fields["generation"], set()).add(e.actor)

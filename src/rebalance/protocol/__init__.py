@@ -26,33 +26,43 @@ from typing import TYPE_CHECKING
 
 from .._lazy import lazy_exports
 
-# The public names, loaded on first use (``from rebalance.protocol import GroupSimulation``): the submodules
-# import one another and the KIP-848 model imports some of them, so nothing is imported before it is asked for.
+#: every public name and the module that defines it, imported on first use (:mod:`rebalance._lazy`)
 _EXPORTS = {
-    "GroupSimulation": ".simulation", "ProtocolConfig": ".config", "MemberSpec": ".config",
-    "ConsumerGroupDriver": ".driver", "CompletedRebalance": ".driver", "format_assignment": ".driver",
-    "VirtualClock": ".clock", "OwnershipLedger": ".ledger", "RebalanceMetrics": ".ledger",
-    "Message": ".trace", "TraceEvent": ".trace", "format_messages": ".trace", "format_events": ".trace",
-    "partition_for": ".coordinator", "find_coordinator": ".coordinator", "simple_leaders": ".coordinator",
-    "coordinator_table": ".coordinator", "state_transitions": ".group", "ClassicGroupCoordinator": ".group",
-    "ClassicGroupState": ".group", "Errors": ".group", "MemberState": ".member",
     "consumer_assignor": ".assignors", "rebalance_protocol_for": ".assignors",
-    "listener_calls": ".listener", "listener_rows": ".listener", "callback_totals": ".listener",
-    "cooperative_example": ".scenarios", "rolling_restart": ".scenarios", "random_schedule": ".scenarios",
+    "VirtualClock": ".clock",
+    "MemberSpec": ".config", "ProtocolConfig": ".config",
+    "coordinator_table": ".coordinator", "find_coordinator": ".coordinator", "partition_for": ".coordinator",
+    "simple_leaders": ".coordinator",
+    "CompletedRebalance": ".driver", "ConsumerGroupDriver": ".driver", "format_assignment": ".driver",
+    "ClassicGroupCoordinator": ".group", "ClassicGroupState": ".group", "Errors": ".group",
+    "state_transitions": ".group",
+    "OwnershipLedger": ".ledger", "RebalanceMetrics": ".ledger",
+    "callback_totals": ".listener", "listener_calls": ".listener", "listener_rows": ".listener",
+    "MemberState": ".member",
+    "cooperative_example": ".scenarios", "random_schedule": ".scenarios", "rolling_restart": ".scenarios",
+    "GroupSimulation": ".simulation",
+    "Message": ".trace", "TraceEvent": ".trace", "format_events": ".trace", "format_messages": ".trace",
 }
 __all__ = sorted(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
-if TYPE_CHECKING:
-    from .assignors import consumer_assignor, rebalance_protocol_for
-    from .clock import VirtualClock
-    from .config import MemberSpec, ProtocolConfig
-    from .coordinator import coordinator_table, find_coordinator, partition_for, simple_leaders
-    from .driver import CompletedRebalance, ConsumerGroupDriver, format_assignment
-    from .group import ClassicGroupCoordinator, ClassicGroupState, Errors, state_transitions
-    from .member import MemberState
-    from .ledger import OwnershipLedger, RebalanceMetrics
-    from .listener import callback_totals, listener_calls, listener_rows
-    from .scenarios import cooperative_example, random_schedule, rolling_restart
-    from .simulation import GroupSimulation
-    from .trace import Message, TraceEvent, format_events, format_messages
+if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the same modules
+    from .assignors import consumer_assignor as consumer_assignor, rebalance_protocol_for as rebalance_protocol_for
+    from .clock import VirtualClock as VirtualClock
+    from .config import MemberSpec as MemberSpec, ProtocolConfig as ProtocolConfig
+    from .coordinator import (coordinator_table as coordinator_table, find_coordinator as find_coordinator,
+                              partition_for as partition_for, simple_leaders as simple_leaders)
+    from .driver import (CompletedRebalance as CompletedRebalance, ConsumerGroupDriver as ConsumerGroupDriver,
+                         format_assignment as format_assignment)
+    from .group import (ClassicGroupCoordinator as ClassicGroupCoordinator, ClassicGroupState as ClassicGroupState,
+                        Errors as Errors, state_transitions as state_transitions)
+    from .ledger import OwnershipLedger as OwnershipLedger, RebalanceMetrics as RebalanceMetrics
+    from .listener import (callback_totals as callback_totals, listener_calls as listener_calls,
+                           listener_rows as listener_rows)
+    from .member import MemberState as MemberState
+    from .scenarios import (cooperative_example as cooperative_example, random_schedule as random_schedule,
+                            rolling_restart as rolling_restart)
+    from .simulation import GroupSimulation as GroupSimulation
+    from .trace import (Message as Message, TraceEvent as TraceEvent, format_events as format_events,
+                        format_messages as format_messages)
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

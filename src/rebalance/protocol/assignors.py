@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
+from ..common import JsonRecord, TopicPartition
 from ..errors import InputError, KafkaError
 
 from ..consumer.assignor import ASSIGNORS as CONSUMER_ASSIGNORS
@@ -35,7 +36,8 @@ from ..consumer.assignor import COOPERATIVE, EAGER, assignor_for
 #: ``supportedProtocols()`` of Kafka's built-in consumer assignors (from the consumer registry)
 BUILTIN_PROTOCOLS = {name: tuple(cls.SUPPORTED_PROTOCOLS) for name, cls in CONSUMER_ASSIGNORS.items()}
 
-Assignor = Callable[[Dict[str, int], Dict[str, dict]], Dict[str, List[Tuple[str, int]]]]
+#: a simulator assignor: ``assignor(partitions, members) -> {member_id: [(topic, partition), ...]}``
+Assignor = Callable[[Dict[str, int], Dict[str, JsonRecord]], Dict[str, List[TopicPartition]]]
 
 
 def consumer_assignor(name: str) -> Assignor:
@@ -44,7 +46,7 @@ def consumer_assignor(name: str) -> Assignor:
     if name not in BUILTIN_PROTOCOLS:
         raise InputError("assignor", f"unknown consumer assignor {name!r}; known: {', '.join(BUILTIN_PROTOCOLS)}")
 
-    def assign(partitions: Dict[str, int], members: Dict[str, dict]):
+    def assign(partitions: Dict[str, int], members: Dict[str, JsonRecord]) -> Dict[str, List[TopicPartition]]:
         from .. import consumer  # the consumer area's common entry point
 
         return consumer.assign(name, partitions, members)
@@ -89,7 +91,7 @@ class ClientAssignor:
     def subscription_user_data(self, topics: Sequence[str] = ()) -> Optional[bytes]:
         return self.kafka_assignor.subscription_user_data(topics)
 
-    def __call__(self, partitions: Dict[str, int], members: Dict[str, dict]):
+    def __call__(self, partitions: Dict[str, int], members: Dict[str, JsonRecord]) -> Dict[str, List[TopicPartition]]:
         """The leader's ``assign``: ``members`` as the simulator's assignors get them, each with the
         ``user_data`` bytes its consumer sent (None for none).
 
@@ -121,7 +123,7 @@ def rebalance_protocols_of(assignor: object) -> Tuple[str, ...]:
     return tuple(getattr(assignor, "rebalance_protocols", (EAGER,)))
 
 
-def rebalance_protocol_for(assignors: Iterable) -> str:
+def rebalance_protocol_for(assignors: Iterable[object]) -> str:
     """``ConsumerCoordinator``'s choice: the highest rebalance protocol supported by *every* configured
     assignor (cooperative only when all of them support it)."""
     common = None
@@ -134,7 +136,8 @@ def rebalance_protocol_for(assignors: Iterable) -> str:
     return COOPERATIVE if COOPERATIVE in common else EAGER
 
 
-def validate_cooperative_assignment(owned: Mapping[str, Iterable], assignment: Mapping[str, Iterable]) -> None:
+def validate_cooperative_assignment(owned: Mapping[str, Iterable[Sequence[object]]],
+                                    assignment: Mapping[str, Iterable[Sequence[object]]]) -> None:
     """``ConsumerCoordinator.validateCooperativeAssignment``: under the cooperative protocol no partition
     may be given to a member in the same rebalance in which another member still owns it."""
     owner = {}

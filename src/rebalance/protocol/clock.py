@@ -15,7 +15,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from dataclasses import dataclass, field
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, List, Optional, Tuple
 
 from ..errors import EventLimitError
 
@@ -57,7 +57,7 @@ class VirtualClock:
 
     def __init__(self, start_ms: int = 0):
         self.now_ms = start_ms
-        self._queue: List[tuple] = []
+        self._queue: List[Tuple[int, int, str, int, ScheduledEvent]] = []
         self._seq = itertools.count()
 
     def schedule(self, delay_ms: int, action: Callable[[], Any], label: str = "", priority: int = NORMAL,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Optional, Sequence, Tuple, Union
 
-from ..errors import require
+from ..validation import require
 from .pollloop import PollLoopConfig
 
 __all__ = ["ProtocolConfig", "MemberSpec", "assignor_list"]

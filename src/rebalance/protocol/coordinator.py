@@ -12,14 +12,38 @@ broker exactly when the leadership of its offsets partition moves (coordinator f
 """
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence, TypedDict
 
-from ..errors import InputError, KafkaError, require
+from ..errors import InputError, KafkaError
 from ..java import INT_MAX, INT_MIN, java_abs, string_hash
+from ..validation import require
 
 #: ``offsets.topic.num.partitions`` default (``GroupCoordinatorConfig.OFFSETS_TOPIC_PARTITIONS_DEFAULT``).
 OFFSETS_TOPIC_PARTITIONS_DEFAULT = 50
 OFFSETS_TOPIC = "__consumer_offsets"
+
+
+class _Coordinator(TypedDict):
+    groupId: str
+    partition: int
+    coordinator: Optional[int]
+
+
+class CoordinatorAnswer(_Coordinator, total=False):
+    """:func:`find_coordinator`'s answer: ``{"groupId", "partition", "coordinator"}``, and ``"error":
+    "COORDINATOR_NOT_AVAILABLE"`` while the partition has no leader."""
+
+    error: str
+
+
+class CoordinatorRow(TypedDict):
+    """A row of :func:`coordinator_table`."""
+
+    groupId: str
+    hashCode: int
+    abs: int
+    partition: int
+    coordinator: int
 
 
 def check_num_partitions(num_partitions: object, field: str = "numPartitions") -> int:
@@ -66,7 +90,7 @@ def simple_leaders(num_partitions: int, brokers: Sequence[int]) -> Dict[int, int
 
 def find_coordinator(group_id: str, leaders: Optional[Mapping[int, Optional[int]]] = None, *,
                      brokers: Sequence[int] = (0, 1, 2),
-                     num_partitions: int = OFFSETS_TOPIC_PARTITIONS_DEFAULT) -> dict:
+                     num_partitions: int = OFFSETS_TOPIC_PARTITIONS_DEFAULT) -> CoordinatorAnswer:
     """What a FindCoordinator request answers for ``group_id``.
 
     ``leaders`` maps each ``__consumer_offsets`` partition to its leader broker (``None`` while it has
@@ -80,18 +104,18 @@ def find_coordinator(group_id: str, leaders: Optional[Mapping[int, Optional[int]
         leaders = simple_leaders(num_partitions, list(brokers))
     require(isinstance(leaders, Mapping), "leaders", "must map partition -> broker id")
     leader = leaders.get(partition)
-    out = {"groupId": group_id, "partition": partition, "coordinator": leader}
+    out: CoordinatorAnswer = {"groupId": group_id, "partition": partition, "coordinator": leader}
     if leader is None:
         out["error"] = "COORDINATOR_NOT_AVAILABLE"
     return out
 
 
 def coordinator_table(group_ids: Sequence[str], num_partitions: int = OFFSETS_TOPIC_PARTITIONS_DEFAULT,
-                      brokers: Sequence[int] = (0, 1, 2)) -> List[dict]:
+                      brokers: Sequence[int] = (0, 1, 2)) -> List[CoordinatorRow]:
     """One row per group id: its ``String.hashCode``, the ``Utils.abs`` of it, the partition and the
     coordinator broker under :func:`simple_leaders` (for tables in the book)."""
     leaders = simple_leaders(num_partitions, list(brokers))
-    rows = []
+    rows: List[CoordinatorRow] = []
     for i, g in enumerate(group_ids):
         require(isinstance(g, str), f"groupIds[{i}]", f"must be a string, got {g!r}")
         h = string_hash(g)

@@ -66,7 +66,7 @@ class HeartbeatFastPathMixin:
     coordinator: "ClassicGroupCoordinator"
     coordinator_available: bool
     members: Dict[str, "ConsumerMember"]
-    message_counts: "Counter"
+    message_counts: "Counter[str]"
     record_heartbeats: bool
     fast_heartbeats: bool
     arrive_at: Callable[..., None]

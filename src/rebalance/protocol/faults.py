@@ -18,7 +18,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
-from ..errors import require
+from ..common import JsonRecord
+from ..validation import require
 from .config import MemberSpec
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ class FaultsMixin:
     _start_after_close: Dict[str, int]
     _new_coordinator: Callable[[], "ClassicGroupCoordinator"]
 
-    def should_lose_leader(self, member: ConsumerMember, resp: dict) -> bool:
+    def should_lose_leader(self, member: ConsumerMember, resp: JsonRecord) -> bool:
         """Fault hook: the leader is lost after its JoinGroup response and before its SyncGroup -- it
         dies, or (with ``partition_ms``) it is cut off from the coordinator and sends its SyncGroup late."""
         if not member.is_leader:
@@ -78,7 +79,7 @@ class FaultsMixin:
 
     def _on_live(self, name: str, at: int, what: str, action: Callable[["ConsumerMember"], None]) -> None:
         """At ``at``, if process ``name`` is alive, log the fault ``what`` and apply ``action`` to it."""
-        def act():
+        def act() -> None:
             m = self._live(name)
             if m is not None:
                 self.log("fault", name, what=what)
@@ -102,7 +103,7 @@ class FaultsMixin:
         require(name in self.specs, "name", f"unknown member {name!r}")
         require(isinstance(down_ms, int) and down_ms >= 0, "down_ms", f"must be a whole number of ms >= 0, got {down_ms!r}")
 
-        def act():
+        def act() -> None:
             self.log("fault", name, what="restart")
             m = self._live(name)
             if m is None:
@@ -133,7 +134,7 @@ class FaultsMixin:
         spec = self.specs[name]
         self.specs[copy_name] = replace(spec, name=copy_name)
 
-        def act():
+        def act() -> None:
             self.log("fault", copy_name, what="duplicateStart", of=name, instance=spec.instance_id)
             self._start(copy_name)
         self._at(at, act, f"duplicate:{name}")
@@ -141,7 +142,7 @@ class FaultsMixin:
 
     def slow(self, name: str, at: int, duration_ms: int) -> None:
         """Member ``name`` does not call ``poll()`` during ``[at, at + duration_ms)``."""
-        def act():
+        def act() -> None:
             m = self._live(name)
             if m is not None:
                 self.log("fault", name, what="slow", duration_ms=duration_ms)
@@ -157,12 +158,12 @@ class FaultsMixin:
     def coordinator_failover(self, at: int, downtime_ms: int, new_broker: Optional[int] = None) -> None:
         """At ``at`` the coordinator broker loses the group's ``__consumer_offsets`` partition; ``downtime_ms``
         later a new leader (``new_broker``, default the next broker) has loaded the last group record."""
-        def down():
+        def down() -> None:
             self.log("fault", self.coordinator_name, what="coordinatorFailover", broker=self.coordinator.broker)
             self.coordinator_available = False
             self.coordinator.unload()
 
-        def up():
+        def up() -> None:
             old = self.leaders[self.offsets_partition]
             nb = new_broker if new_broker is not None else self.brokers[(self.brokers.index(old) + 1) % len(self.brokers)]
             self.leaders[self.offsets_partition] = nb

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from enum import auto
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
-from ..common import KafkaName
+from ..common import JsonRecord, KafkaName, TopicPartition
 from ..errors import IllegalStateError
 from ..java import JavaHashOrder, spread, string_hash
 from .clock import SESSION_TIMER, ScheduledEvent, VirtualClock
@@ -96,7 +96,7 @@ class Errors(KafkaName):
 GROUP_MIN_SESSION_TIMEOUT_MS = 6_000
 GROUP_MAX_SESSION_TIMEOUT_MS = 30 * 60 * 1000
 
-Respond = Callable[[dict], None]
+Respond = Callable[[JsonRecord], None]
 
 #: one member's fields in the group record (``GroupSnapshot.members``), read in C
 _RECORD = attrgetter("member_id", "instance_id", "client_id", "session_timeout_ms", "rebalance_timeout_ms",
@@ -115,7 +115,7 @@ class GroupMember:
     protocols: List[Tuple[str, Any]]  # (assignor name, subscription metadata), in preference order
     join_cb: Optional[Respond] = None
     awaiting_sync: Optional[Respond] = None
-    assignment: List = field(default_factory=list)
+    assignment: List[TopicPartition] = field(default_factory=list)
     is_new: bool = False
     #: the group's count of members awaiting a JoinGroup response (``numMembersAwaitingJoinResponse``)
     counter: Optional[List[int]] = field(default=None, repr=False, compare=False)
@@ -149,7 +149,7 @@ class GroupMember:
         return self.awaiting_join is not None or self.awaiting_sync is not None
 
 
-def _freeze(value):
+def _freeze(value: object) -> object:
     if isinstance(value, dict):
         return tuple(sorted((k, _freeze(v)) for k, v in value.items()))
     if isinstance(value, (list, tuple)):
@@ -166,7 +166,7 @@ class GroupSnapshot:
     leader_id: Optional[str]
     #: ``(member_id, instance_id, client_id, session_timeout_ms, rebalance_timeout_ms, protocols,
     #: assignment)`` in ``HashMap`` order
-    members: List[tuple]
+    members: List[Tuple[str, Optional[str], str, int, int, List[Tuple[str, Any]], List[TopicPartition]]]
 
 
 class ClassicGroupCoordinator:
@@ -213,8 +213,8 @@ class ClassicGroupCoordinator:
         self._awaiting = [0]
         self._supported: Dict[str, int] = {}
         self.static_members: Dict[str, str] = {}
-        self.pending_join: set = set()
-        self.pending_sync: set = set()
+        self.pending_join: Set[str] = set()
+        self.pending_sync: Set[str] = set()
         self.new_member_added = False
         self._hb_timers: Dict[str, ScheduledEvent] = {}
         self._hb_deadline: Dict[str, int] = {}
@@ -260,12 +260,12 @@ class ClassicGroupCoordinator:
             self._id_keys = self._id_keys[:pos] + self._id_keys[pos + 1:]
         self._order.remove(member_id)
 
-    def _count_protocols(self, protocols, delta: int) -> None:
+    def _count_protocols(self, protocols: List[Tuple[str, Any]], delta: int) -> None:
         """``ClassicGroup.{increment,decrement}SupportedProtocols``."""
         for name, _ in protocols:
             self._supported[name] = self._supported.get(name, 0) + delta
 
-    def _set_protocols(self, member: "GroupMember", protocols) -> None:
+    def _set_protocols(self, member: "GroupMember", protocols: List[Tuple[str, Any]]) -> None:
         if member.member_id in self.members:
             self._count_protocols(member.protocols, -1)
             self._count_protocols(protocols, +1)
@@ -399,7 +399,7 @@ class ClassicGroupCoordinator:
             self._schedule_heartbeat(member_id, m.session_timeout_ms)
 
     # ------------------------------------------------------------------ JoinGroup
-    def join_group(self, req: dict, respond: Respond) -> None:
+    def join_group(self, req: JsonRecord, respond: Respond) -> None:
         """``GroupMetadataManager.classicGroupJoin`` for a classic group.  ``req`` has ``memberId``,
         ``groupInstanceId``, ``clientId``, ``sessionTimeoutMs``, ``rebalanceTimeoutMs``, ``protocols``."""
         if not self.active:
@@ -414,7 +414,7 @@ class ClassicGroupCoordinator:
         else:
             self._join_existing_member(req, respond)
 
-    def _join_new_member(self, req: dict, respond: Respond) -> None:
+    def _join_new_member(self, req: JsonRecord, respond: Respond) -> None:
         if self.state == DEAD:
             respond({"error": COORDINATOR_NOT_AVAILABLE, "memberId": ""})
             return
@@ -450,7 +450,7 @@ class ClassicGroupCoordinator:
             return UNKNOWN_MEMBER_ID
         return None
 
-    def _join_existing_member(self, req: dict, respond: Respond) -> None:
+    def _join_existing_member(self, req: JsonRecord, respond: Respond) -> None:
         member_id = req["memberId"]
         if self.state == DEAD:
             respond({"error": COORDINATOR_NOT_AVAILABLE, "memberId": member_id})
@@ -483,7 +483,7 @@ class ClassicGroupCoordinator:
         else:  # Empty
             respond({"error": UNKNOWN_MEMBER_ID, "memberId": member_id})
 
-    def _join_response(self, member_id: str, leader_view: bool, skip_assignment: bool = False) -> dict:
+    def _join_response(self, member_id: str, leader_view: bool, skip_assignment: bool = False) -> JsonRecord:
         members = []
         if leader_view:
             for mid in self.member_ids():
@@ -494,7 +494,7 @@ class ClassicGroupCoordinator:
                 "protocolName": self.protocol_name, "leader": self.leader_id, "members": members,
                 "skipAssignment": skip_assignment}
 
-    def _add_member_then_rebalance(self, req: dict, member_id: str, respond: Respond) -> None:
+    def _add_member_then_rebalance(self, req: JsonRecord, member_id: str, respond: Respond) -> None:
         member = GroupMember(member_id, req.get("groupInstanceId"), req["clientId"], req["sessionTimeoutMs"],
                              req["rebalanceTimeoutMs"], list(req["protocols"]), is_new=True)
         if self.state == PREPARING_REBALANCE and self.previous_state == EMPTY:
@@ -504,7 +504,7 @@ class ClassicGroupCoordinator:
         self._schedule_heartbeat(member_id, self.new_member_join_timeout_ms)
         self._maybe_prepare_rebalance_or_complete_join(f"adding member {member_id}")
 
-    def _update_member_then_rebalance(self, member: GroupMember, req: dict, respond: Respond, reason: str) -> None:
+    def _update_member_then_rebalance(self, member: GroupMember, req: JsonRecord, respond: Respond, reason: str) -> None:
         self._set_protocols(member, req["protocols"])
         member.rebalance_timeout_ms = req["rebalanceTimeoutMs"]
         member.session_timeout_ms = req["sessionTimeoutMs"]
@@ -521,7 +521,7 @@ class ClassicGroupCoordinator:
             cb, member.awaiting_sync = member.awaiting_sync, None
             cb({"error": error})
 
-    def _update_static_member(self, req: dict, instance: str, old_id: str, new_id: str, respond: Respond) -> None:
+    def _update_static_member(self, req: JsonRecord, instance: str, old_id: str, new_id: str, respond: Respond) -> None:
         """``updateStaticMemberThenRebalanceOrCompleteJoin`` with ``ClassicGroup.replaceStaticMember``
         (``instance``: the group.instance.id that ``static_members`` maps to ``old_id``)."""
         self.member_touched(old_id)
@@ -684,7 +684,7 @@ class ClassicGroupCoordinator:
                 self.reschedule_member_heartbeat(mid)
 
     # ------------------------------------------------------------------ SyncGroup
-    def sync_group(self, req: dict, respond: Respond) -> None:
+    def sync_group(self, req: JsonRecord, respond: Respond) -> None:
         """``classicGroupSyncToClassicGroup``.  ``req``: ``memberId``, ``groupInstanceId``, ``generation``,
         ``assignments`` (the leader's ``{memberId: [(topic, partition), ...]}``, else empty)."""
         if not self.active:
@@ -717,7 +717,7 @@ class ClassicGroupCoordinator:
         else:
             respond({"error": UNKNOWN_MEMBER_ID})
 
-    def _validate_member_generation(self, req: dict) -> Optional[str]:
+    def _validate_member_generation(self, req: JsonRecord) -> Optional[str]:
         """The checks SyncGroup and Heartbeat share: the member is known (and its instance id matches),
         then its generation is the group's (else ``ILLEGAL_GENERATION``)."""
         error = self._validate_member(req["memberId"], req.get("groupInstanceId"))
@@ -737,7 +737,7 @@ class ClassicGroupCoordinator:
         return True
 
     # ------------------------------------------------------------------ Heartbeat
-    def heartbeat(self, req: dict, respond: Respond) -> None:
+    def heartbeat(self, req: JsonRecord, respond: Respond) -> None:
         """``classicGroupHeartbeatToClassicGroup``."""
         if self._refuse_unavailable(respond):
             return
@@ -784,7 +784,7 @@ class ClassicGroupCoordinator:
             self._complete_join()
 
     # ------------------------------------------------------------------ LeaveGroup
-    def leave_group(self, req: dict, respond: Respond) -> None:
+    def leave_group(self, req: JsonRecord, respond: Respond) -> None:
         """``classicGroupLeaveToClassicGroup`` for one member (``memberId`` and/or ``groupInstanceId``)."""
         if self._refuse_unavailable(respond):
             return

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
-from ..errors import require
+from ..validation import require
 
 if TYPE_CHECKING:
     from .simulation import GroupSimulation

@@ -54,12 +54,13 @@ from __future__ import annotations
 
 import random
 from enum import auto
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ..common import KafkaName
+from ..common import JsonRecord, KafkaName, TopicPartition
+from ..consumer.assignor import COOPERATIVE, EAGER
+from .assignors import validate_cooperative_assignment
 from .clock import HEARTBEAT, NORMAL, ScheduledEvent
 from .pollloop import next_poll_delay
-from .assignors import COOPERATIVE, EAGER, validate_cooperative_assignment
 from .group import (COORDINATOR_NOT_AVAILABLE, FENCED_INSTANCE_ID, ILLEGAL_GENERATION, INCONSISTENT_GROUP_PROTOCOL,
                     INVALID_SESSION_TIMEOUT, MEMBER_ID_REQUIRED, NONE, NOT_COORDINATOR, REBALANCE_IN_PROGRESS,
                     UNKNOWN_MEMBER_ID)
@@ -128,7 +129,7 @@ class ConsumerMember:
         #: the last Heartbeat sent: its arrival and response events, and the response once it is known
         self.hb_arrival: Optional[ScheduledEvent] = None
         self.hb_delivery: Optional[ScheduledEvent] = None
-        self.hb_response: Optional[dict] = None
+        self.hb_response: Optional[JsonRecord] = None
         self._poll_event: Optional[ScheduledEvent] = None
         self.is_leader = False
         #: bumped when the member resets: responses to requests sent before are ignored
@@ -153,10 +154,11 @@ class ConsumerMember:
         the LeaveGroup are still to come): the process is alive but takes no part in the group."""
         return self.alive and self.state == STOPPED
 
-    def _later(self, delay_ms: int, action, label: str = "", priority: int = NORMAL, key: str = ""):
+    def _later(self, delay_ms: int, action: Callable[[], object], label: str = "", priority: int = NORMAL,
+               key: str = "") -> ScheduledEvent:
         inc = self.incarnation
 
-        def guarded():
+        def guarded() -> None:
             if self.alive and self.incarnation == inc:
                 action()
         return self.sim.clock.schedule(delay_ms, guarded, label, priority, key)
@@ -165,10 +167,10 @@ class ConsumerMember:
         """Tie-break key of this member's heartbeat-cycle events (``rank``: 0 response, 1 arrival, 2 tick)."""
         return f"{self.name}#{rank}"
 
-    def _log(self, kind: str, **fields) -> None:
+    def _log(self, kind: str, **fields: Any) -> None:
         self.sim.log(kind, self.name, **fields)
 
-    def _listener(self, callback: str, partitions) -> None:
+    def _listener(self, callback: str, partitions: Iterable[TopicPartition]) -> None:
         """``ConsumerRebalanceListenerInvoker.invokePartitions{Revoked,Assigned,Lost}``: the application's
         callback is called now with ``partitions`` (a ``SortedSet``: sorted by topic, then partition)."""
         self._log("listener", callback=callback, partitions=sorted(partitions), generation=self.generation)
@@ -202,7 +204,7 @@ class ConsumerMember:
         started = self.now - ((self.now - self._batch_anchor) % batch)
         anchor = self._batch_anchor
 
-        def expired():
+        def expired() -> None:
             if self._batch_anchor == anchor and self.owned and self.generation >= 0:
                 self._poll_timeout_expired()
         self._later(started + self.max_poll_interval_ms - self.now, expired, "poll-timeout")
@@ -220,7 +222,7 @@ class ConsumerMember:
         self.joining = False
         self.request_poll(wait_batch=True)
 
-    def _at_next_poll(self, action, label: str) -> None:
+    def _at_next_poll(self, action: Callable[[], object], label: str) -> None:
         """Run ``action`` at the application thread's next ``poll()`` (at once if it processes nothing),
         unless the member resets meanwhile."""
         wait = max(self._batch_end_delay(), self.busy_until - self.now)
@@ -229,7 +231,7 @@ class ConsumerMember:
             return
         epoch = self.epoch
 
-        def later():
+        def later() -> None:
             if self.epoch == epoch and self.state != STOPPED:
                 action()
         self._later(wait, later, label)
@@ -267,7 +269,7 @@ class ConsumerMember:
         self.finding_coordinator = True
         self.sim.find_coordinator(self, self._on_find_coordinator)
 
-    def _on_find_coordinator(self, resp: dict) -> None:
+    def _on_find_coordinator(self, resp: JsonRecord) -> None:
         self.finding_coordinator = False
         if resp["error"] != NONE:
             self._later(self.sim.config.retry_backoff_ms, self._find_coordinator, "find-coordinator-retry")
@@ -299,24 +301,24 @@ class ConsumerMember:
         else:
             self._send_join()
 
-    def _revoke(self, revoked) -> None:
+    def _revoke(self, revoked: Iterable[TopicPartition]) -> None:
         """``onPartitionsRevoked`` starts: processing of ``revoked`` stops now; the callback (commit,
         flush) then takes ``revoke_ms`` before the member goes on."""
         self.sim.ownership.release(self.name, revoked, self.now, "revoked")
         gone = set(revoked)
         self.owned = [tp for tp in self.owned if tp not in gone]
 
-    def subscription(self, assignor: Optional[str] = None) -> dict:
+    def subscription(self, assignor: Optional[str] = None) -> JsonRecord:
         """The JoinGroup metadata for ``assignor`` (``ConsumerCoordinator.metadata``): topics, owned
         partitions, generation, and -- for a built-in assignor -- its ``subscriptionUserData`` bytes."""
-        meta = {"topics": list(self.topics), "owned": list(self.owned), "generation": self.generation,
+        meta: JsonRecord = {"topics": list(self.topics), "owned": list(self.owned), "generation": self.generation,
                 "instance_id": self.instance_id}
         own = None if assignor is None else self.client_assignors.get(assignor)
         if own is not None:
             meta["user_data"] = own.subscription_user_data(self.topics)
         return meta
 
-    def protocols(self) -> list:
+    def protocols(self) -> List[Tuple[str, JsonRecord]]:
         """``[(assignor name, metadata), ...]`` in preference order, one metadata per assignor."""
         return [(a, self.subscription(a)) for a in self.assignors]
 
@@ -339,7 +341,7 @@ class ConsumerMember:
                          summary={"memberId": self.member_id, "generation": self.generation,
                                   "owned": len(self.owned)})
 
-    def _on_join_response(self, resp: dict) -> None:
+    def _on_join_response(self, resp: JsonRecord) -> None:
         error = resp["error"]
         if error == MEMBER_ID_REQUIRED:
             self.member_id = resp["memberId"]
@@ -365,7 +367,7 @@ class ConsumerMember:
             self.joining = False
             self.request_poll()
 
-    def _on_join_success(self, resp: dict) -> None:
+    def _on_join_success(self, resp: JsonRecord) -> None:
         """The JoinGroup response handler (``JoinGroupResponseHandler``): the member is in the new generation;
         the leader runs the assignor (``onLeaderElected``), everyone sends SyncGroup."""
         self.member_id = resp["memberId"]
@@ -384,13 +386,13 @@ class ConsumerMember:
         else:
             self._send_sync(assignments)
 
-    def _perform_assignment(self, protocol_name: str, members: List[dict]) -> Dict[str, list]:
+    def _perform_assignment(self, protocol_name: str, members: List[JsonRecord]) -> Dict[str, List[TopicPartition]]:
         """``ConsumerCoordinator.onLeaderElected``: run the selected assignor over the subscriptions."""
         subs = {m["memberId"]: dict(m["metadata"], instance_id=m["groupInstanceId"]) for m in members}
         own = self.client_assignors.get(protocol_name)
         if own is not None:  # ConsumerCoordinator.onLeaderElected: this consumer's own assignor object
             out = own(dict(self.sim.topics), subs)
-            assignment = {mid: [tuple(tp) for tp in out.get(mid, [])] for mid in subs}
+            assignment = {mid: [(t, p) for t, p in out.get(mid, [])] for mid in subs}
         else:
             assignment = self.sim.run_assignor(protocol_name, {k: {f: v for f, v in meta.items() if f != "user_data"}
                                                                for k, meta in subs.items()})
@@ -400,14 +402,14 @@ class ConsumerMember:
                   assignment={k: list(v) for k, v in assignment.items()})
         return assignment
 
-    def _send_sync(self, assignments: dict) -> None:
+    def _send_sync(self, assignments: Dict[str, List[TopicPartition]]) -> None:
         req = {"memberId": self.member_id, "groupInstanceId": self.instance_id, "generation": self.generation,
                "assignments": assignments}
         self.sim.request(self, "SyncGroup", req, self._on_sync_response,
                          summary={"memberId": self.member_id, "generation": self.generation,
                                   "leader": bool(assignments)})
 
-    def _on_sync_response(self, resp: dict) -> None:
+    def _on_sync_response(self, resp: JsonRecord) -> None:
         error = resp["error"]
         if error == NONE:  # onJoinComplete runs on the application thread, at its next poll()
             assigned = [tuple(tp) for tp in resp["assignment"]]
@@ -451,7 +453,7 @@ class ConsumerMember:
             self._listener("onPartitionsRevoked", revoked)
             self._revoke(revoked)
 
-            def after():
+            def after() -> None:
                 if self.state == STOPPED:  # closed meanwhile: nothing more is taken up
                     return
                 self._listener("onPartitionsAssigned", added)
@@ -463,7 +465,7 @@ class ConsumerMember:
             self._listener("onPartitionsAssigned", added)
             self._acquire(added)
 
-    def _acquire(self, tps) -> None:
+    def _acquire(self, tps: Iterable[TopicPartition]) -> None:
         if self.state == STOPPED:  # a closing or stopped consumer processes nothing new
             return
         owned = set(self.owned)
@@ -534,7 +536,7 @@ class ConsumerMember:
             self._hb_event.cancel()
         self._hb_event = self._later(delay_ms, self._heartbeat_tick, "heartbeat", HEARTBEAT, self.heartbeat_key(2))
 
-    def heartbeat_request(self) -> dict:
+    def heartbeat_request(self) -> JsonRecord:
         """The Heartbeat request this member sends now."""
         return {"memberId": self.member_id, "groupInstanceId": self.instance_id, "generation": self.generation}
 
@@ -549,7 +551,7 @@ class ConsumerMember:
         if self.coordinator_known:
             self._schedule_heartbeat(self.heartbeat_interval_ms)
 
-    def _on_heartbeat_response(self, resp: dict) -> None:
+    def _on_heartbeat_response(self, resp: JsonRecord) -> None:
         self.hb_in_flight = False
         error = resp["error"]
         if error == NONE:
@@ -591,7 +593,7 @@ class ConsumerMember:
         if revoked:
             self._revoke(revoked)
 
-        def leave():
+        def leave() -> None:
             if self.instance_id is None and self.member_id and self.coordinator_known:
                 self.sim.request(self, "LeaveGroup", {"memberId": self.member_id, "groupInstanceId": None},
                                  lambda resp: None, summary={"memberId": self.member_id})
@@ -611,7 +613,7 @@ class ConsumerMember:
         start = self.now
         self.busy_until = max(self.busy_until, start + duration_ms)
         if duration_ms > self.max_poll_interval_ms:
-            def poll_timeout():
+            def poll_timeout() -> None:
                 if self.now - start >= self.max_poll_interval_ms:
                     self._poll_timeout_expired()
             self._later(self.max_poll_interval_ms, poll_timeout, "poll-timeout")

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Callable, List, Optional
 
+from ..common import JsonRecord
 from .clock import HEARTBEAT
 from .group import COORDINATOR_NOT_AVAILABLE, NONE, NOT_COORDINATOR
 from .trace import Message
@@ -43,7 +44,7 @@ class NetworkMixin:
     record_heartbeats: bool
     summary_from: Optional[int]
     messages: List[Message]
-    message_counts: Counter
+    message_counts: Counter[str]
     _msg_ids: int
 
     def _recording(self, api: str) -> bool:
@@ -51,7 +52,7 @@ class NetworkMixin:
         ``record_heartbeats``; none in a run for its summary only)."""
         return self.summary_from is None and (self.record_heartbeats or api != "Heartbeat")
 
-    def _record(self, api: str, kind: str, src: str, dst: str, fields: dict) -> Optional[Message]:
+    def _record(self, api: str, kind: str, src: str, dst: str, fields: JsonRecord) -> Optional[Message]:
         self.message_counts[api] += 1
         if not self._recording(api):
             return None
@@ -61,8 +62,8 @@ class NetworkMixin:
         self.messages.append(m)
         return m
 
-    def request(self, member: ConsumerMember, api: str, req: dict, on_response: Callable[[dict], None],
-                summary: Optional[dict] = None) -> None:
+    def request(self, member: ConsumerMember, api: str, req: JsonRecord, on_response: Callable[[JsonRecord], None],
+                summary: Optional[JsonRecord] = None) -> None:
         """Send ``req`` from ``member`` to the coordinator; deliver the response back after the latency."""
         if self._recording(api):
             self._record(api, "request", member.name, self.coordinator_name, dict(summary or {}))
@@ -70,14 +71,14 @@ class NetworkMixin:
             self.message_counts[api] += 1
         self.arrive_at(self.clock.now_ms + self.config.network_ms, member, api, req, on_response)
 
-    def arrive_at(self, time_ms: int, member: ConsumerMember, api: str, req: dict,
-                  on_response: Callable[[dict], None]) -> None:
+    def arrive_at(self, time_ms: int, member: ConsumerMember, api: str, req: JsonRecord,
+                  on_response: Callable[[JsonRecord], None]) -> None:
         """The request ``req`` from ``member`` reaches the coordinator at ``time_ms`` (``KafkaApis`` hands it
         to the group coordinator), which answers through :meth:`deliver_at`."""
         recording = self._recording(api)
         epoch, incarnation = member.epoch, member.incarnation
 
-        def respond(resp: dict) -> None:
+        def respond(resp: JsonRecord) -> None:
             if recording:
                 fields = {k: v for k, v in resp.items() if k != "members"}
                 if api == "JoinGroup" and resp.get("members"):
@@ -88,7 +89,7 @@ class NetworkMixin:
             self.deliver_at(self.clock.now_ms + self.config.network_ms, member, api, resp, on_response,
                             epoch, incarnation)
 
-        def arrive():
+        def arrive() -> None:
             coordinator = self.coordinator
             if not self.coordinator_available or not coordinator.active:
                 respond({"error": NOT_COORDINATOR, "memberId": req.get("memberId", "")})
@@ -107,11 +108,11 @@ class NetworkMixin:
         else:
             self.clock.schedule_at(time_ms, arrive, api)
 
-    def deliver_at(self, time_ms: int, member: ConsumerMember, api: str, resp: dict,
-                   on_response: Callable[[dict], None], epoch: int, incarnation: int) -> None:
+    def deliver_at(self, time_ms: int, member: ConsumerMember, api: str, resp: JsonRecord,
+                   on_response: Callable[[JsonRecord], None], epoch: int, incarnation: int) -> None:
         """The response ``resp`` reaches ``member`` at ``time_ms``, unless the process died, restarted or
         reset its membership (``epoch``) since it sent the request."""
-        def deliver():
+        def deliver() -> None:
             if member.alive and member.incarnation == incarnation and member.epoch == epoch:
                 on_response(resp)
         if api == "Heartbeat":
@@ -120,20 +121,20 @@ class NetworkMixin:
         else:
             self.clock.schedule_at(time_ms, deliver, api)
 
-    def find_coordinator(self, member: ConsumerMember, on_response: Callable[[dict], None]) -> None:
+    def find_coordinator(self, member: ConsumerMember, on_response: Callable[[JsonRecord], None]) -> None:
         """FindCoordinator, answered by any broker from the ``__consumer_offsets`` leadership."""
         self._record("FindCoordinator", "request", member.name, "broker", {"key": self.group_id})
         lat = self.config.network_ms
         incarnation = member.incarnation
 
-        def arrive():
+        def arrive() -> None:
             if self.coordinator_available:
                 resp = {"error": NONE, "nodeId": self.coordinator.broker, "partition": self.offsets_partition}
             else:
                 resp = {"error": COORDINATOR_NOT_AVAILABLE}
             self._record("FindCoordinator", "response", "broker", member.name, dict(resp))
 
-            def deliver():
+            def deliver() -> None:
                 if member.alive and member.incarnation == incarnation:
                     on_response(resp)
             self.clock.schedule(lat, deliver)

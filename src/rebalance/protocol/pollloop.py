@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from ..errors import require
+from ..validation import require
 
 __all__ = ["PollLoopConfig", "next_poll_delay"]
 

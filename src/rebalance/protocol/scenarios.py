@@ -12,17 +12,18 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Callable, List, Mapping, Optional, Tuple
+from typing import List, Mapping, Optional, Tuple
 
-from ..errors import require
-from .assignors import COOPERATIVE, EAGER
+from ..consumer.assignor import COOPERATIVE, EAGER
+from ..validation import require
+from .assignors import Assignor
 from .config import ProtocolConfig
 from .simulation import GroupSimulation
 
 __all__ = ["cooperative_example", "rolling_restart", "RandomSchedule", "random_schedule"]
 
 
-def cooperative_example(protocol: str = COOPERATIVE, assignors: Optional[Mapping[str, Callable]] = None,
+def cooperative_example(protocol: str = COOPERATIVE, assignors: Optional[Mapping[str, Assignor]] = None,
                         config: ProtocolConfig = ProtocolConfig.instant(initial_rebalance_delay_ms=0)) -> GroupSimulation:
     """The textbook example: one topic with three partitions p1, p2, p3 (``t-0``, ``t-1``, ``t-2``); c1
     and c2 form the group first, c3 joins at 10 s.  Uses ``cooperative-sticky`` (``protocol="eager"``
@@ -39,7 +40,7 @@ def cooperative_example(protocol: str = COOPERATIVE, assignors: Optional[Mapping
 def rolling_restart(n_members: int, topics: Mapping[str, int], *, protocol: str = EAGER, static: bool = False,
                     assignor: str = "range", down_ms: int = 5_000, gap_ms: int = 30_000,
                     start_ms: int = 60_000, settle_ms: int = 120_000, config: ProtocolConfig = ProtocolConfig(),
-                    assignors: Optional[Mapping[str, Callable]] = None, record_heartbeats: bool = False,
+                    assignors: Optional[Mapping[str, Assignor]] = None, record_heartbeats: bool = False,
                     batch: int = 1, run: bool = True, fast_heartbeats: bool = True,
                     summary_only: bool = False) -> GroupSimulation:
     """Restart every member once: members are taken down ``batch`` at a time (a Deployment's
@@ -77,7 +78,7 @@ class RandomSchedule:
     end_ms: int
 
 
-def random_schedule(seed: int, *, protocol: Optional[str] = None, assignors: Optional[Mapping[str, Callable]] = None,
+def random_schedule(seed: int, *, protocol: Optional[str] = None, assignors: Optional[Mapping[str, Assignor]] = None,
                     assignor_name: Optional[str] = None, max_members: int = 5, max_partitions: int = 8,
                     n_faults: Optional[int] = None, config: Optional[ProtocolConfig] = None,
                     fast_heartbeats: bool = True, summary_from: Optional[int] = None) -> RandomSchedule:

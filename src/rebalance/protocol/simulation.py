@@ -21,11 +21,13 @@ Same inputs, same run: nothing depends on wall-clock time or unseeded randomness
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..errors import IllegalStateError, InputError, require
-from .assignors import (BUILTIN_PROTOCOLS, COOPERATIVE, EAGER, ClientAssignor, consumer_assignor,
-                        rebalance_protocol_for)
+from ..common import JsonRecord, TopicPartition
+from ..consumer.assignor import COOPERATIVE, EAGER
+from ..errors import IllegalStateError, InputError
+from ..validation import require
+from .assignors import BUILTIN_PROTOCOLS, Assignor, ClientAssignor, consumer_assignor, rebalance_protocol_for
 from .clock import VirtualClock
 from .config import MemberSpec, ProtocolConfig, assignor_list
 from .coordinator import OFFSETS_TOPIC_PARTITIONS_DEFAULT, partition_for, simple_leaders
@@ -67,7 +69,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
     Defined in chapter 1, *Groups, coordinators and generations*."""
 
     def __init__(self, topics: Mapping[str, int], config: ProtocolConfig = ProtocolConfig(), *,
-                 group_id: str = "my-group", assignors: Optional[Mapping[str, Callable]] = None,
+                 group_id: str = "my-group", assignors: Optional[Mapping[str, Assignor]] = None,
                  brokers: Sequence[int] = (0, 1, 2), offsets_partitions: int = OFFSETS_TOPIC_PARTITIONS_DEFAULT,
                  record_heartbeats: bool = True, fast_heartbeats: bool = True,
                  summary_from: Optional[int] = None, default_assignors: Sequence[str] = ("range",),
@@ -87,7 +89,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
         self.default_assignors = assignor_list(default_assignors)
         self.default_protocol = default_protocol
         self.clock = VirtualClock()
-        self.assignors: Dict[str, Callable] = dict(assignors or {})
+        self.assignors: Dict[str, Assignor] = dict(assignors or {})
         self.record_heartbeats = record_heartbeats
         self.fast_heartbeats = fast_heartbeats
         self._members_version = 0
@@ -102,14 +104,14 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
         self.ownership = OwnershipLedger(self.partitions, is_member=self.in_group, summary_from=summary_from)
         self.members: Dict[str, ConsumerMember] = {}
         self.specs: Dict[str, MemberSpec] = {}
-        self._incarnations: Counter = Counter()
+        self._incarnations: Counter[str] = Counter()
         #: members whose new process starts when the current one has finished closing (``restart``)
         self._start_after_close: Dict[str, int] = {}  # name -> down_ms
         self._msg_ids = 0
         self._member_id_counter = 0
         self._lose_leader_at: List[Tuple[Optional[int], Optional[int]]] = []
         self._fault_times: List[int] = []
-        self.message_counts: Counter = Counter()
+        self.message_counts: Counter[str] = Counter()
         # where the group lives
         self.offsets_partitions = offsets_partitions
         self.offsets_partition = partition_for(group_id, offsets_partitions)
@@ -176,7 +178,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
                 and fields.get("state") == STABLE and fields.get("previous") == COMPLETING_REBALANCE):
             owned: Dict[str, List[TopicPartition]] = {}
             for m in self.coordinator.members.values():  # ClassicGroupMember.assignment, by client.id
-                owned.setdefault(m.client_id, []).extend(tuple(tp) for tp in m.assignment)
+                owned.setdefault(m.client_id, []).extend((t, p) for t, p in m.assignment)
             self._emit_rebalance(CompletedRebalance(fields["generation"], self.clock.now_ms,
                                                     format_assignment(owned)))
 
@@ -185,15 +187,15 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
         simulation as a callable overrides the built-in one of that name and is shared by all members)."""
         return {a: ClientAssignor(a) for a in names if a in BUILTIN_PROTOCOLS and a not in self.assignors}
 
-    def run_assignor(self, name: str, members: Dict[str, dict]) -> Dict[str, list]:
+    def run_assignor(self, name: str, members: Dict[str, JsonRecord]) -> Dict[str, List[TopicPartition]]:
         """Run a shared assignor (one given to the simulation, or a stateless built-in wrapper)."""
         assignor = self.assignors.get(name)
         if assignor is None:
             assignor = consumer_assignor(name)
         out = assignor(dict(self.topics), members)
-        return {mid: [tuple(tp) for tp in out.get(mid, [])] for mid in members}
+        return {mid: [(t, p) for t, p in out.get(mid, [])] for mid in members}
 
-    def _assignor_callable(self, name: str):
+    def _assignor_callable(self, name: str) -> Assignor:
         if name in self.assignors:
             return self.assignors[name]
         if name in BUILTIN_PROTOCOLS:

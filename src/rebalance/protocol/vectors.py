@@ -6,12 +6,14 @@ Input ``{"kind": "coordinator_partition", "numPartitions": n, "groupIds": [...]}
 """
 from __future__ import annotations
 
-from ..errors import InputError, require
+from ..common import JsonRecord
+from ..errors import InputError
 from ..java import java_abs, string_hash
+from ..validation import require
 from .coordinator import OFFSETS_TOPIC_PARTITIONS_DEFAULT, check_num_partitions
 
 
-def run(scenario: dict) -> dict:
+def run(scenario: JsonRecord) -> JsonRecord:
     require(isinstance(scenario, dict), "input", "must be a JSON object")
     n = check_num_partitions(scenario.get("numPartitions", OFFSETS_TOPIC_PARTITIONS_DEFAULT), "numPartitions")
     group_ids = scenario.get("groupIds")

@@ -17,26 +17,39 @@ last release that has it, :data:`rebalance.versions.ADMINUTILS_RELEASE` (the sam
 * :mod:`.brokers`     -- broker descriptions and input validation (``InputError`` naming the field);
 * :mod:`.vectors`     -- conformance adapter for the kinds ``adminutils``, ``striped`` and ``java_random``.
 """
-from .adminutils import assign_replicas_to_brokers, rack_alternated_broker_list
-from .brokers import Broker
-from .java_random import JavaRandom, MockRandom, shuffle
-from .placement import (BrokerCluster, ClusterDescriber, PartitionAssignment, PlacementSpec, TopicAssignment,
-                        placement_spec)
-from .placer import PLACERS, AdminUtilsPlacer, ReplicaPlacer, placer_for
-from .striped import StripedReplicaPlacer
+from __future__ import annotations
 
-from .._lazy import lazy_exports  # noqa: E402
+from typing import TYPE_CHECKING
 
-# More public names, loaded on first use (the chapters' helpers and the classes they show).
+from .._lazy import lazy_exports
+
+#: every public name and the module that defines it, imported on first use (:mod:`rebalance._lazy`)
 _EXPORTS = {
-    "RackList": ".striped", "VECTOR_CASES": ".vectors", "explain": ".adminutils",
+    "assign_replicas_to_brokers": ".adminutils", "explain": ".adminutils",
+    "rack_alternated_broker_list": ".adminutils",
+    "Broker": ".brokers",
     "place_offsets_topic": ".coordinators",
+    "JavaRandom": ".java_random", "MockRandom": ".java_random", "shuffle": ".java_random",
+    "BrokerCluster": ".placement", "ClusterDescriber": ".placement", "PartitionAssignment": ".placement",
+    "PlacementSpec": ".placement", "TopicAssignment": ".placement", "placement_spec": ".placement",
+    "PLACERS": ".placer", "AdminUtilsPlacer": ".placer", "ReplicaPlacer": ".placer", "placer_for": ".placer",
+    "RackList": ".striped", "StripedReplicaPlacer": ".striped",
+    "VECTOR_CASES": ".vectors",
 }
+__all__ = sorted(_EXPORTS)
 
-__all__ = ["AdminUtilsPlacer", "Broker", "BrokerCluster", "ClusterDescriber", "JavaRandom", "MockRandom", "PLACERS",
-           "PartitionAssignment", "PlacementSpec", "ReplicaPlacer", "StripedReplicaPlacer", "TopicAssignment",
-           "assign_replicas_to_brokers", "placement_spec", "placer_for", "rack_alternated_broker_list", "shuffle"]
-__all__ += [
-    "RackList", "VECTOR_CASES", "explain", "place_offsets_topic",
-]
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the same modules
+    from .adminutils import (assign_replicas_to_brokers as assign_replicas_to_brokers, explain as explain,
+                             rack_alternated_broker_list as rack_alternated_broker_list)
+    from .brokers import Broker as Broker
+    from .coordinators import place_offsets_topic as place_offsets_topic
+    from .java_random import JavaRandom as JavaRandom, MockRandom as MockRandom, shuffle as shuffle
+    from .placement import (BrokerCluster as BrokerCluster, ClusterDescriber as ClusterDescriber,
+                            PartitionAssignment as PartitionAssignment, PlacementSpec as PlacementSpec,
+                            TopicAssignment as TopicAssignment, placement_spec as placement_spec)
+    from .placer import (PLACERS as PLACERS, AdminUtilsPlacer as AdminUtilsPlacer, ReplicaPlacer as ReplicaPlacer,
+                         placer_for as placer_for)
+    from .striped import RackList as RackList, StripedReplicaPlacer as StripedReplicaPlacer
+    from .vectors import VECTOR_CASES as VECTOR_CASES
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Dict, Iterable, List, Optional
 
-from ..errors import require
 from ..java import string_hash
+from ..validation import require
 # one implementation of ``GroupCoordinatorService.partitionFor`` (validation and errors included) for the
 # whole package; the name ``offsets_partition_for`` is kept for this module's callers
 from ..protocol.coordinator import OFFSETS_TOPIC_PARTITIONS_DEFAULT, partition_for as offsets_partition_for

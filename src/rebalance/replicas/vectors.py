@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
-from ..errors import InputError, KafkaError, require
+from ..errors import InputError, KafkaError
 from ..java import LONG_MAX, LONG_MIN
+from ..validation import require
 from .adminutils import assign_replicas_to_brokers, rack_alternated_broker_list
 from .brokers import check_int, parse_brokers
 from .java_random import make_random, replay_ops

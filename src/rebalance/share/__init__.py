@@ -27,29 +27,38 @@ from typing import TYPE_CHECKING
 
 from .._lazy import lazy_exports
 
+#: every public name and the module that defines it, imported on first use (:mod:`rebalance._lazy`)
 _EXPORTS = {
-    "SimpleAssignor": ".simple", "SHARE_ASSIGNORS": ".simple", "ShareGroupPartitionAssignor": ".simple",
-    "share_assignor_for": ".simple",
-    "assign_homogeneous": ".simple_homogeneous", "assign_heterogeneous": ".simple_heterogeneous",
+    "Delivery": ".delivery", "ShareRule": ".delivery", "deliveries": ".delivery", "outcomes": ".delivery",
+    "share_rule": ".delivery",
     "assign_share_group": ".group",
     "random_scenario": ".scenarios", "unit_scenarios": ".scenarios",
-    "RecordState": ".share_partition", "InFlightState": ".share_partition", "AcknowledgeType": ".share_partition",
-    "DeliveryCountOps": ".share_partition", "SharePartitionModel": ".share_partition",
-    "DEFAULT_DELIVERY_COUNT_LIMIT": ".share_partition", "DEFAULT_RECORD_LOCK_DURATION_MS": ".share_partition",
-    "DEFAULT_PARTITION_MAX_RECORD_LOCKS": ".share_partition",
-    "ShareRule": ".delivery", "share_rule": ".delivery", "Delivery": ".delivery", "deliveries": ".delivery",
-    "outcomes": ".delivery",
+    "DEFAULT_DELIVERY_COUNT_LIMIT": ".share_partition", "DEFAULT_PARTITION_MAX_RECORD_LOCKS": ".share_partition",
+    "DEFAULT_RECORD_LOCK_DURATION_MS": ".share_partition", "AcknowledgeType": ".share_partition",
+    "DeliveryCountOps": ".share_partition", "InFlightState": ".share_partition", "RecordState": ".share_partition",
+    "SharePartitionModel": ".share_partition",
+    "SHARE_ASSIGNORS": ".simple", "ShareGroupPartitionAssignor": ".simple", "SimpleAssignor": ".simple",
+    "share_assignor_for": ".simple",
+    "assign_heterogeneous": ".simple_heterogeneous",
+    "assign_homogeneous": ".simple_homogeneous",
 }
 __all__ = sorted(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
-if TYPE_CHECKING:
-    from .delivery import Delivery, ShareRule, deliveries, outcomes, share_rule
-    from .group import assign_share_group
-    from .scenarios import random_scenario, unit_scenarios
-    from .simple import SHARE_ASSIGNORS, ShareGroupPartitionAssignor, SimpleAssignor, share_assignor_for
-    from .simple_heterogeneous import assign_heterogeneous
-    from .share_partition import (DEFAULT_DELIVERY_COUNT_LIMIT, DEFAULT_PARTITION_MAX_RECORD_LOCKS,
-                                  DEFAULT_RECORD_LOCK_DURATION_MS, AcknowledgeType, DeliveryCountOps, InFlightState,
-                                  RecordState, SharePartitionModel)
-    from .simple_homogeneous import assign_homogeneous
+if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the same modules
+    from .delivery import (Delivery as Delivery, ShareRule as ShareRule, deliveries as deliveries,
+                           outcomes as outcomes, share_rule as share_rule)
+    from .group import assign_share_group as assign_share_group
+    from .scenarios import random_scenario as random_scenario, unit_scenarios as unit_scenarios
+    from .share_partition import (DEFAULT_DELIVERY_COUNT_LIMIT as DEFAULT_DELIVERY_COUNT_LIMIT,
+                                  DEFAULT_PARTITION_MAX_RECORD_LOCKS as DEFAULT_PARTITION_MAX_RECORD_LOCKS,
+                                  DEFAULT_RECORD_LOCK_DURATION_MS as DEFAULT_RECORD_LOCK_DURATION_MS,
+                                  AcknowledgeType as AcknowledgeType, DeliveryCountOps as DeliveryCountOps,
+                                  InFlightState as InFlightState, RecordState as RecordState,
+                                  SharePartitionModel as SharePartitionModel)
+    from .simple import (SHARE_ASSIGNORS as SHARE_ASSIGNORS,
+                         ShareGroupPartitionAssignor as ShareGroupPartitionAssignor, SimpleAssignor as SimpleAssignor,
+                         share_assignor_for as share_assignor_for)
+    from .simple_heterogeneous import assign_heterogeneous as assign_heterogeneous
+    from .simple_homogeneous import assign_homogeneous as assign_homogeneous
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

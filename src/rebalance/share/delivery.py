@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, Sequence, Tuple
 
-from ..errors import require
+from ..validation import require
 from .share_partition import (DEFAULT_RECORD_LOCK_DURATION_MS, AcknowledgeType, InFlightState, RecordState,
                               SharePartitionModel)
 

@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
+from ..common import JsonRecord
 from ..kip848.uuid import Uuid
 
 __all__ = ["SEED", "SIMPLE_COUNT", "random_scenario", "unit_scenarios", "write_files"]
@@ -31,8 +32,6 @@ SEED = 932
 SIMPLE_COUNT = 120
 SOURCE = "random scenario of rebalance.share.scenarios (seed 932)"
 UNIT_SOURCE = "SimpleAssignorTest.{test} (Kafka 4.3.1, group-coordinator tests)"
-
-Json = Dict[str, Any]
 
 
 def _topic_id(rng: random.Random) -> str:
@@ -57,21 +56,21 @@ def _random_assignment(rng: random.Random, topics: Dict[str, int], subscriptions
 
 
 def _members(rng: random.Random, topics: Dict[str, int], n: int, homogeneous: bool, assigned: bool,
-             first: int = 0) -> List[Json]:
+             first: int = 0) -> List[JsonRecord]:
     names = list(topics)
     common = rng.sample(names, rng.randint(1, len(names))) if names else []
     members = []
     for i in range(first, first + n):
         subs = list(common) if homogeneous else (rng.sample(names, rng.randint(0 if rng.random() < 0.1 else 1,
                                                                                 len(names))) if names else [])
-        member: Json = {"id": f"m{i:02d}", "subscriptions": subs}
+        member: JsonRecord = {"id": f"m{i:02d}", "subscriptions": subs}
         if assigned and rng.random() < 0.8:
             member["assignment"] = _random_assignment(rng, topics, subs)
         members.append(member)
     return members
 
 
-def _assignable(rng: random.Random, topics: Dict[str, int]) -> Json:
+def _assignable(rng: random.Random, topics: Dict[str, int]) -> JsonRecord:
     out = {}
     for name, count in topics.items():
         if rng.random() < 0.85:
@@ -79,7 +78,7 @@ def _assignable(rng: random.Random, topics: Dict[str, int]) -> Json:
     return out
 
 
-def random_scenario(rng: random.Random, index: int) -> Json:
+def random_scenario(rng: random.Random, index: int) -> JsonRecord:
     """One random ``share`` input (see the module docstring); ``index`` names it ``share_simple-NNNN``."""
     n_topics = rng.randint(1, 5)
     crowded = rng.random() < 0.25  # more members than partitions
@@ -92,7 +91,7 @@ def random_scenario(rng: random.Random, index: int) -> Json:
         topic_list.append({"name": name, "id": _topic_id(rng), "partitions": count})
     homogeneous = rng.random() < 0.5
     n_members = rng.randint(4, 14) if crowded else rng.randint(1, 9)
-    scenario: Json = {"id": f"share_simple-{index:04d}", "kind": "share", "source": SOURCE,
+    scenario: JsonRecord = {"id": f"share_simple-{index:04d}", "kind": "share", "source": SOURCE,
                       "topics": topic_list}
     if rng.random() < 0.35:
         scenario["assignable"] = _assignable(rng, topics)
@@ -110,13 +109,13 @@ def random_scenario(rng: random.Random, index: int) -> Json:
     n_steps = rng.randint(1, 4)
     if n_steps == 1:
         return scenario
-    steps: List[Json] = [{}]
+    steps: List[JsonRecord] = [{}]
     current = [dict(m) for m in members]
     next_member = n_members
     removed = False
     last_assignable = scenario.get("assignable")
     for _ in range(n_steps - 1):
-        step: Json = {}
+        step: JsonRecord = {}
         carried = [{"id": m["id"], "subscriptions": m["subscriptions"]} for m in current]  # assignment: carry
         change = rng.random()
         if change < 0.25 and len(carried) > 1:  # members leave
@@ -174,33 +173,33 @@ _UNIT_IDS = {"topic1": "bTOnPU-dQT2zvOfhtp3q6g", "topic2": "Sf-1V4NXSh-Ae5O7QxhU
              "topic3": "Kb2ycFXTTW6ADoTKc3hcxw", "topic4": "0kZgB6KOQG2OX0z3hr3Xyw"}
 
 
-def _topics(**counts: int) -> List[Json]:
+def _topics(**counts: int) -> List[JsonRecord]:
     return [{"name": name, "id": _UNIT_IDS[name], "partitions": count} for name, count in counts.items()]
 
 
-def _unit(test: str, suffix: str = "", **fields: Any) -> Json:
-    line: Json = {"id": f"SimpleAssignorTest.{test}{suffix}", "kind": "share",
+def _unit(test: str, suffix: str = "", **fields: Any) -> JsonRecord:
+    line: JsonRecord = {"id": f"SimpleAssignorTest.{test}{suffix}", "kind": "share",
                   "source": UNIT_SOURCE.format(test=test)}
     line.update(fields)
     return line
 
 
-def _member(member_id: str, subscriptions: Sequence[str], assignment: Optional[Json] = None) -> Json:
-    out: Json = {"id": member_id, "subscriptions": list(subscriptions)}
+def _member(member_id: str, subscriptions: Sequence[str], assignment: Optional[JsonRecord] = None) -> JsonRecord:
+    out: JsonRecord = {"id": member_id, "subscriptions": list(subscriptions)}
     if assignment is not None:
         out["assignment"] = assignment
     return out
 
 
-def _incremental(test: str, topics: List[Json], subscriptions: List[List[str]], subscription_type: str,
-                 increasing: bool, carry_last_two: bool) -> Json:
+def _incremental(test: str, topics: List[JsonRecord], subscriptions: List[List[str]], subscription_type: str,
+                 increasing: bool, carry_last_two: bool) -> JsonRecord:
     """The tests that add members ``M0..M100`` one at a time, or start with 101 and remove ``M100..M1``; every
     step must assign all 24 partitions.  ``carry_last_two``: the heterogeneous increasing test only copies the
     result back to the members before the one just added, so the two newest members start empty."""
     def sub(m: int) -> List[str]:
         return subscriptions[m % len(subscriptions)]
 
-    steps: List[Json] = []
+    steps: List[JsonRecord] = []
     expect = {"partitions_assigned": 24}
     if increasing:
         for k in range(101):
@@ -216,7 +215,7 @@ def _incremental(test: str, topics: List[Json], subscriptions: List[List[str]], 
     return _unit(test, topics=topics, subscription_set="linked", subscription_type=subscription_type, steps=steps)
 
 
-def unit_scenarios() -> List[Json]:
+def unit_scenarios() -> List[JsonRecord]:
     """The scenarios of ``SimpleAssignorTest`` at Kafka 4.3.1, in the test's order (``testName`` has no scenario:
     the name ``"simple"`` is checked by the package's tests)."""
     t123 = _topics(topic1=3, topic2=3, topic3=2)

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Dict
 
-from ..errors import one_of
 from ..kip848.assignor import ConsumerGroupPartitionAssignor
 from ..kip848.spec import HOMOGENEOUS, GroupAssignment, GroupSpec, SubscribedTopicDescriber
+from ..validation import one_of
 from .simple_heterogeneous import assign_heterogeneous
 from .simple_homogeneous import assign_homogeneous
 

@@ -6,28 +6,45 @@ call the package's own assignors, placers and simulator inside ``mapInPandas``/`
 ``exercise(job, **params)`` runs one at a small scale for a chapter; ``python -m rebalance.spark JOB
 --scale N`` runs one from the command line.
 """
-from .session import get_spark, spark_master, stop_spark
+from __future__ import annotations
 
-# Imported eagerly: the name ``exercise`` must stay bound to the function.  A lazy wrapper was replaced by
-# the submodule object as soon as anything imported ``rebalance.spark.exercise`` (Python sets a package
-# attribute when it first loads a submodule), so a second run of a chapter's import cell got a module.
-from .exercise import exercise  # noqa: E402
+from typing import TYPE_CHECKING
 
+from .._lazy import lazy_exports
 
-from .._lazy import lazy_exports  # noqa: E402
-
-# More public names, loaded on first use.  The jobs and the helper modules are published as namespaces (a
-# trailing colon: the module itself), because each job module has the same entry points (``run``,
-# ``summarize``): ``coordinator_job.run(spark, scale)``, ``single_process.sweep(...)``.
+#: every public name and the module that defines it, imported on first use (:mod:`rebalance._lazy`)
 _EXPORTS = {
-    "single_process": ".single_process:", "lab": ".lab:", "plots": ".plots:",
-    "sweep_job": ".jobs.sweep:", "coordinator_job": ".jobs.coordinator:", "montecarlo_job": ".jobs.montecarlo:",
-    "placement_job": ".jobs.placement:", "connect_job": ".jobs.connect:",
-    "streams_job": ".jobs.streams:",
-    "SweepParams": ".generators", "ConnectParams": ".generators", "group_ids": ".generators",
-    "sweep_scenario": ".generators", "MonteCarloParams": ".jobs.montecarlo", "StreamsParams": ".jobs.streams", "churn_table": ".jobs.sweep",
+    "exercise": ".exercises",
+    "ConnectParams": ".generators", "SweepParams": ".generators", "group_ids": ".generators",
+    "sweep_scenario": ".generators",
     "groups_per_partition": ".intro",
+    "connect_job": ".jobs.connect:",
+    "coordinator_job": ".jobs.coordinator:",
+    "MonteCarloParams": ".jobs.montecarlo",
+    "montecarlo_job": ".jobs.montecarlo:",
+    "placement_job": ".jobs.placement:",
+    "StreamsParams": ".jobs.streams",
+    "streams_job": ".jobs.streams:",
+    "churn_table": ".jobs.sweep",
+    "sweep_job": ".jobs.sweep:",
+    "lab": ".lab:",
+    "plots": ".plots:",
+    "get_spark": ".session", "spark_master": ".session", "stop_spark": ".session",
+    "single_process": ".single_process:",
 }
+__all__ = sorted(_EXPORTS)
 
-__all__ = ["get_spark", "spark_master", "stop_spark", "exercise", *sorted(_EXPORTS)]
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the same modules
+    from . import lab as lab, plots as plots, single_process as single_process
+    from .exercises import exercise as exercise
+    from .generators import (ConnectParams as ConnectParams, SweepParams as SweepParams, group_ids as group_ids,
+                             sweep_scenario as sweep_scenario)
+    from .intro import groups_per_partition as groups_per_partition
+    from .jobs import (connect as connect_job, coordinator as coordinator_job, montecarlo as montecarlo_job,
+                       placement as placement_job, streams as streams_job, sweep as sweep_job)
+    from .jobs.montecarlo import MonteCarloParams as MonteCarloParams
+    from .jobs.streams import StreamsParams as StreamsParams
+    from .jobs.sweep import churn_table as churn_table
+    from .session import get_spark as get_spark, spark_master as spark_master, stop_spark as stop_spark
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -26,7 +26,9 @@ from typing import TYPE_CHECKING, Collection, Dict, List, Optional, Tuple, TypeV
 
 import numpy as np
 
-from ..errors import InputError, require
+from ..common import JsonRecord
+from ..errors import InputError
+from ..validation import require
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -68,7 +70,7 @@ def scenario_rng(seed: int, stream: int, index: int) -> random.Random:
     return random.Random(scenario_seed(seed, stream, index))
 
 
-def _check_index(seed, index) -> None:
+def _check_index(seed: object, index: object) -> None:
     require(isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0, "seed",
             f"must be a whole number >= 0, got {seed!r}")
     require(isinstance(index, int) and not isinstance(index, bool) and index >= 0, "index",
@@ -141,7 +143,7 @@ class GroupScenario:
     index: int
     partitions: Dict[str, int]
     #: ``{member_id: {"topics", "owned", "generation", "instance_id", "rack"}}``, in JoinGroup order
-    members: Dict[str, dict]
+    members: Dict[str, JsonRecord]
     #: the racks holding replicas of each partition: ``{topic: [sorted rack tuple per partition]}``
     partition_racks: Dict[str, List[Tuple[str, ...]]] = field(default_factory=dict)
     #: the member that leaves in the churn step
@@ -153,7 +155,7 @@ class GroupScenario:
     def total_partitions(self) -> int:
         return sum(self.partitions.values())
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> JsonRecord:
         return asdict(self)
 
 
@@ -184,7 +186,7 @@ def sweep_scenario(seed: int, index: int, params: SweepParams = SweepParams()) -
     rng.shuffle(member_racks)
 
     ids = _member_ids(rng, n_members)
-    members: Dict[str, dict] = {}
+    members: Dict[str, JsonRecord] = {}
     for i, member_id in enumerate(ids):
         if identical:
             subscribed = list(topics)
@@ -297,7 +299,7 @@ class PlacementParams:
 class PlacementCluster:
     index: int
     #: ``[{"id", "rack"}]`` in broker-id order (rack ``None`` without racks)
-    brokers: List[dict]
+    brokers: List[JsonRecord]
     #: ``[(partitions, replication_factor)]`` one per topic, in creation order
     topics: List[Tuple[int, int]]
     #: seeds the placers' random source (``java.util.Random``): AdminUtils' random start index and

@@ -21,8 +21,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import InputError, require
+from ..errors import InputError
 from ..java import INT_MIN, string_hash
+from ..validation import require
 
 ArrayLike = Union[Iterable[str], np.ndarray, pa.Array, pa.ChunkedArray]
 

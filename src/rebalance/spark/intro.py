@@ -3,7 +3,7 @@
 The function called inside Spark is the package's own ``partition_for``; Spark only distributes it."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 import pandas as pd
 
@@ -17,7 +17,7 @@ def groups_per_partition(spark: SparkSession, group_ids: Sequence[str], num_part
     """A DataFrame ``partition, groups`` (sorted by partition) computed by a ``mapInPandas`` job."""
     df = spark.createDataFrame(pd.DataFrame({"group_id": list(group_ids)}))
 
-    def to_partition(batches):
+    def to_partition(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         for batch in batches:
             yield pd.DataFrame({"partition": [partition_for(g, num_partitions) for g in batch["group_id"]]})
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Dict, Mapping, Optional, cast
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, cast
 
 import pandas as pd
 
@@ -19,8 +19,9 @@ if TYPE_CHECKING:  # pyspark is the Spark extra; imported where a session is use
     from pyspark.sql import SparkSession
     from .generators import SweepParams
 
-from ..errors import require
+from ..common import JsonRecord
 from ..consumer import assign as consumer_assign
+from ..validation import require
 from .generators import check_params
 from .jobs import JOBS, get_job
 from .jobs.common import JobResult, table_path, write_outputs
@@ -31,7 +32,7 @@ _PARAM_CLASSES = {"sweep": "SweepParams", "coordinator": "CoordinatorParams", "m
                   "placement": "PlacementAuditParams", "connect": "ConnectJobParams", "share": "ShareJobParams"}
 
 
-def _normalised_params(job: str, params, extra: dict) -> dict:
+def _normalised_params(job: str, params: object, extra: Mapping[str, Any]) -> JsonRecord:
     module = get_job(job)
     if job == "sweep":
         from .generators import SweepParams
@@ -46,7 +47,8 @@ def _normalised_params(job: str, params, extra: dict) -> dict:
         # the simulators' default timings are part of what produced the numbers: a stored run made under
         # other defaults is stale
         out[SIMULATORS_KEY] = {prefix: asdict(c()) for prefix, c in module.SIMULATOR_CONFIGS.items()}
-    return json.loads(json.dumps(out, sort_keys=True, default=list))
+    normalised: JsonRecord = json.loads(json.dumps(out, sort_keys=True, default=list))
+    return normalised
 
 
 def stored(store: str, job: str) -> Optional[JobResult]:

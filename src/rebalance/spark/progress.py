@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import threading
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Dict, Iterator, Tuple
 
 if TYPE_CHECKING:  # pyspark is the Spark extra; imported where a session is used
     from pyspark.sql import SparkSession
@@ -25,7 +25,7 @@ def stage_progress(spark: SparkSession, desc: str, enabled: bool = True, interva
     tracker = spark.sparkContext.statusTracker()
     stop = threading.Event()
     bar = tqdm(total=0, desc=desc, unit="task", file=sys.stderr, dynamic_ncols=True)
-    seen: dict = {}
+    seen: Dict[int, Tuple[int, int]] = {}
 
     def poll() -> None:
         for stage_id in tracker.getActiveStageIds():

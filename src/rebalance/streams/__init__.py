@@ -25,22 +25,48 @@ package: :class:`rebalance.streams.client.TaskId` and :class:`rebalance.streams.
 exports the names of both subpackages, and ``TaskId`` is the client's; the coordinator's is reached through
 :mod:`rebalance.streams.coordinator`.
 """
-from .client import (ASSIGNORS, BEHIND, LATEST_OFFSET, UNKNOWN_OFFSET_SUM, AssignmentConfigs, AssignmentResult,
-                     ClientState, ClientTagAwareStandbyTaskAssignor, ConstrainedPrioritySet,
-                     DefaultStandbyTaskAssignor, HighAvailabilityTaskAssignor, LegacyTaskAssignor, ProbingRound,
-                     ProcessId, StandbyTaskAssignor, TaskId, TaskMovement, assignor_for, create_standby_task_assignor,
-                     probing_rounds, random_process_ids, steady_clients, tasks_of)
-from .coordinator import (TASK_ASSIGNORS, AssignmentMemberSpec, GroupAssignment, GroupSpec, MemberAssignment,
-                          ProcessState, StickyTaskAssignor, Subtopology, TaskAssignor, Topology, TopologyDescriber,
-                          task_assignor_for)
-from .priority_queue import JavaPriorityQueue
+from __future__ import annotations
 
-__all__ = [
-    "ASSIGNORS", "AssignmentConfigs", "AssignmentResult", "ClientState", "ClientTagAwareStandbyTaskAssignor",
-    "ConstrainedPrioritySet", "DefaultStandbyTaskAssignor", "HighAvailabilityTaskAssignor", "JavaPriorityQueue",
-    "LATEST_OFFSET", "LegacyTaskAssignor", "ProcessId", "StandbyTaskAssignor", "TaskId", "TaskMovement",
-    "UNKNOWN_OFFSET_SUM", "assignor_for", "create_standby_task_assignor",
-    "AssignmentMemberSpec", "GroupAssignment", "GroupSpec", "MemberAssignment", "ProcessState", "StickyTaskAssignor",
-    "Subtopology", "TASK_ASSIGNORS", "TaskAssignor", "Topology", "TopologyDescriber", "task_assignor_for",
-    "BEHIND", "ProbingRound", "probing_rounds", "random_process_ids", "steady_clients", "tasks_of",
-]
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
+
+#: every public name and the module that defines it, imported on first use (:mod:`rebalance._lazy`)
+_EXPORTS = {
+    "ASSIGNORS": ".client", "AssignmentConfigs": ".client", "AssignmentResult": ".client", "BEHIND": ".client",
+    "ClientState": ".client", "ClientTagAwareStandbyTaskAssignor": ".client", "ConstrainedPrioritySet": ".client",
+    "DefaultStandbyTaskAssignor": ".client", "HighAvailabilityTaskAssignor": ".client", "LATEST_OFFSET": ".client",
+    "LegacyTaskAssignor": ".client", "ProbingRound": ".client", "ProcessId": ".client",
+    "StandbyTaskAssignor": ".client", "TaskId": ".client", "TaskMovement": ".client", "UNKNOWN_OFFSET_SUM": ".client",
+    "assignor_for": ".client", "create_standby_task_assignor": ".client", "probing_rounds": ".client",
+    "random_process_ids": ".client", "steady_clients": ".client", "tasks_of": ".client",
+    "AssignmentMemberSpec": ".coordinator", "GroupAssignment": ".coordinator", "GroupSpec": ".coordinator",
+    "MemberAssignment": ".coordinator", "ProcessState": ".coordinator", "StickyTaskAssignor": ".coordinator",
+    "Subtopology": ".coordinator", "TASK_ASSIGNORS": ".coordinator", "TaskAssignor": ".coordinator",
+    "Topology": ".coordinator", "TopologyDescriber": ".coordinator", "task_assignor_for": ".coordinator",
+    "JavaPriorityQueue": ".priority_queue",
+}
+__all__ = sorted(_EXPORTS)
+
+if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the same modules
+    from .client import (ASSIGNORS as ASSIGNORS, AssignmentConfigs as AssignmentConfigs,
+                         AssignmentResult as AssignmentResult, BEHIND as BEHIND, ClientState as ClientState,
+                         ClientTagAwareStandbyTaskAssignor as ClientTagAwareStandbyTaskAssignor,
+                         ConstrainedPrioritySet as ConstrainedPrioritySet,
+                         DefaultStandbyTaskAssignor as DefaultStandbyTaskAssignor,
+                         HighAvailabilityTaskAssignor as HighAvailabilityTaskAssignor, LATEST_OFFSET as LATEST_OFFSET,
+                         LegacyTaskAssignor as LegacyTaskAssignor, ProbingRound as ProbingRound, ProcessId as ProcessId,
+                         StandbyTaskAssignor as StandbyTaskAssignor, TaskId as TaskId, TaskMovement as TaskMovement,
+                         UNKNOWN_OFFSET_SUM as UNKNOWN_OFFSET_SUM, assignor_for as assignor_for,
+                         create_standby_task_assignor as create_standby_task_assignor, probing_rounds as probing_rounds,
+                         random_process_ids as random_process_ids, steady_clients as steady_clients,
+                         tasks_of as tasks_of)
+    from .coordinator import (AssignmentMemberSpec as AssignmentMemberSpec, GroupAssignment as GroupAssignment,
+                              GroupSpec as GroupSpec, MemberAssignment as MemberAssignment,
+                              ProcessState as ProcessState, StickyTaskAssignor as StickyTaskAssignor,
+                              Subtopology as Subtopology, TASK_ASSIGNORS as TASK_ASSIGNORS,
+                              TaskAssignor as TaskAssignor, Topology as Topology,
+                              TopologyDescriber as TopologyDescriber, task_assignor_for as task_assignor_for)
+    from .priority_queue import JavaPriorityQueue as JavaPriorityQueue
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -20,7 +20,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
-from matplotlib.patches import Patch
+from matplotlib.patches import Patch, Rectangle
 
 from .style import PALETTE, apply, figure_of
 
@@ -143,7 +143,7 @@ def partition_grid_figure(assignment: Assignment, partitions: Mapping[str, int],
     for r, t in enumerate(topics):
         for p in range(partitions[t]):
             if (t, p) in marked:
-                ax.add_patch(plt.Rectangle((p - 0.42, r - 0.4), 0.84, 0.8, fill=False, edgecolor="black",
+                ax.add_patch(Rectangle((p - 0.42, r - 0.4), 0.84, 0.8, fill=False, edgecolor="black",
                                            linewidth=2.0, zorder=5))
             if width <= 24:
                 ax.text(p, r, str(p), ha="center", va="center", fontsize=8, color="black")

@@ -5,9 +5,10 @@ draws them.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch, Patch
 
@@ -20,7 +21,8 @@ from .style import PALETTE, apply
 KEPT, STOPPED, STARTED = "#BBBBBB", PALETTE[5], PALETTE[2]
 
 
-def _chip(ax, x, y, text, face, edge=None, hatch=None):
+def _chip(ax: Axes, x: float, y: float, text: str, face: str, edge: Optional[str] = None,
+          hatch: Optional[str] = None) -> None:
     ax.add_patch(FancyBboxPatch((x, y - 0.28), 0.82, 0.56, boxstyle="round,pad=0.02,rounding_size=0.08",
                                 facecolor=face, edgecolor=edge or face, hatch=hatch, linewidth=1.2))
     ax.text(x + 0.41, y, text, ha="center", va="center", fontsize=9,
@@ -62,7 +64,8 @@ def rounds_figure(panels: Mapping[str, Sequence[RoundResult]], pretty: Callable[
     return fig
 
 
-def dealing_figure(kafka: Mapping[str, tuple], naive: Mapping[str, tuple], title: str = "") -> Figure:
+def dealing_figure(kafka: Mapping[str, Tuple[Sequence[Any], Sequence[Any]]],
+                   naive: Mapping[str, Tuple[Sequence[Any], Sequence[Any]]], title: str = "") -> Figure:
     """Connectors and tasks per worker: Kafka's two-pass dealing vs the interleaved counterfactual."""
     apply()
     fig, axes = plt.subplots(1, 2, figsize=(8.0, 3.0), sharey=True)
@@ -84,7 +87,7 @@ def dealing_figure(kafka: Mapping[str, tuple], naive: Mapping[str, tuple], title
     return fig
 
 
-def revocation_figure(rows: Sequence[Mapping], title: str = "") -> Figure:
+def revocation_figure(rows: Sequence[Mapping[str, Any]], title: str = "") -> Figure:
     """Stacked bars per worker: what it keeps and what a load-balancing revocation takes away, with
     the floor and ceil of the fair share."""
     apply()
@@ -165,7 +168,7 @@ def experiment_figure(runs: Mapping[str, Mapping[str, PhaseCounts]], title: str 
 __all__ = ["dealing_figure", "delay_timeline_figure", "experiment_figure", "revocation_figure", "rounds_figure"]
 
 
-def _names(items, pretty: Callable[[object], str]) -> str:
+def _names(items: Iterable[object], pretty: Callable[[object], str]) -> str:
     return ", ".join(pretty(x) for x in items) or "-"
 
 
@@ -196,9 +199,9 @@ def round_messages(rounds: Sequence[RoundResult], pretty: Callable[[object], str
             wr = r.workers[w]
             parts = []
             if wr.assigned_connectors or wr.assigned_tasks:
-                parts.append("+" + _names(wr.assigned_connectors + wr.assigned_tasks, pretty))
+                parts.append("+" + _names([*wr.assigned_connectors, *wr.assigned_tasks], pretty))
             if wr.revoked_connectors or wr.revoked_tasks:
-                parts.append("-" + _names(wr.revoked_connectors + wr.revoked_tasks, pretty))
+                parts.append("-" + _names([*wr.revoked_connectors, *wr.revoked_tasks], pretty))
             if r.delay:
                 parts.append(f"delay {r.delay} ms")
             out.append({"round": i + 1, "src": "coordinator", "dst": w,

@@ -6,13 +6,14 @@ this module only places them.  Pure matplotlib, so the figures build without Gra
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Optional, Sequence
+from typing import Mapping, Optional, Sequence, Tuple
 
 import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch, Polygon
 
-from ..errors import require
+from ..validation import require
 from .style import apply
 
 __all__ = ["Node", "Edge", "draw_diagram"]
@@ -47,7 +48,7 @@ class Edge:
     label_pos: float = 0.5
 
 
-def _draw_node(ax, node: Node) -> None:
+def _draw_node(ax: Axes, node: Node) -> None:
     x, y, w, h = node.x, node.y, node.width, node.height
     if node.shape == "decision":
         patch: Patch = Polygon([(x - w / 2, y), (x, y + h / 2), (x + w / 2, y), (x, y - h / 2)], closed=True,
@@ -60,7 +61,7 @@ def _draw_node(ax, node: Node) -> None:
     ax.text(x, y, node.text, ha="center", va="center", fontsize=8.5, wrap=True)
 
 
-def _anchor(node: Node, toward: Node):
+def _anchor(node: Node, toward: Node) -> Tuple[float, float]:
     """The point where a straight line from ``node``'s centre to ``toward``'s leaves ``node``'s box."""
     dx, dy = toward.x - node.x, toward.y - node.y
     if dx == 0 and dy == 0:
@@ -74,7 +75,7 @@ def _anchor(node: Node, toward: Node):
 
 
 def draw_diagram(nodes: Mapping[str, Node], edges: Sequence[Edge], title: str = "",
-                 figsize: Optional[tuple] = None, note: str = "") -> Figure:
+                 figsize: Optional[Tuple[float, float]] = None, note: str = "") -> Figure:
     """Draw ``nodes`` and ``edges`` on one axes without ticks; every edge must join two known nodes."""
     for i, e in enumerate(edges):
         require(e.src in nodes and e.dst in nodes, f"edges[{i}]", f"unknown node in {e.src!r} -> {e.dst!r}")

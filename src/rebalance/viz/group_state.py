@@ -30,7 +30,7 @@ _LAYOUT: Dict[str, Tuple[float, float]] = {EMPTY: (0.0, 2.4), PREPARING_REBALANC
 _BEND: Dict[Tuple[str, str], float] = {(STABLE, DEAD): -0.55}
 
 
-def transition_counts(sim: "GroupSimulation") -> Counter:
+def transition_counts(sim: "GroupSimulation") -> "Counter[Tuple[str, str]]":
     """``(previous, next) -> times taken`` in a run (a coordinator loading the group after a failover
     counts as ``("(loaded)", state)``)."""
     return Counter((e.fields["previous"], e.fields["state"]) for e in sim.events

@@ -4,7 +4,11 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
+from ..common import JsonRecord
 from ..kip848.simulation import SimulationResult, process_of
 from .style import PALETTE, apply
 
@@ -27,13 +31,13 @@ def ownership_intervals(result: SimulationResult, end_ms: Optional[int] = None
     return out
 
 
-def _partition_key(tp: str):
+def _partition_key(tp: str) -> Tuple[str, int]:
     topic, _, p = tp.rpartition("-")
     return (topic, int(p))
 
 
 def ownership_timeline(result: SimulationResult, window: Optional[Tuple[int, int]] = None, title: Optional[str] = None,
-                       ax: Optional[plt.Axes] = None) -> plt.Axes:
+                       ax: Optional[Axes] = None) -> Axes:
     """One row per partition, one coloured bar per owner; white gaps are time with no owner.  Dashed lines
     mark group-epoch bumps, dotted ones the scenario start and the stable point."""
     apply()
@@ -62,7 +66,7 @@ def ownership_timeline(result: SimulationResult, window: Optional[Tuple[int, int
     ax.set_yticklabels(partitions, fontsize=7)
     ax.set_xlabel(f"seconds after t = {start / 1000:g} s")
     ax.set_xlim(0, (end - start) / 1000)
-    handles = [plt.Rectangle((0, 0), 1, 1, color=colour[m]) for m in members]
+    handles = [Rectangle((0, 0), 1, 1, color=colour[m]) for m in members]
     ax.legend(handles, members, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.set_title(title or f"{result.scenario}: partition owners over time")
     ax.grid(False)
@@ -70,11 +74,11 @@ def ownership_timeline(result: SimulationResult, window: Optional[Tuple[int, int
     return ax
 
 
-def comparison_bars(rows: Sequence[dict],
+def comparison_bars(rows: Sequence[JsonRecord],
                     metrics: Sequence[str] = ("time_to_stable_ms", "unowned_partition_seconds", "partitions_stopped"),
                     labels: Sequence[str] = ("time to stable (s, log scale)", "unowned partition-seconds (log scale)",
                                              "partitions stopped"),
-                    log: Sequence[bool] = (True, True, False)) -> plt.Figure:
+                    log: Sequence[bool] = (True, True, False)) -> Figure:
     """Grouped bars: one group per scenario, one bar per protocol, one panel per metric."""
     apply()
     scenarios = list(dict.fromkeys(r["scenario"] for r in rows))

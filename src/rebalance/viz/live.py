@@ -6,13 +6,14 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
 
 from ..errors import InputError
 from .style import PALETTE, apply
 
 
 def live_vs_book_figure(rows: Sequence[Mapping[str, object]], measure: str = "revoked",
-                        title: str = "Live clients next to the book's prediction") -> plt.Figure:
+                        title: str = "Live clients next to the book's prediction") -> Figure:
     """Bars of ``live <measure>`` and ``book <measure>`` per step, one panel per protocol.
 
     ``rows`` are records with ``protocol``, ``step``, ``live <measure>`` and ``book <measure>`` keys, as the

@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from ..common import JsonRecord
 from .style import PALETTE, apply, figure_of
 
 if TYPE_CHECKING:
@@ -22,7 +25,7 @@ _API_COLOURS = {
 }
 
 
-def _lanes(sim, messages) -> List[str]:
+def _lanes(sim: "GroupSimulation", messages: Sequence["Message"]) -> List[str]:
     members = sorted(sim.specs, key=lambda n: (len(n), n))
     used = {m.src for m in messages} | {m.dst for m in messages}
     lanes = [sim.coordinator_name]
@@ -42,7 +45,7 @@ def select_messages(sim: "GroupSimulation", apis: Optional[Sequence[str]] = None
 
 def sequence_diagram(sim: "GroupSimulation", apis: Optional[Sequence[str]] = ("JoinGroup", "SyncGroup", "LeaveGroup"),
                      since: int = 0, until: Optional[int] = None, limit: Optional[int] = 60,
-                     highlight: Optional[int] = None, title: str = "", ax: Optional[plt.Axes] = None) -> plt.Figure:
+                     highlight: Optional[int] = None, title: str = "", ax: Optional[Axes] = None) -> Figure:
     """A sequence diagram: one vertical lane per member and one for the coordinator, one arrow per
     message in the order they were sent (time runs down; the virtual send time is printed on the left).
     ``highlight`` is the index of a message to draw in bold (for step-by-step widgets)."""
@@ -89,7 +92,7 @@ def sequence_diagram(sim: "GroupSimulation", apis: Optional[Sequence[str]] = ("J
 
 
 def ownership_timeline(sim: "GroupSimulation", since: int = 0, until: Optional[int] = None, title: str = "",
-                       events: bool = True, ax: Optional[plt.Axes] = None, max_partitions: int = 40) -> plt.Figure:
+                       events: bool = True, ax: Optional[Axes] = None, max_partitions: int = 40) -> Figure:
     """Who owns which partition over virtual time: one row per partition, a coloured bar per owner, white
     where nobody processes the partition.  Thin vertical lines mark rebalances (PreparingRebalance)."""
     apply()
@@ -154,7 +157,7 @@ def unowned_curve(sim: "GroupSimulation", since: int = 0, until: Optional[int] =
 
 
 def unowned_figure(sims: Dict[str, "GroupSimulation"], since: int = 0, until: Optional[int] = None,
-                   title: str = "") -> plt.Figure:
+                   title: str = "") -> Figure:
     """Partitions nobody processes, over time, for several runs (e.g. eager vs cooperative)."""
     apply()
     fig, ax = plt.subplots(figsize=(7.5, 3.2))
@@ -169,8 +172,8 @@ def unowned_figure(sims: Dict[str, "GroupSimulation"], since: int = 0, until: Op
     return fig
 
 
-def comparison_bars(rows: Sequence[dict], metrics: Sequence[str] = ("rebalances", "unowned_partition_seconds"),
-                    label_key: str = "variant", title: str = "") -> plt.Figure:
+def comparison_bars(rows: Sequence[JsonRecord], metrics: Sequence[str] = ("rebalances", "unowned_partition_seconds"),
+                    label_key: str = "variant", title: str = "") -> Figure:
     """Side-by-side bars of a few metrics for several scenario variants (one row dict per variant)."""
     apply()
     fig, axes = plt.subplots(1, len(metrics), figsize=(3.8 * len(metrics), 3.0))
@@ -190,8 +193,8 @@ def comparison_bars(rows: Sequence[dict], metrics: Sequence[str] = ("rebalances"
     return fig
 
 
-def sensitivity_figure(rows: Sequence[dict], metric: str = "unowned_partition_seconds",
-                       x: str = "poll_processing_ms", series: str = "protocol", title: str = "") -> plt.Figure:
+def sensitivity_figure(rows: Sequence[JsonRecord], metric: str = "unowned_partition_seconds",
+                       x: str = "poll_processing_ms", series: str = "protocol", title: str = "") -> Figure:
     """One line per ``series`` value (e.g. eager, cooperative, static, KIP-848): ``metric`` against ``x``
     (the rows of :func:`rebalance.kip848.compare.processing_sensitivity`); the x axis is symmetric-log so
     that 0 ms sits next to 100 ms and 10 s."""

@@ -9,6 +9,7 @@ from typing import Optional
 
 import pandas as pd
 
+from ..common import JsonRecord
 from ..kafka.releases import load
 
 #: how the output fields that differ are named for a reader
@@ -16,7 +17,7 @@ _FIELD_WORDS = {"error.message": "error message", "assignment": "assignment", "o
                 "stats": "partitions kept, moved and revoked"}
 
 
-def _where(row: dict) -> str:
+def _where(row: JsonRecord) -> str:
     words = []
     for path in row["fields"]:
         leaf = path.split("].", 1)[-1] if "]." in path else path.split(".", 1)[-1]
@@ -27,7 +28,7 @@ def _where(row: dict) -> str:
     return ", ".join(words) + (f" ({builders})" if builders else "")
 
 
-def release_differences_table(table: Optional[dict] = None) -> pd.DataFrame:
+def release_differences_table(table: Optional[JsonRecord] = None) -> pd.DataFrame:
     """One row per vectors file: its lines, how many both releases answer alike, how many differently, how many
     only one release can run, and where the answers differ (KIP-848 lines: by the builder that ran)."""
     table = table or load()

@@ -1,22 +1,22 @@
 """Figures of the replica-placement chapter: broker x partition grids and per-broker load bars."""
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping, Optional
 
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
-from matplotlib.patches import Patch
+from matplotlib.patches import Patch, Rectangle
 
 from ..replicas.brokers import parse_brokers
 from ..replicas.measures import Assignment, as_mapping, leaders_per_broker, replicas_per_broker
 from .style import PALETTE, apply
 
 
-def _rack_label(rack) -> str:
+def _rack_label(rack: Optional[str]) -> str:
     return "no rack" if rack is None else str(rack)
 
 
-def placement_grid_figure(assignment: Assignment, brokers: Iterable, title: str = "", *,
+def placement_grid_figure(assignment: Assignment, brokers: Iterable[Any], title: str = "", *,
                           max_partitions: int = 60) -> Figure:
     """Brokers (rows, grouped by rack) x partitions (columns).  A filled cell holds a replica; the leader
     is dark with an ``L``, followers are light with their position (2 = second replica, ...)."""
@@ -33,7 +33,7 @@ def placement_grid_figure(assignment: Assignment, brokers: Iterable, title: str 
         for pos, b in enumerate(mapping[p]):
             y = row_of[b]
             leader = pos == 0
-            ax.add_patch(plt.Rectangle((x - 0.45, y - 0.45), 0.9, 0.9,
+            ax.add_patch(Rectangle((x - 0.45, y - 0.45), 0.9, 0.9,
                                        color=PALETTE[0] if leader else PALETTE[4], alpha=1.0 if leader else 0.55))
             ax.text(x, y, "L" if leader else str(pos + 1), ha="center", va="center", fontsize=7,
                     color="white" if leader else "black")
@@ -58,7 +58,7 @@ def placement_grid_figure(assignment: Assignment, brokers: Iterable, title: str 
     return fig
 
 
-def load_bars_figure(assignments: Mapping[str, Assignment], brokers: Iterable, title: str = "",
+def load_bars_figure(assignments: Mapping[str, Assignment], brokers: Iterable[Any], title: str = "",
                      what: str = "replicas") -> Figure:
     """Grouped bars: replicas (or leaders) per broker for several placements of the same cluster."""
     apply()

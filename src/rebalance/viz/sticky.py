@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..errors import require
+from ..validation import require
 from .assignment import partition_grid_figure
 from .style import PALETTE, apply
 

@@ -5,7 +5,7 @@ book's website cannot run widgets.  All numbers come from :mod:`rebalance.connec
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Optional, Sequence
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 import pandas as pd
 
@@ -20,11 +20,11 @@ from ..connect.experiment import start_stop
 DEFAULT_COUNTS = [(f"worker-{i:02d}", 90) for i in range(1, 11)] + [("worker-11", 0)]
 
 
-def parse_counts(text: str) -> List[tuple]:
+def parse_counts(text: str) -> List[Tuple[str, int]]:
     """``"w1=5, w2=3, w3=0"`` (or ``"5 3 0"``) -> ``[("w1", 5), ("w2", 3), ("w3", 0)]``."""
     from ..errors import InputError
 
-    pairs = []
+    pairs: List[Tuple[str, int]] = []
     for i, token in enumerate(t for t in text.replace(",", " ").split() if t):
         name, sep, value = token.rpartition("=")
         if not sep:
@@ -41,7 +41,7 @@ def parse_counts(text: str) -> List[tuple]:
     return pairs
 
 
-def revocation_table(counts: Sequence[tuple] = DEFAULT_COUNTS, total: Optional[int] = None) -> pd.DataFrame:
+def revocation_table(counts: Sequence[Tuple[str, int]] = DEFAULT_COUNTS, total: Optional[int] = None) -> pd.DataFrame:
     """Kafka 3.4+ next to Kafka 2.3-3.3: per worker, how many it keeps and how many are revoked."""
     now = revocation_plan(counts, total)
     old = legacy_revocation_plan(counts, total)
@@ -52,7 +52,7 @@ def revocation_table(counts: Sequence[tuple] = DEFAULT_COUNTS, total: Optional[i
     } for a, b in zip(now, old)])
 
 
-def revocation_widget(counts: Sequence[tuple] = DEFAULT_COUNTS) -> "Widget":
+def revocation_widget(counts: Sequence[Tuple[str, int]] = DEFAULT_COUNTS) -> "Widget":
     """Edit the running counts (``worker=count`` in the leader's member order) and see the revocation."""
     import ipywidgets as w
 
@@ -60,7 +60,7 @@ def revocation_widget(counts: Sequence[tuple] = DEFAULT_COUNTS) -> "Widget":
                       layout=w.Layout(width="95%", height="4em"))
     out = w.HTML()
 
-    def update(*_):
+    def update(*_: object) -> None:
         try:
             table = revocation_table(parse_counts(text.value))
             totals = table[["revoked (3.4+)", "revoked (2.3-3.3)"]].sum()
@@ -98,7 +98,7 @@ def experiment_widget() -> "Widget":
     two = w.Checkbox(value=False, description="2 rebalances per addition")
     out = w.HTML()
 
-    def update(*_):
+    def update(*_: object) -> None:
         out.value = experiment_table(workers.value, connectors.value, tasks.value, 2 if two.value else 1).to_html(index=False)
 
     for control in (workers, connectors, tasks, two):

@@ -14,10 +14,13 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Dict, List, Mapping
 
 import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.figure import Figure
 
+from ..common import JsonRecord
 from ..consumer import assign
 from ..consumer.assignor import ASSIGNORS
-from ..errors import InputError, require
+from ..errors import InputError
+from ..validation import require
 from ..viz.assignment import (assignment_table, heatmap_figure, moved_partitions, moves_figure, moves_table,
                               partition_grid_figure)
 
@@ -67,12 +70,12 @@ def parse_members(text: str) -> Dict[str, List[str]]:
     return out
 
 
-def _members_arg(members: GroupMembers) -> Dict[str, dict]:
+def _members_arg(members: GroupMembers) -> Dict[str, JsonRecord]:
     return {m: (dict(v) if isinstance(v, Mapping) else {"topics": list(v)}) for m, v in members.items()}
 
 
 def assignment_view(partitions: Optional[Mapping[str, int]] = None, members: Optional[GroupMembers] = None, assignor: str = "range",
-                    title: Optional[str] = None, figure: str = "grid") -> Tuple[pd.DataFrame, plt.Figure]:
+                    title: Optional[str] = None, figure: str = "grid") -> Tuple[pd.DataFrame, Figure]:
     """Static twin of :func:`assignment_widget`: the assignment table and a figure (``figure="grid"``: owner
     of each partition; ``"heatmap"``: partitions per member and topic).  ``members`` maps member ids to a
     list of topics or to the dicts :func:`rebalance.consumer.assign` takes."""
@@ -88,7 +91,7 @@ def assignment_view(partitions: Optional[Mapping[str, int]] = None, members: Opt
     return table, fig
 
 
-def _figure_html(fig) -> str:
+def _figure_html(fig: Figure) -> str:
     """A figure as an inline PNG ``<img>`` (closes the figure).  The widgets render into ``HTML`` widgets
     rather than ``Output`` widgets, so executing a chapter never routes figures into cell outputs."""
     import base64
@@ -122,7 +125,7 @@ def _live_view(controls: Sequence[Any], render: Callable[[], str]) -> ipywidgets
 
     out = w.HTML()
 
-    def update(*_):
+    def update(*_: object) -> None:
         try:
             out.value = render()
         except InputError as exc:
@@ -134,11 +137,11 @@ def _live_view(controls: Sequence[Any], render: Callable[[], str]) -> ipywidgets
     return w.VBox([*controls, out])
 
 
-def _display(*objs) -> None:
+def _display(*objs: object) -> None:
     from IPython.display import display
 
     for obj in objs:
-        display(obj)
+        display(obj)  # type: ignore[no-untyped-call]  # IPython's display is not annotated
 
 
 def show_assignment(partitions: Optional[Mapping[str, int]] = None, members: Optional[GroupMembers] = None, assignor: str = "range",
@@ -163,7 +166,8 @@ def assignment_widget(partitions: Optional[Mapping[str, int]] = None, members: O
         ps, ms = parse_topics(topics_box.value), parse_members(members_box.value)
         table, fig = assignment_view(ps, ms, choice.value)
         heat = heatmap_figure(assign(choice.value, ps, _members_arg(ms)), topics=list(ps))
-        return _figure_html(fig) + _figure_html(heat) + table.to_html()
+        html: str = _figure_html(fig) + _figure_html(heat) + table.to_html()
+        return html
 
     return _live_view([topics_box, members_box, choice], render)
 
@@ -172,7 +176,7 @@ def assignment_widget(partitions: Optional[Mapping[str, int]] = None, members: O
 
 def membership_rounds(assignor: str, partitions: Mapping[str, int], members: GroupMembers, *,
                       joined: Optional[GroupMembers] = None, left: Sequence[str] = (), generation: int = 1,
-                      max_rounds: int = 5) -> Tuple[Dict[str, list], List[Dict[str, list]]]:
+                      max_rounds: int = 5) -> Tuple[Dict[str, List[TopicPartition]], List[Dict[str, List[TopicPartition]]]]:
     """The assignment before a membership change and after each rebalance that follows it.
 
     ``before`` is a fresh assignment of ``members``.  Then every remaining member reports what it owns
@@ -186,18 +190,18 @@ def membership_rounds(assignor: str, partitions: Mapping[str, int], members: Gro
 
     members = _members_arg(members)
     before = assign(assignor, partitions, members)
-    current: Dict[str, dict] = {m: spec for m, spec in members.items() if m not in left}
+    current: Dict[str, JsonRecord] = {m: spec for m, spec in members.items() if m not in left}
     current.update(_members_arg(joined or {}))
     specs = {m: dict(spec, owned=list(before.get(m, [])), generation=generation) if m in before else dict(spec)
              for m, spec in current.items()}
     results = rebalance_rounds(build_scenario(assignor, partitions, specs), max_rounds=max_rounds)
-    rounds: List[Dict[str, list]] = [{m: list(r.assignment.get(m, [])) for m in current} for r in results]
+    rounds: List[Dict[str, List[TopicPartition]]] = [{m: list(r.assignment.get(m, [])) for m in current} for r in results]
     return before, rounds
 
 
 def membership_change(assignor: str, partitions: Mapping[str, int], members: GroupMembers, *,
                       joined: Optional[GroupMembers] = None, left: Sequence[str] = (), generation: int = 1,
-                      settle: bool = False) -> Tuple[Dict[str, list], Dict[str, list]]:
+                      settle: bool = False) -> Tuple[Dict[str, List[TopicPartition]], Dict[str, List[TopicPartition]]]:
     """Before and after a membership change (see :func:`membership_rounds`).  ``after`` is the result of
     the first rebalance, or with ``settle=True`` of the last one (what cooperative-sticky reaches after
     its follow-up rebalance; the same for the eager assignors)."""
@@ -208,7 +212,7 @@ def membership_change(assignor: str, partitions: Mapping[str, int], members: Gro
 
 def rebalance_view(assignor: str, partitions: Mapping[str, int], members: GroupMembers, *,
                    joined: Optional[GroupMembers] = None, left: Sequence[str] = (), title: Optional[str] = None
-                   ) -> Tuple[pd.DataFrame, plt.Figure, List[TopicPartition]]:
+                   ) -> Tuple[pd.DataFrame, Figure, List[TopicPartition]]:
     """Static before/after: the :func:`rebalance.viz.assignment.moves_table` and the moves figure."""
     before, after = membership_change(assignor, partitions, members, joined=joined, left=left)
     change = []
@@ -253,7 +257,8 @@ def rebalance_widget(partitions: Optional[Mapping[str, int]] = None, members: Op
         else:
             kwargs = {"left": [change.value.rsplit(" ", 1)[0]]}
         table, fig, moved = rebalance_view(choice.value, partitions, members, **kwargs)
-        return _figure_html(fig) + table.to_html() + f"<p>{len(moved)} partition(s) change owner</p>"
+        html: str = _figure_html(fig) + table.to_html() + f"<p>{len(moved)} partition(s) change owner</p>"
+        return html
 
     return _live_view([choice, change], render)
 
@@ -261,7 +266,7 @@ def rebalance_widget(partitions: Optional[Mapping[str, int]] = None, members: Op
 # -- static tables for the chapters: cost and comparison ----------------------------------------------
 
 def synthetic_group(n_topics: int, partitions_per_topic: int, n_members: int, subscription: str = "all",
-                    seed: int = 0) -> Tuple[Dict[str, int], Dict[str, dict]]:
+                    seed: int = 0) -> Tuple[Dict[str, int], Dict[str, JsonRecord]]:
     """A seeded test group: ``n_topics`` topics ``t000..`` of ``partitions_per_topic`` partitions and
     ``n_members`` members ``m000..``; ``subscription="all"`` subscribes everyone to everything, ``"half"``
     gives each member a seeded random half of the topics (at least one)."""
@@ -271,7 +276,7 @@ def synthetic_group(n_topics: int, partitions_per_topic: int, n_members: int, su
     rnd = random.Random(seed)
     topics = {f"t{i:03d}": partitions_per_topic for i in range(n_topics)}
     names = list(topics)
-    members: Dict[str, dict] = {}
+    members: Dict[str, JsonRecord] = {}
     for m in range(n_members):
         chosen = names if subscription == "all" else [t for t in names if rnd.random() < 0.5]
         members[f"m{m:03d}"] = {"topics": list(chosen or [names[m % len(names)]])}
@@ -355,7 +360,7 @@ def movement_table(sizes: Sequence[Tuple[int, int, int]], assignors: Collection[
 def comparison_view(partitions: Optional[Mapping[str, int]] = None, members: Optional[GroupMembers] = None, *,
                     joined: Optional[GroupMembers] = None, left: Sequence[str] = (),
                     assignors: Collection[str] = ASSIGNORS, title: Optional[str] = None
-                    ) -> Tuple[pd.DataFrame, plt.Figure]:
+                    ) -> Tuple[pd.DataFrame, Figure]:
     """Static twin of :func:`comparison_widget`: :func:`compare_assignors` and a bar chart of each
     member's partitions after the (settled) membership change under every assignor."""
     from ..viz.assignment import compare_counts_figure
@@ -405,7 +410,8 @@ def comparison_widget(partitions: Optional[Mapping[str, int]] = None, members: O
             require(name in ms, "change", f"{name!r} is not a member")
             kwargs = {"left": [name]}
         table, fig = comparison_view(ps, ms, **kwargs)
-        return _figure_html(fig) + table.to_html()
+        html: str = _figure_html(fig) + table.to_html()
+        return html
 
     return _live_view([topics_box, members_box, change], render)
 

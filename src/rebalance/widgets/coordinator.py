@@ -15,10 +15,11 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..errors import InputError, require
+from ..errors import InputError
 from ..protocol.config import ProtocolConfig
 from ..protocol.coordinator import OFFSETS_TOPIC_PARTITIONS_DEFAULT
 from ..protocol.simulation import GroupSimulation
+from ..validation import require
 from ..viz.protocol import ownership_timeline
 from .protocol import failure_timeline
 
@@ -139,7 +140,7 @@ def group_timeline_widget(settings: GroupSettings = GroupSettings()) -> "ipywidg
     html = w.HTML()
     image = w.Image(format="png")
 
-    def update(*_):
+    def update(*_: object) -> None:
         try:
             chosen = GroupSettings(group_id=group.value or settings.group_id, offsets_partitions=parts.value,
                                    brokers=settings.brokers, initial_rebalance_delay_ms=delay.value * 1000,

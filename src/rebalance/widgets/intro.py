@@ -36,7 +36,7 @@ def coordinator_widget(default_group: str = "orders-service", num_partitions: in
     parts = w.IntSlider(value=num_partitions, min=1, max=200, description="partitions")
     out = w.HTML()
 
-    def update(*_):
+    def update(*_: object) -> None:
         table = coordinator_lookup_table([text.value], parts.value)
         out.value = table.to_html(index=False)
 

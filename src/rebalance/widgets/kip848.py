@@ -5,6 +5,8 @@ from typing import TYPE_CHECKING, Dict, List
 
 import pandas as pd
 
+from ..common import JsonRecord
+
 if TYPE_CHECKING:  # ipywidgets is imported when a widget is built (the book's extra)
     import ipywidgets
 
@@ -16,14 +18,14 @@ _STATE_EVENTS = ("member-epoch", "group-epoch", "target-assignment", "reconcile"
                  "static-leave", "static-rejoin", "start", "shutdown", "crash")
 
 
-def epoch_steps(result: SimulationResult) -> List[dict]:
+def epoch_steps(result: SimulationResult) -> List[JsonRecord]:
     """Replay a simulation's trace into snapshots: after each state-changing event, the group epoch, the
     target assignment and, per member, its epoch, state, assigned / pending-revocation partitions (the
     coordinator's view) and what the consumer really owns."""
     start_ms = result.metrics.start_ms
     group_epoch = max((e for t, e in result.group_epochs if t < start_ms), default=None)
     target: Dict[str, List[str]] = {}
-    members: Dict[str, dict] = {}
+    members: Dict[str, JsonRecord] = {}
     # the state just before the scenario starts: last epochs set, partitions owned
     for time, member, epoch, state in result.epochs:
         if time < start_ms:
@@ -64,7 +66,7 @@ def epoch_steps(result: SimulationResult) -> List[dict]:
     return steps
 
 
-def epoch_table(step: dict) -> pd.DataFrame:
+def epoch_table(step: JsonRecord) -> pd.DataFrame:
     """One snapshot as a table, one row per member."""
     rows = []
     for member, m in step["members"].items():
@@ -105,7 +107,7 @@ def epoch_stepper(result: SimulationResult) -> ipywidgets.VBox:
     slider = w.IntSlider(value=0, min=0, max=max(len(steps) - 1, 0), description="step")
     out = w.HTML()
 
-    def show(*_):
+    def show(*_: object) -> None:
         s = steps[slider.value]
         head = (f"<b>t = {s['time_ms']} ms</b>: {s['actor']} {s['event']} &mdash; group epoch "
                 f"{s['group_epoch']}")

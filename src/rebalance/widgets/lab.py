@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..errors import require
+from ..validation import require
 from ..viz.style import PALETTE, apply
 
 if TYPE_CHECKING:  # ipywidgets is imported when a widget is built (the book's extra)
@@ -74,7 +74,7 @@ def coordinator_load_widget(broker_load: pd.DataFrame, num_partitions: int = 50,
     image = w.Image(format="png")
     html = w.HTML()
 
-    def update(*_):
+    def update(*_: object) -> None:
         table, fig = coordinator_load_view(broker_load, parts.value, nodes.value)
         buffer = io.BytesIO()
         fig.savefig(buffer, format="png", bbox_inches="tight")

@@ -14,6 +14,7 @@ import pandas as pd
 if TYPE_CHECKING:  # ipywidgets is imported when a widget is built (the book's extra)
     import ipywidgets
 
+from ..common import JsonRecord
 from ..protocol.coordinator import coordinator_table
 from ..protocol.config import ProtocolConfig
 from ..protocol.scenarios import rolling_restart
@@ -108,7 +109,7 @@ def protocol_stepper(sim: Optional[GroupSimulation] = None, apis: Sequence[str] 
     text = w.HTML()
     image = w.Image(format="png")
 
-    def update(*_):
+    def update(*_: object) -> None:
         k = slider.value
         m = msgs[k] if msgs else None
         fig = sequence_diagram(sim, apis, since, m.sent_ms if m else None, limit=k + 1, highlight=k)
@@ -133,7 +134,7 @@ def protocol_chooser(until: int = 20_000) -> "ipywidgets.VBox":
     choice = w.ToggleButtons(options=["eager", "cooperative"], value="cooperative", description="protocol")
     out = w.HTML()
 
-    def update(*_):
+    def update(*_: object) -> None:
         sim = third_member_joins_example(choice.value, until=until)
         out.value = (metrics_table({choice.value: sim}).to_html(index=False)
                      + message_table(sim).to_html(index=False))
@@ -154,7 +155,7 @@ def static_membership_widget(n_members: int = 50, partitions: int = 200, down_s:
     session = w.IntSlider(value=session_s, min=6, max=180, description="session (s)")
     out = w.HTML()
 
-    def update(*_):
+    def update(*_: object) -> None:
         cfg = ProtocolConfig(session_timeout_ms=session.value * 1000)
         rows = rolling_restart_rows(n_members, partitions, down_ms=down.value * 1000, config=cfg,
                                     variants=variants)
@@ -168,7 +169,7 @@ def static_membership_widget(n_members: int = 50, partitions: int = 200, down_s:
 
 def rolling_restart_rows(n_members: int = 50, partitions: int = 200, *, down_ms: int = 5_000, gap_ms: int = 30_000,
                          config: ProtocolConfig = ProtocolConfig(),
-                         variants: Sequence[str] = ("eager", "cooperative", "static")) -> List[dict]:
+                         variants: Sequence[str] = ("eager", "cooperative", "static")) -> List[JsonRecord]:
     """Rolling restart (one member at a time) of ``n_members`` consuming ``partitions`` partitions; one row
     per variant with the rebalances and the partition-seconds nobody processed."""
     spec: Dict[str, Dict[str, Any]] = {"eager": dict(protocol="eager", assignor="range"),

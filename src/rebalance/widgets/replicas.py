@@ -6,13 +6,14 @@ Everything here calls the package's placers (``AdminUtils.assignReplicasToBroker
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import pandas as pd
 
 if TYPE_CHECKING:
     from ipywidgets import Widget
 
+from ..common import JsonRecord
 from ..errors import InputError, KafkaError
 from ..replicas.adminutils import PartitionTrace, add_partitions, assign_replicas_to_brokers
 from ..replicas.brokers import Broker, parse_brokers
@@ -23,7 +24,7 @@ from ..replicas.placement import PlacementSpec
 from ..replicas.placer import PLACERS, placer_for
 
 
-def _rack(r) -> str:
+def _rack(r: Optional[str]) -> str:
     return "-" if r is None else str(r)
 
 
@@ -45,7 +46,7 @@ def cluster_from_rack_sizes(rack_sizes: Sequence[int]) -> List[Broker]:
     return out
 
 
-def place(brokers: Iterable, partitions: int, replication_factor: int, placer: str = "AdminUtils", *,
+def place(brokers: Iterable[Any], partitions: int, replication_factor: int, placer: str = "AdminUtils", *,
           seed: int = 0, fixed_start_index: int = 0) -> Dict[int, List[int]]:
     """``{partition: replicas}`` from a placer of :data:`~rebalance.replicas.placer.PLACERS` (AdminUtils with
     ``fixed_start_index``; a negative one draws the start from ``JavaRandom(seed)``; StripedReplicaPlacer with
@@ -54,7 +55,7 @@ def place(brokers: Iterable, partitions: int, replication_factor: int, placer: s
         PlacementSpec(0, partitions, replication_factor), list(brokers)).as_mapping()
 
 
-def rack_table(brokers: Iterable) -> pd.DataFrame:
+def rack_table(brokers: Iterable[Any]) -> pd.DataFrame:
     """Which brokers each rack holds (racks in name order)."""
     parsed = parse_brokers(brokers, with_fenced=True)
     racks: Dict[Optional[str], List[int]] = {}
@@ -65,7 +66,7 @@ def rack_table(brokers: Iterable) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def placement_table(assignment: Assignment, brokers: Iterable) -> pd.DataFrame:
+def placement_table(assignment: Assignment, brokers: Iterable[Any]) -> pd.DataFrame:
     """One row per partition: leader, replica list (leader first) and the racks it spans."""
     parsed = parse_brokers(brokers, with_fenced=True)
     rack_of = {b.id: b.rack for b in parsed}
@@ -77,7 +78,7 @@ def placement_table(assignment: Assignment, brokers: Iterable) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("partition")
 
 
-def broker_table(assignment: Assignment, brokers: Iterable) -> pd.DataFrame:
+def broker_table(assignment: Assignment, brokers: Iterable[Any]) -> pd.DataFrame:
     """One row per broker: its rack, how many partitions it leads and how many replicas it holds."""
     parsed = parse_brokers(brokers, with_fenced=True)
     lead = leaders_per_broker(assignment, parsed)
@@ -100,7 +101,7 @@ def trace_table(trace: Sequence[PartitionTrace], partition: int) -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
-def add_partitions_table(brokers: Iterable, replication_factor: int, cases: Iterable[tuple]) -> pd.DataFrame:
+def add_partitions_table(brokers: Iterable[Any], replication_factor: int, cases: Iterable[Tuple[int, Union[int, Tuple[str, int]]]]) -> pd.DataFrame:
     """Created at once or grown later: for each ``(partitions, start)`` case (``start`` a fixed start index,
     or ``("random", seed)`` for Kafka's random start from ``JavaRandom(seed)``), the replicas of partition
     ``partitions`` when the topic is created with ``partitions + 1`` partitions, and when it is created with
@@ -119,10 +120,10 @@ def add_partitions_table(brokers: Iterable, replication_factor: int, cases: Iter
             kwargs = {"fixed_start_index": start}
             created = f"fixed start index {start}"
 
-        def create(n):
+        def create(n: int) -> Dict[int, List[int]]:
             if "random_seed" in kwargs:
                 return assign_replicas_to_brokers(brokers, n, replication_factor, random=JavaRandom(kwargs["random_seed"]))
-            return assign_replicas_to_brokers(brokers, n, replication_factor, fixed_start_index=start)
+            return assign_replicas_to_brokers(brokers, n, replication_factor, fixed_start_index=kwargs["fixed_start_index"])
 
         existing = create(partitions)
         at_once = create(partitions + 1)[partitions]
@@ -137,7 +138,7 @@ def add_partitions_table(brokers: Iterable, replication_factor: int, cases: Iter
     return pd.DataFrame(rows).set_index("topic created with")
 
 
-def balance_row(name: str, assignment: Assignment, brokers: Iterable) -> dict:
+def balance_row(name: str, assignment: Assignment, brokers: Iterable[Any]) -> JsonRecord:
     """One placement's balance measures as a table row named ``name``."""
     b = balance(assignment, brokers)
     reps = replicas_per_broker(assignment, brokers)
@@ -161,7 +162,7 @@ def uneven_racks_table(layouts: Sequence[Sequence[int]], partitions: int = 60, r
     return pd.DataFrame(rows).set_index(["racks (brokers each)", "placement"])
 
 
-def compare_placers_table(brokers: Iterable, partitions: int, replication_factor: int, seed: int = 0) -> pd.DataFrame:
+def compare_placers_table(brokers: Iterable[Any], partitions: int, replication_factor: int, seed: int = 0) -> pd.DataFrame:
     """Balance of AdminUtils (start index 0) and StripedReplicaPlacer (``Random(seed)``) on one cluster."""
     brokers = list(brokers)
     rows = [balance_row(p, place(brokers, partitions, replication_factor, p, seed=seed), brokers)
@@ -177,7 +178,7 @@ def coordinator_rows(group_ids: Iterable[str], assignment: Assignment) -> pd.Dat
     return pd.DataFrame(rows).set_index("groupId")
 
 
-def coordinator_load_table(group_ids: Sequence[str], assignments: Mapping[str, dict], brokers: Iterable
+def coordinator_load_table(group_ids: Sequence[str], assignments: Mapping[str, Assignment], brokers: Iterable[Any]
                            ) -> pd.DataFrame:
     """Groups coordinated per broker, one column per placement of ``__consumer_offsets``."""
     ids = sorted(b.id for b in parse_brokers(brokers, with_fenced=True))
@@ -204,7 +205,7 @@ def placement_widget(brokers: int = 6, racks: int = 3, partitions: int = 6, repl
     image = w.Image(format="png")
     table = w.HTML()
 
-    def update(*_):
+    def update(*_: object) -> None:
         bs = cluster(nb.value, min(nr.value, nb.value))
         try:
             a = place(bs, np_.value, rf.value, pl.value, seed=seed)
@@ -225,7 +226,7 @@ def placement_widget(brokers: int = 6, racks: int = 3, partitions: int = 6, repl
     return w.VBox([w.HBox([nb, nr]), w.HBox([np_, rf]), pl, image, table])
 
 
-def seed_sweep_table(brokers: Iterable, partitions: int, replication_factor: int, seeds: Iterable[int]) -> pd.DataFrame:
+def seed_sweep_table(brokers: Iterable[Any], partitions: int, replication_factor: int, seeds: Iterable[int]) -> pd.DataFrame:
     """Leader and replica skew over many random seeds: AdminUtils with a random start
     (``fixedStartIndex = -1``, ``JavaRandom(seed)``) against StripedReplicaPlacer (``Random(seed)``)."""
     brokers = list(brokers)
@@ -244,7 +245,7 @@ def seed_sweep_table(brokers: Iterable, partitions: int, replication_factor: int
     return pd.DataFrame(rows).set_index("placement")
 
 
-def leader_pattern_table(brokers: Iterable, partitions: int, replication_factor: int, seeds: Iterable[int],
+def leader_pattern_table(brokers: Iterable[Any], partitions: int, replication_factor: int, seeds: Iterable[int],
                          placer: str = "StripedReplicaPlacer") -> pd.DataFrame:
     """How often each leader-count pattern (leaders per broker, sorted) occurs over random seeds."""
     from collections import Counter

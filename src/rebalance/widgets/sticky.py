@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, 
 
 import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.figure import Figure
 
+from ..common import JsonRecord
 from ..consumer import assign
 from ..consumer.abstract_sticky import balance_score
 from ..consumer.api import build_scenario
@@ -33,12 +35,12 @@ UNEVEN_TOPICS = {"t0": 4, "t1": 3, "t2": 2}
 UNEVEN_MEMBERS = {"consumer0": ["t0", "t1", "t2"], "consumer1": ["t0", "t1"], "consumer2": ["t2"]}
 
 
-def _members(members: GroupMembers) -> Dict[str, dict]:
+def _members(members: GroupMembers) -> Dict[str, JsonRecord]:
     return {m: (dict(v) if isinstance(v, Mapping) else {"topics": list(v)}) for m, v in members.items()}
 
 
 def rejoin(members: GroupMembers, assignment: Mapping[str, Sequence[TopicPartition]], generation: int, *, left: Sequence[str] = (),
-           joined: Optional[GroupMembers] = None) -> Dict[str, dict]:
+           joined: Optional[GroupMembers] = None) -> Dict[str, JsonRecord]:
     """The next rebalance's members: each remaining member reports what it was given (owned partitions
     and ``generation``), members in ``left`` are gone, ``joined`` arrive with nothing."""
     out = {m: dict(spec, owned=list(assignment[m]), generation=generation)
@@ -84,7 +86,7 @@ def stickiness_table(partitions: Mapping[str, int], members: GroupMembers, *, jo
 
 
 def stickiness_view(topics: int = 3, partitions_per_topic: int = 6, members: int = 4, change: str = "join"
-                    ) -> Tuple[pd.DataFrame, plt.Figure]:
+                    ) -> Tuple[pd.DataFrame, Figure]:
     """Static twin of :func:`stickiness_widget`: every member reads every topic, one member joins (or
     the first one leaves); the table of :func:`stickiness_table` and the sticky before/after figure."""
     partitions = {f"t{i}": partitions_per_topic for i in range(topics)}
@@ -98,7 +100,7 @@ def stickiness_view(topics: int = 3, partitions_per_topic: int = 6, members: int
     return table, fig
 
 
-def _figure_png(fig) -> bytes:
+def _figure_png(fig: Figure) -> bytes:
     """The figure as PNG bytes (for an ``ipywidgets.Image``), closed afterwards so nothing else shows it."""
     import io
 
@@ -121,7 +123,7 @@ def stickiness_widget(topics: int = 3, partitions_per_topic: int = 6, members: i
     image = w.Image(format="png")
     html = w.HTML()
 
-    def update(*_):
+    def update(*_: object) -> None:
         table, fig = stickiness_view(t.value, p.value, m.value, c.value)
         image.value = _figure_png(fig)
         html.value = table.to_html()
@@ -203,7 +205,7 @@ def eager_vs_cooperative_table(partitions: Mapping[str, int], members: GroupMemb
 
 
 def cooperative_view(members: int = 3, partitions: int = 6, joiners: int = 1
-                     ) -> Tuple[pd.DataFrame, plt.Figure, pd.DataFrame]:
+                     ) -> Tuple[pd.DataFrame, Figure, pd.DataFrame]:
     """Static twin of :func:`cooperative_widget`: one topic ``t`` with ``partitions`` partitions read by
     ``members`` members, then ``joiners`` new members join; rounds table, rounds figure, cost table."""
     topic = {"t": partitions}
@@ -224,7 +226,7 @@ def cooperative_widget(members: int = 3, partitions: int = 6, joiners: int = 1) 
     image = w.Image(format="png")
     html = w.HTML()
 
-    def update(*_):
+    def update(*_: object) -> None:
         rounds, fig, cost = cooperative_view(m.value, p.value, j.value)
         image.value = _figure_png(fig)
         html.value = rounds.to_html() + cost.to_html()

@@ -45,7 +45,7 @@ def probing_widget() -> "Widget":
     standbys = w.IntSlider(value=0, min=0, max=2, description="standbys")
     out = w.HTML()
 
-    def update(*_):
+    def update(*_: object) -> None:
         out.value = probing_table(clients.value, new.value, partitions.value, warmups.value,
                                   standbys.value).to_html(index=False)
 

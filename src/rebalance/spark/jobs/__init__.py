@@ -18,7 +18,7 @@ def get_job(name: str) -> ModuleType:
     """The job module called ``name``."""
     import importlib
 
-    from ...errors import require
+    from ...validation import require
 
     require(name in JOBS, "job", f"must be one of {', '.join(JOBS)}, got {name!r}")
     return importlib.import_module(f"{__name__}.{name}")

@@ -13,7 +13,9 @@ if TYPE_CHECKING:  # pyspark is the Spark extra; imported where a session is use
     from _typeshed import DataclassInstance
     from pyspark.sql import DataFrame, SparkSession
 
-from ...errors import InputError, require
+from ...common import JsonRecord
+from ...errors import InputError
+from ...validation import require
 
 T = TypeVar("T", bound="DataclassInstance")  # a simulator's config dataclass
 
@@ -25,7 +27,7 @@ class JobResult:
     job: str
     scale: int
     seed: int
-    params: dict
+    params: JsonRecord
     tables: Dict[str, pd.DataFrame] = field(default_factory=dict)
 
     def __getitem__(self, name: str) -> pd.DataFrame:

@@ -33,11 +33,13 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, 
 
 import pandas as pd
 
+from ...common import JsonRecord
 from ...connect.assignor import ASSIGNOR_NAMES
 from ...connect.cluster import RoundResult
 from ...connect.experiment import PhaseCounts, bounce_rounds, steady_cluster
 from ...connect.incremental import DEFAULT_MAX_DELAY_MS
-from ...errors import InputError, require
+from ...errors import InputError
+from ...validation import require
 from ..generators import ConnectParams, ConnectScenario, check_params, connect_scenario, require_subset
 from .common import JobResult, columns_of, lower_quantile, run_rows_job, scenario_rows_df
 
@@ -120,7 +122,7 @@ def _complete(last: RoundResult) -> bool:
 
 
 def evaluate(scenario: ConnectScenario, assignor: str, config: Optional[Mapping[str, Any]] = None,
-             max_delay_ms: int = DEFAULT_MAX_DELAY_MS) -> dict:
+             max_delay_ms: int = DEFAULT_MAX_DELAY_MS) -> JsonRecord:
     """One row of the job: ``scenario`` replayed under ``assignor``."""
     rounds = replay(scenario, assignor, config)
     counts = PhaseCounts()
@@ -140,7 +142,7 @@ def evaluate(scenario: ConnectScenario, assignor: str, config: Optional[Mapping[
     }
 
 
-def rows_frame(rows: Iterable[dict]) -> pd.DataFrame:
+def rows_frame(rows: Iterable[JsonRecord]) -> pd.DataFrame:
     frame = pd.DataFrame(list(rows), columns=ROW_COLUMNS)
     for c in ROW_COLUMNS:
         if c in ("event", "assignor"):
@@ -162,7 +164,7 @@ def evaluate_range(seed: int, indexes: Iterable[int], params: ConnectJobParams) 
     return rows_frame(rows)
 
 
-def rows_df(spark: "SparkSession", n: int, seed: int = 0, params: Optional[Union[ConnectJobParams, dict]] = None
+def rows_df(spark: "SparkSession", n: int, seed: int = 0, params: Optional[Union[ConnectJobParams, JsonRecord]] = None
             ) -> "DataFrame":
     """The per-(scenario, assignor) rows as a Spark DataFrame (scenarios ``0..n-1``)."""
     return scenario_rows_df(spark, n, seed, check_params(params, ConnectJobParams).check(), evaluate_range,
@@ -201,7 +203,7 @@ def tables_from_rows(rows: pd.DataFrame) -> Dict[str, pd.DataFrame]:
 
 
 def run(spark: "SparkSession", scale: int, seed: int = 0, out: Optional[str] = None,
-        params: Optional[Union[ConnectJobParams, dict]] = None) -> JobResult:
+        params: Optional[Union[ConnectJobParams, JsonRecord]] = None) -> JobResult:
     """Replay ``scale`` Connect clusters' changes under every assignor; rows and summaries returned (and
     written)."""
     params = check_params(params, ConnectJobParams).check()

@@ -31,7 +31,8 @@ import pandas as pd
 if TYPE_CHECKING:  # pyspark is the Spark extra; imported where a session is used
     from pyspark.sql import DataFrame, SparkSession
 
-from ...errors import require
+from ...common import JsonRecord
+from ...validation import require
 from ..generators import check_params, group_ids, require_choices, require_whole
 from ..hashing import java_abs_array, string_hash_array
 from .common import JobResult, ship_package, check_scale, write_outputs
@@ -112,7 +113,7 @@ def partition_load_df(spark: SparkSession, n: int, seed: int = 0, params: Option
             .withColumnRenamed("sum(commits_per_s)", "commits_per_s"))
 
 
-def cluster_brokers(brokers: int, racks: int = 0) -> List[dict]:
+def cluster_brokers(brokers: int, racks: int = 0) -> List[JsonRecord]:
     """Brokers ``0..brokers-1``, broker ``i`` in rack ``r{i mod racks}`` (no rack ids when ``racks`` is 0)."""
     return [{"id": i, "rack": f"r{i % racks}" if racks else None} for i in range(brokers)]
 

@@ -39,14 +39,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Tuple, Union, cast
+from typing import TYPE_CHECKING, Dict, Iterable, Mapping, Optional, Tuple, Union, cast
 
 import pandas as pd
 
-from ...errors import require
+from ...common import JsonRecord
 from ...kip848.config import KIP848Config
 from ...protocol.config import ProtocolConfig
 from ...protocol.ledger import RebalanceMetrics
+from ...validation import require
 from ..generators import (RESTART_EVENTS, RestartParams, RestartScenario, check_params, require_subset, require_whole,
                           restart_scenario)
 from .common import (JobResult, check_overrides, columns_of, lower_quantile, run_rows_job, scenario_rows_df,
@@ -109,7 +110,7 @@ def simulator_config(prefix: str, config: Mapping[str, object], scenario: Option
                      ) -> Union[ProtocolConfig, KIP848Config]:
     """The config of simulator ``prefix`` (``"classic"`` or ``"kip848"``) for ``scenario``: the defaults,
     the scenario's drawn ``revoke_ms`` and ``network_ms``, then the overrides of ``config``."""
-    base = SIMULATOR_CONFIGS[prefix]()
+    base: Union[ProtocolConfig, KIP848Config] = SIMULATOR_CONFIGS[prefix]()
     if scenario is not None:
         base = with_overrides(base, prefix, {"revoke_ms": scenario.revoke_ms, "network_ms": scenario.network_ms})
     return with_overrides(base, prefix, config)
@@ -220,7 +221,7 @@ def last_fault_ms(scenario: RestartScenario) -> int:
     return START_MS
 
 
-def simulate(scenario: RestartScenario, mode: str, config: Optional[Mapping[str, object]] = None) -> dict:
+def simulate(scenario: RestartScenario, mode: str, config: Optional[Mapping[str, object]] = None) -> JsonRecord:
     """Run one scenario under one set-up; one row of the job's output."""
     if mode == "kip848":
         m = run_kip848(scenario, config)
@@ -243,7 +244,7 @@ def simulate(scenario: RestartScenario, mode: str, config: Optional[Mapping[str,
     }
 
 
-def rows_frame(rows: Iterable[dict]) -> pd.DataFrame:
+def rows_frame(rows: Iterable[JsonRecord]) -> pd.DataFrame:
     frame = pd.DataFrame(list(rows), columns=ROW_COLUMNS)
     frame["time_to_stable_ms"] = frame["time_to_stable_ms"].astype("Int64")
     frame["after_last_fault_ms"] = frame["after_last_fault_ms"].astype("Int64")
@@ -265,7 +266,7 @@ def simulate_range(seed: int, indexes: Iterable[int], params: MonteCarloParams) 
     return rows_frame(rows)
 
 
-def rows_df(spark: "SparkSession", n: int, seed: int = 0, params: Optional[Union[MonteCarloParams, dict]] = None,
+def rows_df(spark: "SparkSession", n: int, seed: int = 0, params: Optional[Union[MonteCarloParams, JsonRecord]] = None,
             slices: Optional[int] = None) -> "SparkDataFrame":
     """The per-(simulation, set-up) rows as a Spark DataFrame (simulations ``0..n-1``)."""
     return scenario_rows_df(spark, n, seed, check_params(params, MonteCarloParams).check(), simulate_range,
@@ -299,7 +300,7 @@ def summarize(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def tables_from_rows(rows: pd.DataFrame) -> dict:
+def tables_from_rows(rows: pd.DataFrame) -> Dict[str, pd.DataFrame]:
     """The job's tables from its rows, in (simulation, set-up) order (the same for Spark and the local loop)."""
     rows = rows_frame(rows.to_dict("records")).sort_values(
         ["simulation", "mode"], key=lambda s: s.map(list(MODES).index) if s.name == "mode" else s
@@ -308,7 +309,7 @@ def tables_from_rows(rows: pd.DataFrame) -> dict:
 
 
 def run(spark: "SparkSession", scale: int, seed: int = 0, out: Optional[str] = None,
-        params: Optional[Union[MonteCarloParams, dict]] = None) -> JobResult:
+        params: Optional[Union[MonteCarloParams, JsonRecord]] = None) -> JobResult:
     """Simulate ``scale`` disturbances under every set-up; rows and summary returned (and written)."""
     params = check_params(params, MonteCarloParams).check()
     return run_rows_job(spark, "montecarlo", scale, seed, out, params, rows_df(spark, scale, seed, params),

@@ -27,6 +27,7 @@ import pandas as pd
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
+from ...common import JsonRecord
 from ...replicas.java_random import JavaRandom
 from ...replicas.measures import balance
 from ...replicas.placement import PlacementSpec
@@ -62,7 +63,7 @@ class PlacementAuditParams(PlacementParams):
         return self
 
 
-def place_cluster(cluster: PlacementCluster, placer: str) -> List[dict]:
+def place_cluster(cluster: PlacementCluster, placer: str) -> List[Dict[int, List[int]]]:
     """Every topic of ``cluster`` placed in creation order by ``placer`` (a name of
     :data:`~rebalance.replicas.placer.PLACERS`; one placer and one ``JavaRandom(cluster.seed)`` for all the
     cluster's topics, as Kafka's static ``RAND`` and the controller's placer): one assignment
@@ -73,13 +74,13 @@ def place_cluster(cluster: PlacementCluster, placer: str) -> List[dict]:
             for partitions, rf in cluster.topics]
 
 
-def audit_cluster(cluster: PlacementCluster, placer: str) -> dict:
+def audit_cluster(cluster: PlacementCluster, placer: str) -> JsonRecord:
     """The audit row of one cluster under one placer."""
     placed = place_cluster(cluster, placer)
     broker_ids = [b["id"] for b in cluster.brokers]
     racks = {b["id"]: b["rack"] for b in cluster.brokers}
-    leaders: Counter = Counter()
-    replicas: Counter = Counter()
+    leaders: Counter[int] = Counter()
+    replicas: Counter[int] = Counter()
     leader_skews = replica_skews = 0
     rack_short = 0
     n_racks = cluster.racks
@@ -97,7 +98,7 @@ def audit_cluster(cluster: PlacementCluster, placer: str) -> dict:
     n = len(broker_ids)
     ratio = float("nan")
     if n_racks:
-        per_rack: dict = {}
+        per_rack: Dict[Optional[str], Tuple[int, int]] = {}
         for i in broker_ids:
             total, count = per_rack.get(racks[i], (0, 0))
             per_rack[racks[i]] = (total + replicas.get(i, 0), count + 1)

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Union
 
 import pandas as pd
 
-from ...errors import require
+from ...common import JsonRecord, TopicPartition
+from ...validation import require
 from ..generators import check_params, require_whole
 from .common import JobResult, columns_of, run_rows_job, scenario_rows_df
 
@@ -50,7 +51,7 @@ class ShareJobParams:
         return self
 
 
-def share_scenario(seed: int, index: int, params: ShareJobParams) -> dict:
+def share_scenario(seed: int, index: int, params: ShareJobParams) -> JsonRecord:
     """Scenario ``index`` of ``seed``: ``{"topics": {name: partitions}, "members": [{id, subscriptions}],
     "heterogeneous": bool}`` (its own ``random.Random``, so any executor draws the same)."""
     rng = random.Random(f"share:{seed}:{index}")
@@ -65,14 +66,14 @@ def share_scenario(seed: int, index: int, params: ShareJobParams) -> dict:
     return {"topics": topics, "members": members, "heterogeneous": hetero}
 
 
-def evaluate(index: int, scenario: dict) -> dict:
+def evaluate(index: int, scenario: JsonRecord) -> JsonRecord:
     """One row: the scenario's first target assignment and its balance."""
     from ...share.group import assign_share_group
 
     topics, members = scenario["topics"], scenario["members"]
     result = assign_share_group(topics, members).by_name()
     per_member = {m["id"]: sum(len(ps) for ps in result.get(m["id"], {}).values()) for m in members}
-    sharing: Dict[tuple, int] = {(t, p): 0 for t in topics for p in range(topics[t])}
+    sharing: Dict[TopicPartition, int] = {(t, p): 0 for t in topics for p in range(topics[t])}
     for a in result.values():
         for t, ps in a.items():
             for p in ps:
@@ -101,7 +102,7 @@ def evaluate(index: int, scenario: dict) -> dict:
     }
 
 
-def rows_frame(rows: Iterable[dict]) -> pd.DataFrame:
+def rows_frame(rows: Iterable[JsonRecord]) -> pd.DataFrame:
     frame = pd.DataFrame(list(rows), columns=ROW_COLUMNS)
     for c in ROW_COLUMNS:
         if c == "subscription":
@@ -115,7 +116,7 @@ def evaluate_range(seed: int, indexes: Iterable[int], params: ShareJobParams) ->
     return rows_frame(evaluate(int(i), share_scenario(seed, int(i), params)) for i in indexes)
 
 
-def rows_df(spark: "SparkSession", n: int, seed: int = 0, params: Optional[Union[ShareJobParams, dict]] = None
+def rows_df(spark: "SparkSession", n: int, seed: int = 0, params: Optional[Union[ShareJobParams, JsonRecord]] = None
             ) -> "DataFrame":
     return scenario_rows_df(spark, n, seed, check_params(params, ShareJobParams).check(), evaluate_range, ROW_SCHEMA,
                             per_slice=200)
@@ -126,7 +127,7 @@ def tables_from_rows(rows: pd.DataFrame) -> Dict[str, pd.DataFrame]:
     scenario order.  The same for Spark and the local loop."""
     rows = rows_frame(rows.to_dict("records")).sort_values("scenario").reset_index(drop=True)
     rows_more = rows["members"] > rows["partitions"]
-    out: List[dict] = []
+    out: List[JsonRecord] = []
     for sub in SUBSCRIPTIONS:
         for more in (False, True):
             g = rows[(rows["subscription"] == sub) & (rows_more == more)]
@@ -147,7 +148,7 @@ def tables_from_rows(rows: pd.DataFrame) -> Dict[str, pd.DataFrame]:
 
 
 def run(spark: "SparkSession", scale: int, seed: int = 0, out: Optional[str] = None,
-        params: Optional[Union[ShareJobParams, dict]] = None) -> JobResult:
+        params: Optional[Union[ShareJobParams, JsonRecord]] = None) -> JobResult:
     """Assign ``scale`` random share groups with ``SimpleAssignor``; rows and summaries returned (and written)."""
     params = check_params(params, ShareJobParams).check()
     return run_rows_job(spark, "share", scale, seed, out, params, rows_df(spark, scale, seed, params),

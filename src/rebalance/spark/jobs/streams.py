@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Tuple, Union
 
 import pandas as pd
 
-from ...errors import require
+from ...common import JsonRecord
 from ...streams.client import AssignmentConfigs, probing_rounds, random_process_ids, tasks_of
+from ...validation import require
 from ..generators import check_params, require_choices, require_whole, scenario_rng
 from .common import JobResult, columns_of, lower_quantile, run_rows_job, scenario_rows_df
 
@@ -77,7 +78,7 @@ def streams_scenario(seed: int, index: int, params: StreamsParams = StreamsParam
                            rng.randint(1, 3), rng.randint(2, params.max_partitions), rng.randint(0, 1))
 
 
-def evaluate(seed: int, scenario: StreamsScenario, max_warmup_replicas: int) -> dict:
+def evaluate(seed: int, scenario: StreamsScenario, max_warmup_replicas: int) -> JsonRecord:
     """One row: ``scenario``'s scale-out under ``max_warmup_replicas``."""
     pids = random_process_ids(scenario.clients + scenario.new_clients, seed * 1_000_003 + scenario.index)
     caps = dict(zip(pids, scenario.threads))
@@ -92,7 +93,7 @@ def evaluate(seed: int, scenario: StreamsScenario, max_warmup_replicas: int) -> 
             "settled": not rounds[-1].probing_rebalance_needed}
 
 
-def rows_frame(rows: Iterable[dict]) -> pd.DataFrame:
+def rows_frame(rows: Iterable[JsonRecord]) -> pd.DataFrame:
     frame = pd.DataFrame(list(rows), columns=ROW_COLUMNS)
     for c in ROW_COLUMNS:
         frame[c] = frame[c].astype("bool" if c == "settled" else "int64")
@@ -109,7 +110,7 @@ def evaluate_range(seed: int, indexes: Iterable[int], params: StreamsParams) -> 
     return rows_frame(rows)
 
 
-def rows_df(spark: "SparkSession", n: int, seed: int = 0, params: Optional[Union[StreamsParams, dict]] = None
+def rows_df(spark: "SparkSession", n: int, seed: int = 0, params: Optional[Union[StreamsParams, JsonRecord]] = None
             ) -> "DataFrame":
     return scenario_rows_df(spark, n, seed, check_params(params, StreamsParams).check(), evaluate_range, ROW_SCHEMA)
 
@@ -132,7 +133,7 @@ def tables_from_rows(rows: pd.DataFrame) -> Dict[str, pd.DataFrame]:
 
 
 def run(spark: "SparkSession", scale: int, seed: int = 0, out: Optional[str] = None,
-        params: Optional[Union[StreamsParams, dict]] = None) -> JobResult:
+        params: Optional[Union[StreamsParams, JsonRecord]] = None) -> JobResult:
     """``scale`` scale-outs under every ``max.warmup.replicas``; rows and summary returned (and written)."""
     params = check_params(params, StreamsParams).check()
     return run_rows_job(spark, "streams", scale, seed, out, params, rows_df(spark, scale, seed, params),

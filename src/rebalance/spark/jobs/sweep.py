@@ -33,12 +33,13 @@ import pandas as pd
 if TYPE_CHECKING:  # pyspark is the Spark extra; imported where a session is used
     from pyspark.sql import DataFrame, SparkSession
 
+from ...common import JsonRecord, TopicPartition
 from ...consumer import ASSIGNORS as CONSUMER_ASSIGNORS
 from ...consumer import assign as consumer_assign
 from ...consumer.abstract_sticky import balance_score
 from ...consumer.api import build_scenario
 from ...consumer.rounds import rebalance_rounds
-from ...errors import require
+from ...validation import require
 from ..generators import GroupScenario, SweepParams, check_params, sweep_scenario
 from .common import JobResult, check_seed, columns_of, scenario_rows_df, stage_rows, write_outputs
 
@@ -58,11 +59,11 @@ ROW_SCHEMA = ("scenario long, assignor string, members int, topics int, partitio
 ROW_COLUMNS = columns_of(ROW_SCHEMA)
 
 
-def _loads(assignment: Dict[str, list]) -> List[int]:
+def _loads(assignment: Dict[str, List[TopicPartition]]) -> List[int]:
     return [len(tps) for tps in assignment.values()]
 
 
-def _complete(scenario: GroupScenario, members: Dict[str, dict], assignment: Dict[str, list]) -> bool:
+def _complete(scenario: GroupScenario, members: Dict[str, JsonRecord], assignment: Dict[str, List[TopicPartition]]) -> bool:
     """Every partition of a subscribed topic assigned exactly once, and only to a subscriber."""
     seen = set()
     for member, tps in assignment.items():
@@ -75,12 +76,12 @@ def _complete(scenario: GroupScenario, members: Dict[str, dict], assignment: Dic
     return len(seen) == sum(scenario.partitions[t] for t in wanted)
 
 
-def _owners(assignment: Dict[str, list]) -> Dict[tuple, str]:
+def _owners(assignment: Dict[str, List[TopicPartition]]) -> Dict[TopicPartition, str]:
     return {tp: m for m, tps in assignment.items() for tp in tps}
 
 
-def churn_steps(scenario: GroupScenario, assignor: str, first: Dict[str, list],
-                max_rounds: int = MAX_ROUNDS) -> List[dict]:
+def churn_steps(scenario: GroupScenario, assignor: str, first: Dict[str, List[TopicPartition]],
+                max_rounds: int = MAX_ROUNDS) -> List[JsonRecord]:
     """The rebalances after ``scenario.leaver`` leaves a group that holds ``first``: the survivors rejoin
     owning what they had (generation 1, then 2, ...; :func:`rebalance.consumer.rounds.rebalance_rounds`) until
     every partition they subscribe to is assigned, or ``max_rounds`` rebalances.  One dict per rebalance:
@@ -94,7 +95,7 @@ def churn_steps(scenario: GroupScenario, assignor: str, first: Dict[str, list],
                                               partition_racks=scenario.partition_racks or None),
                                max_rounds=max_rounds)
     current = {m: spec["owned"] for m, spec in survivors.items()}
-    steps: List[dict] = []
+    steps: List[JsonRecord] = []
     for number, result in enumerate(results, 1):
         nxt = {m: list(result.assignment.get(m, [])) for m in survivors}
         steps.append({
@@ -115,7 +116,7 @@ def churn_table(seed: int, index: int, assignor: str, params: Optional[SweepPara
     first = consumer_assign(assignor, sc.partitions, sc.members, partition_racks=sc.partition_racks or None)
     short = {m: m.rsplit("-", 1)[0] for m in sc.members}
 
-    def fmt(changes: Dict[str, list]) -> str:
+    def fmt(changes: Dict[str, List[TopicPartition]]) -> str:
         return "; ".join(f"{short[m]}: " + " ".join(f"{t}-{p}" for t, p in tps) for m, tps in sorted(changes.items()))
 
     return pd.DataFrame([{"rebalance": st["round"], "assigned": f"{st['assigned']}/{st['expected']}",
@@ -123,7 +124,7 @@ def churn_table(seed: int, index: int, assignor: str, params: Optional[SweepPara
                          for st in churn_steps(sc, assignor, first, max_rounds)])
 
 
-def evaluate_scenario(scenario: GroupScenario, assignors: Sequence[str] = ASSIGNORS) -> List[dict]:
+def evaluate_scenario(scenario: GroupScenario, assignors: Sequence[str] = ASSIGNORS) -> List[JsonRecord]:
     """The sweep's rows for one scenario (one row per assignor).  Runs on an executor; the plain-Python
     benchmark baseline (:mod:`rebalance.spark.single_process`) calls it too."""
     racks = scenario.partition_racks or None
@@ -174,7 +175,7 @@ def check_assignors(assignors: Iterable[str]) -> Tuple[str, ...]:
     return assignors
 
 
-def rows_frame(rows: Iterable[dict]) -> pd.DataFrame:
+def rows_frame(rows: Iterable[JsonRecord]) -> pd.DataFrame:
     frame = pd.DataFrame(list(rows), columns=ROW_COLUMNS)
     ints = [c for c in ROW_COLUMNS if c not in ("assignor", "identical", "complete")]
     frame[ints] = frame[ints].astype("int64")
@@ -183,7 +184,7 @@ def rows_frame(rows: Iterable[dict]) -> pd.DataFrame:
 
 def evaluate_range(seed: int, indexes: Iterable[int], params: SweepParams,
                    assignors: Sequence[str] = ASSIGNORS) -> pd.DataFrame:
-    rows: List[dict] = []
+    rows: List[JsonRecord] = []
     for i in indexes:
         rows.extend(evaluate_scenario(sweep_scenario(seed, int(i), params), assignors))
     return rows_frame(rows)
@@ -198,7 +199,7 @@ def rows_df(spark: SparkSession, n: int, seed: int = 0, params: Optional[SweepPa
 
 # ---- summaries (computed in Spark as exact integer sums, finished in pandas) -------------------------
 
-def _aggregate(df, keys: List[str]):
+def _aggregate(df: "DataFrame", keys: List[str]) -> "DataFrame":
     from pyspark.sql import functions as F
 
     return df.groupBy(*keys).agg(

@@ -32,24 +32,49 @@ after probing rebalance until the assignor needs none; :func:`steady_clients`, :
 
 Nothing here imports :mod:`rebalance.streams.coordinator`: the two protocols share only the JDK's priority queue.
 """
-from .assignment_configs import AssignmentConfigs
-from .client_state import LATEST_OFFSET, UNKNOWN_OFFSET_SUM, ClientState
-from .client_tag_aware_standby_task_assignor import ClientTagAwareStandbyTaskAssignor
-from .constrained_priority_set import ConstrainedPrioritySet
-from .default_standby_task_assignor import DefaultStandbyTaskAssignor
-from .experiment import BEHIND, ProbingRound, probing_rounds, random_process_ids, steady_clients, tasks_of
-from .high_availability_task_assignor import AssignmentResult, HighAvailabilityTaskAssignor
-from .legacy_task_assignor import ASSIGNORS, LegacyTaskAssignor, assignor_for
-from .process_id import ProcessId
-from .standby_task_assignor import StandbyTaskAssignor
-from .standby_task_assignor_factory import create_standby_task_assignor
-from .task_id import TaskId
-from .task_movement import TaskMovement
+from __future__ import annotations
 
-__all__ = [
-    "ASSIGNORS", "AssignmentConfigs", "AssignmentResult", "ClientState", "ClientTagAwareStandbyTaskAssignor",
-    "ConstrainedPrioritySet", "DefaultStandbyTaskAssignor", "HighAvailabilityTaskAssignor", "LATEST_OFFSET",
-    "LegacyTaskAssignor", "ProcessId", "StandbyTaskAssignor", "TaskId", "TaskMovement", "UNKNOWN_OFFSET_SUM",
-    "assignor_for", "create_standby_task_assignor",
-    "BEHIND", "ProbingRound", "probing_rounds", "random_process_ids", "steady_clients", "tasks_of",
-]
+from typing import TYPE_CHECKING
+
+from ..._lazy import lazy_exports
+
+#: every public name and the module that defines it, imported on first use (:mod:`rebalance._lazy`)
+_EXPORTS = {
+    "AssignmentConfigs": ".assignment_configs", "ClientState": ".client_state", "LATEST_OFFSET": ".client_state",
+    "UNKNOWN_OFFSET_SUM": ".client_state",
+    "ClientTagAwareStandbyTaskAssignor": ".client_tag_aware_standby_task_assignor",
+    "ConstrainedPrioritySet": ".constrained_priority_set",
+    "DefaultStandbyTaskAssignor": ".default_standby_task_assignor", "BEHIND": ".experiment",
+    "ProbingRound": ".experiment", "probing_rounds": ".experiment", "random_process_ids": ".experiment",
+    "steady_clients": ".experiment", "tasks_of": ".experiment",
+    "AssignmentResult": ".high_availability_task_assignor",
+    "HighAvailabilityTaskAssignor": ".high_availability_task_assignor", "ASSIGNORS": ".legacy_task_assignor",
+    "LegacyTaskAssignor": ".legacy_task_assignor", "assignor_for": ".legacy_task_assignor",
+    "ProcessId": ".process_id", "StandbyTaskAssignor": ".standby_task_assignor",
+    "create_standby_task_assignor": ".standby_task_assignor_factory", "TaskId": ".task_id",
+    "TaskMovement": ".task_movement",
+}
+__all__ = sorted(_EXPORTS)
+
+if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the same modules
+    from .assignment_configs import AssignmentConfigs as AssignmentConfigs
+    from .client_state import (ClientState as ClientState, LATEST_OFFSET as LATEST_OFFSET,
+                               UNKNOWN_OFFSET_SUM as UNKNOWN_OFFSET_SUM)
+    from .client_tag_aware_standby_task_assignor import (
+                                                         ClientTagAwareStandbyTaskAssignor as ClientTagAwareStandbyTaskAssignor)
+    from .constrained_priority_set import ConstrainedPrioritySet as ConstrainedPrioritySet
+    from .default_standby_task_assignor import DefaultStandbyTaskAssignor as DefaultStandbyTaskAssignor
+    from .experiment import (BEHIND as BEHIND, ProbingRound as ProbingRound, probing_rounds as probing_rounds,
+                             random_process_ids as random_process_ids, steady_clients as steady_clients,
+                             tasks_of as tasks_of)
+    from .high_availability_task_assignor import (AssignmentResult as AssignmentResult,
+                                                  HighAvailabilityTaskAssignor as HighAvailabilityTaskAssignor)
+    from .legacy_task_assignor import (ASSIGNORS as ASSIGNORS, LegacyTaskAssignor as LegacyTaskAssignor,
+                                       assignor_for as assignor_for)
+    from .process_id import ProcessId as ProcessId
+    from .standby_task_assignor import StandbyTaskAssignor as StandbyTaskAssignor
+    from .standby_task_assignor_factory import create_standby_task_assignor as create_standby_task_assignor
+    from .task_id import TaskId as TaskId
+    from .task_movement import TaskMovement as TaskMovement
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import AbstractSet, Dict, Mapping, Protocol, runtime_checkable
 
-from ...errors import one_of
+from ...validation import one_of
 from .assignment_configs import AssignmentConfigs
 from .client_state import ClientState
 from .high_availability_task_assignor import HighAvailabilityTaskAssignor

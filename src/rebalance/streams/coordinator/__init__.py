@@ -22,14 +22,29 @@ raises :class:`rebalance.errors.TaskAssignorException`.
 
 Nothing here imports :mod:`rebalance.streams.client`: the two protocols share only the JDK's priority queue.
 """
-from .assignment import GroupAssignment, MemberAssignment
-from .process_state import ProcessState
-from .spec import AssignmentMemberSpec, GroupSpec, Subtopology, Topology, TopologyDescriber
-from .sticky_task_assignor import StickyTaskAssignor
-from .task_assignor import TASK_ASSIGNORS, TaskAssignor, task_assignor_for
-from .task_id import TaskId
+from __future__ import annotations
 
-__all__ = [
-    "AssignmentMemberSpec", "GroupAssignment", "GroupSpec", "MemberAssignment", "ProcessState", "StickyTaskAssignor",
-    "Subtopology", "TASK_ASSIGNORS", "TaskAssignor", "TaskId", "Topology", "TopologyDescriber", "task_assignor_for",
-]
+from typing import TYPE_CHECKING
+
+from ..._lazy import lazy_exports
+
+#: every public name and the module that defines it, imported on first use (:mod:`rebalance._lazy`)
+_EXPORTS = {
+    "GroupAssignment": ".assignment", "MemberAssignment": ".assignment", "ProcessState": ".process_state",
+    "AssignmentMemberSpec": ".spec", "GroupSpec": ".spec", "Subtopology": ".spec", "Topology": ".spec",
+    "TopologyDescriber": ".spec", "StickyTaskAssignor": ".sticky_task_assignor", "TASK_ASSIGNORS": ".task_assignor",
+    "TaskAssignor": ".task_assignor", "task_assignor_for": ".task_assignor", "TaskId": ".task_id",
+}
+__all__ = sorted(_EXPORTS)
+
+if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the same modules
+    from .assignment import (GroupAssignment as GroupAssignment, MemberAssignment as MemberAssignment)
+    from .process_state import ProcessState as ProcessState
+    from .spec import (AssignmentMemberSpec as AssignmentMemberSpec, GroupSpec as GroupSpec, Subtopology as Subtopology,
+                       Topology as Topology, TopologyDescriber as TopologyDescriber)
+    from .sticky_task_assignor import StickyTaskAssignor as StickyTaskAssignor
+    from .task_assignor import (TASK_ASSIGNORS as TASK_ASSIGNORS, TaskAssignor as TaskAssignor,
+                                task_assignor_for as task_assignor_for)
+    from .task_id import TaskId as TaskId
+else:
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

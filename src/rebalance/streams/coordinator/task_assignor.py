@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Dict, Protocol, runtime_checkable
 
-from ...errors import one_of
+from ...validation import one_of
 from .assignment import GroupAssignment
 from .spec import GroupSpec, TopologyDescriber
 from .sticky_task_assignor import StickyTaskAssignor

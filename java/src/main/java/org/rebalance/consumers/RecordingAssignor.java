@@ -22,7 +22,7 @@ import org.rebalance.clients.JsonLines;
  * A {@code partition.assignment.strategy} that is Kafka's built-in assignor of the same name, and records what
  * the leader gives it and what it returns: every member's {@code Subscription} (member id, topics, owned
  * partitions, generation, group.instance.id, rack, user data) in the order of the group subscription's map,
- * the partition count of each subscribed topic, and the {@code GroupAssignment}.  Everything else (name,
+ * the partition count of each subscribed topic ({@code partitions_per_topic}), and the {@code GroupAssignment}.  Everything else (name,
  * supported protocols, user data, onAssignment, version) is the built-in assignor's.  One nested class per name,
  * since the consumer instantiates the strategy by class name.
  */
@@ -92,7 +92,7 @@ public abstract class RecordingAssignor implements ConsumerPartitionAssignor, Co
             }
         }
         GroupAssignment out = delegate.assign(metadata, groupSubscription);
-        ObjectNode counts = rec.putObject("partitions");
+        ObjectNode counts = rec.putObject("partitions_per_topic");
         for (String t : topics) {
             Integer n = metadata.partitionCountForTopic(t);
             if (n != null) counts.put(t, n);

@@ -1,13 +1,13 @@
 package org.rebalance.consumers;
 
+import static org.rebalance.clients.JsonLines.clientError;
 import static org.rebalance.clients.JsonLines.clientProps;
 import static org.rebalance.clients.JsonLines.emit;
-import static org.rebalance.clients.JsonLines.error;
 import static org.rebalance.clients.JsonLines.memberProps;
 import static org.rebalance.clients.JsonLines.partitions;
 import static org.rebalance.clients.JsonLines.record;
-import static org.rebalance.clients.JsonLines.serve;
 import static org.rebalance.clients.JsonLines.sleep;
+import static org.rebalance.clients.JsonLines.text;
 import static org.rebalance.clients.JsonLines.texts;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -17,7 +17,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -31,35 +30,34 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.rebalance.clients.JsonLines;
 
 /**
- * A scenario's consumers as real {@link KafkaConsumer}s, driven by JSON lines on stdin, recording JSON lines on
- * stdout (one writer: every record is one whole line, written under one lock), through
- * {@link org.rebalance.clients.JsonLines}.
+ * A scenario's consumers as real {@link KafkaConsumer}s, one client per {@code member}, driven through
+ * {@link JsonLines} (the protocol and its table of commands and records are there): {@code warm},
+ * {@code create_topics}, {@code start}, {@code leave}, {@code observe}.
  *
- * <p>Commands:
  * <ul>
- *   <li>{@code {"op":"start","member":"c1","t0":EPOCH_MS,"topics":[...],"props":{...},"revoke_ms":N,"batch_ms":N}}
- *   -- a consumer thread: {@code new KafkaConsumer(props)} (client.id = the member), {@code subscribe(topics,
- *   listener)}, then {@code poll(100 ms)} and {@code batch_ms} of simulated work per loop; the listener sleeps
- *   {@code revoke_ms} in {@code onPartitionsRevoked} when it gives up partitions (the application's commit);</li>
- *   <li>{@code {"op":"leave","member":"c1"}} -- {@code close()} on that consumer's thread;</li>
- *   <li>{@code {"op":"ping","bootstrap":...}} -- answers {@code pong} after a warm-up consumer (no group) has
- *   fetched metadata once and closed;</li>
- *   <li>{@code {"op":"observe","bootstrap":...,"group":...,"t0":...,"interval_ms":N,"topics":[...]}} -- an
- *   {@link Admin} that records the topics' ids once and then every change of {@code describeConsumerGroups}
- *   (group epoch, target assignment epoch, each member's epoch, assignment and target assignment).</li>
+ *   <li>{@code start} -- a consumer thread: {@code new KafkaConsumer(props)} (client.id = the member), {@code
+ *   subscribe(topics, listener)}, then {@code poll(100 ms)} and {@code batch_ms} of simulated work per loop; the
+ *   listener sleeps {@code revoke_ms} in {@code onPartitionsRevoked} when it gives up partitions (the
+ *   application's commit);</li>
+ *   <li>{@code leave} -- {@code close()} on that consumer's thread;</li>
+ *   <li>{@code warm} -- with {@code bootstrap}, a consumer with no group fetches metadata once and closes (the
+ *   classes loaded before the scenario's clock starts); answers {@code warmed};</li>
+ *   <li>{@code observe} -- an {@link Admin} that records the topics' ids once and then every change of
+ *   {@code describeConsumerGroups} (group epoch, target assignment epoch, each member's epoch, assignment and
+ *   target assignment).</li>
  * </ul>
  * A crash is not a command: the Python side runs one member per JVM and kills it (SIGKILL), so its heartbeats
- * stop with no LeaveGroup, as when a process dies.  End of stdin halts the JVM at once (no close()).
+ * stop with no LeaveGroup, as when a process dies.
  *
- * <p>Records: {@code {"member","event","t",...}} with {@code t} in ms since {@code t0}; events
- * {@code started}, {@code assigned}/{@code revoked}/{@code lost} (partitions, generation = {@code
- * groupMetadata().generationId()}, member_id), {@code assignor} (see {@link RecordingAssignor}), {@code closed},
- * {@code error}, and the observer's {@code topic_ids} and {@code group}.
+ * <p>Member records: {@code started}, {@code assigned}/{@code revoked}/{@code lost} (partitions, generation = {@code
+ * groupMetadata().generationId()}, member_id), {@code assignor} (see {@link RecordingAssignor}), {@code closing},
+ * {@code closed}; the observer's {@code topic_ids} and {@code group}.
  */
 public final class ScenarioMembers {
-    private static final Map<String, Member> MEMBERS = new HashMap<>();
+    private static final Map<String, Member> MEMBERS = new java.util.concurrent.ConcurrentHashMap<>();
 
     private ScenarioMembers() {}
 
@@ -124,16 +122,16 @@ public final class ScenarioMembers {
                 consumer.close();
                 emit(record(name, "closed"));
             } catch (Throwable e) {
-                error(name, e.toString());
+                clientError(name, "consumer", e);
             }
         }
     }
 
     static void observe(JsonNode cmd) {
-        Properties p = clientProps(cmd.get("bootstrap").asText(), "rebalance-observer");
-        String group = cmd.get("group").asText();
-        long interval = cmd.path("interval_ms").asLong(50);
-        List<String> topics = texts(cmd.get("topics"));
+        Properties p = clientProps(text(cmd, "bootstrap"), "rebalance-observer");
+        String group = text(cmd, "group");
+        long interval = JsonLines.optionalLong(cmd, "interval_ms", 50);
+        List<String> topics = texts(cmd, "topics");
         Thread thread = new Thread(() -> {
             try (Admin admin = Admin.create(p)) {
                 Map<String, TopicDescription> td = admin.describeTopics(topics).allTopicNames().get();
@@ -176,7 +174,7 @@ public final class ScenarioMembers {
                     sleep(Math.max(0, interval - (System.currentTimeMillis() - began)));
                 }
             } catch (Exception e) {
-                error(null, "observer", e);
+                clientError(null, "observer", e);
             }
         }, "observer");
         thread.setDaemon(true);
@@ -185,26 +183,25 @@ public final class ScenarioMembers {
 
     /** Load the consumer's classes before the scenario's clock starts: a consumer with no group, one metadata
      *  request, closed (so a member's join is not delayed by the JVM's class loading). */
-    static void warm(String bootstrap) {
-        Properties p = clientProps(bootstrap, "rebalance-warm-up");
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            c.listTopics(Duration.ofSeconds(10));
-        } catch (RuntimeException e) {
-            // only a warm-up
+    static void warm(JsonNode cmd) {
+        if (cmd.has("bootstrap")) {
+            Properties p = clientProps(text(cmd, "bootstrap"), "rebalance-warm-up");
+            try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+                c.listTopics(Duration.ofSeconds(10));
+            } catch (RuntimeException e) {
+                // only a warm-up
+            }
         }
+        emit(record(null, "warmed"));
     }
 
-    static void createTopics(JsonNode cmd) {
-        Properties p = clientProps(cmd.get("bootstrap").asText(), "rebalance-admin");
-        try (Admin admin = Admin.create(p)) {
-            List<org.apache.kafka.clients.admin.NewTopic> topics = new ArrayList<>();
-            cmd.get("topics").fields().forEachRemaining(e ->
-                topics.add(new org.apache.kafka.clients.admin.NewTopic(e.getKey(), e.getValue().asInt(), (short) 1)));
-            admin.createTopics(topics).all().get();
+    static void createTopics(JsonNode cmd) throws Exception {
+        try (Admin admin = Admin.create(clientProps(text(cmd, "bootstrap"), "rebalance-admin"))) {
+            ObjectNode created = JsonLines.createTopics(admin, cmd);
             if (cmd.has("group")) {
                 // the group's coordinator ready before the clock starts: the first FindCoordinator creates
                 // __consumer_offsets, which a member would otherwise wait for
-                String group = cmd.get("group").asText();
+                String group = text(cmd, "group");
                 long deadline = System.currentTimeMillis() + 60_000;
                 while (true) {
                     try {
@@ -216,41 +213,35 @@ public final class ScenarioMembers {
                     }
                 }
             }
-            emit(record(null, "topics_created"));
-        } catch (Exception e) {
-            error(null, "create_topics", e);
+            emit(created);
         }
     }
 
-    public static void main(String[] args) throws Exception {
-        serve(ScenarioMembers::command, e -> "not JSON: " + e.getMessage());
+    public static void main(String[] args) {
+        Map<String, JsonLines.Command> commands = JsonLines.commands();
+        commands.put("warm", ScenarioMembers::warm);
+        commands.put("create_topics", ScenarioMembers::createTopics);
+        commands.put("start", ScenarioMembers::start);
+        commands.put("leave", ScenarioMembers::leave);
+        commands.put("observe", ScenarioMembers::observe);
+        JsonLines.serve("ScenarioMembers", commands);
     }
 
-    /** One command (see the class comment); false when {@code op} is none of them. */
-    private static boolean command(String op, String name, JsonNode cmd) {
-        switch (op) {
-            case "start" -> {
-                Properties props = memberProps(cmd, name);
-                List<String> topics = texts(cmd.get("topics"));
-                Member m = new Member(name, topics, props, cmd.path("revoke_ms").asLong(0), cmd.path("batch_ms").asLong(0));
-                MEMBERS.put(name, m);
-                Thread t = new Thread(m, "member-" + name);
-                t.start();
-            }
-            case "leave" -> {
-                Member m = MEMBERS.get(name);
-                if (m != null) m.leave = true;
-            }
-            case "observe" -> observe(cmd);
-            case "create_topics" -> createTopics(cmd);
-            case "ping" -> {
-                if (cmd.has("bootstrap")) warm(cmd.get("bootstrap").asText());
-                emit(record(name, "pong"));
-            }
-            default -> {
-                return false;
-            }
-        }
-        return true;
+    static void start(JsonNode cmd) {
+        String name = JsonLines.member(cmd);
+        if (MEMBERS.containsKey(name)) throw new JsonLines.BadField("member", name + " was started in this JVM already");
+        Properties props = memberProps(cmd, name);
+        List<String> topics = texts(cmd, "topics");
+        Member m = new Member(name, topics, props, JsonLines.optionalLong(cmd, "revoke_ms", 0),
+            JsonLines.optionalLong(cmd, "batch_ms", 0));
+        MEMBERS.put(name, m);
+        new Thread(m, "member-" + name).start();
+    }
+
+    static void leave(JsonNode cmd) {
+        String name = JsonLines.member(cmd);
+        Member m = MEMBERS.get(name);
+        if (m == null) throw new JsonLines.BadField("member", "no member " + name + " was started in this JVM");
+        m.leave = true;
     }
 }

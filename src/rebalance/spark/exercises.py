@@ -15,7 +15,7 @@ import pandas as pd
 if TYPE_CHECKING:  # pyspark is the Spark extra; imported where a session is used
     from pyspark.sql import SparkSession
 
-from ..errors import require
+from ..validation import require
 from .jobs import JOBS, get_job
 
 #: default scales: scenarios (sweep), group ids (coordinator), simulations (montecarlo), topics (placement),

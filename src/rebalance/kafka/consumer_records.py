@@ -1,0 +1,261 @@
+"""What the records of ``simulate --on kafka`` say (:mod:`rebalance.kafka.consumers` plays the scenario).
+
+A run's records (:class:`ConsumerRun`: every :class:`~rebalance.kafka.jsonlines.ConsumerRecord` of each member JVM,
+in that JVM's order) are read into:
+
+* :func:`classic_rebalances` -- a classic group's completed rebalances: each leader's ``onPartitionsAssigned``
+  that follows its ``RecordingAssignor`` record, and whether :func:`rebalance.consumer.assign` given exactly the
+  recorded subscriptions (member ids, topics, owned partitions, generations, instance ids, user data, in the
+  leader's map order) returns the recorded assignment;
+* :func:`kip848_rebalances` -- a KIP-848 group's completed rebalances, from the observer's
+  ``describeConsumerGroups`` records, and whether :func:`rebalance.kip848.assign_group` returns the broker's
+  target assignment (see :mod:`rebalance.kafka.consumers`);
+* :func:`ownership` -- who processed which partition when, from the listener's callbacks;
+* :func:`summary` -- what the records measure over the scenario's window.
+
+``replayed`` is ``False`` only when the book's assignor, given the inputs Kafka's had, returns another
+assignment; an exception inside the book's code is not a disagreement and propagates as what it is.
+"""
+from __future__ import annotations
+
+import base64
+import itertools
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Mapping, Optional, Set, Tuple, TypedDict
+
+from ..common import TopicPartition
+from ..errors import LiveClientError
+from ..protocol.driver import CompletedRebalance, format_assignment
+from ..protocol.ledger import OwnershipLedger
+from ..simulate import SimulationInput, moved_partitions
+from .jsonlines import ConsumerGroupMember, ConsumerRecord
+
+__all__ = ["ConsumerRun", "RunSummary", "classic_rebalances", "kip848_rebalances", "ownership", "summary",
+           "topic_partitions"]
+
+#: ``{member id: {topic: [partitions]}}``, a KIP-848 target assignment by topic name
+Targets = Dict[str, Dict[str, List[int]]]
+
+
+@dataclass
+class ConsumerRun:
+    """Every record of one scenario's run, by JVM (its index in the run), in each JVM's order, and which member
+    each JVM ran."""
+
+    records: Dict[int, List[ConsumerRecord]] = field(default_factory=dict)
+    jvm_member: Dict[int, str] = field(default_factory=dict)
+
+
+def topic_partitions(texts: Iterable[str]) -> List[TopicPartition]:
+    """``"topic-p"`` strings as ``(topic, p)``."""
+    out = []
+    for text in texts:
+        topic, _, p = text.rpartition("-")
+        out.append((topic, int(p)))
+    return out
+
+
+def _names(run: ConsumerRun, s: SimulationInput) -> Dict[str, str]:
+    """Kafka member id -> scenario member id, from each member's own callbacks (``groupMetadata().memberId()``)."""
+    names: Dict[str, str] = {}
+    ids = {m.id for m in s.members}
+    for recs in run.records.values():
+        for r in recs:
+            if r.get("member_id") and r.get("member") in ids:
+                names[r["member_id"]] = r["member"]
+    return names
+
+
+def _name_of(member_id: str, names: Mapping[str, str], s: SimulationInput, instance_id: Optional[str] = None) -> str:
+    if member_id in names:
+        return names[member_id]
+    for m in s.members:
+        if instance_id is not None and m.instance_id == instance_id:
+            return m.id
+    prefix = member_id[:-37] if len(member_id) > 37 and member_id[-37] == "-" else member_id
+    return next((m.id for m in s.members if m.id == prefix or m.instance_id == prefix), member_id)
+
+
+def classic_rebalances(run: ConsumerRun, s: SimulationInput) -> List[Tuple[CompletedRebalance, bool]]:
+    """The completed rebalances of a classic group: each leader's ``onPartitionsAssigned`` that follows its
+    assignor's record, with whether :func:`rebalance.consumer.assign` replays the recorded assignment (an
+    exception of the book's assignor propagates: it is a bug to surface, not a disagreement)."""
+    from ..consumer import assign
+    from ..consumer.model import Subscription
+
+    names = _names(run, s)
+    found: Dict[int, Tuple[CompletedRebalance, bool]] = {}
+    for recs in run.records.values():
+        last: Optional[ConsumerRecord] = None
+        for r in recs:
+            if r["event"] == "assignor":
+                last = r
+            elif r["event"] == "assigned" and last is not None:
+                gen = int(r.get("generation", -1))
+                subs = {}
+                for sub in last["subscriptions"]:
+                    ud = sub["user_data"]
+                    subs[sub["member_id"]] = Subscription(
+                        list(sub["topics"]), topic_partitions(sub["owned"]), sub["generation"], sub["instance_id"],
+                        sub["rack"], base64.b64decode(ud) if ud is not None else None)
+                recorded = {m: sorted(topic_partitions(p)) for m, p in last["assignment"].items()}
+                replay = assign(last["name"], last["partitions_per_topic"], subs)
+                replayed = {m: sorted(p) for m, p in replay.items()} == recorded
+                instances = {sub["member_id"]: sub["instance_id"] for sub in last["subscriptions"]}
+                assignment = format_assignment({_name_of(m, names, s, instances.get(m)): tps
+                                                for m, tps in recorded.items()})
+                if gen not in found:
+                    found[gen] = (CompletedRebalance(gen, int(r["t"]), assignment), replayed)
+                last = None
+    return [found[g] for g in sorted(found, key=lambda g: found[g][0].at_ms)]
+
+
+def _target_by_name(members: List[ConsumerGroupMember]) -> Targets:
+    out: Targets = {}
+    for m in members:
+        by_topic: Dict[str, List[int]] = {}
+        for t, p in topic_partitions(m.get("target", [])):
+            by_topic.setdefault(t, []).append(p)
+        out[m["member_id"]] = {t: sorted(p) for t, p in by_topic.items() if p}
+    return out
+
+
+def _replay_848(s: SimulationInput, topics: List[Dict[str, object]], members: List[ConsumerGroupMember],
+                prev: Targets, subs: Mapping[str, List[str]]) -> Targets:
+    from ..kip848 import assign_group
+
+    specs = [{"id": m["member_id"], "subscriptions": list(subs[m["member_id"]]),
+              "assignment": prev.get(m["member_id"], {}), "instance_id": m["instance_id"]} for m in members]
+    result = assign_group(s.assignors[0], topics, specs, members_map="hash").by_name()
+    return {m: {t: p for t, p in a.items() if p} for m, a in result.items()}
+
+
+def kip848_rebalances(run: ConsumerRun, s: SimulationInput) -> List[Tuple[CompletedRebalance, bool]]:
+    """The completed rebalances of a KIP-848 group, from the observer's descriptions (see
+    :mod:`rebalance.kafka.consumers`): an epoch completes at the first description where every member's epoch is
+    the group epoch, the target assignment is of that epoch and every member owns its target."""
+    recs = [r for rs in run.records.values() for r in rs if r["event"] in ("group", "topic_ids")]
+    ids: Dict[str, str] = next((r["ids"] for r in recs if r["event"] == "topic_ids"), {})
+    topics: List[Dict[str, object]] = [{"name": t, "id": ids[t], "partitions": n}
+                                       for t, n in sorted(s.topics.items()) if t in ids]
+    by_member = {m.id: m for m in s.members}
+    snaps = [r for r in recs if r["event"] == "group"]
+    targets: Dict[int, List[ConsumerGroupMember]] = {}
+    for r in snaps:
+        if r["target_epoch"] > 0 and r["target_epoch"] not in targets:
+            targets[r["target_epoch"]] = r["members"]
+    out: List[Tuple[CompletedRebalance, bool]] = []
+    done: Set[int] = set()
+    for r in snaps:
+        e = r["group_epoch"]
+        ms = r["members"]
+        if e <= 0 or e in done or r["target_epoch"] != e or not ms:
+            continue
+        if not all(m["member_epoch"] == e and m.get("target") is not None and m["assignment"] == m.get("target")
+                   for m in ms):
+            continue
+        done.add(e)
+        if not topics:
+            raise LiveClientError("--on kafka: the observer completed an epoch but never recorded the topics' ids "
+                                  "(its topic_ids record is missing), so the broker's target cannot be replayed")
+        assignment = format_assignment({m["client_id"] if m["client_id"] in by_member
+                                        else _name_of(m["member_id"], {}, s, m["instance_id"]):
+                                        topic_partitions(m["assignment"]) for m in ms})
+        out.append((CompletedRebalance(e, int(r["t"]), assignment), _replayed_848(s, topics, targets, e)))
+    return out
+
+
+def _replayed_848(s: SimulationInput, topics: List[Dict[str, object]], targets: Dict[int, List[ConsumerGroupMember]],
+                  epoch: int) -> bool:
+    by_member = {m.id: m for m in s.members}
+    now = targets[epoch]  # the completing description itself has this target epoch
+    subs = {m["member_id"]: list(by_member[m["client_id"]].topics) if m["client_id"] in by_member else sorted(s.topics)
+            for es in targets.values() for m in es}
+    want = _target_by_name(now)
+    seen = [k for k in targets if k < epoch]
+    prev_members = targets.get(max(seen), []) if seen else []
+    prev = _target_by_name(prev_members)
+    # the broker computes a target only when a member heartbeats after a group-epoch bump, so the target of an
+    # epoch often comes straight from an older one: first from the last target observed before it
+    if _replay_848(s, topics, now, prev, subs) == want:
+        return True
+    # else from targets the polls missed: every order of the members that joined in between, one each
+    before = {m["member_id"] for m in prev_members}
+    after = {m["member_id"]: m for m in now}
+    added = [m for m in after if m not in before]
+    if not before <= set(after) or len(added) < 2 or len(added) > 5:
+        return False
+    for order in itertools.permutations(added):
+        members = [after[m] for m in after if m in before]
+        target = prev
+        for m in order:
+            members = members + [after[m]]
+            target = _replay_848(s, topics, members, target, subs)
+        if target == want:
+            return True
+    return False
+
+
+def ownership(s: SimulationInput, run: ConsumerRun) -> OwnershipLedger:
+    """Who processed which partition when, from the listener's callbacks: each member process (JVM) owns a
+    partition from the ``onPartitionsAssigned`` that gave it to the ``onPartitionsRevoked``/``Lost`` that took
+    it, or to the process's kill (``crash``).  The same ledger as the simulators' (eager callbacks carry the
+    whole assignment, cooperative and KIP-848 ones the change: adding and removing covers both)."""
+    partitions: List[TopicPartition] = [(t, p) for t in sorted({t for m in s.members for t in m.topics})
+                  for p in range(s.topics[t])]
+    ledger = OwnershipLedger(partitions)
+    events = sorted(((r["t"], k, idx, r) for idx, recs in run.records.items() for k, r in enumerate(recs)
+                     if r["event"] in ("assigned", "revoked", "lost", "killed")),
+                    key=lambda x: (x[0], x[2], x[1]))
+    owned: Dict[int, Set[TopicPartition]] = {}
+    for t, _, idx, r in events:
+        who = f"jvm{idx}"
+        mine = owned.setdefault(idx, set())
+        if r["event"] == "assigned":
+            got = topic_partitions(r.get("partitions", []))
+            ledger.acquire(who, got, t)
+            mine.update(got)
+        else:
+            gone = sorted(mine) if r["event"] == "killed" else topic_partitions(r.get("partitions", []))
+            ledger.release(who, gone, t, "crash" if r["event"] == "killed" else r["event"])
+            mine.difference_update(gone)
+    return ledger
+
+
+class RunSummary(TypedDict):
+    """The summary line of a run on Kafka (:func:`summary`)."""
+
+    rebalances: int
+    moved_partitions: int
+    unowned_partition_seconds: float
+    ownership_overlaps: int
+    revocations: int
+    partitions_stopped: int
+    lost: int
+    generation: int
+    errors: List[str]
+
+
+def summary(s: SimulationInput, rebalances: List[CompletedRebalance], run: ConsumerRun) -> RunSummary:
+    """What the records measure over ``[measure_from_ms, until_ms)``: completed rebalances, moved partitions,
+    ``unowned_partition_seconds`` (subscribed partitions no process owned, from :func:`ownership`),
+    ``ownership_overlaps`` (instants at which a partition got a second owner while a live process still held
+    it: the simulator's ``double_ownership`` plus ``zombie_overlap``, which clients cannot tell apart),
+    revocations (callbacks that gave up partitions) and the partitions they stopped, lost callbacks, and the
+    last generation (classic) or group epoch (KIP-848); ``errors``: the messages of the clients' error records.
+    ``simulate``'s ``messages``, ``rebalances_started`` and ``settled`` are the broker's and are not measured
+    here."""
+    since = s.measure_from_ms
+    ledger = ownership(s, run)
+    cb = [r for rs in run.records.values() for r in rs
+          if r["event"] in ("revoked", "lost") and since <= r["t"] < s.until_ms]
+    revocations = [r for r in cb if r["event"] == "revoked" and r["partitions"]]
+    return {"rebalances": sum(1 for r in rebalances if r.at_ms >= since),
+            "moved_partitions": moved_partitions(rebalances, since),
+            "unowned_partition_seconds": round(ledger.unowned_ms(since, s.until_ms) / 1000.0, 3),
+            "ownership_overlaps": sum(1 for t, _, _ in ledger.violations if since <= t < s.until_ms),
+            "revocations": len(revocations),
+            "partitions_stopped": sum(len(r["partitions"]) for r in cb),
+            "lost": sum(1 for r in cb if r["event"] == "lost" and r["partitions"]),
+            "generation": rebalances[-1].generation if rebalances else 0,
+            "errors": [r.get("message", "") for rs in run.records.values() for r in rs if r["event"] == "error"]}

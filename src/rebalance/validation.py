@@ -1,0 +1,73 @@
+"""Checks of the package's input: each names the offending field with :class:`~rebalance.errors.InputError`.
+
+* :func:`require` -- ``InputError(field, message)`` unless a condition holds, the one-line guard of every area;
+* :func:`one_of` -- a name looked up in a registry (an assignor by ``name()``), or an error listing the names;
+* :func:`parse_dashed_id` -- Kafka's ``"<name>-<number>"`` form (``TopicPartition.toString``,
+  ``ConnectorTaskId.toString``), split at the last ``-``;
+* :func:`check_size` and :data:`MAX_INPUT_CELLS` -- the size guard: an input over the limit is refused, naming
+  the count to reduce, before anything is allocated (``run --max-cells`` sets the limit).
+"""
+from __future__ import annotations
+
+from typing import Mapping, Optional, TypeVar
+
+from .errors import InputError
+from .java import INT_MAX
+
+__all__ = ["MAX_INPUT_CELLS", "check_size", "one_of", "parse_dashed_id", "require"]
+
+
+def require(condition: bool, field: str, message: str) -> None:
+    """Raise ``InputError(field, message)`` unless ``condition`` holds."""
+    if not condition:
+        raise InputError(field, message)
+
+
+_T = TypeVar("_T")
+
+
+def one_of(registry: Mapping[str, _T], name: object, field: str) -> _T:
+    """``registry[name]`` for a registry keyed by name (an assignor registry: name -> assignor), or
+    ``InputError(field, "must be one of <its names>, got <name>")`` when ``name`` is not a string or not in it."""
+    found = registry.get(name) if isinstance(name, str) else None
+    if found is None:
+        raise InputError(field, f"must be one of {', '.join(registry)}, got {name!r}")
+    return found
+
+
+def parse_dashed_id(text: object, field: str, name: str, number: str) -> tuple[str, int]:
+    """Read Kafka's ``"<name>-<number>"`` form (``TopicPartition``, ``ConnectorTaskId``), split at the last
+    ``-`` as Kafka's own ``toString`` output must be, and name ``field`` if the text is malformed; the number is
+    a Java ``int`` (at most ``Integer.MAX_VALUE``, :data:`rebalance.java.INT_MAX`)."""
+    if not isinstance(text, str):
+        raise InputError(field, f"must be a '{name}-{number}' string, got {text!r}")
+    head, sep, tail = text.rpartition("-")
+    require(bool(sep) and bool(head), field, f"{text!r} is not of the form '{name}-{number}'")
+    # the digits toString writes: int() alone would also take '+5', ' 5', '1_0' and non-ASCII digits
+    require(tail.isascii() and tail.isdigit(), field, f"{text!r}: {number} {tail!r} is not a whole number")
+    value = int(tail)
+    require(value <= INT_MAX, field, f"{text!r}: {number} {value} does not fit a Java int")
+    return head, value
+
+
+#: The largest input the package computes, in *cells*: the entries an input makes the package allocate,
+#: estimated *before* anything is allocated.  For a consumer group that is its partitions plus its
+#: subscriptions (member-topic pairs) plus the partitions members report as owned -- every assignor keeps
+#: per-partition and per-subscription entries, none keeps partitions x members (Kafka's own large tests,
+#: 1,000,000 partitions over 2,000 consumers, are about 3,000,000 cells).  Connect counts tasks x workers,
+#: replica placement partitions x replication factor.  Measured here: a Range line of 10,000,000
+#: partitions over two members peaks at 2.8 GB and takes 8 s through ``run``, so ten million cells stay
+#: well inside this 24 GB machine while a partition count of 2^31-1 or 10^13 is refused with a named
+#: field.  Read at each check (:func:`check_size` looks the module attribute up every time): a caller who
+#: needs more may raise it (``run --max-cells`` assigns ``rebalance.validation.MAX_INPUT_CELLS``;
+#: ``float("inf")`` for no limit, which ``run --max-cells 0`` sets -- hence the float annotation).
+MAX_INPUT_CELLS: float = 10_000_000
+
+
+def check_size(field: str, cells: int, what: str, limit: Optional[float] = None) -> None:
+    """Raise ``InputError(field, ...)`` when an input of ``cells`` cells (described by ``what``, e.g.
+    ``"2147483647 partitions x 3 members"``) exceeds :data:`MAX_INPUT_CELLS` (or ``limit``)."""
+    limit = MAX_INPUT_CELLS if limit is None else limit
+    if cells > limit:
+        raise InputError(field, f"input too large: {what} = {cells:,} cells, over the limit of {limit:,} "
+                                f"(rebalance.validation.MAX_INPUT_CELLS); nothing was computed for it")

@@ -1,0 +1,71 @@
+"""What the records of ``simulate --on kafka`` say (rebalance.kafka.consumer_records), without a broker: records
+as the member JVMs write them are read into completed rebalances and replayed through the book's assignors.
+
+``replayed`` is false only when the book's assignor, given Kafka's inputs, returns another assignment: an
+exception inside the book's code (planted here) propagates instead of passing for a disagreement with Kafka.
+"""
+from __future__ import annotations
+
+import pytest
+
+from rebalance.kafka.consumer_records import ConsumerRun, classic_rebalances, kip848_rebalances
+from rebalance.simulate import parse_scenario
+
+CLASSIC = parse_scenario({"protocol": "eager", "assignor": "range", "topics": {"t": 2}, "members": [{"id": "c1"}],
+                          "until_ms": 1000})
+KIP848 = parse_scenario({"protocol": "consumer", "assignor": "uniform", "topics": {"t": 2},
+                         "members": [{"id": "c1"}], "until_ms": 1000})
+
+
+def _classic_run(assignment):
+    subscription = {"member_id": "m1", "topics": ["t"], "owned": [], "generation": None, "instance_id": None,
+                    "rack": None, "user_data": None}
+    return ConsumerRun(records={0: [
+        {"event": "assignor", "t": 10, "member": "c1", "name": "range", "subscriptions": [subscription],
+         "partitions_per_topic": {"t": 2}, "assignment": {"m1": assignment}},
+        {"event": "assigned", "t": 12, "member": "c1", "partitions": assignment, "generation": 1, "member_id": "m1"},
+    ]})
+
+
+def _kip848_run(target):
+    member = {"member_id": "m1", "client_id": "c1", "instance_id": None, "member_epoch": 1, "assignment": target,
+              "target": target}
+    return ConsumerRun(records={0: [
+        {"event": "topic_ids", "t": 0, "ids": {"t": "AAAAAAAAAAAAAAAAAAAAAQ"}},
+        {"event": "group", "t": 30, "state": "Stable", "type": "Consumer", "group_epoch": 1, "target_epoch": 1,
+         "members": [member]},
+    ]})
+
+
+def test_a_replay_that_agrees_and_one_that_does_not():
+    [(rebalance, replayed)] = classic_rebalances(_classic_run(["t-0", "t-1"]), CLASSIC)
+    assert (rebalance.generation, rebalance.at_ms, rebalance.assignment, replayed) == (1, 12, {"c1": ["t-0", "t-1"]},
+                                                                                       True)
+    [(_, replayed)] = classic_rebalances(_classic_run(["t-0"]), CLASSIC)  # not what RangeAssignor gives
+    assert replayed is False
+    [(rebalance, replayed)] = kip848_rebalances(_kip848_run(["t-0", "t-1"]), KIP848)
+    assert (rebalance.generation, rebalance.assignment, replayed) == (1, {"c1": ["t-0", "t-1"]}, True)
+    [(_, replayed)] = kip848_rebalances(_kip848_run(["t-1"]), KIP848)
+    assert replayed is False
+
+
+def test_an_exception_in_the_books_classic_assignor_propagates(monkeypatch):
+    import rebalance.consumer
+
+    def planted(*args, **kwargs):
+        raise ZeroDivisionError("planted in the book's assignor")
+
+    monkeypatch.setattr(rebalance.consumer, "assign", planted)
+    with pytest.raises(ZeroDivisionError, match="planted"):
+        classic_rebalances(_classic_run(["t-0", "t-1"]), CLASSIC)
+
+
+def test_an_exception_in_the_books_kip848_assignor_propagates(monkeypatch):
+    import rebalance.kip848
+
+    def planted(*args, **kwargs):
+        raise ZeroDivisionError("planted in the book's assignor")
+
+    monkeypatch.setattr(rebalance.kip848, "assign_group", planted)
+    with pytest.raises(ZeroDivisionError, match="planted"):
+        kip848_rebalances(_kip848_run(["t-0", "t-1"]), KIP848)
