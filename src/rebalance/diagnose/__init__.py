@@ -24,8 +24,8 @@ from .._lazy import lazy_exports
 
 _EXPORTS = {
     "diagnose": ".report", "diagnose_text": ".report", "Diagnosis": ".report",
-    "CAUSES": ".causes", "PATTERNS": ".causes", "Cause": ".causes", "cause_for": ".causes",
-    "LinePattern": ".patterns", "LineEvent": ".patterns", "match_record": ".patterns",
+    "CAUSES": ".causes", "SERIES_CAUSES": ".causes", "Cause": ".causes", "cause_for": ".causes",
+    "LINE_PATTERNS": ".patterns", "LinePattern": ".patterns", "LineEvent": ".patterns", "match_record": ".patterns",
     "LogRecord": ".layout", "split_record": ".layout",
     "classify_coordinator_reason": ".reasons", "classify_client_reason": ".reasons",
     "RebalanceLine": ".output", "GroupSummary": ".output", "TriggerLine": ".output", "CauseLine": ".output",
@@ -34,11 +34,12 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:
-    from .causes import CAUSES as CAUSES, PATTERNS as PATTERNS, Cause as Cause, cause_for as cause_for
+    from .causes import CAUSES as CAUSES, SERIES_CAUSES as SERIES_CAUSES, Cause as Cause, cause_for as cause_for
     from .layout import LogRecord as LogRecord, split_record as split_record
     from .output import (CauseLine as CauseLine, GroupSummary as GroupSummary, LogLine as LogLine,
                          RebalanceLine as RebalanceLine, TriggerLine as TriggerLine)
-    from .patterns import LineEvent as LineEvent, LinePattern as LinePattern, match_record as match_record
+    from .patterns import (LINE_PATTERNS as LINE_PATTERNS, LineEvent as LineEvent, LinePattern as LinePattern,
+                           match_record as match_record)
     from .reasons import (classify_client_reason as classify_client_reason,
                           classify_coordinator_reason as classify_coordinator_reason)
     from .report import Diagnosis as Diagnosis, diagnose as diagnose, diagnose_text as diagnose_text

@@ -7,7 +7,7 @@ protocol's session timeout is the consumer's ``session.timeout.ms``; the consume
 broker's ``group.consumer.session.timeout.ms`` or the group's ``consumer.session.timeout.ms``: :func:`cause_for`
 gives the settings of the group's protocol.
 
-:data:`PATTERNS` are the causes a group's *series* of rebalances shows (a join storm, a rolling restart, a
+:data:`SERIES_CAUSES` are the causes a group's *series* of rebalances shows (a join storm, a rolling restart, a
 static member that came back after its session had expired), found by :mod:`rebalance.diagnose.summary`.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, Tuple
 
-__all__ = ["Cause", "CAUSES", "PATTERNS", "cause_for", "KINDS"]
+__all__ = ["Cause", "CAUSES", "SERIES_CAUSES", "cause_for", "KINDS"]
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ CAUSES: Dict[str, Cause] = {c.kind: c for c in (
 KINDS = tuple(CAUSES)
 
 #: causes of a series of rebalances (see :mod:`rebalance.diagnose.summary`)
-PATTERNS: Dict[str, Cause] = {c.kind: c for c in (
+SERIES_CAUSES: Dict[str, Cause] = {c.kind: c for c in (
     _c("join storm", "members joined one after another, each join a rebalance of its own",
        ("broker:group.initial.rebalance.delay.ms",),
        "start the members together and let group.initial.rebalance.delay.ms (3 s by default) cover their starts; "
@@ -115,7 +115,7 @@ PATTERNS: Dict[str, Cause] = {c.kind: c for c in (
 def cause_for(kind: str, protocol: str) -> Cause:
     """The cause of ``kind`` for a group of ``protocol`` (``classic`` or ``consumer``): the consumer protocol's
     session timeout and heartbeat interval are the broker's (or the group's) settings."""
-    cause = CAUSES.get(kind) or PATTERNS.get(kind) or CAUSES["other"]
+    cause = CAUSES.get(kind) or SERIES_CAUSES.get(kind) or CAUSES["other"]
     if protocol == "consumer" and set(cause.settings) & set(_SESSION_CLASSIC):
         settings = tuple(s for s in cause.settings if s not in _SESSION_CLASSIC) + _SESSION_CONSUMER
         prevent = cause.prevent.replace("session.timeout.ms", "group.consumer.session.timeout.ms (broker) or the "

@@ -68,7 +68,7 @@ class RebalanceLine(TypedDict):
 
 
 class CauseLine(TypedDict):
-    """A cause found: its ``kind`` (a trigger kind or a pattern of :data:`~rebalance.diagnose.causes.PATTERNS`),
+    """A cause found: its ``kind`` (a trigger kind or a pattern of :data:`~rebalance.diagnose.causes.SERIES_CAUSES`),
     how many rebalances it started (``count``), the members involved (names where known), ``what`` it means, the
     ``settings`` involved and how to ``prevent`` it."""
 

@@ -33,7 +33,7 @@ from typing import Dict, List, Optional, Pattern, Tuple
 
 from .layout import LogRecord
 
-__all__ = ["LinePattern", "LineEvent", "PATTERNS", "GROUP_LOGGERS", "match_record"]
+__all__ = ["LinePattern", "LineEvent", "LINE_PATTERNS", "GROUP_LOGGERS", "match_record"]
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,7 @@ def _p(event: str, side: str, kafka_class: str, releases: str, level: str, regex
 
 
 #: every pattern, broker lines first; the first that matches a message wins
-PATTERNS: Tuple[LinePattern, ...] = (
+LINE_PATTERNS: Tuple[LinePattern, ...] = (
     # ---- classic groups: the 4.3.1 GroupMetadataManager (ClassicGroup) and the 3.9.2 Scala GroupCoordinator
     _p("prepare", "broker", _GM + " / " + _SCALA, "3.9, 4.x", "INFO",
        rf"^Preparing to rebalance group {_G} in state (?P<state>\w+) with old generation (?P<generation>-?\d+)"
@@ -244,7 +244,7 @@ _CLIENT_PREFIX = re.compile(r"^\[Consumer (?:instanceId=(?P<instance>[^,\]]*), )
 
 
 def _candidates(side: str) -> List[LinePattern]:
-    return [p for p in PATTERNS if p.side == side]
+    return [p for p in LINE_PATTERNS if p.side == side]
 
 
 _BROKER = _candidates("broker")
@@ -252,7 +252,7 @@ _CLIENTS = _candidates("client")
 
 
 def match_record(record: LogRecord, file: str, line: int) -> Optional[LineEvent]:
-    """The event of a record that one of :data:`PATTERNS` reads, else ``None``.  A client's line must carry a
+    """The event of a record that one of :data:`LINE_PATTERNS` reads, else ``None``.  A client's line must carry a
     consumer's ``LogContext`` (its client id and group); a broker's may carry the coordinator's prefix."""
     message = record.message
     client = _CLIENT_PREFIX.match(message)

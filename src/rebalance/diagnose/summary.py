@@ -1,7 +1,7 @@
 """A group's rebalances summed up: the likely cause, and the setting that would have prevented it.
 
 Besides counting the triggers by kind, :func:`summarize` looks for the causes that only a series of rebalances
-shows (:data:`rebalance.diagnose.causes.PATTERNS`):
+shows (:data:`rebalance.diagnose.causes.SERIES_CAUSES`):
 
 * **static member restart beyond session timeout**: a static member's session timeout, then a join of the same
   ``group.instance.id``;
