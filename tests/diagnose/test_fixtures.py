@@ -128,3 +128,19 @@ def test_consumer_protocol_poll_timeouts_are_inferred_from_the_same_member_id_re
     s = _summary(consumer, "rebalance-2331f933")
     assert s["likely_cause"]["kind"] == "repeated poll timeouts"
     assert s["likely_cause"]["settings"] == ["max.poll.interval.ms", "max.poll.records"]
+
+
+def test_the_readme_shows_the_examples_summary():
+    """README's `diagnose` section shows a summary line of examples/diagnose_server.log as it is computed now."""
+    root = Path(__file__).resolve().parents[2]
+    section = (root / "README.md").read_text(encoding="utf-8").split("### `diagnose`", 1)[1].split("\n## ", 1)[0]
+    shown = section.split("```json\n", 1)[1].split("\n```", 1)[0]
+    d = diagnose([str(root / "examples" / "diagnose_server.log")])
+    assert d.unreadable == 0 and sum(log["not_recognised"] for log in d.logs) == 0
+    s = _summary(d, "rebalance-50cc87c4")
+    lc = s["likely_cause"]
+    for fact in (f'"rebalances":{s["rebalances"]}', f'"by_kind":{{"join":{s["by_kind"]["join"]},"session timeout":1}}',
+                 f'"static_restarts_without_rebalance":{s["static_restarts_without_rebalance"]}', f'"kind":"{lc["kind"]}"',
+                 f'"members":["se-ib"]', f'"prevent":"{lc["prevent"]}"', '"settings":["session.timeout.ms","heartbeat.interval.ms"]'):
+        assert fact in shown, fact
+    assert len({s["group"] for s in d.summaries}) == 7
