@@ -6,7 +6,8 @@ shows (:data:`rebalance.diagnose.causes.SERIES_CAUSES`):
 * **static member restart beyond session timeout**: a static member's session timeout, then a join of the same
   ``group.instance.id``;
 * **rolling restart** (one client: **restart**): a member left (or failed) and a member of the same name (client id,
-  or the classic member id's prefix) joined within :data:`RESTART_WINDOW_MS`;
+  or the classic member id's prefix) joined within :data:`RESTART_WINDOW_MS` (by a join of its own, or while a
+  rebalance was on its way);
 * **repeated poll timeouts**, **repeated session timeouts**: two or more of them;
 * **join storm** (classic groups): three or more rebalances in a row started by joins of members new to the group,
   each within :data:`STORM_GAP_MS` of the one before.
@@ -20,7 +21,7 @@ from collections import Counter
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from .causes import cause_for
-from .groups import Rebalance
+from .groups import Rebalance, member_name
 from .output import CauseLine, GroupSummary, RebalanceLine
 
 __all__ = ["summarize", "RESTART_WINDOW_MS", "STORM_GAP_MS"]
@@ -59,11 +60,16 @@ def _patterns(protocol: str, rows: Sequence[Tuple[Rebalance, RebalanceLine]]) ->
         name = line["trigger"]["name"]
         if line["trigger"]["kind"] not in ("leave", "session timeout") or name is None or line["trigger"]["instance_id"]:
             continue
-        for later_r, later in rows[i + 1:]:
+        for later_r, later in rows[i:]:
             if later_r.started_ms - r.started_ms > RESTART_WINDOW_MS:
                 break
-            if later["trigger"]["kind"] == "join" and later["trigger"]["name"] == name and \
+            # a join of its own, or a new member taken in by a rebalance on its way (the leave's own, or a later one)
+            joined = {member_name(m) for m in (later["members_after"] or [])
+                      if m not in later["members_before"] and m != line["trigger"]["member"]}
+            if later is not line and later["trigger"]["kind"] == "join" and \
                     later["trigger"]["member"] != line["trigger"]["member"]:
+                joined.add(later["trigger"]["name"])
+            if name in joined:
                 restarted.append(name)
                 break
     if restarted:
