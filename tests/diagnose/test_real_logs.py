@@ -13,12 +13,21 @@ are listed.  ``python tests/diagnose/real_logs.py`` prints the whole table.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from rebalance import KAFKA_VERSION
 from rebalance.diagnose import diagnose
 
-from ..kafka.built import needs_class
 from . import real_logs
+
+TARGET = Path(__file__).resolve().parents[2] / "java" / "target"
+#: as tests/kafka/built.py's needs_class: the broker's jars and the Java module's ScenarioMembers
+needs_java = pytest.mark.skipif(
+    not (any((TARGET / f"broker-{KAFKA_VERSION}").glob("kafka_2.13-*.jar"))
+         and (TARGET / "classes" / "org" / "rebalance" / "consumers" / "ScenarioMembers.class").exists()),
+    reason="the broker jars or the Java module (consumers/ScenarioMembers) are not built: make java")
 
 #: scenarios whose injected causes must all be found (of 32)
 AT_LEAST = 28
@@ -33,7 +42,7 @@ def run(tmp_path_factory):
 
 @pytest.mark.kafka
 @pytest.mark.slow
-@needs_class("consumers/ScenarioMembers")
+@needs_java
 def test_diagnose_names_every_rebalance_of_32_real_scenarios(run):
     result, lines = run
     assert len(real_logs.CASES) >= 30
