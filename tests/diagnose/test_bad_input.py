@@ -65,14 +65,28 @@ def test_another_programs_log(tmp_path, capsys):
     f.write_text(
         '127.0.0.1 - - [29/Nov/2026:03:51:14 +0000] "GET / HTTP/1.1" 200 612 "-" "curl/8.5.0"\n'
         "Nov 29 03:51:14 host systemd[1]: Started Session 3 of User root.\n"
-        "2026-11-29T03:51:14.480Z INFO  [main] o.a.c.Foo: a log4j line of some other program\n"
+        "{\"level\": \"info\", \"msg\": \"json logs\"}\n"
         "[2026-11-29 03:51:14,480] INFO Starting the server (com.example.Server)\n"
-        "{\"level\": \"info\", \"msg\": \"json logs\"}\n", encoding="utf-8")
+        "2026-11-29T03:51:14.480Z INFO  [main] o.a.c.Foo: a log4j line of some other program\n", encoding="utf-8")
     code, lines, err = _run(capsys, str(f))
     log = _log(lines, str(f))
     assert code == 0 and log["recognised"] == 0
     assert log["records"] == 2 and log["other"] == 2 and log["not_recognised"] == 3
     assert "3 line(s) not recognised" in err
+
+
+def test_a_message_of_several_lines_and_an_exception_belong_to_their_record(tmp_path):
+    """A record whose first line has no "(logger)" continues up to the line that has one (kafka-clients' banner); an
+    exception's first line after a record is part of it; garbage after a closed record is not."""
+    f = tmp_path / "client.log"
+    f.write_text("[2026-11-29 03:51:14,480] INFO ****\n* The consumer rebalance protocol (KIP-848) is production-ready!\n"
+                 "**** (org.apache.kafka.clients.consumer.internals.ClassicKafkaConsumer)\n"
+                 "[2026-11-29 03:51:14,481] ERROR failed (org.apache.kafka.clients.consumer.internals.ConsumerUtils)\n"
+                 "java.util.concurrent.CompletionException: org.apache.kafka.common.errors.TimeoutException: x\n"
+                 "\tat java.base/java.lang.Thread.run(Thread.java:840)\n"
+                 "free text that belongs to nothing\n", encoding="utf-8")
+    log = diagnose([str(f)]).logs[0]
+    assert (log["records"], log["continuation"], log["not_recognised"]) == (2, 4, 1)
 
 
 def test_verbose_lists_the_lines_not_recognised(tmp_path, capsys):

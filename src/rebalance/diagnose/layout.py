@@ -8,8 +8,9 @@ layout.  :func:`split_record` also reads the close variants seen in the field: n
 ISO ``T`` or a ``.`` before the milliseconds, a ``[thread]`` before the level, no logger at the end.
 
 A line that does not start with a time and a level is not a record: either the continuation of the record
-above (a stack trace's ``\\tat ...``, the tab-indented settings a broker prints at start, ``Caused by: ...``), or
-a line this layout cannot read (:func:`is_continuation` tells which).
+above (a stack trace's ``\\tat ...``, the tab-indented settings a broker prints at start, ``Caused by: ...``, the
+rest of a message of several lines), or a line this layout cannot read (:func:`is_continuation` and
+:func:`ends_message` tell which).
 
 >>> r = split_record("[2026-11-29 03:51:14,480] INFO Stabilized group g generation 1 with 1 members. "
 ...                  "(org.apache.kafka.coordinator.group.GroupMetadataManager)")
@@ -25,7 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-__all__ = ["LogRecord", "split_record", "is_continuation", "MAX_LINE"]
+__all__ = ["LogRecord", "split_record", "is_continuation", "ends_message", "MAX_LINE"]
 
 #: the longest line read whole; a longer one is cut there (a record's message is never that long in Kafka's
 #: group lines: a cut line still yields its start)
@@ -80,7 +81,19 @@ def split_record(line: str) -> Optional[LogRecord]:
     return LogRecord(match.group("time"), at_ms, level, message.strip(), logger)
 
 
+_EXCEPTION = re.compile(r"^(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error|Throwable)\b")
+_ENDS_WITH_LOGGER = re.compile(r"\s\([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+\)\s*$")
+
+
 def is_continuation(line: str) -> bool:
     """A line that belongs to the record above it: indented (a stack frame, a setting of the broker's start-up
-    dump), ``Caused by: ...`` or ``... N more``."""
-    return bool(_CONTINUATION.match(line))
+    dump), ``Caused by: ...``, ``... N more``, or an exception's first line (``java.util.concurrent.Completion
+    Exception: ...``, printed after its record)."""
+    return bool(_CONTINUATION.match(line) or _EXCEPTION.match(line))
+
+
+def ends_message(line: str) -> bool:
+    """The line ends with the layout's ``(logger)``: the last line of a record's message.  A record whose first
+    line does not end so has a message of several lines (a banner, a multi-line text), and the lines up to the one
+    that does belong to it."""
+    return bool(_ENDS_WITH_LOGGER.search(line))

@@ -30,7 +30,7 @@ from typing import IO, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 from ..common import JsonRecord
 from .clients import ClientLogs
 from .groups import ClassicGroupHistory, ConsumerGroupHistory, Rebalance, member_name
-from .layout import MAX_LINE, is_continuation, split_record
+from .layout import MAX_LINE, ends_message, is_continuation, split_record
 from .output import GroupSummary, LogLine, RebalanceLine, UnrecognisedLine
 from .patterns import GROUP_LOGGERS, LineEvent, match_record
 from .summary import summarize
@@ -117,17 +117,22 @@ class _Reader:
 
     def read(self, name: str, stream: IO[bytes]) -> LogLine:
         log = _log_line(name)
+        in_message = False   # inside a record's message of several lines (its first line had no "(logger)")
+        after_record = False
         for number, text in enumerate(read_lines(stream), 1):
             log["lines"] += 1
             record = split_record(text)
             if record is None:
                 if text.strip() == "":
                     continue
-                if is_continuation(text):
+                if (in_message and "\ufffd" not in text and "\x00" not in text) or (after_record and is_continuation(text)):
                     log["continuation"] += 1
+                    in_message = in_message and not ends_message(text)
                     continue
+                in_message = after_record = False
                 self.unknown(log, name, number, text)
                 continue
+            in_message, after_record = record.logger is None, True
             log["records"] += 1
             event = match_record(record, name, number)
             if event is None:
