@@ -94,7 +94,7 @@ def _cases() -> List[Case]:
             Case(f"crash{tag}", p, "crash past the session timeout", ["a", "b", "c"], [(5000, "crash", "b", 0)],
                  [("session timeout", "b")], until_ms=12000, allowed=allowed),
             Case(f"poll{tag}", p, "poll timeout (a batch longer than max.poll.interval.ms)", ["a"], [],
-                 [("join", "a"), ("poll timeout", "a"), ("join", "a"), ("poll timeout", "a")], until_ms=10000,
+                 [("join", "a"), ("poll timeout", "a"), ("join", "a"), ("poll timeout", "a")], until_ms=13000,
                  config={"max_poll_interval_ms": 2000, "poll_processing_ms": 3500}, allowed=allowed + ("poll timeout",),
                  pattern="repeated poll timeouts"),
             Case(f"roll{tag}", p, "rolling restart of dynamic members", ["a", "b", "c"],
