@@ -231,6 +231,8 @@ def test_every_kind_has_a_cause_and_the_consumer_protocol_names_the_brokers_sess
     consumer = cause_for("session timeout", "consumer").settings
     assert "broker:group.consumer.session.timeout.ms" in consumer and "session.timeout.ms" not in consumer
     assert cause_for("poll timeout", "classic").settings == ("max.poll.interval.ms", "max.poll.records")
+    assert "broker:group.initial.rebalance.delay.ms" in cause_for("join", "classic").settings
+    assert "group.initial.rebalance.delay.ms" not in cause_for("join", "consumer").prevent
 
 
 def _log(*lines: str) -> str:

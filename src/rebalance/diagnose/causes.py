@@ -114,8 +114,13 @@ SERIES_CAUSES: Dict[str, Cause] = {c.kind: c for c in (
 
 def cause_for(kind: str, protocol: str) -> Cause:
     """The cause of ``kind`` for a group of ``protocol`` (``classic`` or ``consumer``): the consumer protocol's
-    session timeout and heartbeat interval are the broker's (or the group's) settings."""
+    session timeout and heartbeat interval are the broker's (or the group's) settings, and its joins wait for no
+    initial delay (``group.initial.rebalance.delay.ms`` is the classic protocol's)."""
     cause = CAUSES.get(kind) or SERIES_CAUSES.get(kind) or CAUSES["other"]
+    if protocol == "consumer" and kind == "join":
+        return Cause(kind, cause.what, ("group.instance.id",),
+                     "expected when the group grows: the consumer protocol moves only the partitions the new member "
+                     "gets, and stops no other member; a restarted member that joins as new: see leave")
     if protocol == "consumer" and set(cause.settings) & set(_SESSION_CLASSIC):
         settings = tuple(s for s in cause.settings if s not in _SESSION_CLASSIC) + _SESSION_CONSUMER
         prevent = cause.prevent.replace("session.timeout.ms", "group.consumer.session.timeout.ms (broker) or the "
