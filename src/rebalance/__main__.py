@@ -1,4 +1,4 @@
-"""Command line: ``python -m rebalance {conform,run,simulate,assign} ...``.
+"""Command line: ``python -m rebalance {conform,run,simulate,diagnose,assign} ...``.
 
 * ``conform FILE...``  replays Kafka's conformance vectors and ends with ``N passed, M failed``;
 * ``run FILE``         writes one ``{"id", "output"}`` line per scenario line (``-`` reads stdin);
@@ -6,6 +6,8 @@
 * ``simulate FILE``    runs each group scenario through the classic or KIP-848 simulator and writes one
   line per completed rebalance and a summary line (:mod:`rebalance.simulate`); ``--on kafka`` runs it with
   real consumers on a real broker instead (:mod:`rebalance.kafka.consumers`);
+* ``diagnose LOG...``  reads a broker's log (and consumers' logs) and writes one line per rebalance of each group
+  with its trigger, then a summary per group with the likely cause (:mod:`rebalance.diagnose`);
 * ``assign SCENARIO.json [--assignor NAME]``  prints a consumer group's assignment as a table (the
   assignor: the flag, else the file's ``"assignor"``, else range; a flag that disagrees with the file wins,
   with a note on stderr).
@@ -98,6 +100,12 @@ def _simulate(args: argparse.Namespace) -> int:
     return _write_outputs(args, read_scenarios, simulate_lines)
 
 
+def _diagnose(args: argparse.Namespace) -> int:
+    from .diagnose.cli import diagnose_command  # imported lazily, as assign
+
+    return diagnose_command(args)
+
+
 def _assign(args: argparse.Namespace) -> int:
     from .consumer.cli import assign_command  # imported lazily: keeps `conform` start-up small
 
@@ -133,6 +141,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the package's simulators (default), or real KafkaConsumers of the pinned release on a "
                         "one-broker cluster on 127.0.0.1, in wall-clock time (needs Java 17+ and 'make java')")
     p.set_defaults(func=_simulate)
+
+    p = sub.add_parser("diagnose", help="read Kafka logs: one line per rebalance with its trigger, then a summary "
+                                        "per group with the likely cause")
+    p.add_argument("files", nargs="+", metavar="LOG",
+                   help="a broker's server.log (rotated files oldest first) and, optionally, consumers' logs; '-' for stdin")
+    p.add_argument("-o", "--output", help="write to this file instead of stdout")
+    p.add_argument("-v", "--verbose", action="store_true", help="also write every line not recognised")
+    p.set_defaults(func=_diagnose)
 
     p = sub.add_parser("assign", help="assign partitions of a consumer group scenario")
     p.add_argument("scenario", metavar="SCENARIO.json")
