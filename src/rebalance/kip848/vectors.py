@@ -18,12 +18,15 @@ from .assignor import ReplayOptions, assignor_for, check_members_map
 from .group import GroupResult, MemberInput, TopicCatalog, parse_inverted, parse_topics, prepare_group, run_assignor
 from .spec import Assignment
 
-__all__ = ["run", "replay_options", "compare", "step_stats", "valid_and_balanced", "conformance_counts"]
+__all__ = ["run", "replay_options", "compare", "step_stats", "valid_and_balanced", "conformance_counts",
+           # the step replay the share kind shares (rebalance.share.vectors)
+           "assignment_json", "check_expect_common", "check_inverted", "checked_expect", "record_expect", "replay_steps",
+           "step_switch"]
 
 GROUP_FILES = ("group_unit.jsonl", "group_uniform.jsonl", "group_range.jsonl", "group_rules.jsonl")
 
 
-def _assignment_json(assignment: Optional[Assignment], catalog: TopicCatalog) -> Dict[str, List[int]]:
+def assignment_json(assignment: Optional[Assignment], catalog: TopicCatalog) -> Dict[str, List[int]]:
     """A Java assignment map as JSON, in its iteration order."""
     if assignment is None:
         return {}
@@ -91,7 +94,7 @@ def valid_and_balanced(topics: Mapping[str, int], subscriptions: Mapping[str, Li
     return problems
 
 
-def _check_expect_common(expect: Mapping[str, Any], step_out: Dict[str, Any]) -> List[str]:
+def check_expect_common(expect: Mapping[str, Any], step_out: Dict[str, Any]) -> List[str]:
     """The expectations every step-replay kind shares (``group``, ``share``): an ``error`` prefix and an exact
     ``assignment``."""
     failures = []
@@ -107,7 +110,7 @@ def _check_expect_common(expect: Mapping[str, Any], step_out: Dict[str, Any]) ->
 
 def _check_expect(expect: Mapping[str, Any], step_out: Dict[str, Any], catalog: TopicCatalog,
                   members: List[MemberInput]) -> List[str]:
-    failures = _check_expect_common(expect, step_out)
+    failures = check_expect_common(expect, step_out)
     if expect.get("valid_and_balanced") and "assignment" in step_out:
         topics = {t.name: t.partitions for t in catalog.topics()}
         subs = {m.member_id: m.subscriptions for m in members}
@@ -115,7 +118,7 @@ def _check_expect(expect: Mapping[str, Any], step_out: Dict[str, Any], catalog: 
     return failures
 
 
-def _record_expect(expect: Optional[Mapping[str, Any]], step_out: Dict[str, Any],
+def record_expect(expect: Optional[Mapping[str, Any]], step_out: Dict[str, Any],
                    check: Callable[[Mapping[str, Any], Dict[str, Any]], List[str]]) -> bool:
     """Check a step's ``expect`` (if any) against its output with ``check``; the failures go into the output's
     ``expect_failures``.  False when there are some."""
@@ -135,7 +138,7 @@ SWITCHES = {"assignment_map": "hash", "subscription_set": "hash", "subscription_
 EXPECT_KEYS = ("assignment", "error", "valid_and_balanced")
 
 
-def _switch(step: Mapping[str, Any], scenario: Mapping[str, Any], name: str, dot: str, default: object
+def step_switch(step: Mapping[str, Any], scenario: Mapping[str, Any], name: str, dot: str, default: object
             ) -> Tuple[object, str]:
     """A switch's value and the field it came from (the step's, ``dot + name``, when the step sets it to a value;
     a step's ``null`` means the line's value, as in the Java harness's ``GroupKind.value``)."""
@@ -152,7 +155,7 @@ def replay_options(step: Mapping[str, Any], scenario: Mapping[str, Any], dot: st
     values: Dict[str, Any] = {}
     fields: Dict[str, str] = {}
     for name, default in SWITCHES.items():
-        values[name], fields[name] = _switch(step, scenario, name, dot, default)
+        values[name], fields[name] = step_switch(step, scenario, name, dot, default)
     return ReplayOptions(**values).check(fields)
 
 
@@ -161,7 +164,7 @@ def _expect_valid_and_balanced(value: Mapping[str, Any], field: str) -> None:
         raise InputError(f"{field}.valid_and_balanced", f"must be true or false, got {value['valid_and_balanced']!r}")
 
 
-def _expect(value: object, field: str, keys: Tuple[str, ...] = EXPECT_KEYS,
+def checked_expect(value: object, field: str, keys: Tuple[str, ...] = EXPECT_KEYS,
             check_extra: Callable[[Mapping[str, Any], str], None] = _expect_valid_and_balanced
             ) -> Optional[Mapping[str, Any]]:
     """A step's ``expect``, checked: ``{"assignment": {member: {topic: [partitions]}}, "error": "...",
@@ -191,7 +194,7 @@ def _expect(value: object, field: str, keys: Tuple[str, ...] = EXPECT_KEYS,
     return value
 
 
-def _replay_steps(scenario: Mapping[str, Any]) -> Iterator[Tuple[int, Mapping[str, Any], str, TopicCatalog]]:
+def replay_steps(scenario: Mapping[str, Any]) -> Iterator[Tuple[int, Mapping[str, Any], str, TopicCatalog]]:
     """The steps of a step-replay line (``group``, ``share``), each with its field prefix (``"steps[2]."``;
     ``""`` for a line without ``steps``, which is its own one step) and the topic catalog it sees: the line's
     ``topics``, or the step's, with the step's ``add_topics`` and ``remove_topics`` applied to the previous
@@ -223,12 +226,12 @@ def _replay_steps(scenario: Mapping[str, Any]) -> Iterator[Tuple[int, Mapping[st
         yield index, step, dot, catalog
 
 
-def _check_inverted(replay: ReplayOptions, step: Mapping[str, Any], scenario: Mapping[str, Any], dot: str,
+def check_inverted(replay: ReplayOptions, step: Mapping[str, Any], scenario: Mapping[str, Any], dot: str,
                     catalog: TopicCatalog) -> None:
     """The step's ``inverted_assignment`` (if any) checked against its catalog, naming the field it came from."""
     if replay.inverted_assignment is not None:
         parse_inverted(replay.inverted_assignment, catalog,
-                       _switch(step, scenario, "inverted_assignment", dot, None)[1])
+                       step_switch(step, scenario, "inverted_assignment", dot, None)[1])
 
 
 def run(scenario: Dict[str, Any]) -> Dict[str, Any]:
@@ -242,13 +245,13 @@ def run(scenario: Dict[str, Any]) -> Dict[str, Any]:
     members_value = scenario.get("members")
     out_steps: List[Dict[str, Any]] = []
     ok = True
-    for index, step, dot, catalog in _replay_steps(scenario):
+    for index, step, dot, catalog in replay_steps(scenario):
         if "members" in step:
             members_value = step["members"]
         replay = replay_options(step, scenario, dot)
-        expect = _expect(step.get("expect"), f"{dot}expect")
-        _check_inverted(replay, step, scenario, dot, catalog)  # checked here to name where it came from
-        members_map = check_members_map(*_switch(step, scenario, "members_map", dot, "hash"))
+        expect = checked_expect(step.get("expect"), f"{dot}expect")
+        check_inverted(replay, step, scenario, dot, catalog)  # checked here to name where it came from
+        members_map = check_members_map(*step_switch(step, scenario, "members_map", dot, "hash"))
         members, spec = prepare_group(catalog, members_value, previous=previous, members_map=members_map,
                                       replay=replay, prefix=dot)
         materialized_members = []
@@ -260,7 +263,7 @@ def run(scenario: Dict[str, Any]) -> Dict[str, Any]:
             if m.rack is not None:
                 entry["rack"] = m.rack
             entry["subscriptions"] = list(m.subscriptions)
-            entry["assignment"] = _assignment_json(spec.member(m.member_id).assignment, catalog)
+            entry["assignment"] = assignment_json(spec.member(m.member_id).assignment, catalog)
             inputs_by_member[m.member_id] = entry["assignment"]
             materialized_members.append(entry)
         step_out: Dict[str, Any] = {"step": index,
@@ -279,7 +282,7 @@ def run(scenario: Dict[str, Any]) -> Dict[str, Any]:
             step_out["stats"] = step_stats(inputs_by_member, by_name)
         if replay.inverted_assignment is not None:
             step_out["inverted_assignment_override"] = True
-        if not _record_expect(expect, step_out, lambda e, o: _check_expect(e, o, catalog, members)):
+        if not record_expect(expect, step_out, lambda e, o: _check_expect(e, o, catalog, members)):
             ok = False
         out_steps.append(step_out)
     return {"id": scenario.get("id"), "kind": "group", "assignor": assignor, "steps": out_steps, "ok": ok}

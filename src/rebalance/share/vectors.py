@@ -18,8 +18,8 @@ from ..java import INT_MAX, INT_MIN, java_string_key
 from ..kip848.assignor import check_members_map
 from ..kip848.group import GroupResult, TopicCatalog, prepare_group
 from ..kip848.uuid import Uuid
-from ..kip848.vectors import (_assignment_json, _check_expect_common, _check_inverted, _expect as _group_expect,
-                              _record_expect, _replay_steps, _switch, replay_options)
+from ..kip848.vectors import (assignment_json, check_expect_common, check_inverted, checked_expect as _group_expect,
+                              record_expect, replay_steps, step_switch, replay_options)
 from .simple import share_assignor_for
 
 __all__ = ["EXPECT_KEYS", "parse_assignable", "run", "share_stats"]
@@ -81,14 +81,14 @@ def _expect_partitions_assigned(value: Mapping[str, Any], field: str) -> None:
         raise InputError(f"{field}.partitions_assigned", f"must be a whole number >= 0, got {count!r}")
 
 
-def _expect(value: object, field: str) -> Optional[Mapping[str, Any]]:
+def checked_expect(value: object, field: str) -> Optional[Mapping[str, Any]]:
     """A step's ``expect``, checked: ``{"assignment": {member: {topic: [partitions]}}, "error": "...",
     "partitions_assigned": n}``, each optional (the ``group`` kind's check with this kind's keys)."""
     return _group_expect(value, field, EXPECT_KEYS, _expect_partitions_assigned)
 
 
 def _check_expect(expect: Mapping[str, Any], step_out: Dict[str, Any]) -> List[str]:
-    failures = _check_expect_common(expect, step_out)
+    failures = check_expect_common(expect, step_out)
     if "partitions_assigned" in expect:
         stats = step_out.get("stats")
         got_count = -1 if stats is None else stats["partitions_assigned"]
@@ -109,18 +109,18 @@ def run(scenario: Dict[str, Any]) -> Dict[str, Any]:
     members_dot = ""  # where the member list in force was given: an error names its field there
     out_steps: List[Dict[str, Any]] = []
     ok = True
-    for index, step, dot, catalog in _replay_steps(scenario):
+    for index, step, dot, catalog in replay_steps(scenario):
         if dot and "members" in step:
             members_value, members_dot = step["members"], dot
-        members_map = check_members_map(*_switch(step, scenario, "members_map", dot, "hash"))
+        members_map = check_members_map(*step_switch(step, scenario, "members_map", dot, "hash"))
         replay = replay_options(step, scenario, dot)
-        _check_inverted(replay, step, scenario, dot, catalog)
-        allowed = parse_assignable(*_switch(step, scenario, "assignable", dot, None), catalog=catalog)
-        expect = _expect(step.get("expect"), f"{dot}expect")
+        check_inverted(replay, step, scenario, dot, catalog)
+        allowed = parse_assignable(*step_switch(step, scenario, "assignable", dot, None), catalog=catalog)
+        expect = checked_expect(step.get("expect"), f"{dot}expect")
         members, spec = prepare_group(catalog, members_value, previous=previous, members_map=members_map,
                                       replay=replay, prefix=members_dot)
         spec.topic_partition_allowed = allowed
-        inputs = {m.member_id: _assignment_json(spec.member(m.member_id).assignment, catalog) for m in members}
+        inputs = {m.member_id: assignment_json(spec.member(m.member_id).assignment, catalog) for m in members}
         step_out: Dict[str, Any] = {"step": index, "subscription_type": spec.subscription_type}
         try:
             result = assignor.assign(spec, catalog.describer())
@@ -134,7 +134,7 @@ def run(scenario: Dict[str, Any]) -> Dict[str, Any]:
                 step_out["builder"] = result.builder
             step_out["assignment"] = by_name
             step_out["stats"] = share_stats(inputs, by_name)
-        if not _record_expect(expect, step_out, _check_expect):
+        if not record_expect(expect, step_out, _check_expect):
             ok = False
         out_steps.append(step_out)
     return {"id": scenario.get("id"), "kind": "share", "assignor": assignor.name(), "steps": out_steps, "ok": ok}
