@@ -72,9 +72,15 @@ def _plain(title: str) -> str:
     return re.sub(r"\s+", " ", title).strip()
 
 
-def chapter_notebooks() -> list[Path]:
+def notebook_pages() -> list[Path]:
+    """The toc's notebooks: the chapters and the appendix (chapters/appendix-*.ipynb)."""
     files, _ = toc_files_and_parts()
     return [REPO / f for f in files if f.startswith("chapters/") and f.endswith(".ipynb")]
+
+
+def chapter_notebooks() -> list[Path]:
+    """The toc's chapters, chapters/NN-slug.ipynb (an appendix has no chapter number, figures or exercises)."""
+    return [nb for nb in notebook_pages() if re.match(r"\d\d-", nb.name)]
 
 
 def printed_toc_files() -> list[str]:
@@ -305,7 +311,7 @@ def test_the_site_links_the_pdf_and_each_chapter_its_notebook(pdf):
         assert notebooks, f"{slug}: no .ipynb download"
         assert (site / notebooks[0]["url"].lstrip("/")).is_file(), f"{slug}: {notebooks[0]['url']} missing"
         checked += 1
-    assert checked == len(chapter_notebooks())
+    assert checked == len(notebook_pages())
 
 
 # ---- a clean print edition ------------------------------------------------------------------------
