@@ -69,3 +69,17 @@ def test_an_exception_in_the_books_kip848_assignor_propagates(monkeypatch):
     monkeypatch.setattr(rebalance.kip848, "assign_group", planted)
     with pytest.raises(ZeroDivisionError, match="planted"):
         kip848_rebalances(_kip848_run(["t-0", "t-1"]), KIP848)
+
+
+def test_a_member_id_record_names_a_member_before_its_callbacks():
+    """A member's ``member_id`` record (written once ``groupMetadata().memberId()`` is set) names its Kafka member
+    id: the leader's assignment is by scenario member even when no callback carried the id."""
+    run = _classic_run(["t-0", "t-1"])
+    callback = run.records[0][1]
+    del callback["member_id"]
+    callback["generation_error"] = "planted: no member id in the callback"
+    [(rebalance, _)] = classic_rebalances(run, CLASSIC)
+    assert rebalance.assignment == {"m1": ["t-0", "t-1"]}   # unnamed without it
+    run.records[0].insert(0, {"event": "member_id", "t": 5, "member": "c1", "member_id": "m1", "generation": 1})
+    [(rebalance, replayed)] = classic_rebalances(run, CLASSIC)
+    assert (rebalance.assignment, replayed) == ({"c1": ["t-0", "t-1"]}, True)

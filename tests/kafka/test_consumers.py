@@ -67,15 +67,19 @@ def _ours() -> List[str]:
 
 
 @pytest.fixture(scope="module")
-def lines(tmp_path_factory) -> Dict[str, List[dict]]:
-    folder = tmp_path_factory.mktemp("consumers")
-    env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
+def folder(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("consumers")
+
+
+@pytest.fixture(scope="module")
+def lines(folder) -> Dict[str, List[dict]]:
     began = time.monotonic()
     procs = []
     try:
         for k in range(2):  # two runs side by side, the scenarios split between them
             path = folder / f"scenarios{k}.jsonl"
             path.write_text("".join(json.dumps(s) + "\n" for s in SCENARIOS[k::2]))
+            env = dict(os.environ, PYTHONPATH=str(REPO / "src"), REBALANCE_KAFKA_RECORDS=str(folder / f"records{k}.jsonl"))
             procs.append(subprocess.Popen([sys.executable, "-m", "rebalance", "simulate", str(path), "--on", "kafka"],
                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
         outputs = [p.communicate(timeout=300) for p in procs]
@@ -93,6 +97,13 @@ def lines(tmp_path_factory) -> Dict[str, List[dict]]:
     bad_run = [k for k in range(2) if any(s["id"] == "bad" for s in SCENARIOS[k::2])][0]
     assert [p.returncode for p in procs] == [1 if k == bad_run else 0 for k in range(2)], [e for _, e in outputs]
     return by_id
+
+
+@pytest.fixture(scope="module")
+def records(lines, folder) -> List[dict]:
+    """Every record the runs appended to ``REBALANCE_KAFKA_RECORDS``."""
+    return [json.loads(line) for k in range(2) if (folder / f"records{k}.jsonl").exists()
+            for line in (folder / f"records{k}.jsonl").read_text().splitlines()]
 
 
 def _rebalances(rows: List[dict]) -> List[dict]:
@@ -140,6 +151,33 @@ def test_nothing_left_running(lines):
     while _ours() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert _ours() == []
+
+
+def test_every_member_records_its_member_id(records):
+    """Each member process writes a ``member_id`` record once it has a Kafka member id, whatever the protocol:
+    every id its callbacks carry is one of them (a classic id begins with the member's client id), and each
+    scenario's records begin with its clock."""
+    by_jvm: Dict[tuple, List[dict]] = {}
+    for r in records:
+        by_jvm.setdefault((r["scenario"], r.get("jvm")), []).append(r)
+    ran = {s["id"] for s in SCENARIOS if s["id"] != "bad"}
+    clocks = {r["scenario"]: r for r in records if r["event"] == "clock"}
+    assert set(clocks) == ran and all(c["t0"] > 0 and c["until_ms"] > 0 for c in clocks.values())
+    members = 0
+    for (scenario, jvm), recs in sorted(by_jvm.items(), key=str):
+        callbacks = {r["member_id"] for r in recs if r["event"] in ("assigned", "revoked", "lost") and r.get("member_id")}
+        if not callbacks:
+            continue
+        members += 1
+        member = next(r["member"] for r in recs if r["event"] == "assigned")
+        named = [r for r in recs if r["event"] == "member_id"]
+        assert named and {r["member"] for r in named} == {member}, (scenario, jvm, recs)
+        assert callbacks <= {r["member_id"] for r in named}, (scenario, jvm, callbacks, named)
+        s = next(s for s in SCENARIOS if s["id"] == scenario)
+        prefix = next(m.get("instance_id", m["id"]) for m in s["members"] if m["id"] == member)  # client.id = member
+        for r in named:
+            assert r["member_id"].startswith(prefix + "-") == (s["protocol"] != "consumer"), r
+    assert members >= 15
 
 
 def _simulated(scenario_id: str) -> dict:

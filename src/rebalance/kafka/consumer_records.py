@@ -39,11 +39,13 @@ Targets = Dict[str, Dict[str, List[int]]]
 
 @dataclass
 class ConsumerRun:
-    """Every record of one scenario's run, by JVM (its index in the run), in each JVM's order, and which member
-    each JVM ran."""
+    """Every record of one scenario's run, by JVM (its index in the run), in each JVM's order, which member
+    each JVM ran, and the wall clock of its ``t`` = 0."""
 
     records: Dict[int, List[ConsumerRecord]] = field(default_factory=dict)
     jvm_member: Dict[int, str] = field(default_factory=dict)
+    #: the wall clock (ms since the epoch, ``time.time()``) of the records' ``t`` = 0; 0 when not known
+    t0: int = 0
 
 
 def topic_partitions(texts: Iterable[str]) -> List[TopicPartition]:
@@ -56,7 +58,8 @@ def topic_partitions(texts: Iterable[str]) -> List[TopicPartition]:
 
 
 def _names(run: ConsumerRun, s: SimulationInput) -> Dict[str, str]:
-    """Kafka member id -> scenario member id, from each member's own callbacks (``groupMetadata().memberId()``)."""
+    """Kafka member id -> scenario member id, from each member's own records of ``groupMetadata().memberId()``:
+    its ``member_id`` records (written once the client has an id, before any callback) and its callbacks."""
     names: Dict[str, str] = {}
     ids = {m.id for m in s.members}
     for recs in run.records.values():

@@ -187,6 +187,7 @@ class _Player:
         admin.request({"op": "create_topics", "bootstrap": self.bootstrap, "topics": dict(s.topics), "group": group},
                       "topics_created", _START_S)
         t0 = int(time.time() * 1000)
+        self.run.t0 = t0
         if s.protocol == "consumer":
             admin.send({"op": "observe", "bootstrap": self.bootstrap, "group": group, "t0": t0,
                         "interval_ms": OBSERVE_INTERVAL_MS, "topics": sorted(s.topics)})
@@ -264,7 +265,9 @@ def run_scenario(value: object, cluster: Optional[Any] = None) -> List[Dict[str,
     must be the cluster's, with the same value, else an :class:`~rebalance.errors.InputError` names the field;
     ``group.initial.rebalance.delay.ms`` is not asked of a ``consumer`` scenario (only classic groups wait it,
     ``GroupMetadataManager.prepareRebalance``).  Ctrl-C stops the member JVMs and the cluster it started before
-    the ``KeyboardInterrupt`` goes on, its message saying what was stopped.
+    the ``KeyboardInterrupt`` goes on, its message saying what was stopped.  With ``REBALANCE_KAFKA_RECORDS=FILE``
+    it appends to FILE a ``clock`` record (``t0``: the wall clock of ``t`` = 0, ms since the epoch; ``until_ms``)
+    and every record its JVMs wrote by ``until_ms``, each with its ``scenario`` (and ``jvm``).
 
     Defined in chapter 13, *Watch real clients rebalance*."""
     from .cluster import KafkaCluster
@@ -301,6 +304,9 @@ def run_scenario(value: object, cluster: Optional[Any] = None) -> List[Dict[str,
     keep = os.environ.get("REBALANCE_KAFKA_RECORDS")
     if keep:  # every record of the run, for a reader who wants the callbacks themselves
         with open(keep, "a", encoding="utf-8") as f:
+            # the records' clock: t = 0 is the wall clock's t0 (ms since the epoch), the scenario ends at until_ms
+            f.write(json.dumps({"scenario": scenario.get("id"), "event": "clock", "t": 0, "t0": run.t0,
+                                "until_ms": s.until_ms}) + "\n")
             for idx, recs in sorted(run.records.items()):
                 for r in recs:
                     f.write(json.dumps({"scenario": scenario.get("id"), "jvm": idx, **r}) + "\n")

@@ -182,8 +182,9 @@ class ConsumerGroupMember(_ConsumerMemberIds, total=False):
 
 
 class ConsumerRecord(Record, total=False):
-    """A record of ``ScenarioMembers`` (C): callbacks (``assigned``/``revoked``/``lost``: partitions,
-    generation, member_id), ``assignor`` (name, subscriptions, partitions_per_topic, assignment), the observer's
+    """A record of ``ScenarioMembers`` (C): ``member_id`` (member_id, generation: the first ``poll`` that finds
+    ``groupMetadata().memberId()`` set, and every change of it), callbacks (``assigned``/``revoked``/``lost``:
+    partitions, generation, member_id), ``assignor`` (name, subscriptions, partitions_per_topic, assignment), the observer's
     ``topic_ids`` (ids) and ``group`` (state, type, group_epoch, target_epoch, members)."""
 
     partitions: List[str]

@@ -55,7 +55,8 @@ import org.apache.kafka.common.TopicPartition;
  *   <td>{@code topics_created} (topic_ids {name: id}) once every partition has a leader; C with {@code group}:
  *   also once the group's coordinator answers; S: {@code group_config} set on the group</td></tr>
  *   <tr><td>start</td><td>C</td><td>member, topics [..], props {..}, revoke_ms?, batch_ms?</td><td>{@code started},
- *   then {@code assigned}/{@code revoked}/{@code lost} (partitions, generation, member_id), {@code assignor} (the
+ *   {@code member_id} (member_id, generation) once {@code groupMetadata().memberId()} is set and at every change,
+ *   {@code assigned}/{@code revoked}/{@code lost} (partitions, generation, member_id), {@code assignor} (the
  *   leader's RecordingAssignor)</td></tr>
  *   <tr><td>leave</td><td>C</td><td>member</td><td>{@code closing}, {@code closed}</td></tr>
  *   <tr><td>observe</td><td>C</td><td>bootstrap, group, topics [..], interval_ms?</td><td>{@code topic_ids}

@@ -52,8 +52,9 @@ import org.rebalance.clients.JsonLines;
  * A crash is not a command: the Python side runs one member per JVM and kills it (SIGKILL), so its heartbeats
  * stop with no LeaveGroup, as when a process dies.
  *
- * <p>Member records: {@code started}, {@code assigned}/{@code revoked}/{@code lost} (partitions, generation = {@code
- * groupMetadata().generationId()}, member_id), {@code assignor} (see {@link RecordingAssignor}), {@code closing},
+ * <p>Member records: {@code started}, {@code member_id} (member_id, generation: after a {@code poll} that found
+ * {@code groupMetadata().memberId()} set or changed), {@code assigned}/{@code revoked}/{@code lost} (partitions,
+ * generation = {@code groupMetadata().generationId()}, member_id), {@code assignor} (see {@link RecordingAssignor}), {@code closing},
  * {@code closed}; the observer's {@code topic_ids} and {@code group}.
  */
 public final class ScenarioMembers {
@@ -68,6 +69,8 @@ public final class ScenarioMembers {
         final Properties props;
         final long revokeMs, batchMs;
         volatile boolean leave;
+        /** the last member id a {@code member_id} record named (only the member's thread reads it) */
+        String lastMemberId = "";
         KafkaConsumer<byte[], byte[]> consumer;
 
         Member(String name, List<String> topics, Properties props, long revokeMs, long batchMs) {
@@ -88,6 +91,22 @@ public final class ScenarioMembers {
             } catch (RuntimeException e) {
                 r.put("generation_error", e.toString());
             }
+            emit(r);
+        }
+
+        /** A {@code member_id} record the first time {@code groupMetadata().memberId()} is set and at every change:
+         *  the member is named by its Kafka member id before any callback (one that joins and then loses its
+         *  session or its process before its first callback).  Classic: the id of the JoinGroup response (a new one
+         *  after the member is fenced and rejoins); consumer protocol: the id the client generated, set once the
+         *  first heartbeat response gives it an epoch ({@code AbstractMembershipManager.updateMemberEpoch}) and
+         *  kept for the client's life. */
+        private void memberId() {
+            String id = consumer.groupMetadata().memberId();
+            if (id.isEmpty() || id.equals(lastMemberId)) return;
+            lastMemberId = id;
+            ObjectNode r = record(name, "member_id");
+            r.put("member_id", id);
+            r.put("generation", consumer.groupMetadata().generationId());
             emit(r);
         }
 
@@ -115,6 +134,7 @@ public final class ScenarioMembers {
                 emit(record(name, "started"));
                 while (!leave) {
                     consumer.poll(Duration.ofMillis(100));
+                    memberId();
                     if (batchMs > 0 && !leave) sleep(batchMs);
                 }
                 ObjectNode closing = record(name, "closing");
