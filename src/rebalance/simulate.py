@@ -26,9 +26,10 @@ with the generation and the assignment the leader handed out; ``consumer``: each
 again after a group-epoch bump (every member reconciled to the target assignment of that epoch), with the
 group epoch and the coordinator's assignment -- then one summary line.  A scenario that sets
 ``rebuild_ms_per_partition`` (0 or more) also gets, in its summary, what the rebalances cost the application
-(:class:`~rebalance.protocol.ledger.StopMeasures`): ``processing_stopped_member_seconds``, ``rebuild_cost``
-at that many ms per moved partition, and ``join_waits_ms``; without it the summary is as before.  The reading of the file, the size
-limit and the error lines follow ``run`` (:func:`rebalance.vectors.run_lines`); a run of more than
+(:class:`~rebalance.protocol.ledger.StopMeasures`): ``processing_stopped_member_seconds``, ``members_stopped``,
+``rebuild_cost`` at that many ms per moved partition, and ``join_waits_ms``; without it the summary is as before.
+
+The reading of the file, the size limit and the error lines follow ``run`` (:func:`rebalance.vectors.run_lines`); a run of more than
 :data:`MAX_EVENTS` events is an :class:`~rebalance.errors.EventLimitError` line naming ``until_ms``, and any
 other failure of a simulator is a line naming its own type (a simulator bug is never reported as the limit).
 """
@@ -132,10 +133,11 @@ class _SummaryFigures(TypedDict):
 
 
 class SimulationSummary(_SummaryFigures, total=False):
-    """The summary line of a scenario (:meth:`SimulationOutput.summary`); the last three only for a scenario
+    """The summary line of a scenario (:meth:`SimulationOutput.summary`); the last four only for a scenario
     that sets ``rebuild_ms_per_partition``."""
 
     processing_stopped_member_seconds: float
+    members_stopped: int
     rebuild_cost: float
     join_waits_ms: Dict[str, Optional[int]]
 
@@ -162,8 +164,8 @@ class SimulationOutput:
         :func:`moved_partitions`), ``unowned_partition_seconds`` (over the partitions of subscribed topics),
         ``double_ownership`` and the other figures of :class:`~rebalance.protocol.ledger.RebalanceMetrics`
         (``rebalances_started`` is its ``rebalances``, ``generation`` its ``group_epoch``).  For a scenario that
-        sets ``rebuild_ms_per_partition``, also ``processing_stopped_member_seconds`` and ``rebuild_cost``
-        (:class:`~rebalance.protocol.ledger.StopMeasures`) and ``join_waits_ms``."""
+        sets ``rebuild_ms_per_partition``, also ``processing_stopped_member_seconds``, ``members_stopped`` and
+        ``rebuild_cost`` (:class:`~rebalance.protocol.ledger.StopMeasures`) and ``join_waits_ms``."""
         m = self.metrics
         out: SimulationSummary = {"rebalances": sum(1 for r in self.rebalances if r.at_ms >= m.start_ms),
                                   "moved_partitions": moved_partitions(self.rebalances, m.start_ms),
@@ -175,6 +177,7 @@ class SimulationOutput:
                                   "messages": dict(m.messages)}
         if self.stop_summary and self.stops is not None:
             out["processing_stopped_member_seconds"] = self.stops.processing_stopped_member_seconds
+            out["members_stopped"] = self.stops.members_stopped
             out["rebuild_cost"] = self.stops.rebuild_cost
             out["join_waits_ms"] = dict(self.join_waits_ms)
         return out

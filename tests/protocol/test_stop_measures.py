@@ -97,12 +97,13 @@ def test_the_summary_adds_the_stop_measures_only_when_the_scenario_asks():
     plain = simulate_scenario(JOIN).summary()
     asked = simulate_scenario({**JOIN, "rebuild_ms_per_partition": 1_000}).summary()
     assert list(plain) == BEFORE
-    assert list(asked) == BEFORE + ["processing_stopped_member_seconds", "rebuild_cost", "join_waits_ms"]
+    assert list(asked) == BEFORE + ["processing_stopped_member_seconds", "members_stopped", "rebuild_cost",
+                                    "join_waits_ms"]
     assert {k: asked[k] for k in BEFORE} == plain  # nothing else changes
     assert asked["rebuild_cost"] == asked["moved_partitions"] * 1.0
     wait = asked["join_waits_ms"]["c3"]
     assert wait is not None and 0 < wait < 20_000
-    assert asked["processing_stopped_member_seconds"] > 0  # eager: c1 and c2 stop
+    assert asked["processing_stopped_member_seconds"] > 0 and asked["members_stopped"] == 2  # eager: c1, c2 stop
 
 
 def test_bad_stop_fields_are_named():

@@ -426,8 +426,9 @@ class StopMeasures:
 
     * ``stopped_ms`` -- per consumer process, the time it processed nothing because its partitions had
       been taken from it (:meth:`OwnershipLedger.stopped_ms`); :attr:`processing_stopped_member_seconds`
-      is their sum in seconds.  Eager stops every member at every rebalance, until its ``SyncGroup``
-      response; the cooperative protocol and KIP-848 stop a member only if all it holds moves.
+      is their sum in seconds, :attr:`members_stopped` how many stopped.  Eager stops every member at every
+      rebalance, until its ``SyncGroup`` response; the cooperative protocol and KIP-848 stop a member only if
+      all it holds moves.
     * ``partitions_moved`` -- partitions taken up by another process than the one that last stopped them
       (:meth:`OwnershipLedger.churn`); :attr:`rebuild_cost` charges each ``rebuild_ms_per_partition`` (a
       parameter, 0 by default: the time a partition's new owner spends restoring its state or warming its
@@ -451,6 +452,11 @@ class StopMeasures:
     def processing_stopped_member_seconds(self) -> float:
         """The members' stops added up, in seconds (rounded to the millisecond)."""
         return round(sum(self.stopped_ms.values()) / 1000.0, 3)
+
+    @property
+    def members_stopped(self) -> int:
+        """How many consumer processes stopped at least once (a ``stopped_ms`` above 0)."""
+        return sum(1 for ms in self.stopped_ms.values() if ms > 0)
 
     @property
     def rebuild_cost(self) -> float:
