@@ -17,14 +17,19 @@ the ``AsyncKafkaConsumer`` membership manager); both simulators are modelled on 
 :class:`~rebalance.protocol.driver.ConsumerGroupDriver` (:func:`driver_for`): ``join``, ``leave``, ``crash``
 and ``restart`` at a time, ``run``, ``metrics`` and a listener for completed rebalances.  ``config`` sets fields of
 :class:`~rebalance.protocol.config.ProtocolConfig` (classic) or :class:`~rebalance.kip848.config.KIP848Config`
-(``consumer``) by name -- whatever fields those dataclasses have.
+(``consumer``) by name -- whatever fields those dataclasses have.  A member's ``poll_processing_ms`` gives that
+consumer its own time per ``poll()`` batch (a slow member), instead of the config's.
 
 The output of a scenario is one line per *completed rebalance* -- classic: each time the coordinator moves
 the group to ``Stable`` after the leader's ``SyncGroup`` (``ClassicGroup`` ``CompletingRebalance -> Stable``),
 with the generation and the assignment the leader handed out; ``consumer``: each time the group is stable
 again after a group-epoch bump (every member reconciled to the target assignment of that epoch), with the
-group epoch and the coordinator's assignment -- then one summary line.  The reading of the file, the size
-limit and the error lines follow ``run`` (:func:`rebalance.vectors.run_lines`); a run of more than
+group epoch and the coordinator's assignment -- then one summary line.  A scenario that sets
+``rebuild_ms_per_partition`` (0 or more) also gets, in its summary, what the rebalances cost the application
+(:class:`~rebalance.protocol.ledger.StopMeasures`): ``processing_stopped_member_seconds``, ``members_stopped``,
+``rebuild_cost`` at that many ms per moved partition, and ``join_waits_ms``; without it the summary is as before.
+
+The reading of the file, the size limit and the error lines follow ``run`` (:func:`rebalance.vectors.run_lines`); a run of more than
 :data:`MAX_EVENTS` events is an :class:`~rebalance.errors.EventLimitError` line naming ``until_ms``, and any
 other failure of a simulator is a line naming its own type (a simulator bug is never reported as the limit).
 """
@@ -48,14 +53,14 @@ from .kip848.config import KIP848Config
 from .protocol.clock import MAX_EVENTS
 from .protocol.config import ProtocolConfig
 from .protocol.driver import CompletedRebalance, ConsumerGroupDriver
-from .protocol.ledger import RebalanceMetrics
+from .protocol.ledger import OwnershipLedger, RebalanceMetrics, StopMeasures
 from .protocol.simulation import GroupSimulation
 from .validation import check_size, require
 from .vectors import Line, compute_lines, parse_lines
 
 __all__ = ["PROTOCOLS", "OPS", "MemberInput", "EventInput", "SimulationInput", "CompletedRebalance",
            "SimulationOutput", "SimulationSummary", "parse_scenario", "config_from_json", "driver_for", "simulate_scenario",
-           "moved_partitions", "read_scenarios", "simulate_lines"]
+           "moved_partitions", "join_waits", "read_scenarios", "simulate_lines"]
 
 #: ``protocol`` values: the classic protocol's two rebalance protocols, and KIP-848's ``group.protocol=consumer``
 PROTOCOLS = (EAGER, COOPERATIVE, "consumer")
@@ -66,19 +71,21 @@ OPS = ("join", "leave", "crash", "restart")
 DEFAULT_ASSIGNOR = {EAGER: "range", COOPERATIVE: "cooperative-sticky", "consumer": "uniform"}
 
 SCENARIO_KEYS = ("id", "protocol", "assignor", "topics", "members", "config", "events", "until_ms",
-                 "measure_from_ms")
-MEMBER_KEYS = ("id", "topics", "instance_id")
+                 "measure_from_ms", "rebuild_ms_per_partition")
+MEMBER_KEYS = ("id", "topics", "instance_id", "poll_processing_ms")
 EVENT_KEYS = ("at_ms", "op", "member", "down_ms")
 Config = Union[ProtocolConfig, KIP848Config]
 
 
 @dataclass(frozen=True)
 class MemberInput:
-    """One consumer: its ``client.id`` (the scenario's member id), subscription and ``group.instance.id``."""
+    """One consumer: its ``client.id`` (the scenario's member id), subscription and ``group.instance.id``, and
+    its own time per ``poll()`` batch (``None``: the config's)."""
 
     id: str
     topics: Tuple[str, ...]
     instance_id: Optional[str] = None
+    poll_processing_ms: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -105,10 +112,12 @@ class SimulationInput:
     events: Tuple[EventInput, ...]
     until_ms: int
     measure_from_ms: int = 0
+    #: ms of state or cache rebuilt per moved partition; set: the summary adds the stop measures
+    rebuild_ms_per_partition: Optional[int] = None
 
 
-class SimulationSummary(TypedDict):
-    """The summary line of a scenario (:meth:`SimulationOutput.summary`)."""
+class _SummaryFigures(TypedDict):
+    """The figures every summary line of a scenario carries."""
 
     rebalances: int
     moved_partitions: int
@@ -123,28 +132,55 @@ class SimulationSummary(TypedDict):
     messages: Dict[str, int]
 
 
+class SimulationSummary(_SummaryFigures, total=False):
+    """The summary line of a scenario (:meth:`SimulationOutput.summary`); the last four only for a scenario
+    that sets ``rebuild_ms_per_partition``."""
+
+    processing_stopped_member_seconds: float
+    members_stopped: int
+    rebuild_cost: float
+    join_waits_ms: Dict[str, Optional[int]]
+
+
 @dataclass(frozen=True)
 class SimulationOutput:
-    """The completed rebalances of one run and its :class:`~rebalance.protocol.ledger.RebalanceMetrics`."""
+    """The completed rebalances of one run, its :class:`~rebalance.protocol.ledger.RebalanceMetrics` and
+    :class:`~rebalance.protocol.ledger.StopMeasures` (charged the scenario's ``rebuild_ms_per_partition``, 0
+    if it sets none), and ``join_waits_ms``: for each member that joins in ``[measure_from_ms, until_ms)``, the
+    ms from its ``join`` to the last time it took up a partition before ``until_ms`` (when it had the share
+    it ended with), ``None`` if it never got one."""
 
     rebalances: List[CompletedRebalance]
     metrics: RebalanceMetrics
     unowned_partition_seconds: float
+    stops: Optional[StopMeasures] = None
+    join_waits_ms: Dict[str, Optional[int]] = dataclasses.field(default_factory=dict)
+    #: the scenario asked for the stop measures in its summary (it set ``rebuild_ms_per_partition``)
+    stop_summary: bool = False
 
     def summary(self) -> SimulationSummary:
         """The summary line's figures, all over ``[measure_from_ms, until_ms)`` (``metrics.start_ms`` to
         ``metrics.end_ms``): ``rebalances`` (the completed ones, the lines above), ``moved_partitions`` (see
         :func:`moved_partitions`), ``unowned_partition_seconds`` (over the partitions of subscribed topics),
         ``double_ownership`` and the other figures of :class:`~rebalance.protocol.ledger.RebalanceMetrics`
-        (``rebalances_started`` is its ``rebalances``, ``generation`` its ``group_epoch``)."""
+        (``rebalances_started`` is its ``rebalances``, ``generation`` its ``group_epoch``).  For a scenario that
+        sets ``rebuild_ms_per_partition``, also ``processing_stopped_member_seconds``, ``members_stopped`` and
+        ``rebuild_cost`` (:class:`~rebalance.protocol.ledger.StopMeasures`) and ``join_waits_ms``."""
         m = self.metrics
-        return {"rebalances": sum(1 for r in self.rebalances if r.at_ms >= m.start_ms),
-                "moved_partitions": moved_partitions(self.rebalances, m.start_ms),
-                "unowned_partition_seconds": round(self.unowned_partition_seconds, 3),
-                "double_ownership": m.double_ownership, "zombie_overlap": m.zombie_overlap,
-                "rebalances_started": m.rebalances, "revocations": m.revocations,
-                "partitions_stopped": m.partitions_stopped, "generation": m.group_epoch, "settled": m.settled,
-                "messages": dict(m.messages)}
+        out: SimulationSummary = {"rebalances": sum(1 for r in self.rebalances if r.at_ms >= m.start_ms),
+                                  "moved_partitions": moved_partitions(self.rebalances, m.start_ms),
+                                  "unowned_partition_seconds": round(self.unowned_partition_seconds, 3),
+                                  "double_ownership": m.double_ownership, "zombie_overlap": m.zombie_overlap,
+                                  "rebalances_started": m.rebalances, "revocations": m.revocations,
+                                  "partitions_stopped": m.partitions_stopped, "generation": m.group_epoch,
+                                  "settled": m.settled,
+                                  "messages": dict(m.messages)}
+        if self.stop_summary and self.stops is not None:
+            out["processing_stopped_member_seconds"] = self.stops.processing_stopped_member_seconds
+            out["members_stopped"] = self.stops.members_stopped
+            out["rebuild_cost"] = self.stops.rebuild_cost
+            out["join_waits_ms"] = dict(self.join_waits_ms)
+        return out
 
 
 def moved_partitions(rebalances: Sequence[CompletedRebalance], since_ms: int = 0) -> int:
@@ -259,6 +295,9 @@ def _members(value: object, topics: Mapping[str, int]) -> Tuple[MemberInput, ...
             require(isinstance(t, str) and t in topics, f"{f}.topics[{j}]",
                     f"{t!r} is not one of the scenario's topics ({', '.join(sorted(topics))})")
         require(len(set(subs)) == len(subs), f"{f}.topics", "a topic is listed twice")
+        batch = m.get("poll_processing_ms")
+        if batch is not None:
+            batch = _whole(batch, f"{f}.poll_processing_ms")
         instance = m.get("instance_id")
         require(instance is None or (isinstance(instance, str) and instance != ""), f"{f}.instance_id",
                 f"must be a non-empty string (group.instance.id) or null, got {instance!r}")
@@ -266,7 +305,7 @@ def _members(value: object, topics: Mapping[str, int]) -> Tuple[MemberInput, ...
             require(instance not in instances, f"{f}.instance_id",
                     f"{instance!r} is also the instance id of {instances.get(instance)!r}")
             instances[instance] = mid
-        members.append(MemberInput(mid, tuple(subs), instance))
+        members.append(MemberInput(mid, tuple(subs), instance, batch))
     return tuple(members)
 
 
@@ -353,13 +392,16 @@ def parse_scenario(value: object) -> SimulationInput:
     until_ms = _whole(s.get("until_ms"), "until_ms", 1)
     measure_from = _whole(s.get("measure_from_ms", 0), "measure_from_ms")
     require(measure_from < until_ms, "measure_from_ms", f"must be before until_ms ({until_ms}), got {measure_from}")
+    rebuild = s.get("rebuild_ms_per_partition")
+    if rebuild is not None:
+        rebuild = _whole(rebuild, "rebuild_ms_per_partition")
     raw_events = s.get("events")
     _check_size(topics, members, len(raw_events) if isinstance(raw_events, list) else 0)
     events = _events(raw_events, members, until_ms)
     if protocol != "consumer":
         return SimulationInput(s.get("id"), protocol, _classic_assignors(s.get("assignor"), protocol), topics,
                                members, config_from_json(ProtocolConfig, s.get("config")), events, until_ms,
-                               measure_from)
+                               measure_from, rebuild)
     config_json = s.get("config")
     if "assignor" in s:  # the group.remote.assignor: the model's config.assignor
         name = s["assignor"]
@@ -370,7 +412,7 @@ def parse_scenario(value: object) -> SimulationInput:
             config_json = dict(config_json or {}, assignor=name)
     config = typing.cast(KIP848Config, config_from_json(KIP848Config, config_json))
     return SimulationInput(s.get("id"), protocol, (config.assignor,), topics, members, config, events, until_ms,
-                           measure_from)
+                           measure_from, rebuild)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -407,11 +449,11 @@ def simulate_scenario(scenario: Union[SimulationInput, Mapping[str, Any]]) -> Si
     joins = {e.member for e in s.events if e.op == "join"}
     for m in s.members:
         if m.id not in joins:
-            sim.join(m.id, 0, topics=m.topics, instance_id=m.instance_id)
+            sim.join(m.id, 0, topics=m.topics, instance_id=m.instance_id, poll_processing_ms=m.poll_processing_ms)
     for e in s.events:
         if e.op == "join":
             m = by_id[e.member]
-            sim.join(m.id, e.at_ms, topics=m.topics, instance_id=m.instance_id)
+            sim.join(m.id, e.at_ms, topics=m.topics, instance_id=m.instance_id, poll_processing_ms=m.poll_processing_ms)
         elif e.op == "leave":
             sim.leave(e.member, e.at_ms)
         elif e.op == "crash":
@@ -423,7 +465,21 @@ def simulate_scenario(scenario: Union[SimulationInput, Mapping[str, Any]]) -> Si
     subscribed = sorted({t for m in s.members for t in m.topics})
     partitions = [(t, p) for t in subscribed for p in range(s.topics[t])]
     unowned = sim.ownership.unowned_ms(s.measure_from_ms, s.until_ms, partitions) / 1000.0
-    return SimulationOutput(completed, metrics, unowned)
+    stops = sim.ownership.stop_measures(s.measure_from_ms, s.until_ms, s.rebuild_ms_per_partition or 0)
+    return SimulationOutput(completed, metrics, unowned, stops, join_waits(sim.ownership, s),
+                            s.rebuild_ms_per_partition is not None)
+
+
+def join_waits(ledger: OwnershipLedger, s: SimulationInput) -> Dict[str, Optional[int]]:
+    """For each member whose ``join`` falls in ``[measure_from_ms, until_ms)``: the ms from the join to the
+    last time it took up a partition before ``until_ms`` (the share it ended with), ``None`` if it got none.
+    ``ledger`` names processes as the simulators do (the member id; ``process_of`` maps restarts back)."""
+    waits: Dict[str, Optional[int]] = {}
+    for e in s.events:
+        if e.op == "join" and s.measure_from_ms <= e.at_ms < s.until_ms:
+            times = ledger.acquired_ms(e.member, e.at_ms, s.until_ms)
+            waits[e.member] = times[-1] - e.at_ms if times else None
+    return waits
 
 
 # ---------------------------------------------------------------------------------------------

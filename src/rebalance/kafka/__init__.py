@@ -38,7 +38,8 @@ _EXPORTS = {
     "side_by_side": ".agreement", "ClusterStartError": ".cluster", "KafkaCluster": ".cluster",
     "connectors_added": ".connect.scenarios", "worker_bounced": ".connect.scenarios",
     "CONNECT_BROKER_CONFIG": ".connect.workers", "ConnectDistributedCluster": ".connect.workers",
-    "run_scenario": ".consumers", "simulate_lines_on_kafka": ".consumers", "cluster_leaders": ".coordinators",
+    "broker_config_for": ".consumers", "run_scenario": ".consumers", "simulate_lines_on_kafka": ".consumers",
+    "cluster_leaders": ".coordinators",
     "compare_coordinators": ".coordinators", "coordinator_summary": ".coordinators", "group_ids": ".coordinators",
     "load_by_leader": ".coordinators", "java_module": ".jvm", "Oracle": ".oracle", "OracleAnswer": ".oracle",
     "answer_all": ".oracle", "check_files": ".oracle", "rewrite_files": ".oracle",
@@ -61,7 +62,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the s
     from .connect.scenarios import (connectors_added as connectors_added, worker_bounced as worker_bounced)
     from .connect.workers import (CONNECT_BROKER_CONFIG as CONNECT_BROKER_CONFIG,
                                   ConnectDistributedCluster as ConnectDistributedCluster)
-    from .consumers import (run_scenario as run_scenario, simulate_lines_on_kafka as simulate_lines_on_kafka)
+    from .consumers import (broker_config_for as broker_config_for, run_scenario as run_scenario,
+                            simulate_lines_on_kafka as simulate_lines_on_kafka)
     from .coordinators import (cluster_leaders as cluster_leaders, compare_coordinators as compare_coordinators,
                                coordinator_summary as coordinator_summary, group_ids as group_ids,
                                load_by_leader as load_by_leader)

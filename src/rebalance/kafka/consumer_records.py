@@ -11,7 +11,9 @@ in that JVM's order) are read into:
   ``describeConsumerGroups`` records, and whether :func:`rebalance.kip848.assign_group` returns the broker's
   target assignment (see :mod:`rebalance.kafka.consumers`);
 * :func:`ownership` -- who processed which partition when, from the listener's callbacks;
-* :func:`summary` -- what the records measure over the scenario's window.
+* :func:`summary` -- what the records measure over the scenario's window;
+* :func:`stop_measures` -- what the rebalances cost the application (stopped member-seconds, rebuild cost,
+  join waits), measured as the simulators measure it.
 
 ``replayed`` is ``False`` only when the book's assignor, given the inputs Kafka's had, returns another
 assignment; an exception inside the book's code is not a disagreement and propagates as what it is.
@@ -26,12 +28,12 @@ from typing import Dict, Iterable, List, Mapping, Optional, Set, Tuple, TypedDic
 from ..common import TopicPartition
 from ..errors import LiveClientError
 from ..protocol.driver import CompletedRebalance, format_assignment
-from ..protocol.ledger import OwnershipLedger
+from ..protocol.ledger import OwnershipLedger, StopMeasures
 from ..simulate import SimulationInput, moved_partitions
 from .jsonlines import ConsumerGroupMember, ConsumerRecord
 
-__all__ = ["ConsumerRun", "RunSummary", "classic_rebalances", "kip848_rebalances", "ownership", "summary",
-           "topic_partitions"]
+__all__ = ["ConsumerRun", "RunSummary", "classic_rebalances", "kip848_rebalances", "ownership", "stop_measures",
+           "summary", "topic_partitions"]
 
 #: ``{member id: {topic: [partitions]}}``, a KIP-848 target assignment by topic name
 Targets = Dict[str, Dict[str, List[int]]]
@@ -225,8 +227,8 @@ def ownership(s: SimulationInput, run: ConsumerRun) -> OwnershipLedger:
     return ledger
 
 
-class RunSummary(TypedDict):
-    """The summary line of a run on Kafka (:func:`summary`)."""
+class _RunFigures(TypedDict):
+    """The figures every summary line of a run on Kafka carries."""
 
     rebalances: int
     moved_partitions: int
@@ -239,6 +241,16 @@ class RunSummary(TypedDict):
     errors: List[str]
 
 
+class RunSummary(_RunFigures, total=False):
+    """The summary line of a run on Kafka (:func:`summary`); the last four only for a scenario that sets
+    ``rebuild_ms_per_partition``, as in ``simulate``'s."""
+
+    processing_stopped_member_seconds: float
+    members_stopped: int
+    rebuild_cost: float
+    join_waits_ms: Dict[str, Optional[int]]
+
+
 def summary(s: SimulationInput, rebalances: List[CompletedRebalance], run: ConsumerRun) -> RunSummary:
     """What the records measure over ``[measure_from_ms, until_ms)``: completed rebalances, moved partitions,
     ``unowned_partition_seconds`` (subscribed partitions no process owned, from :func:`ownership`),
@@ -247,18 +259,49 @@ def summary(s: SimulationInput, rebalances: List[CompletedRebalance], run: Consu
     revocations (callbacks that gave up partitions) and the partitions they stopped, lost callbacks, and the
     last generation (classic) or group epoch (KIP-848); ``errors``: the messages of the clients' error records.
     ``simulate``'s ``messages``, ``rebalances_started`` and ``settled`` are the broker's and are not measured
-    here."""
+    here.  A scenario that sets ``rebuild_ms_per_partition`` also gets :func:`stop_measures`' figures, as
+    ``simulate`` gives them."""
     since = s.measure_from_ms
     ledger = ownership(s, run)
     cb = [r for rs in run.records.values() for r in rs
           if r["event"] in ("revoked", "lost") and since <= r["t"] < s.until_ms]
     revocations = [r for r in cb if r["event"] == "revoked" and r["partitions"]]
-    return {"rebalances": sum(1 for r in rebalances if r.at_ms >= since),
-            "moved_partitions": moved_partitions(rebalances, since),
-            "unowned_partition_seconds": round(ledger.unowned_ms(since, s.until_ms) / 1000.0, 3),
-            "ownership_overlaps": sum(1 for t, _, _ in ledger.violations if since <= t < s.until_ms),
-            "revocations": len(revocations),
-            "partitions_stopped": sum(len(r["partitions"]) for r in cb),
-            "lost": sum(1 for r in cb if r["event"] == "lost" and r["partitions"]),
-            "generation": rebalances[-1].generation if rebalances else 0,
-            "errors": [r.get("message", "") for rs in run.records.values() for r in rs if r["event"] == "error"]}
+    out: RunSummary = {"rebalances": sum(1 for r in rebalances if r.at_ms >= since),
+                       "moved_partitions": moved_partitions(rebalances, since),
+                       "unowned_partition_seconds": round(ledger.unowned_ms(since, s.until_ms) / 1000.0, 3),
+                       "ownership_overlaps": sum(1 for t, _, _ in ledger.violations if since <= t < s.until_ms),
+                       "revocations": len(revocations),
+                       "partitions_stopped": sum(len(r["partitions"]) for r in cb),
+                       "lost": sum(1 for r in cb if r["event"] == "lost" and r["partitions"]),
+                       "generation": rebalances[-1].generation if rebalances else 0,
+                       "errors": [r.get("message", "") for rs in run.records.values() for r in rs
+                                  if r["event"] == "error"]}
+    if s.rebuild_ms_per_partition is not None:
+        stops, waits = stop_measures(s, run, ledger)
+        out["processing_stopped_member_seconds"] = stops.processing_stopped_member_seconds
+        out["members_stopped"] = stops.members_stopped
+        out["rebuild_cost"] = stops.rebuild_cost
+        out["join_waits_ms"] = waits
+    return out
+
+
+def stop_measures(s: SimulationInput, run: ConsumerRun, ledger: Optional[OwnershipLedger] = None
+                  ) -> Tuple[StopMeasures, Dict[str, Optional[int]]]:
+    """What the rebalances cost the application, from the listener's callbacks, as the simulators measure it:
+    :class:`~rebalance.protocol.ledger.StopMeasures` over ``[measure_from_ms, until_ms)`` (a member process is
+    stopped from the callback that took its last partition to the ``onPartitionsAssigned`` that gives it one
+    again; each member JVM is one process, so a restarted member is a new one) charged the scenario's
+    ``rebuild_ms_per_partition`` (0 if it sets none), and the join waits of :func:`rebalance.simulate.join_waits`
+    by scenario member id."""
+    ledger = ownership(s, run) if ledger is None else ledger
+    stops = ledger.stop_measures(s.measure_from_ms, s.until_ms, s.rebuild_ms_per_partition or 0)
+    by_member: Dict[str, List[str]] = {}
+    for idx, name in run.jvm_member.items():
+        by_member.setdefault(name, []).append(f"jvm{idx}")
+    waits: Dict[str, Optional[int]] = {}
+    for e in s.events:
+        if e.op == "join" and s.measure_from_ms <= e.at_ms < s.until_ms:
+            times = sorted(t for jvm in by_member.get(e.member, [])
+                           for t in ledger.acquired_ms(jvm, e.at_ms, s.until_ms))
+            waits[e.member] = times[-1] - e.at_ms if times else None
+    return stops, waits

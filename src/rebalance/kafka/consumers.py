@@ -59,8 +59,8 @@ from .consumer_records import ConsumerRun, classic_rebalances, kip848_rebalances
 from .jsonlines import ConsumerRecord, ConsumerStart
 from .jsonlines_jvm import JsonLinesJvm, pause
 
-__all__ = ["MAIN_CLASS", "run_scenario", "simulate_lines_on_kafka", "check_runnable", "CLASSIC_SETTINGS",
-           "CONSUMER_SETTINGS", "MAX_WALL_MS", "OBSERVE_INTERVAL_MS", "MEMBER_HEAP"]
+__all__ = ["MAIN_CLASS", "run_scenario", "simulate_lines_on_kafka", "check_runnable", "broker_config_for",
+           "CLASSIC_SETTINGS", "CONSUMER_SETTINGS", "MAX_WALL_MS", "OBSERVE_INTERVAL_MS", "MEMBER_HEAP"]
 
 MAIN_CLASS = "org.rebalance.consumers.ScenarioMembers"
 #: the longest scenario (``until_ms``) a run on the wall clock accepts
@@ -77,7 +77,8 @@ _ASSIGNOR_CLASS = {"range": "Range", "roundrobin": "RoundRobin", "sticky": "Stic
                    "cooperative-sticky": "CooperativeSticky"}
 #: classic ``config`` fields -> ("client" | "broker", Kafka setting); the rest of the poll loop is emulated:
 #: ``revoke_ms`` is slept in onPartitionsRevoked, ``poll_processing_ms``/``max_poll_records`` *
-#: ``record_processing_ms`` after each poll (the topics stay empty)
+#: ``record_processing_ms`` after each poll (the topics stay empty; a member's own ``poll_processing_ms`` for
+#: that member)
 CLASSIC_SETTINGS = {
     "session_timeout_ms": ("client", "session.timeout.ms"),
     "heartbeat_interval_ms": ("client", "heartbeat.interval.ms"),
@@ -204,7 +205,8 @@ class _Player:
                 props["group.instance.id"] = m.instance_id
             j.what = f"the JVM of member {name} (ScenarioMembers, JVM {self.jvms.index(j)})"
             command: ConsumerStart = {"op": "start", "member": name, "t0": t0, "topics": list(m.topics),
-                                      "props": props, "revoke_ms": revoke_ms, "batch_ms": batch_ms}
+                                      "props": props, "revoke_ms": revoke_ms,
+                                      "batch_ms": batch_ms if m.poll_processing_ms is None else m.poll_processing_ms}
             j.send(command)
             self.run.jvm_member[self.jvms.index(j)] = name
             current[name] = j
@@ -255,6 +257,25 @@ class _Player:
             j.stop()
         shutil.rmtree(self.folder, ignore_errors=True)
         return running
+
+
+def broker_config_for(values: Iterable[object]) -> Dict[str, Union[str, int, float, bool]]:
+    """The broker settings a :class:`~rebalance.kafka.cluster.KafkaCluster` needs to run every scenario of
+    ``values`` with :func:`run_scenario` (``cluster=``): the union of each scenario's (a ``consumer`` scenario
+    does not ask for the classic ``group.initial.rebalance.delay.ms``).  Two scenarios that need different
+    values of one setting cannot share a cluster: an :class:`~rebalance.errors.InputError` names the second
+    one's field (``[1].config``)."""
+    merged: Dict[str, Union[str, int, float, bool]] = {}
+    for i, value in enumerate(values):
+        s = parse_scenario(value)
+        _, broker, _, _ = _settings(s)
+        for key, v in broker.items():
+            if s.protocol == "consumer" and key == "group.initial.rebalance.delay.ms":
+                continue
+            require(key not in merged or str(merged[key]) == str(v), f"[{i}].config",
+                    f"needs {key}={v}, an earlier scenario {key}={merged.get(key)}: they cannot share a cluster")
+            merged[key] = v
+    return merged
 
 
 def run_scenario(value: object, cluster: Optional[Any] = None) -> List[Dict[str, Any]]:

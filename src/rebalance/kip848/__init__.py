@@ -13,7 +13,8 @@ before 4.0) and not yet checked against a running Kafka.
   (:mod:`.config` timings, :mod:`.coordinator` ``GroupMetadataManager``, :mod:`.reconciliation`
   ``CurrentAssignmentBuilder``, :mod:`.simulation` the consumers' heartbeat loop, :mod:`.scenarios`), with
   the ownership ledger and ``RebalanceMetrics`` of :mod:`rebalance.protocol.ledger`;
-* :func:`compare_protocols` -- the same scenarios under classic eager, classic cooperative and KIP-848.
+* :func:`compare_protocols` -- the same scenarios under classic eager, classic cooperative and KIP-848;
+  :func:`slow_member` one slow member while another joins, on the simulators and on a real broker.
 """
 from __future__ import annotations
 
@@ -27,7 +28,10 @@ _EXPORTS = {
     "ReplayOptions": ".assignor", "SubscribedTopicDescriber": ".assignor", "UniformAssignor": ".assignor",
     "assignor_for": ".assignor",
     "compare_protocols": ".compare", "join_at_scale": ".compare", "phase_sweep": ".compare",
-    "processing_sensitivity": ".compare",
+    "processing_sensitivity": ".compare", "slow_member": ".compare", "slow_member_scenarios": ".compare",
+    "slow_member_sweep": ".compare", "rebuild_ranking": ".compare", "rebuild_break_even": ".compare",
+    "REBUILD_PROTOCOLS": ".compare",
+    "SLOW_MEMBER_PROTOCOLS": ".compare",
     "BROKER_BOUNDS_MS": ".config", "KIP848Config": ".config", "group_config": ".config",
     "GroupResult": ".group", "TopicCatalog": ".group", "assign_group": ".group", "moved_partitions": ".group",
     "ModernMemberState": ".reconciliation",
@@ -43,7 +47,11 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the s
                            SubscribedTopicDescriber as SubscribedTopicDescriber, UniformAssignor as UniformAssignor,
                            assignor_for as assignor_for)
     from .compare import (compare_protocols as compare_protocols, join_at_scale as join_at_scale,
-                          phase_sweep as phase_sweep, processing_sensitivity as processing_sensitivity)
+                          phase_sweep as phase_sweep, processing_sensitivity as processing_sensitivity,
+                          SLOW_MEMBER_PROTOCOLS as SLOW_MEMBER_PROTOCOLS, slow_member as slow_member,
+                          slow_member_scenarios as slow_member_scenarios, slow_member_sweep as slow_member_sweep,
+                          rebuild_ranking as rebuild_ranking, rebuild_break_even as rebuild_break_even,
+                          REBUILD_PROTOCOLS as REBUILD_PROTOCOLS)
     from .config import (BROKER_BOUNDS_MS as BROKER_BOUNDS_MS, KIP848Config as KIP848Config,
                          group_config as group_config)
     from .group import (GroupResult as GroupResult, TopicCatalog as TopicCatalog, assign_group as assign_group,

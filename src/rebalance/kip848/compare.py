@@ -12,20 +12,27 @@ default; ``poll_processing_ms`` changes the time per batch).  :func:`processing_
 ranking of eager, cooperative, static and KIP-848 changes with that time.
 
 The figures depend on where in the heartbeat cycle the event falls; :func:`phase_sweep` shows the spread.
+
+:func:`slow_member` runs the case the classic barrier makes hardest: one member whose batches take nearly
+``max.poll.interval.ms`` (in a classic group also the rebalance timeout) while a new member joins, under eager,
+cooperative and KIP-848, as ``simulate`` scenarios (:func:`slow_member_scenarios`) on the simulators and, if
+asked, with real consumers on a real broker, and measures what the rebalances cost the application
+(:class:`~rebalance.protocol.ledger.StopMeasures`).
 """
 from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import InputError
-from ..protocol.ledger import RebalanceMetrics
+from ..protocol.ledger import OwnershipLedger, RebalanceMetrics
 from .assignor import ASSIGNORS
 from .group import assign_group, moved_partitions
 from .config import KIP848Config
 from .scenarios import simulate
 
 __all__ = ["compare_protocols", "phase_sweep", "processing_sensitivity", "join_at_scale", "scale_group",
-           "PROTOCOLS", "SENSITIVITY_PROTOCOLS"]
+           "slow_member_scenarios", "slow_member", "slow_member_sweep", "rebuild_ranking",
+           "rebuild_break_even", "PROTOCOLS", "REBUILD_PROTOCOLS", "SENSITIVITY_PROTOCOLS", "SLOW_MEMBER_PROTOCOLS"]
 
 #: (label, classic rebalance protocol or None for KIP-848, assignor)
 PROTOCOLS = (
@@ -39,7 +46,7 @@ SCENARIO_NAMES = ("join", "leave", "crash", "rolling_restart")
 
 def _classic(scenario: str, protocol: str, assignor: str, members: int, topics: Mapping[str, int], *,
              static: bool, start_ms: int, gap_ms: int, restart_ms: int, revoke_ms: int, network_ms: int,
-             horizon_ms: int, poll_processing_ms: Optional[int] = None) -> RebalanceMetrics:
+             horizon_ms: int, poll_processing_ms: Optional[int] = None) -> Tuple[RebalanceMetrics, OwnershipLedger]:
     from ..protocol.config import ProtocolConfig
     from ..protocol.simulation import GroupSimulation
 
@@ -66,26 +73,33 @@ def _classic(scenario: str, protocol: str, assignor: str, members: int, topics: 
             sim.bounce(name, start_ms + i * gap_ms, restart_ms)
         end = start_ms + (members - 1) * gap_ms + restart_ms
     sim.run(end + horizon_ms)
-    return sim.metrics(start_ms, sim.metrics(start_ms).stable_ms or sim.clock.now_ms)
+    return sim.metrics(start_ms, sim.metrics(start_ms).stable_ms or sim.clock.now_ms), sim.ownership
 
 
 def _kip848(scenario: str, members: int, topics: Mapping[str, int], *, static: bool, start_ms: int, gap_ms: int,
             restart_ms: int, revoke_ms: int, network_ms: int, assignor: str = "uniform",
-            heartbeat_interval_ms: int = 5000, poll_processing_ms: Optional[int] = None) -> RebalanceMetrics:
+            heartbeat_interval_ms: int = 5000, poll_processing_ms: Optional[int] = None
+            ) -> Tuple[RebalanceMetrics, OwnershipLedger]:
     config = KIP848Config(network_ms=network_ms, revoke_ms=revoke_ms, assignment_ms=0, restart_ms=restart_ms,
                           assignor=assignor, heartbeat_interval_ms=heartbeat_interval_ms,
                           poll_processing_ms=poll_processing_ms)
-    return simulate(scenario, members, dict(topics), static=static, config=config, start_ms=start_ms,
-                    gap_ms=gap_ms if scenario == "rolling_restart" else None).metrics
+    result = simulate(scenario, members, dict(topics), static=static, config=config, start_ms=start_ms,
+                      gap_ms=gap_ms if scenario == "rolling_restart" else None)
+    return result.metrics, result.ownership
 
 
 def compare_protocols(scenario: str = "join", members: int = 3, topics: Optional[Mapping[str, int]] = None, *,
                       static: bool = False, start_ms: int = 61_500, gap_ms: int = 30_000, restart_ms: int = 5_000,
                       revoke_ms: int = 100, network_ms: int = 1, horizon_ms: int = 240_000,
                       kip848_heartbeat_ms: int = 5000, protocols: Sequence[Tuple[Any, ...]] = PROTOCOLS,
-                      poll_processing_ms: Optional[int] = None) -> List[Dict[str, Any]]:
+                      poll_processing_ms: Optional[int] = None,
+                      rebuild_ms_per_partition: Optional[int] = None) -> List[Dict[str, Any]]:
     """One row per protocol: time to stable, unowned partition-seconds, partitions moved and stopped,
-    and the number of rebalances (classic) or group-epoch bumps (KIP-848) after ``start_ms``.
+    and the number of rebalances (classic) or group-epoch bumps (KIP-848) after ``start_ms``.  With
+    ``rebuild_ms_per_partition`` (ms of state or cache each moved partition rebuilds; ``None``, the default:
+    rows as before) each row also has what the rebalances cost the application over the same span
+    (:class:`~rebalance.protocol.ledger.StopMeasures`): ``processing_stopped_member_seconds``, ``rebuild_cost``
+    and ``unprocessed_partition_seconds``, the unowned partition-seconds plus the rebuild cost.
     ``kip848_heartbeat_ms`` is ``group.consumer.heartbeat.interval.ms`` (the classic consumer keeps its
     3 s ``heartbeat.interval.ms``); ``poll_processing_ms`` is every consumer's time per ``poll()`` batch
     (default: the poll loop's, 500 records at 1 ms each).  A protocol entry may carry a fourth element,
@@ -100,15 +114,21 @@ def compare_protocols(scenario: str = "join", members: int = 3, topics: Optional
                                       gap_ms=gap_ms, restart_ms=restart_ms, revoke_ms=revoke_ms,
                                       network_ms=network_ms, poll_processing_ms=poll_processing_ms)
         if protocol is None:
-            m = _kip848(scenario, members, topics, assignor=assignor, heartbeat_interval_ms=kip848_heartbeat_ms,
-                        **common)
+            m, ledger = _kip848(scenario, members, topics, assignor=assignor,
+                                heartbeat_interval_ms=kip848_heartbeat_ms, **common)
         else:
-            m = _classic(scenario, protocol, assignor, members, topics, horizon_ms=horizon_ms, **common)
-        rows.append({"scenario": scenario + ("-static" if static else ""), "protocol": label,
-                     "time_to_stable_ms": m.time_to_stable_ms,
-                     "unowned_partition_seconds": round(m.unowned_partition_seconds, 3),
-                     "partitions_moved": m.partitions_moved, "partitions_stopped": m.partitions_stopped,
-                     "rebalances_or_epoch_bumps": m.rebalances})
+            m, ledger = _classic(scenario, protocol, assignor, members, topics, horizon_ms=horizon_ms, **common)
+        row: Dict[str, Any] = {"scenario": scenario + ("-static" if static else ""), "protocol": label,
+                               "time_to_stable_ms": m.time_to_stable_ms,
+                               "unowned_partition_seconds": round(m.unowned_partition_seconds, 3),
+                               "partitions_moved": m.partitions_moved, "partitions_stopped": m.partitions_stopped,
+                               "rebalances_or_epoch_bumps": m.rebalances}
+        if rebuild_ms_per_partition is not None:
+            stops = ledger.stop_measures(m.start_ms, m.end_ms, rebuild_ms_per_partition)
+            row.update(processing_stopped_member_seconds=stops.processing_stopped_member_seconds,
+                       rebuild_cost=stops.rebuild_cost,
+                       unprocessed_partition_seconds=round(row["unowned_partition_seconds"] + stops.rebuild_cost, 3))
+        rows.append(row)
     return rows
 
 
@@ -153,7 +173,8 @@ def processing_sensitivity(processing_ms: Sequence[int] = (0, 100, 500, 2_000, 5
             per = [run[k] for run in runs]
             stable = [r["time_to_stable_ms"] for r in per if r["time_to_stable_ms"] is not None]
             block.append({"poll_processing_ms": p, "protocol": label,
-                          "unowned_partition_seconds": round(sum(r["unowned_partition_seconds"] for r in per) / len(per), 3),
+                          "unowned_partition_seconds": round(
+                              sum(r["unowned_partition_seconds"] for r in per) / len(per), 3),
                           "time_to_stable_s": round(sum(stable) / len(stable) / 1000, 3) if stable else None,
                           "partitions_stopped": sum(r["partitions_stopped"] for r in per) / len(per)})
         order = sorted(range(len(block)), key=lambda k: (block[k]["unowned_partition_seconds"], k))
@@ -201,3 +222,211 @@ def join_at_scale(members: int = 100, topics: int = 20, partitions: int = 50, se
                          "max_minus_min": max(counts) - min(counts),
                          "idle_members": sum(1 for c in counts if c == 0)})
     return rows
+
+
+#: when the new member joins a slow-member group: after the group has formed (a slow member makes a classic
+#: group's first rebalances wait for its polls, on a real broker for up to about 25 s)
+SLOW_JOIN_MS = 30_000
+#: the slow-member runs: (label, the scenario's ``protocol``, its assignor: each protocol's default)
+SLOW_MEMBER_PROTOCOLS = (
+    ("eager", "eager", "range"),
+    ("cooperative", "cooperative", "cooperative-sticky"),
+    ("KIP-848", "consumer", "uniform"),
+)
+
+
+def _ms(value: object, field: str, minimum: int = 0) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        raise InputError(field, f"must be a whole number of milliseconds >= {minimum}, got {value!r}")
+    return value
+
+
+def slow_member_scenarios(batch_ms: int = 8_000, *, max_poll_interval_ms: int = 10_000, members: int = 3,
+                          partitions: int = 12, join_ms: int = SLOW_JOIN_MS, run_ms: int = 45_000,
+                          rebuild_ms_per_partition: int = 0) -> List[Dict[str, Any]]:
+    """The ``simulate`` scenarios of one slow member, one per :data:`SLOW_MEMBER_PROTOCOLS`: ``members``
+    consumers read a topic of ``partitions`` partitions (named ``slow-<protocol>``, so that the three can
+    share one broker); the last of them, ``slow``, spends ``batch_ms`` on each ``poll()`` batch, the others
+    the poll loop's default; ``max.poll.interval.ms`` is ``max_poll_interval_ms`` for all (shortened from
+    Kafka's 300 s so that a run stays short; in a classic group it is also the rebalance timeout, how long the
+    coordinator waits for the slow member to rejoin).  A new member, ``new``, joins at ``join_ms``; the
+    summaries count from the join to ``run_ms`` after it, with the stop measures at ``rebuild_ms_per_partition``.
+    Everything else is Kafka's default.
+
+    Defined in chapter 7, *Eager and incremental cooperative rebalancing*."""
+    _ms(batch_ms, "batch_ms")
+    _ms(max_poll_interval_ms, "max_poll_interval_ms", 1)
+    _ms(join_ms, "join_ms")
+    _ms(run_ms, "run_ms", 1)
+    _ms(rebuild_ms_per_partition, "rebuild_ms_per_partition")
+    if not isinstance(members, int) or isinstance(members, bool) or members < 1:
+        raise InputError("members", f"must be a member count >= 1, got {members!r}")
+    if not isinstance(partitions, int) or isinstance(partitions, bool) or partitions < 1:
+        raise InputError("partitions", f"must be a partition count >= 1, got {partitions!r}")
+    group = [{"id": f"c{i + 1}"} for i in range(members - 1)] + [{"id": "slow", "poll_processing_ms": batch_ms}]
+    return [{"id": label, "protocol": protocol, "assignor": assignor, "topics": {f"slow-{protocol}": partitions},
+             "members": group + [{"id": "new"}], "config": {"max_poll_interval_ms": max_poll_interval_ms},
+             "events": [{"at_ms": join_ms, "op": "join", "member": "new"}], "until_ms": join_ms + run_ms,
+             "measure_from_ms": join_ms, "rebuild_ms_per_partition": rebuild_ms_per_partition}
+            for label, protocol, assignor in SLOW_MEMBER_PROTOCOLS]
+
+
+def _slow_row(where: str, label: str, summary: Mapping[str, Any]) -> Dict[str, Any]:
+    wait = summary["join_waits_ms"].get("new")
+    return {"where": where, "protocol": label, "rebalances": summary["rebalances"],
+            "moved_partitions": summary["moved_partitions"],
+            "new member waited (s)": None if wait is None else round(wait / 1000, 3),
+            "members stopped": summary["members_stopped"],
+            "processing_stopped_member_seconds": summary["processing_stopped_member_seconds"],
+            "unowned_partition_seconds": summary["unowned_partition_seconds"],
+            "rebuild_cost": summary["rebuild_cost"]}
+
+
+def slow_member(batch_ms: int = 8_000, *, on_kafka: bool = False, cluster: Optional[Any] = None,
+                **kwargs: Any) -> List[Dict[str, Any]]:
+    """:func:`slow_member_scenarios` (``kwargs`` are its other parameters) run by ``simulate``, and with
+    ``on_kafka`` also by real consumers on a real broker (:func:`rebalance.kafka.run_scenario`, one after the
+    other, on ``cluster`` if given -- its broker settings must be :func:`rebalance.kafka.broker_config_for` the
+    scenarios' -- else on a one-broker cluster started for them).  One row per run and protocol: where it ran,
+    the rebalances completed and partitions moved, how long the new member waited from its join to the last
+    partition of its share (``None``: none in the run), ``processing_stopped_member_seconds``,
+    ``unowned_partition_seconds`` and ``rebuild_cost``.
+
+    Defined in chapter 7, *Eager and incremental cooperative rebalancing*."""
+    from ..simulate import simulate_scenario
+
+    scenarios = slow_member_scenarios(batch_ms, **kwargs)
+    rows = [_slow_row("simulator", s["id"], simulate_scenario(s).summary()) for s in scenarios]
+    if not on_kafka:
+        return rows
+    import contextlib
+
+    from ..kafka import KafkaCluster, broker_config_for, run_scenario
+
+    started = KafkaCluster(brokers=1, broker_config=broker_config_for(scenarios)) if cluster is None else None
+    with (started if started is not None else contextlib.nullcontext(cluster)) as kafka:
+        real = [run_scenario(s, cluster=kafka) for s in scenarios]
+    return rows + [_slow_row("Kafka broker", s["id"], lines[-1]["summary"]) for s, lines in zip(scenarios, real)]
+
+
+def slow_member_sweep(batch_ms: Sequence[int] = (500, 2_000, 5_000, 8_000, 9_500), phases: int = 4,
+                      **kwargs: Any) -> List[Dict[str, Any]]:
+    """:func:`slow_member` on the simulators for each slow batch time in ``batch_ms``, averaged over ``phases``
+    join times: the join falls ``k / phases`` of the way through ``max(batch, 5 s)`` after 30 s (the figures
+    depend on where in the slow member's batch and in the heartbeat cycle the join falls; 5 s is KIP-848's
+    heartbeat interval).  ``kwargs``: :func:`slow_member_scenarios`' other parameters.  One row per (batch
+    time, protocol) with the means of the new member's wait, processing-stopped member-seconds, unowned
+    partition-seconds, partitions moved and rebalances, the runs in which the new member got no share in the
+    run (``never``) and the most members stopped in one run; then ``fastest join`` and ``fewest stops`` say
+    whether the protocol had the shortest mean wait and the fewest stopped member-seconds at that batch time
+    (ties: each of them).
+
+    Defined in chapter 7, *Eager and incremental cooperative rebalancing*."""
+    if not isinstance(phases, int) or isinstance(phases, bool) or phases < 1:
+        raise InputError("phases", f"must be a whole number >= 1, got {phases!r}")
+    rows = []
+    for i, b in enumerate(batch_ms):
+        _ms(b, f"batch_ms[{i}]")
+        runs = [slow_member(b, join_ms=SLOW_JOIN_MS + k * max(b, 5_000) // phases, **kwargs)
+                for k in range(phases)]
+        block = []
+        for j, (label, _, _) in enumerate(SLOW_MEMBER_PROTOCOLS):
+            per = [run[j] for run in runs]
+            waits = [r["new member waited (s)"] for r in per if r["new member waited (s)"] is not None]
+            block.append({"slow batch (s)": b / 1000, "protocol": label,
+                          "new member waited (s)": round(sum(waits) / len(waits), 3) if waits else None,
+                          "never": len(per) - len(waits),
+                          "members stopped": max(r["members stopped"] for r in per),
+                          "processing_stopped_member_seconds": round(
+                              sum(r["processing_stopped_member_seconds"] for r in per) / len(per), 3),
+                          "unowned_partition_seconds": round(
+                              sum(r["unowned_partition_seconds"] for r in per) / len(per), 3),
+                          "moved_partitions": sum(r["moved_partitions"] for r in per) / len(per),
+                          "rebalances": sum(r["rebalances"] for r in per) / len(per)})
+        waited = [r["new member waited (s)"] for r in block if r["new member waited (s)"] is not None]
+        for r in block:
+            r["fastest join"] = bool(waited) and r["new member waited (s)"] == min(waited) and r["never"] == 0
+            r["fewest stops"] = r["processing_stopped_member_seconds"] == min(
+                x["processing_stopped_member_seconds"] for x in block)
+        rows.extend(block)
+    return rows
+
+
+#: the ways of running a group :func:`rebuild_ranking` ranks: :data:`SENSITIVITY_PROTOCOLS` and eager with
+#: StickyAssignor (the eager protocol with an assignor that moves as little as cooperative-sticky)
+REBUILD_PROTOCOLS = SENSITIVITY_PROTOCOLS[:1] + (("eager (sticky)", "eager", "sticky"),) + SENSITIVITY_PROTOCOLS[1:]
+
+
+def _mean_costs(poll_processing_ms: int, scenario: str, members: int, topics: Optional[Mapping[str, int]],
+                offsets_ms: Sequence[int], protocols: Sequence[Tuple[Any, ...]], **kwargs: Any
+                ) -> Dict[str, Dict[str, float]]:
+    """Per protocol label: the means over ``offsets_ms`` of :func:`compare_protocols`' unowned
+    partition-seconds, partitions moved and processing-stopped member-seconds."""
+    runs = [compare_protocols(scenario, members, topics, start_ms=60_000 + offset,
+                              poll_processing_ms=poll_processing_ms, protocols=protocols, rebuild_ms_per_partition=0,
+                              **kwargs) for offset in offsets_ms]
+    out = {}
+    for k, entry in enumerate(protocols):
+        per = [run[k] for run in runs]
+        out[entry[0]] = {name: sum(r[name] for r in per) / len(per) for name in
+                         ("unowned_partition_seconds", "partitions_moved", "processing_stopped_member_seconds")}
+    return out
+
+
+def rebuild_ranking(rebuild_ms_per_partition: Sequence[int] = (0, 500, 1_000, 2_000, 5_000), *,
+                    poll_processing_ms: int = 500, scenario: str = "rolling_restart", members: int = 4,
+                    topics: Optional[Mapping[str, int]] = None, offsets_ms: Sequence[int] = (0, 1_500),
+                    protocols: Sequence[Tuple[Any, ...]] = REBUILD_PROTOCOLS, **kwargs: Any) -> List[Dict[str, Any]]:
+    """The ranking of :func:`processing_sensitivity` (one rolling restart by default, at one time per
+    ``poll()`` batch, averaged over ``offsets_ms``) once each moved partition costs ``rebuild_ms_per_partition``
+    ms of restoring state or warming a cache (:class:`~rebalance.protocol.ledger.StopMeasures`; the runs are
+    the same for every rebuild time, only the charge changes).  One row per (rebuild time, protocol): the mean
+    unowned partition-seconds, partitions moved, the rebuild cost, ``unprocessed_partition_seconds`` (their
+    sum), processing-stopped member-seconds, and ``rank`` by unprocessed partition-seconds (1 = fewest).
+
+    Defined in chapter 7, *Eager and incremental cooperative rebalancing*."""
+    costs = _mean_costs(_ms(poll_processing_ms, "poll_processing_ms"), scenario, members, topics, offsets_ms,
+                        protocols, **kwargs)
+    rows = []
+    for i, r in enumerate(rebuild_ms_per_partition):
+        _ms(r, f"rebuild_ms_per_partition[{i}]")
+        block = []
+        for label, c in costs.items():
+            rebuild = round(c["partitions_moved"] * r / 1000, 3)
+            block.append({"rebuild per partition (s)": r / 1000, "protocol": label,
+                          "unowned_partition_seconds": round(c["unowned_partition_seconds"], 3),
+                          "partitions_moved": c["partitions_moved"], "rebuild_cost": rebuild,
+                          "unprocessed_partition_seconds": round(c["unowned_partition_seconds"] + rebuild, 3),
+                          "processing_stopped_member_seconds": round(c["processing_stopped_member_seconds"], 3)})
+        order = sorted(range(len(block)), key=lambda k: (block[k]["unprocessed_partition_seconds"], k))
+        for rank, k in enumerate(order, start=1):
+            block[k]["rank"] = rank
+        rows.extend(block)
+    return rows
+
+
+def rebuild_break_even(*, poll_processing_ms: int = 500, scenario: str = "rolling_restart", members: int = 4,
+                       topics: Optional[Mapping[str, int]] = None, offsets_ms: Sequence[int] = (0, 1_500),
+                       protocols: Sequence[Tuple[Any, ...]] = REBUILD_PROTOCOLS, **kwargs: Any) -> List[Dict[str, Any]]:
+    """Where :func:`rebuild_ranking` flips: the protocol with the fewest unowned partition-seconds without a
+    rebuild (the ``leader``), and for every other protocol the rebuild time per moved partition above which it
+    leaves fewer partition-seconds unprocessed than the leader (the unowned partition-seconds plus
+    moved partitions x rebuild time are equal there); ``None`` if it never does (it moves as many partitions or
+    more).  One row per other protocol, the lowest break-even first.
+
+    Defined in chapter 7, *Eager and incremental cooperative rebalancing*."""
+    costs = _mean_costs(_ms(poll_processing_ms, "poll_processing_ms"), scenario, members, topics, offsets_ms,
+                        protocols, **kwargs)
+    leader = min(costs, key=lambda p: costs[p]["unowned_partition_seconds"])
+    lead = costs[leader]
+    rows = []
+    for label, c in costs.items():
+        if label == leader:
+            continue
+        fewer = lead["partitions_moved"] - c["partitions_moved"]
+        at = (c["unowned_partition_seconds"] - lead["unowned_partition_seconds"]) / fewer if fewer > 0 else None
+        rows.append({"poll_processing_ms": poll_processing_ms, "leader": leader, "protocol": label,
+                     "moves fewer partitions": fewer,
+                     "overtakes above (s per partition)": None if at is None else round(at, 3)})
+    return sorted(rows, key=lambda r: (r["overtakes above (s per partition)"] is None,
+                                       r["overtakes above (s per partition)"] or 0.0))

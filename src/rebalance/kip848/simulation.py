@@ -84,6 +84,8 @@ class ClientMember:
     restart_after_close: bool = False
     #: the restarted process starts this long after the close (``restart``'s ``down_ms``)
     restart_down_ms: int = 0
+    #: this consumer's time per ``poll()`` batch; ``None``: the configuration's ``batch_ms``
+    poll_processing_ms: Optional[int] = None
 
 
 @dataclass
@@ -191,9 +193,11 @@ class KIP848Simulation(DriverHooks):
         return owned | reserved >= self.all_partitions()
 
     # -- client actions -------------------------------------------------------------------------------
-    def start_member(self, member_id: str, subscriptions: Sequence[str], instance_id: Optional[str] = None) -> ClientMember:
-        """Start a consumer: it sends its first heartbeat (epoch 0) at once."""
-        client = ClientMember(member_id, tuple(subscriptions), instance_id)
+    def start_member(self, member_id: str, subscriptions: Sequence[str], instance_id: Optional[str] = None,
+                     poll_processing_ms: Optional[int] = None) -> ClientMember:
+        """Start a consumer: it sends its first heartbeat (epoch 0) at once; ``poll_processing_ms`` is its
+        own time per ``poll()`` batch (default: the configuration's)."""
+        client = ClientMember(member_id, tuple(subscriptions), instance_id, poll_processing_ms=poll_processing_ms)
         self.clients[member_id] = client
         client.running = True
         self._log(member_id, "start", {"instance_id": instance_id})
@@ -282,15 +286,19 @@ class KIP848Simulation(DriverHooks):
                 self._send_heartbeat(client)  # the acknowledgement goes out at once
 
         # the callbacks run at the application thread's next poll(): at once if it processes nothing
-        wait = next_poll_delay(self.clock.now_ms, client.batch_anchor, self.config.batch_ms) if client.owned else 0
+        wait = next_poll_delay(self.clock.now_ms, client.batch_anchor, self.batch_ms(client)) if client.owned else 0
         self.clock.schedule(wait + (self.config.revoke_ms if revoked else 0), after_revoke,
                             f"revoked {client.member_id}")
+
+    def batch_ms(self, client: ClientMember) -> int:
+        """``client``'s time per ``poll()`` batch: its own ``poll_processing_ms``, else the configuration's."""
+        return self.config.batch_ms if client.poll_processing_ms is None else client.poll_processing_ms
 
     def _start_batches(self, client: ClientMember) -> None:
         """The member's first batch starts now; a batch longer than ``max.poll.interval.ms`` trips the
         background thread's poll timer (KIP-62)."""
         client.batch_anchor = anchor = self.clock.now_ms
-        batch, interval = self.config.batch_ms, self.config.max_poll_interval_ms
+        batch, interval = self.batch_ms(client), self.config.max_poll_interval_ms
         if batch <= interval:
             return
 
@@ -365,7 +373,7 @@ class KIP848Simulation(DriverHooks):
         base = process_of(old.member_id)
         new_id = f"{base}~{self._restarts}"
         del self.clients[old.member_id]
-        self.start_member(new_id, old.subscriptions, old.instance_id)
+        self.start_member(new_id, old.subscriptions, old.instance_id, old.poll_processing_ms)
 
     # -- the driver interface (rebalance.protocol.driver.ConsumerGroupDriver) -----------------------
     def process(self, name: str) -> Optional[ClientMember]:
@@ -381,13 +389,18 @@ class KIP848Simulation(DriverHooks):
         return cast(ClientMember, client)
 
     def join(self, name: str, at_ms: int, /, *, topics: Optional[Sequence[str]] = None,
-             instance_id: Optional[str] = None) -> None:
+             instance_id: Optional[str] = None, poll_processing_ms: Optional[int] = None) -> None:
         """Consumer ``name`` starts at ``at_ms`` subscribed to ``topics`` (default: every topic of the
-        catalog), with ``group.instance.id`` ``instance_id``: its first heartbeat, epoch 0."""
+        catalog), with ``group.instance.id`` ``instance_id``: its first heartbeat, epoch 0.  ``poll_processing_ms``
+        is its own time per ``poll()`` batch (default: the configuration's ``batch_ms``)."""
         require(isinstance(name, str) and name != "" and "~" not in name, "name",
                 f"must be a non-empty string without '~', got {name!r}")
+        require(poll_processing_ms is None or (isinstance(poll_processing_ms, int)
+                                               and not isinstance(poll_processing_ms, bool) and poll_processing_ms >= 0),
+                "poll_processing_ms", f"must be a whole number of milliseconds >= 0, got {poll_processing_ms!r}")
         subscriptions = tuple(topics) if topics is not None else tuple(t.name for t in self.catalog.topics())
-        self.clock.schedule_at(at_ms, lambda: self.start_member(name, subscriptions, instance_id), f"start {name}")
+        self.clock.schedule_at(at_ms, lambda: self.start_member(name, subscriptions, instance_id, poll_processing_ms),
+                               f"start {name}")
 
     def leave(self, name: str, at_ms: int, /) -> None:
         """``close()`` of ``name`` at ``at_ms``: revoke, then epoch -1 (-2 for a static member); nothing if

@@ -13,7 +13,7 @@
 * :mod:`.network`     -- requests and responses with latency (``ConsumerNetworkClient``);
 * :mod:`.faults`      -- crashes, restarts, shutdowns, slow members, coordinator failover;
 * :mod:`.trace`       -- wire messages and trace events (shared with the KIP-848 model);
-* :mod:`.ledger`      -- the ownership ledger and ``RebalanceMetrics`` (shared with the KIP-848 model);
+* :mod:`.ledger`      -- the ownership ledger, ``RebalanceMetrics`` and ``StopMeasures`` (shared with the KIP-848 model);
 * :mod:`.driver`      -- :class:`~.driver.ConsumerGroupDriver`: join, leave, crash, restart, run, metrics
   and the event hooks, the one interface of this simulator and the KIP-848 one;
 * :mod:`.scenarios`   -- the p1/p2/p3 example, rolling restarts, random fault schedules.
@@ -36,7 +36,7 @@ _EXPORTS = {
     "CompletedRebalance": ".driver", "ConsumerGroupDriver": ".driver", "format_assignment": ".driver",
     "ClassicGroupCoordinator": ".group", "ClassicGroupState": ".group", "Errors": ".group",
     "state_transitions": ".group",
-    "OwnershipLedger": ".ledger", "RebalanceMetrics": ".ledger",
+    "OwnershipLedger": ".ledger", "RebalanceMetrics": ".ledger", "StopMeasures": ".ledger",
     "callback_totals": ".listener", "listener_calls": ".listener", "listener_rows": ".listener",
     "MemberState": ".member",
     "cooperative_example": ".scenarios", "random_schedule": ".scenarios", "rolling_restart": ".scenarios",
@@ -56,6 +56,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the s
     from .group import (ClassicGroupCoordinator as ClassicGroupCoordinator, ClassicGroupState as ClassicGroupState,
                         Errors as Errors, state_transitions as state_transitions)
     from .ledger import OwnershipLedger as OwnershipLedger, RebalanceMetrics as RebalanceMetrics
+    from .ledger import StopMeasures as StopMeasures
     from .listener import (callback_totals as callback_totals, listener_calls as listener_calls,
                            listener_rows as listener_rows)
     from .member import MemberState as MemberState

@@ -8,7 +8,8 @@ simulate`` (:mod:`rebalance.simulate`) drives either without reaching into it.  
 life of one consumer process, named by its ``client.id``:
 
 * ``join(name, at_ms)`` -- the consumer starts and subscribes (its first JoinGroup, or its first
-  ``ConsumerGroupHeartbeat`` with epoch 0);
+  ``ConsumerGroupHeartbeat`` with epoch 0); ``poll_processing_ms`` gives this consumer its own time per
+  ``poll()`` batch (a slow member), instead of the configuration's;
 * ``leave(name, at_ms)`` -- ``KafkaConsumer.close()``: revoke, then leave the group (LeaveGroup, or epoch
   -1); a static member (``group.instance.id``) sends no LeaveGroup (classic) or leaves with epoch -2
   (KIP-848) and keeps its place until its session times out;
@@ -71,8 +72,9 @@ class ConsumerGroupDriver(Protocol):
     max_events: int
 
     def join(self, name: str, at_ms: int, /, *, topics: Optional[Sequence[str]] = None,
-             instance_id: Optional[str] = None) -> None:
-        """Consumer ``name`` starts at ``at_ms`` subscribed to ``topics`` (default: every topic)."""
+             instance_id: Optional[str] = None, poll_processing_ms: Optional[int] = None) -> None:
+        """Consumer ``name`` starts at ``at_ms`` subscribed to ``topics`` (default: every topic), spending
+        ``poll_processing_ms`` on each ``poll()`` batch (default: the configuration's ``batch_ms``)."""
         ...
 
     def leave(self, name: str, at_ms: int, /) -> None:

@@ -6,7 +6,9 @@ client side, who processes which partition when: a partition is *acquired* when 
 processing it (after ``ConsumerRebalanceListener.onPartitionsAssigned``) and *released* when it stops
 (``onPartitionsRevoked``, ``onPartitionsLost``, a crash).  Every figure of :class:`RebalanceMetrics`
 that depends on ownership -- unowned partition-seconds, partitions stopped, restarted and moved,
-revocations, double ownership and zombie overlaps -- is computed here, once, for both simulators.
+revocations, double ownership and zombie overlaps -- is computed here, once, for both simulators, and so
+are the figures of :class:`StopMeasures`, what a rebalance costs the application: the member-seconds in
+which a consumer processed nothing, and the state or cache each moved partition must rebuild.
 
 Kafka has no such ledger: the client only knows its own assignment (``SubscriptionState``) and the
 coordinator only the assignment it handed out (``ClassicGroup`` / ``ConsumerGroup`` of Kafka's group
@@ -15,15 +17,16 @@ The ledger is the outside observer that Kafka's guarantees are stated against.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import InputError
+from ..validation import require
 
 from ..common import TopicPartition as TopicPartition  # re-exported: the one definition is rebalance.common
 Overlap = Tuple[int, TopicPartition, Tuple[str, ...]]
 
-__all__ = ["TopicPartition", "OwnershipInterval", "OwnershipLedger", "RebalanceMetrics"]
+__all__ = ["TopicPartition", "OwnershipInterval", "OwnershipLedger", "RebalanceMetrics", "StopMeasures"]
 
 
 @dataclass(slots=True)
@@ -271,6 +274,49 @@ class OwnershipLedger:
             total += (t1 - t0) - covered
         return total
 
+    def stopped_ms(self, t0: int, t1: int) -> Dict[str, int]:
+        """Per consumer process (``process_of``; every process that held a partition), the time in
+        ``[t0, t1)`` during which it processed nothing because its partitions were taken from it: each
+        *stop* runs from the release that leaves the process holding no partition (revoked, lost, or its
+        own close or crash) to the next time the same process takes up a partition again.  A stop that never
+        ends in the ledger (the process left for good, or the run ended first) is not counted: the consumer
+        was not waiting to resume.  Under eager every member stops at each rebalance, from its
+        ``onPartitionsRevoked`` until its ``SyncGroup`` response has been handled; under the cooperative
+        protocol and KIP-848 a member stops only when every partition it holds moves away.  A newly started
+        consumer waiting for its first partition is not stopped (it held nothing).  Needs the history
+        (``summary_from`` unset)."""
+        if self.summary_from is not None:
+            raise InputError("stopped_ms", "this ledger keeps no history (summary_from is set)")
+        held: Dict[str, int] = {}
+        since: Dict[str, int] = {}
+        stopped: Dict[str, int] = {}
+        for _, t, member, kind, _tp in self._timeline():
+            process = self._process(member)
+            stopped.setdefault(process, 0)
+            if kind == "add":
+                start = since.pop(process, None)
+                if start is not None:
+                    stopped[process] += max(0, min(t, t1) - max(start, t0))
+                held[process] = held.get(process, 0) + 1
+            else:
+                held[process] -= 1
+                if held[process] == 0:
+                    since[process] = t
+        return dict(sorted(stopped.items()))
+
+    def acquired_ms(self, process: str, t0: int, t1: int) -> List[int]:
+        """The times in ``[t0, t1)`` at which consumer process ``process`` (``process_of``) took up a
+        partition, in order, once per partition taken.  Needs the history (``summary_from`` unset)."""
+        if self.summary_from is not None:
+            raise InputError("acquired_ms", "this ledger keeps no history (summary_from is set)")
+        return sorted(iv.start_ms for iv in self.intervals
+                      if self._process(iv.member) == process and t0 <= iv.start_ms < t1)
+
+    def stop_measures(self, t0: int, t1: int, rebuild_ms_per_partition: int = 0) -> "StopMeasures":
+        """:class:`StopMeasures` over ``[t0, t1)``: :meth:`stopped_ms` and the partitions moved from ``t0``
+        on (:meth:`churn`), with ``rebuild_ms_per_partition``."""
+        return StopMeasures(t0, t1, self.stopped_ms(t0, t1), self.churn(t0)[2], rebuild_ms_per_partition)
+
     def churn(self, since: int) -> Tuple[int, int, int, int]:
         """``(stopped, restarted, moved, revoked)`` from ``since`` on: partition releases, partitions taken
         up again after a release, of those the ones taken up by another process than the one that released
@@ -371,3 +417,53 @@ class RebalanceMetrics:
                    partitions_stopped=stopped, partitions_restarted=restarted, partitions_moved=moved,
                    revocations=revoked, double_ownership=len(ledger.double_assignments),
                    zombie_overlap=len(ledger.zombie_overlaps), messages=dict(sorted(messages.items())))
+
+
+@dataclass(frozen=True)
+class StopMeasures:
+    """What a rebalance costs the application, between ``start_ms`` and ``end_ms``, beyond the unowned
+    partition-seconds of :class:`RebalanceMetrics`: the two things a protocol is chosen for.
+
+    * ``stopped_ms`` -- per consumer process, the time it processed nothing because its partitions had
+      been taken from it (:meth:`OwnershipLedger.stopped_ms`); :attr:`processing_stopped_member_seconds`
+      is their sum in seconds, :attr:`members_stopped` how many stopped.  Eager stops every member at every
+      rebalance, until its ``SyncGroup`` response; the cooperative protocol and KIP-848 stop a member only if
+      all it holds moves.
+    * ``partitions_moved`` -- partitions taken up by another process than the one that last stopped them
+      (:meth:`OwnershipLedger.churn`); :attr:`rebuild_cost` charges each ``rebuild_ms_per_partition`` (a
+      parameter, 0 by default: the time a partition's new owner spends restoring its state or warming its
+      cache before it processes the partition) and gives the partition-seconds spent rebuilding.  The cost
+      is added after the run: the simulators do not delay anything for it.
+
+    Defined in chapter 7, *Eager and incremental cooperative rebalancing*."""
+
+    start_ms: int
+    end_ms: int
+    stopped_ms: Mapping[str, int]
+    partitions_moved: int
+    rebuild_ms_per_partition: int = 0
+
+    def __post_init__(self) -> None:
+        v = self.rebuild_ms_per_partition
+        require(isinstance(v, int) and not isinstance(v, bool) and v >= 0, "rebuild_ms_per_partition",
+                f"must be a whole number of milliseconds >= 0, got {v!r}")
+
+    @property
+    def processing_stopped_member_seconds(self) -> float:
+        """The members' stops added up, in seconds (rounded to the millisecond)."""
+        return round(sum(self.stopped_ms.values()) / 1000.0, 3)
+
+    @property
+    def members_stopped(self) -> int:
+        """How many consumer processes stopped at least once (a ``stopped_ms`` above 0)."""
+        return sum(1 for ms in self.stopped_ms.values() if ms > 0)
+
+    @property
+    def rebuild_cost(self) -> float:
+        """``partitions_moved`` x ``rebuild_ms_per_partition``, in partition-seconds (rounded to the
+        millisecond)."""
+        return round(self.partitions_moved * self.rebuild_ms_per_partition / 1000.0, 3)
+
+    def with_rebuild(self, rebuild_ms_per_partition: int) -> "StopMeasures":
+        """The same run charged ``rebuild_ms_per_partition`` per moved partition."""
+        return replace(self, rebuild_ms_per_partition=rebuild_ms_per_partition)

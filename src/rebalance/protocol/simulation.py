@@ -326,11 +326,12 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
         m.start()
 
     def join(self, name: str, at_ms: int, /, *, topics: Optional[Sequence[str]] = None,
-             instance_id: Optional[str] = None) -> None:
+             instance_id: Optional[str] = None, poll_processing_ms: Optional[int] = None) -> None:
         """:class:`~.driver.ConsumerGroupDriver`: consumer ``name`` starts at ``at_ms`` with the
-        simulation's ``default_assignors`` and ``default_protocol`` (:meth:`add_member`)."""
+        simulation's ``default_assignors`` and ``default_protocol`` (:meth:`add_member`; ``poll_processing_ms``:
+        its own time per ``poll()`` batch)."""
         self.add_member(name, at_ms, assignors=self.default_assignors, protocol=self.default_protocol,
-                        instance_id=instance_id, topics=topics)
+                        instance_id=instance_id, topics=topics, poll_processing_ms=poll_processing_ms)
 
     def leave(self, name: str, at_ms: int, /) -> None:
         """:class:`~.driver.ConsumerGroupDriver`: ``KafkaConsumer.close()`` at ``at_ms``
