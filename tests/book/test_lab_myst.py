@@ -182,7 +182,8 @@ def test_a_chapter_renders_its_myst_in_jupyterlab(lab, browser):
         page.wait_for_timeout(1000)
         page.screenshot(path=str(lab["home"] / "lab.png"))
         found = page.evaluate("""() => {
-            const text = (sel) => [...document.querySelectorAll(sel)].map(e => e.innerText.trim());
+            // textContent: a citation inside a folded dropdown (How we know) is in the page but not laid out
+            const text = (sel) => [...document.querySelectorAll(sel)].map(e => (e.innerText.trim() || e.textContent.trim()));
             const rendered = [...document.querySelectorAll('.jp-MarkdownCell .lm-Widget.myst')]
                 .filter(e => e.offsetParent !== null);
             return {
