@@ -86,8 +86,9 @@ chapter: $(STAMP)
 # Every chapter is executed in its own kernel, JOBS at a time (default: one per core), the longest first; the
 # chapters are independent (each real Kafka cluster, Spark session and mock cluster takes free ports).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
-CHAPTERS_LONGEST_FIRST := $(filter chapters/13-%,$(CHAPTERS_MD)) $(filter chapters/12-%,$(CHAPTERS_MD)) \
-  $(filter-out chapters/12-% chapters/13-%,$(CHAPTERS_MD))
+# (named by slug, not number: real clients, then the lab at scale)
+LONGEST_CHAPTERS := $(filter %-real-clients.md,$(CHAPTERS_MD)) $(filter %-lab-at-scale.md,$(CHAPTERS_MD))
+CHAPTERS_LONGEST_FIRST := $(LONGEST_CHAPTERS) $(filter-out $(LONGEST_CHAPTERS),$(CHAPTERS_MD))
 chapters: $(STAMP)
 	@printf '%s\n' $(CHAPTERS_LONGEST_FIRST) | xargs -P $(JOBS) -I{} sh -c \
 	  'echo "executing {}"; $(BIN)/jupytext --to ipynb --execute --set-kernel python3 "{}" >/dev/null && \

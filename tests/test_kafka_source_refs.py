@@ -39,16 +39,16 @@ brokers ran the Scala group coordinator by default).
 What is not machine-checked
 ===========================
 
-* librdkafka's source (the ``librdkafka-*`` keys, chapter 13 only, 45 references to
+* librdkafka's source (the ``librdkafka-*`` keys, chapter 10 only, 45 references to
   ``src/rdkafka_*.c`` of librdkafka 2.15.0).  No jar or wheel carries librdkafka's C source, so CI cannot
-  read it; the references are still parsed, must resolve to a librdkafka key and may only be in chapter 13.
+  read it; the references are still parsed, must resolve to a librdkafka key and may only be in chapter 10.
   They were checked by hand against the v2.15.0 tag.
 
 Nothing else: every reference to Kafka's source in the book is checked.  A ``-sources`` jar missing from
 ``~/.m2`` skips that reference with the Maven command that fetches it.  ``make java`` (java/build.sh) resolves
 the ``-sources`` jars of the Kafka modules the Java module depends on; the broker's Scala sources
-(``KafkaConfig.scala``, the Scala ``GroupCoordinator``, ``AdminZkClient``: seven references of chapters 8, 10
-and 11) are not among them and come with
+(``KafkaConfig.scala``, the Scala ``GroupCoordinator``, ``AdminZkClient``: seven references of chapters 8, 9
+and 12) are not among them and come with
 ``mvn dependency:get -Dtransitive=false -Dartifact=org.apache.kafka:kafka_2.13:<release>:jar:sources``.
 
 The tests at the end plant wrong line numbers in copies of the book's own references and require the check
@@ -304,7 +304,7 @@ def check(reference: Reference) -> list[str]:
 def test_the_book_cites_kafka_source_lines():
     refs = kafka_references()
     assert len(refs) >= 40, f"only {len(refs)} references to Kafka's source found: has the grammar broken?"
-    assert {r.chapter for r in refs} >= {"02-range-assignor", "07-eager-and-cooperative", "11-kip848"}
+    assert {r.chapter for r in refs} >= {"02-range-assignor", "07-eager-and-cooperative", "09-kip848"}
 
 
 def test_every_reference_resolves_to_a_source_key():
@@ -314,11 +314,11 @@ def test_every_reference_resolves_to_a_source_key():
 
 
 def test_unchecked_references_are_librdkafkas():
-    """The references this test cannot read are librdkafka's C source, all in chapter 13."""
+    """The references this test cannot read are librdkafka's C source, all in chapter 10."""
     bib = bibliography()
     unchecked = [r for r in all_references() if r.key and not bib[r.key].is_kafka]
     assert all(bib[r.key].repo == "confluentinc/librdkafka" for r in unchecked)
-    assert {r.chapter for r in unchecked} <= {"13-real-clients"}, sorted({r.chapter for r in unchecked})
+    assert {r.chapter for r in unchecked} <= {"10-real-clients"}, sorted({r.chapter for r in unchecked})
 
 
 @pytest.mark.parametrize("reference", kafka_references(), ids=lambda r: f"{r.chapter}:{r.key}:{r.text}")

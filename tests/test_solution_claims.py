@@ -30,7 +30,7 @@ explain a mechanism, or name members and partitions), have no hidden cell of the
 exercise describes the event table of its code block; chapter 6's first shares the cell of its second), or
 put a figure in words this vocabulary does not read: chapter 1's third ("within a millisecond"), chapter 4's
 Spark-scale one ("an order of magnitude"), chapter 6's Spark-scale one (a table printed in two blocks) and
-chapter 9's Spark-scale one ("in proportion").  The Spark-scale solutions in the table are checked on the
+chapter 11's Spark-scale one ("in proportion").  The Spark-scale solutions in the table are checked on the
 rows they name.
 """
 from __future__ import annotations
@@ -205,37 +205,37 @@ CLAIMS = [
           lambda o: ([b - a for a, b in [_find(r"probing rebalances: (\S+) -> (\S+);", o)]],)),
     Claim("15-kafka-streams", "ex-streams-spark", r"The active tasks moved (shrink) too",
           lambda o: ([b - a for a, b in [_find(r"active tasks moved: (\S+) -> (\S+)$", o)]],)),
-    # chapter 11, exercise 2: a 2.5x shorter heartbeat, from the table and the printed summary line
-    Claim("11-kip848", "ex-kip848-2", r"Both (shrink), but far less than the interval",
+    # chapter 9, exercise 2: a 2.5x shorter heartbeat, from the table and the printed summary line
+    Claim("09-kip848", "ex-kip848-2", r"Both (shrink), but far less than the interval",
           lambda o: ([x - y for x, y in zip(_kip848_join(o)[2000][:2], _kip848_join(o)[5000][:2])],)),
-    Claim("11-kip848", "ex-kip848-2", r"time to stable of (\d+\.\d) s instead of (\d+\.\d) s",
+    Claim("09-kip848", "ex-kip848-2", r"time to stable of (\d+\.\d) s instead of (\d+\.\d) s",
           lambda o: _find(r"time to stable (\S+) s -> (\S+) s", o)[::-1]),
-    Claim("11-kip848", "ex-kip848-2", r"(about a tenth) shorter", lambda o: (_relative_drop(o, 0),)),
-    Claim("11-kip848", "ex-kip848-2", r"(\d+\.\d) unowned partition-seconds instead of (\d+\.\d)",
+    Claim("09-kip848", "ex-kip848-2", r"(about a tenth) shorter", lambda o: (_relative_drop(o, 0),)),
+    Claim("09-kip848", "ex-kip848-2", r"(\d+\.\d) unowned partition-seconds instead of (\d+\.\d)",
           lambda o: _find(r"unowned (\S+) -> (\S+) partition-seconds", o)[::-1]),
-    Claim("11-kip848", "ex-kip848-2", r"(almost two fifths) fewer", lambda o: (_relative_drop(o, 1),)),
-    Claim("11-kip848", "ex-kip848-2", r"with (\d+) heartbeats instead of (\d+) during the join",
+    Claim("09-kip848", "ex-kip848-2", r"(almost two fifths) fewer", lambda o: (_relative_drop(o, 1),)),
+    Claim("09-kip848", "ex-kip848-2", r"with (\d+) heartbeats instead of (\d+) during the join",
           lambda o: (int(_kip848_join(o)[2000][2]), int(_kip848_join(o)[5000][2]))),
-    Claim("11-kip848", "ex-kip848-2", r"every member heartbeats (\d+\.\d) times as often",
+    Claim("09-kip848", "ex-kip848-2", r"every member heartbeats (\d+\.\d) times as often",
           lambda o: _find(r"\((\S+) times as many\)", o)),
-    # chapter 11, exercises 1 and 3
-    Claim("11-kip848", "ex-kip848-1", r"(One) partition moves in either order",
+    # chapter 9, exercises 1 and 3
+    Claim("09-kip848", "ex-kip848-1", r"(One) partition moves in either order",
           lambda o: (set(_all(r"(\d+) partition\(s\) move", o, int)).pop() if len(set(_all(
               r"(\d+) partition\(s\) move", o, int))) == 1 else -1,)),
-    Claim("11-kip848", "ex-kip848-3", r"lasts between (one) session timeout and one session timeout plus one",
+    Claim("09-kip848", "ex-kip848-3", r"lasts between (one) session timeout and one session timeout plus one",
           lambda o: (min(t // s for s, t in _sessions(o)),)),
-    Claim("11-kip848", "ex-kip848-3", r"plus (one) heartbeat interval",
+    Claim("09-kip848", "ex-kip848-3", r"plus (one) heartbeat interval",
           lambda o: (max(-(-(t - s) // _heartbeat_ms()) for s, t in _sessions(o)),)),
-    # chapter 13, exercise 2: the late and the timely static member on a Kafka broker
-    Claim("13-real-clients", "ex-real-2", r"a member back in time causes (no) rebalance",
+    # chapter 10, exercise 2: the late and the timely static member on a Kafka broker
+    Claim("10-real-clients", "ex-real-2", r"a member back in time causes (no) rebalance",
           lambda o: _find(r"away 5 s .*?: (\d+) rebalance", o, int)),
-    Claim("13-real-clients", "ex-real-2", r"after its session expired causes (two):",
+    Claim("10-real-clients", "ex-real-2", r"after its session expired causes (two):",
           lambda o: _find(r"away 60 s .*?: (\d+) rebalance", o, int)),
-    Claim("13-real-clients", "ex-real-2", r"prints (\d+) and (\d+) rebalances",
+    Claim("10-real-clients", "ex-real-2", r"prints (\d+) and (\d+) rebalances",
           lambda o: tuple(_all(r": (\d+) rebalance\(s\)", o, int))),
-    Claim("13-real-clients", "ex-real-3", r"So the crash costs (one) rebalance on the broker and in the simulator",
+    Claim("10-real-clients", "ex-real-3", r"So the crash costs (one) rebalance on the broker and in the simulator",
           lambda o: (list(_find(r"after the crash: broker (\d+), simulator (\d+)", o, int)),)),
-    Claim("13-real-clients", "ex-real-1", r"(Nothing) changes in the counts",
+    Claim("10-real-clients", "ex-real-1", r"(Nothing) changes in the counts",
           lambda o: (0 if _find(r"counts equal range's: (\w+)", o, str) == ("True",) else 1,)),
     # chapter 8
     Claim("08-static-membership", "ex-static-2", r"the same (two) rebalances as a dynamic member",
@@ -247,16 +247,16 @@ CLAIMS = [
           lambda o: (_find(r"(\d+) of (\d+) runs with two", o)[0] / _find(r"(\d+) of (\d+) runs with two", o)[1],)),
     Claim("08-static-membership", "ex-static-spark", r"a second after that (all) of them pay both",
           lambda o: (1.0 if "all runs pay two rebalances" in o else 0.0,)),
-    # chapter 12, exercise 3; chapter 5, exercises 1 and 2
-    Claim("12-lab-at-scale", "ex-lab-3", r"Every static crash now costs (two) rebalances",
+    # chapter 13, exercise 3; chapter 5, exercises 1 and 2
+    Claim("13-lab-at-scale", "ex-lab-3", r"Every static crash now costs (two) rebalances",
           lambda o: (_row(o, "static")[0] if _row(o, "static")[0] == _row(o, "static")[2] else -1,)),
-    Claim("12-lab-at-scale", "ex-lab-3", r"(two) rebalances, exactly like the eager set-up",
+    Claim("13-lab-at-scale", "ex-lab-3", r"(two) rebalances, exactly like the eager set-up",
           lambda o: (_row(o, "eager")[0] if _row(o, "eager")[0] == _row(o, "eager")[2] else -1,)),
     Claim("05-cooperative-sticky-assignor", "ex-coop-1", r"and (one) round suffices",
           lambda o: _find(r"(\d+) rebalance\(s\)", o, int)),
     Claim("05-cooperative-sticky-assignor", "ex-coop-2", r"which stays (just below 10)",
           lambda o: (max(_table_column(o, 1)),)),
-    # chapters 2, 3, 6, 9, 10, 12: counts of small examples
+    # chapters 2, 3, 6, 11, 12, 13: counts of small examples
     Claim("02-range-assignor", "ex-range-3", r"only (one) more partition crosses a boundary",
           lambda o: (_find(r"'m1': (\d+)", o.split("change owner")[1], int)[0] - 3,)),
     Claim("03-roundrobin-assignor", "ex-roundrobin-1", r"`m2` `a-2, b-1` \((\d), (\d), (\d)\)",
@@ -269,15 +269,15 @@ CLAIMS = [
           lambda o: (int(_row(o, "range")[0]),)),
     Claim("06-choosing-an-assignor", "ex-choosing-2", r"to `A`: (\d) change owner where (\d) would do",
           lambda o: (int(_row(o, "range")[1]), int(_row(o, "sticky")[1]))),
-    Claim("09-kafka-connect", "ex-connect-2", r"Kafka 3\.3 revoked (nothing)",
+    Claim("11-kafka-connect", "ex-connect-2", r"Kafka 3\.3 revoked (nothing)",
           lambda o: (int(sum(_table_column(o, 6))),)),
-    Claim("09-kafka-connect", "ex-connect-3", r"least-loaded survivors, (one) connector",
+    Claim("11-kafka-connect", "ex-connect-3", r"least-loaded survivors, (one) connector",
           lambda o: (_find(r"the (\d+) survivors take (\d+) connectors", o, int)[1]
                      // _find(r"the (\d+) survivors take (\d+) connectors", o, int)[0],)),
-    Claim("10-placing-replicas", "ex-replicas-2", r"it leads (one) partition in six",
+    Claim("12-placing-replicas", "ex-replicas-2", r"it leads (one) partition in six",
           lambda o: (_find(r"broker 5 leads (\d+) partitions .* of (\d+) partitions", o)[0] * 6
                      / _find(r"broker 5 leads (\d+) partitions .* of (\d+) partitions", o)[1],)),
-    Claim("12-lab-at-scale", "ex-lab-2", r"well above zero for Range and (zero) for the other (three) assignors",
+    Claim("13-lab-at-scale", "ex-lab-2", r"well above zero for Range and (zero) for the other (three) assignors",
           lambda o: (int(max(_row(o, a)[-1] for a in ("1", "2", "3"))),
                      sum(1 for a in ("1", "2", "3") if _row(o, a)[-1] == 0))),
     # the Spark-scale solutions, on the rows they name
@@ -297,11 +297,11 @@ CLAIMS = [
     Claim("07-eager-and-cooperative", "ex-eager-coop-spark", r"With free revocations an eager rolling restart "
           r"leaves (fewer) partition-seconds unprocessed",
           lambda o: (_row(o, "0")[1] - _row(o, "0")[0],)),
-    Claim("09-kafka-connect", "ex-connect-4", r"(nothing) is stopped while connectors are added",
+    Claim("11-kafka-connect", "ex-connect-4", r"(nothing) is stopped while connectors are added",
           lambda o: (int(sum(_row(o, "0")[2:4])),)),
-    Claim("09-kafka-connect", "ex-connect-spark", r"Far (fewer) workers now come back in time",
+    Claim("11-kafka-connect", "ex-connect-spark", r"Far (fewer) workers now come back in time",
           lambda o: (_all(r"(\d+)% of bounces back in time", o)[1] - _all(r"(\d+)% of bounces back in time", o)[0],)),
-    Claim("09-kafka-connect", "ex-connect-spark", r"incremental's stops (grow) a little",
+    Claim("11-kafka-connect", "ex-connect-spark", r"incremental's stops (grow) a little",
           lambda o: (_all(r"late returns: incremental (\S+),", o)[1]
                      - _all(r"late returns: incremental (\S+),", o)[0],)),
     # chapter 4 and chapter 7: directions and shares
@@ -327,7 +327,7 @@ def _uniform(values: list) -> int:
 
 
 def _sessions(output: str) -> list[tuple[int, int]]:
-    """(session timeout, time to stable) in ms from chapter 11's crash table."""
+    """(session timeout, time to stable) in ms from chapter 9's crash table."""
     return [(int(s), int(t)) for s, t in re.findall(r"^(\d{5})\s+(\d+)\s+[\d.]+\s*$", output, flags=re.M)]
 
 
@@ -430,13 +430,13 @@ def test_a_planted_wrong_claim_fails(claim):
 def test_the_fixed_solutions_reject_their_old_claims():
     """The two solutions rewritten from their cells: their former claims, put in the table's terms, fail.
 
-    Chapter 11's said that both figures shrink "in proportion to the interval" (2.5 times: 5.0 s would become
-    2.0 s); chapter 13's said that a member back after its session expired causes one rebalance."""
+    Chapter 9's said that both figures shrink "in proportion to the interval" (2.5 times: 5.0 s would become
+    2.0 s); chapter 10's said that a member back after its session expired causes one rebalance."""
     old_11 = ("Both shrink roughly in proportion to the interval, because every hand-over waits for a heartbeat: "
               "a time to stable of 2.0 s instead of 5.0 s")
-    _, output = solution("11-kip848", "ex-kip848-2")
+    _, output = solution("09-kip848", "ex-kip848-2")
     assert check(CLAIMS[1], old_11, output)
     old_13 = "so it joins as a new static member and causes one rebalance; back in time, none"
-    _, output = solution("13-real-clients", "ex-real-2")
+    _, output = solution("10-real-clients", "ex-real-2")
     late = next(c for c in CLAIMS if c.pattern.startswith("after its session expired"))
     assert check(late, old_13.replace("causes one rebalance", "after its session expired causes one:"), output)

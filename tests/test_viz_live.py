@@ -1,4 +1,4 @@
-"""rebalance.viz.live: the live-vs-book bars of chapter 13."""
+"""rebalance.viz.live: the live-vs-book bars of chapter 10."""
 import matplotlib
 
 matplotlib.use("Agg")

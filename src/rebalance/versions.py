@@ -9,7 +9,7 @@ line: 4.3.1 is the newest release with all three.
 :data:`ADMINUTILS_RELEASE` is the last release with ``org.apache.kafka.admin.AdminUtils``: ZooKeeper mode's replica
 assignment up to 3.9, which 4.0 kept (the same source as 3.9.2) only for ``kafka-reassign-partitions --generate``
 (``ReassignPartitionsCommand`` at 4.0.0, line 585); by 4.3.1 that tool uses ``StripedReplicaPlacer`` and the class
-is gone.  Chapter 10 teaches it as history, checked against that release's jar.
+is gone.  Chapter 12 teaches it as history, checked against that release's jar.
 
 :data:`KAFKA_3_RELEASE` is the last 3.x release, the one the pinned release is set against in the book's "what
 changed in Kafka 4" table (``kafka-vectors/releases.json``).

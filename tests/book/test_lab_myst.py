@@ -73,7 +73,7 @@ def _features(md: str) -> dict[str, int]:
 
 def pick_chapter() -> tuple[Path, dict[str, int]]:
     """The chapter notebook with the most kinds of MyST features (ties: the first in file order), or the
-    one named by REBALANCE_LAB_CHAPTER (e.g. chapters/12-lab-at-scale.ipynb)."""
+    one named by REBALANCE_LAB_CHAPTER (e.g. chapters/13-lab-at-scale.ipynb)."""
     chosen = os.environ.get("REBALANCE_LAB_CHAPTER")
     if chosen:
         notebook = (REPO / chosen).with_suffix(".ipynb")

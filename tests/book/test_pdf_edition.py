@@ -383,7 +383,7 @@ def _cut_cells() -> list[tuple[str, str]]:
 @pytest.mark.xfail(strict=True, reason=(
     "the cut is in the stored outputs: pandas shortens a cell to display.max_colwidth (50) characters, so the "
     "notebooks hold 'state=PreparingRebalance, previous=Stable, gen...' and no layout can print the rest; the "
-    "chapters 0, 1, 7, 8, 11 and 12 need their outputs recomputed with display.max_colwidth=None"))
+    "chapters 0, 1, 7, 8, 9 and 13 need their outputs recomputed with display.max_colwidth=None"))
 def test_no_table_cell_is_cut_off(text):
     """No table cell ends in "…" where its text was cut off."""
     compact = _compact(text)

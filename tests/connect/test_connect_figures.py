@@ -1,4 +1,4 @@
-"""Chapter 9's sequence diagram and derived-sets diagram agree with the computed rounds they draw."""
+"""Chapter 11's sequence diagram and derived-sets diagram agree with the computed rounds they draw."""
 from __future__ import annotations
 
 import matplotlib

@@ -161,7 +161,7 @@ UNBALANCED = ["a", "a", "a", "b", "b", "c"]
 @kafka
 @needs_java
 def test_unbalanced_racks_and_a_fenced_lone_broker():
-    """Chapter 10's real-controller section, through :func:`controller_placements`: six brokers in racks
+    """Chapter 12's real-controller section, through :func:`controller_placements`: six brokers in racks
     ``a a a b b c`` (and a dedicated controller, so the quorum survives the kill).  The leader of a
     one-partition topic is not uniform over the brokers (rack offset uniform over the 3 racks, then a broker of
     that rack: 1/9, 1/6 or 1/3), and the real leaders follow that distribution; reshuffled and added partitions

@@ -2,8 +2,8 @@
 
 The chapters run several scenarios on one broker (a cluster start costs seconds); a scenario whose broker
 settings the cluster does not have is refused before anything starts, naming the scenario's field.  These
-checks need no Kafka: the refusal comes first.  Running on a shared cluster is exercised by chapters 7, 8, 11
-and 13 under nbval.
+checks need no Kafka: the refusal comes first.  Running on a shared cluster is exercised by chapters 7, 8, 9
+and 10 under nbval.
 """
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ def test_range_and_roundrobin_of_real_clients_equal_the_book():
     assert set(summary) == {"range", "roundrobin"}
     for row in summary.values():
         assert row["groups"] == 6 and row["rounds"] >= 3 * 6  # start, join and leave at least
-    # the one known departure, explained in chapter 13: librdkafka's co-partitioned rack pass skips members
+    # the one known departure, explained in chapter 10: librdkafka's co-partitioned rack pass skips members
     # without client.rack; a disagreement must be that one, reproduced exactly by the model of it
     unexplained = [c for c in report.disagreements() if not c.documented]
     assert not unexplained, unexplained[:3]
@@ -36,7 +36,7 @@ def test_range_and_roundrobin_of_real_clients_equal_the_book():
 
 
 def test_cooperative_rounds_are_replayed_with_the_owned_partitions_the_leader_saw():
-    """Each group in its own process: librdkafka's sticky assignor aborts some processes (chapter 13)."""
+    """Each group in its own process: librdkafka's sticky assignor aborts some processes (chapter 10)."""
     groups = draw_groups(4, seed=1, assignors=("cooperative-sticky",), racks=False)
     report = run_peer_isolated(groups, concurrency=1, parallel=4, timeout_s=60)
     completed = {c.group for c in report.checks}

@@ -17,7 +17,7 @@ Checked for every schedule:
 A second family replays quick rolling restarts (graceful shutdown + restart of every member, in waves,
 eager / static / cooperative) with revocation callbacks of 200 or 1,000 ms and restart gaps of 0.1-3 s, so
 a shutdown often lands inside a member's revocation callback or while its JoinGroup/SyncGroup is in flight:
-the schedules in which chapter 12's first Monte Carlo store found two owners (see ``test_overlaps.py``).
+the schedules in which chapter 13's first Monte Carlo store found two owners (see ``test_overlaps.py``).
 In the second family no overlap of any kind is allowed: none of its faults makes a zombie.
 
 ``benchmarks/bench_protocol.py --schedules N`` runs more of them.

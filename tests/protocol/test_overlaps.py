@@ -1,6 +1,6 @@
 """Two owners of one partition: simulator bugs (regressions) versus Kafka's zombie window.
 
-Chapter 12's first stored Monte Carlo run (2,000 disturbances x 3 set-ups, seed 2026) reported 14 runs,
+Chapter 13's first stored Monte Carlo run (2,000 disturbances x 3 set-ups, seed 2026) reported 14 runs,
 all rolling restarts under ``eager`` or ``static`` with ``revoke_ms`` 200 or 1,000, in which a partition
 had two owners at once.  Replayed with the simulator of that time, every one of the 104 overlaps was the
 same defect: a consumer whose ``close()`` started while it was inside a rebalance (eager revocation before
@@ -28,7 +28,7 @@ STANDINS = {"range": range_standin, "cooperative-sticky": cooperative_standin}
 START_MS, SETTLE_MS = 60_000, 150_000  # the Monte Carlo job's rolling-restart timing
 
 #: (simulation, set-up, members, topics, down_ms, gap_ms, revoke_ms, network_ms, overlaps the old simulator reported):
-#: the 14 runs of chapter 12's first Monte Carlo store (members = c1..cN bounced in name order)
+#: the 14 runs of chapter 13's first Monte Carlo store (members = c1..cN bounced in name order)
 MONTECARLO_RUNS = [
     (63, "eager", 5, {"t0": 22, "t1": 6}, 37897, 40394, 1000, 1, 6),
     (251, "eager", 6, {"t0": 22, "t1": 18}, 59854, 62992, 1000, 2, 2),

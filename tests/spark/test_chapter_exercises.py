@@ -1,4 +1,4 @@
-"""The "Spark-scale exercise" sections of chapters 09, 10 and 11 interpret the tables that
+"""The "Spark-scale exercise" sections of chapters 09, 11 and 12 interpret the tables that
 ``rebalance.spark.exercise`` returns.  These tests rerun the chapters' calls (same scale, seed and
 parameters) and check the properties their prose relies on, so that a change in a job that would make a
 chapter's reading wrong fails here rather than silently in the book.  (``nbval`` checks the printed
@@ -19,8 +19,8 @@ def _row(frame, **keys):
     return sel.iloc[0]
 
 
-def test_chapter_09_bounces():
-    """Chapter 09: eager stops far more than cooperative; static never rebalances in a bounce within the
+def test_chapter_11_bounces():
+    """Chapter 11: eager stops far more than cooperative; static never rebalances in a bounce within the
     session timeout and moves nothing, but leaves partitions unowned longest in a rolling restart; nothing
     is ever owned twice."""
     table = exercise("montecarlo", scale=60, seed=0, events=("rolling-restart", "crash-restart"),
@@ -39,7 +39,7 @@ def test_chapter_09_bounces():
     assert crash["static"] < crash["cooperative"] < crash["eager"]
 
 
-def test_chapter_09_exercise_eager_stops_the_whole_group():
+def test_chapter_11_exercise_eager_stops_the_whole_group():
     """The exercise's solution: in a crash-restart, eager stops exactly the group's partitions whatever the
     group size; cooperative and static stop a share that shrinks as the group grows."""
     stopped = {}
@@ -52,8 +52,8 @@ def test_chapter_09_exercise_eager_stops_the_whole_group():
     assert stopped[16] < stopped[4] / 2
 
 
-def test_chapter_10_leader_pile_up():
-    """Chapter 10: over 50-topic creation sequences the striped placer piles leaders up on 9 brokers in 3
+def test_chapter_12_leader_pile_up():
+    """Chapter 12: over 50-topic creation sequences the striped placer piles leaders up on 9 brokers in 3
     racks but not on 6 or 12; it spreads replicas within a topic more evenly than AdminUtils."""
     rows = exercise("placement", scale=3_000, seed=0, table="rows", topics_per_cluster=50,
                     broker_choices=(6, 9, 12), rack_choices=(3,), replication_choices=(3,), max_partitions=50,
@@ -71,8 +71,8 @@ def test_chapter_10_leader_pile_up():
         assert replica[(n, "StripedReplicaPlacer")] < replica[(n, "AdminUtils")]
 
 
-def test_chapter_11_classic_baseline():
-    """Chapter 11: after a rolling restart cooperative settles later than eager (second rebalance) and moves
+def test_chapter_09_classic_baseline():
+    """Chapter 09: after a rolling restart cooperative settles later than eager (second rebalance) and moves
     under half as much, but leaves more partition-seconds unowned at the median (eager members revoke
     together, chapter 7); a crash costs every set-up the session timeout."""
     table = exercise("montecarlo", scale=60, seed=0, events=("rolling-restart", "crash"), local=True)
@@ -86,8 +86,8 @@ def test_chapter_11_classic_baseline():
         assert 40 <= _row(table, event="crash", mode=mode)["time_to_stable_p50_s"] <= 45
 
 
-def test_chapter_11_stickiness():
-    """Chapter 11: when one member leaves, range takes partitions from members that stayed far more often
+def test_chapter_09_stickiness():
+    """Chapter 09: when one member leaves, range takes partitions from members that stayed far more often
     than cooperative-sticky."""
     table = exercise("sweep", scale=200, seed=0, assignors=("range", "cooperative-sticky"), local=True)
     rng, coop = (_row(table, assignor=a) for a in ("range", "cooperative-sticky"))

@@ -10,7 +10,7 @@ from rebalance.spark import lab
 from rebalance.spark import single_process as local
 from rebalance.spark.jobs import coordinator, placement
 
-STORE = Path(__file__).resolve().parents[2] / "chapters" / "12-lab-at-scale.data"
+STORE = Path(__file__).resolve().parents[2] / "chapters" / "13-lab-at-scale.data"
 
 
 def test_replay_past_the_cap_tells_the_late_settler_from_the_loop():

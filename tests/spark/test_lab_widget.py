@@ -1,4 +1,4 @@
-"""Chapter 12's coordinator-load widget reads the coordinator job's broker_load table."""
+"""Chapter 13's coordinator-load widget reads the coordinator job's broker_load table."""
 from __future__ import annotations
 
 import matplotlib

@@ -130,7 +130,7 @@ class ConnectCluster:
     validated here (``InputError`` naming it), for the chapters and the vectors alike; ``replay`` carries
     the switches only :mod:`rebalance.connect.vectors` passes (:class:`~rebalance.connect.assignor.ReplayOptions`).
 
-    Defined in chapter 9, *Kafka Connect: from stop-the-world to incremental*."""
+    Defined in chapter 11, *Kafka Connect: from stop-the-world to incremental*."""
 
     def __init__(self, assignor: str = "incremental", mode: str = "direct", protocol: str = "sessioned",
                  max_delay_ms: int = DEFAULT_MAX_DELAY_MS, initial_time_ms: int = DEFAULT_START_TIME_MS,

@@ -34,7 +34,7 @@ class EagerAssignor:
     The constructor takes the same arguments as :class:`~rebalance.connect.incremental.IncrementalCooperativeAssignor`
     (``WorkerCoordinator`` builds both) and ignores them: the eager assignor keeps no state and sends no delay.
 
-    Defined in chapter 9, *Kafka Connect: from stop-the-world to incremental*."""
+    Defined in chapter 11, *Kafka Connect: from stop-the-world to incremental*."""
 
     #: the assignor family name the vectors use (``"assignor": "eager"``)
     NAME = "eager"

@@ -109,7 +109,7 @@ class IncrementalCooperativeAssignor:
     It is the :class:`~rebalance.connect.assignor.ConnectAssignor` of ``connect.protocol=compatible`` and
     ``sessioned``.
 
-    Defined in chapter 9, *Kafka Connect: from stop-the-world to incremental*."""
+    Defined in chapter 11, *Kafka Connect: from stop-the-world to incremental*."""
 
     #: the assignor family name the vectors use (``"assignor": "incremental"``)
     NAME = "incremental"

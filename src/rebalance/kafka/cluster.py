@@ -157,7 +157,7 @@ class KafkaCluster(StartedInWith):
 
     Use it as a context manager, or call :meth:`start` and :meth:`stop`.
 
-    Defined in chapter 13, *Watch real clients rebalance*."""
+    Defined in chapter 10, *Watch real clients rebalance*."""
 
     def __init__(self, brokers: int = 1, racks: Optional[Sequence[str]] = None,
                  broker_config: Optional[Mapping[str, Union[str, int, float, bool]]] = None, *,

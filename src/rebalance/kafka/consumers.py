@@ -290,7 +290,7 @@ def run_scenario(value: object, cluster: Optional[Any] = None) -> List[Dict[str,
     it appends to FILE a ``clock`` record (``t0``: the wall clock of ``t`` = 0, ms since the epoch; ``until_ms``)
     and every record its JVMs wrote by ``until_ms``, each with its ``scenario`` (and ``jvm``).
 
-    Defined in chapter 13, *Watch real clients rebalance*."""
+    Defined in chapter 10, *Watch real clients rebalance*."""
     from .cluster import KafkaCluster
     from .settings import config_value
 

@@ -357,7 +357,7 @@ def controller_placements(cluster: KafkaCluster, *, single: int = 90, multi: int
     Returns one :class:`PlacementStep` per step, in order (topic names ``single-NNN``, ``multi-NN``,
     ``fenced-NN``).
 
-    Defined in chapter 10, *Placing replicas*."""
+    Defined in chapter 12, *Placing replicas*."""
     admin = _admin(cluster.bootstrap_servers)
     brokers = tuple(cluster_brokers(cluster))
     steps: List[PlacementStep] = []

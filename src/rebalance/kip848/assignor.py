@@ -57,7 +57,7 @@ class UniformAssignor(_ServerSideAssignor):
     ``group.remote.assignor``, ``"uniform"``; the homogeneous or the heterogeneous builder, see
     :mod:`rebalance.kip848.uniform`.
 
-    Defined in chapter 11, *KIP-848: rebalancing without the barrier*."""
+    Defined in chapter 9, *KIP-848: rebalancing without the barrier*."""
 
     NAME = "uniform"
     BUILD = staticmethod(assign_uniform)
@@ -68,7 +68,7 @@ class RangeAssignor(_ServerSideAssignor):
     range assignor, ``"range"``: contiguous ranges per topic over the sorted subscribers, see
     :mod:`rebalance.kip848.range`.
 
-    Defined in chapter 11, *KIP-848: rebalancing without the barrier*."""
+    Defined in chapter 9, *KIP-848: rebalancing without the barrier*."""
 
     NAME = "range"
     BUILD = staticmethod(assign_range)

@@ -37,7 +37,7 @@ class KIP848Config(PollLoopConfig):
     ``revoke_ms``, ``assignment_ms``, ``restart_ms`` and the application's processing time are assumptions
     of the model (network, commit + callbacks, process restart, work per record).
 
-    Defined in chapter 11, *KIP-848: rebalancing without the barrier*."""
+    Defined in chapter 9, *KIP-848: rebalancing without the barrier*."""
 
     heartbeat_interval_ms: int = 5000
     session_timeout_ms: int = 45000

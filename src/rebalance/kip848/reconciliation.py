@@ -29,7 +29,7 @@ class ModernMemberState(KafkaName):
     """A member's reconciliation state on the coordinator: Kafka's
     ``org.apache.kafka.coordinator.group.modern.MemberState`` (4.3.1), by its Java names.
 
-    Defined in chapter 11, *KIP-848: rebalancing without the barrier*."""
+    Defined in chapter 9, *KIP-848: rebalancing without the barrier*."""
     STABLE = auto()
     UNREVOKED_PARTITIONS = auto()
     UNRELEASED_PARTITIONS = auto()

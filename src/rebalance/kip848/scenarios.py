@@ -40,7 +40,7 @@ def simulate(scenario: str = "join", members: int = 3,
     half a heartbeat interval after the group first became stable) and the metrics count from there.
     ``names`` are member ids: the first ``members`` form the group, the next one (if given) joins.
 
-    Defined in chapter 11, *KIP-848: rebalancing without the barrier*."""
+    Defined in chapter 9, *KIP-848: rebalancing without the barrier*."""
     if scenario not in SCENARIOS:
         raise InputError("scenario", f"must be one of {', '.join(SCENARIOS)}, got {scenario!r}")
     if not isinstance(members, int) or isinstance(members, bool) or members < 1:

@@ -125,7 +125,7 @@ class KIP848Simulation(DriverHooks):
     """Members and one coordinator on a :class:`~rebalance.protocol.clock.VirtualClock`; a
     :class:`~rebalance.protocol.driver.ConsumerGroupDriver`.
 
-    Defined in chapter 11, *KIP-848: rebalancing without the barrier*."""
+    Defined in chapter 9, *KIP-848: rebalancing without the barrier*."""
 
     def __init__(self, topics: Union[TopicCatalog, Mapping[str, Any]], config: Optional[KIP848Config] = None,
                  clock: Optional[VirtualClock] = None):

@@ -57,7 +57,7 @@ class LiveGroup:
     """Real consumers in group ``group_id`` on ``cluster``; a context manager that closes every consumer on
     exit, also when the block raises.
 
-    Defined in chapter 13, *Watch real clients rebalance*."""
+    Defined in chapter 10, *Watch real clients rebalance*."""
 
     def __init__(self, cluster: MockCluster, group_id: str):
         require(isinstance(cluster, MockCluster) and not cluster.closed, "cluster", "must be an open MockCluster")

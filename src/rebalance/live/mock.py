@@ -77,7 +77,7 @@ class MockCluster:
     Use it as a context manager: leaving the ``with`` block (also on an exception) destroys the cluster and its
     handle.  Close the consumers first (:class:`~rebalance.live.group.LiveGroup` does).
 
-    Defined in chapter 13, *Watch real clients rebalance*."""
+    Defined in chapter 10, *Watch real clients rebalance*."""
 
     def __init__(self, brokers: int = 3, *, racks: Optional[Sequence[str]] = None,
                  initial_rebalance_delay_ms: int = 0, consumer_heartbeat_interval_ms: Optional[int] = None,

@@ -87,7 +87,7 @@ def step_rows(group: LiveGroup, steps: Sequence[Step], marks: Sequence[int]) -> 
     rejoins and the group goes through one more generation, depending on which request wins the race.  Such a
     generation is not counted here (it is in :func:`failed_generations`), but in an eager group it is a real
     extra rebalance and in a cooperative one it can take the place of the second round, so ``rebalances`` varies
-    from run to run, more often on a loaded machine (chapter 13 compares only the partition counts)."""
+    from run to run, more often on a loaded machine (chapter 10 compares only the partition counts)."""
     rows = []
     for (label, _, _), lo, hi in zip(steps, marks, marks[1:]):
         events = group.events[lo:hi]

@@ -228,7 +228,7 @@ def assign_replicas_to_brokers(brokers: Iterable[Any], n_partitions: int, replic
     >>> assign_replicas_to_brokers([0, 1, 2, 3, 4], 3, 3, fixed_start_index=0)
     {0: [0, 1, 2], 1: [1, 2, 3], 2: [2, 3, 4]}
 
-    Defined in chapter 10, *Placing replicas*."""
+    Defined in chapter 12, *Placing replicas*."""
     parsed = parse_brokers(brokers)
     n_partitions = check_int(n_partitions, "partitions")
     replication_factor = check_int(replication_factor, "replicationFactor")

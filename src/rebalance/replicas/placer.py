@@ -46,7 +46,7 @@ class AdminUtilsPlacer:
     first shift are drawn from ``random`` (one stream for all ``place`` calls, as Kafka's static ``RAND``),
     or from ``JavaRandom(seed)``.
 
-    Defined in chapter 10, *Placing replicas*."""
+    Defined in chapter 12, *Placing replicas*."""
 
     #: the registry name (:data:`PLACERS`)
     NAME = "AdminUtils"

@@ -230,7 +230,7 @@ class StripedReplicaPlacer:
     >>> placer.place(PlacementSpec(0, 5, 3), [0, 3, 2, 1]).replica_lists()     # Kafka's testSuccessfulPlacement
     [[2, 3, 0], [3, 0, 1], [0, 1, 2], [1, 2, 3], [1, 0, 2]]
 
-    Defined in chapter 10, *Placing replicas*."""
+    Defined in chapter 12, *Placing replicas*."""
 
     #: the registry name (:data:`rebalance.replicas.placer.PLACERS`)
     NAME = "StripedReplicaPlacer"

@@ -38,7 +38,7 @@ def exercise(job: str, scale: Optional[int] = None, seed: int = 0, table: Option
 
     >>> exercise("coordinator", scale=10_000, partition_counts=(50,), broker_counts=(3,))  # doctest: +SKIP
 
-    Defined in chapter 12, *Lab at scale*."""
+    Defined in chapter 13, *Lab at scale*."""
     require(job in JOBS, "job", f"must be one of {', '.join(JOBS)}, got {job!r}")
     module = get_job(job)
     if scale is None:

@@ -1,4 +1,4 @@
-"""Chapter 12's widget: how evenly the group coordinators' work spreads over the brokers.
+"""Chapter 13's widget: how evenly the group coordinators' work spreads over the brokers.
 
 Reads the ``broker_load`` table of the coordinator job (:mod:`rebalance.spark.jobs.coordinator`: millions
 of group ids hashed with ``String.hashCode`` to ``__consumer_offsets`` partitions, ``Utils.abs(hash) %

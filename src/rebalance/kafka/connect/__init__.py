@@ -9,7 +9,7 @@
   (:class:`rebalance.connect.cluster.ConnectCluster`) replaying those rounds with their real members, leaders,
   generations and clock, set against them worker by worker (:class:`RoundComparison`);
 * :mod:`~rebalance.kafka.connect.scenarios` -- :func:`connectors_added` and :func:`worker_bounced`, the
-  scenarios of chapter 9 scaled down, each a :class:`ScenarioResult` of those comparisons.
+  scenarios of chapter 11 scaled down, each a :class:`ScenarioResult` of those comparisons.
 
 >>> with KafkaCluster(broker_config=CONNECT_BROKER_CONFIG) as kafka:              # doctest: +SKIP
 ...     with ConnectDistributedCluster(kafka.bootstrap_servers, workers=3) as connect:

@@ -1,4 +1,4 @@
-"""The scenarios of chapter 9, scaled down, on a real Connect cluster and replayed through the book's model.
+"""The scenarios of chapter 11, scaled down, on a real Connect cluster and replayed through the book's model.
 
 :func:`connectors_added` adds connectors one after another; :func:`worker_bounced` stops a worker and starts it
 again, back before ``scheduled.rebalance.max.delay.ms`` runs out or only after.  Each returns a

@@ -139,7 +139,7 @@ class ConnectDistributedCluster(StartedInWith):
     the first member to join the leader); ``False`` starts all at once (faster; any of them may lead).
     Workers are named in the order of their member ids, so ``w1`` comes first in the eager deal.
 
-    Defined in chapter 9, *Kafka Connect: from stop-the-world to incremental*."""
+    Defined in chapter 11, *Kafka Connect: from stop-the-world to incremental*."""
 
     DEFAULTS: Dict[str, str] = {
         "key.converter": "org.apache.kafka.connect.json.JsonConverter",
