@@ -34,7 +34,7 @@ import rebalance
 from rebalance import errors
 
 AREAS = ["consumer", "protocol", "connect", "replicas", "kip848", "share", "streams", "live", "kafka", "spark",
-         "diagnose"]
+         "diagnose", "timeouts"]
 #: the packages inside an area, each with its own ``__all__`` (a chapter still imports from the area)
 SUBPACKAGES = ["streams.client", "streams.coordinator"]
 ROOT = Path(__file__).resolve().parents[1]

@@ -49,7 +49,7 @@ class FaultsMixin:
     _start: Callable[[str], None]
     _start_after_close: Dict[str, int]
     _new_coordinator: Callable[[], "ClassicGroupCoordinator"]
-    materialize: Callable[["ConsumerMember"], None]
+    materialize: Callable[..., None]
 
     def should_lose_leader(self, member: ConsumerMember, resp: JsonRecord) -> bool:
         """Fault hook: the leader is lost after its JoinGroup response and before its SyncGroup -- it
