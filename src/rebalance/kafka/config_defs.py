@@ -120,7 +120,9 @@ def write_cache(release: str = KAFKA_VERSION) -> Path:
 @lru_cache(maxsize=4)
 def setting_defs(release: str = KAFKA_VERSION) -> Dict[str, ConfigKey]:
     """The entries of :data:`GROUP_SETTINGS` for ``release`` from the package's file (no Java needed), by
-    name (a ``GroupConfig`` override's name differs from every broker and consumer setting's)."""
+    name (a ``GroupConfig`` override's name differs from every broker and consumer setting's).
+
+    Defined in chapter 17, *Setting the timeouts*."""
     path = cache_path(release)
     if not path.exists():
         raise InputError("release", f"no file of Kafka {release}'s settings ({path.name}); "

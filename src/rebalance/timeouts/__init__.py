@@ -18,8 +18,8 @@ from .._lazy import lazy_exports
 
 #: every public name and the module that defines it, imported on first use (:mod:`rebalance._lazy`)
 _EXPORTS = {
-    "Deployment": ".deployments", "DEPLOYMENTS": ".deployments", "Recommendation": ".deployments",
-    "recommend": ".deployments",
+    "Deployment": ".deployments", "DEPLOYMENTS": ".deployments", "MARGIN": ".deployments",
+    "POLL_INTERVAL_CANDIDATES_MS": ".deployments", "Recommendation": ".deployments", "recommend": ".deployments",
     "Broken": ".rules", "RULES": ".rules", "consumer_group_timings": ".rules", "consumer_protocol_client": ".rules",
     "grace_covers_close": ".rules", "heartbeat_interval": ".rules", "initial_delay_covers_starts": ".rules",
     "pause_within_session": ".rules", "poll_interval_covers_batch": ".rules", "rebalance_timeout_stall": ".rules",
@@ -30,7 +30,8 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the same modules
-    from .deployments import (DEPLOYMENTS as DEPLOYMENTS, Deployment as Deployment,
+    from .deployments import (DEPLOYMENTS as DEPLOYMENTS, MARGIN as MARGIN,
+                              POLL_INTERVAL_CANDIDATES_MS as POLL_INTERVAL_CANDIDATES_MS, Deployment as Deployment,
                               Recommendation as Recommendation, recommend as recommend)
     from .rules import (RULES as RULES, Broken as Broken, consumer_group_timings as consumer_group_timings,
                         consumer_protocol_client as consumer_protocol_client, grace_covers_close as grace_covers_close,

@@ -30,7 +30,8 @@ from .rules import (grace_covers_close, heartbeat_interval, initial_delay_covers
                     poll_interval_covers_batch, session_bounds, static_session_covers_restart)
 from .runs import Row
 
-__all__ = ["Deployment", "DEPLOYMENTS", "Recommendation", "recommend", "SESSION_CANDIDATES_MS"]
+__all__ = ["Deployment", "DEPLOYMENTS", "Recommendation", "recommend", "SESSION_CANDIDATES_MS",
+           "POLL_INTERVAL_CANDIDATES_MS", "INITIAL_DELAY_CANDIDATES_MS", "MARGIN"]
 
 #: the ``session.timeout.ms`` values tried
 SESSION_CANDIDATES_MS = (10_000, 15_000, 20_000, 30_000, 45_000, 60_000, 90_000, 120_000)
@@ -117,7 +118,9 @@ def _smallest(candidates: Tuple[int, ...], ok: Callable[[int], bool]) -> int:
 
 
 def recommend(d: Deployment) -> Recommendation:
-    """The settings for deployment ``d`` (see the module docstring)."""
+    """The settings for deployment ``d`` (see the module docstring).
+
+    Defined in chapter 17, *Setting the timeouts*."""
     require(isinstance(d, Deployment), "d", f"must be a Deployment, got {type(d).__name__}")
     default_hb = default_of("heartbeat.interval.ms")
     low, high = default_of("group.min.session.timeout.ms"), default_of("group.max.session.timeout.ms")

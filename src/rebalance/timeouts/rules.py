@@ -30,7 +30,9 @@ __all__ = ["Broken", "heartbeat_interval", "session_bounds", "poll_interval_cove
 class Broken:
     """A rule the settings break: ``rule`` (its name in :data:`RULES`), ``setting`` (the one to change),
     ``condition`` (the rule with the values put in), ``effect`` (what happens) and whether Kafka ``refused`` the
-    configuration (rather than running with it)."""
+    configuration (rather than running with it).
+
+    Defined in chapter 17, *Setting the timeouts*."""
 
     rule: str
     setting: str

@@ -87,7 +87,9 @@ def stall_run(max_poll_interval_ms: int, protocol: str, *, join_at_ms: int = 20_
     """Four consumers on twelve partitions, one of them ``stuck`` (a batch of 20 minutes: a hung call, a
     deadlock); ``c4`` joins at ``join_at_ms``.  ``protocol``: ``eager``, ``cooperative`` (classic) or
     ``consumer`` (KIP-848).  The classic rebalance waits for ``stuck`` until its ``max.poll.interval.ms``
-    expires."""
+    expires.
+
+    Defined in chapter 17, *Setting the timeouts*."""
     members: List[Dict[str, Any]] = [{"id": "c1"}, {"id": "c2"}, {"id": "c3"},
                                      {"id": "stuck", "poll_processing_ms": 1_200_000}, {"id": "c4"}]
     return scenario_row(protocol, members, [{"at_ms": join_at_ms, "op": "join", "member": "c4"}],
