@@ -28,6 +28,7 @@ MODULES = (
     "rebalance.kip848",
     "rebalance.share",
     "rebalance.streams",
+    "rebalance.timeouts",
     "rebalance.common",
     "rebalance.vectors",
     "rebalance.simulate",

@@ -34,7 +34,7 @@ import rebalance
 from rebalance import errors
 
 AREAS = ["consumer", "protocol", "connect", "replicas", "kip848", "share", "streams", "live", "kafka", "spark",
-         "diagnose"]
+         "diagnose", "timeouts"]
 #: the packages inside an area, each with its own ``__all__`` (a chapter still imports from the area)
 SUBPACKAGES = ["streams.client", "streams.coordinator"]
 ROOT = Path(__file__).resolve().parents[1]
@@ -310,6 +310,8 @@ DEFINED_IN = {
  "rebalance.streams.client.high_availability_task_assignor.HighAvailabilityTaskAssignor": 15,
  "rebalance.streams.coordinator.sticky_task_assignor.StickyTaskAssignor": 15,
  "rebalance.streams.client.experiment.probing_rounds": 15, "rebalance.kafka.streams.scale_out_and_in": 15,
+ "rebalance.timeouts.rules.Broken": 17, "rebalance.timeouts.deployments.recommend": 17,
+ "rebalance.timeouts.runs.stall_run": 17, "rebalance.kafka.config_defs.setting_defs": 17,
 }
 
 

@@ -157,6 +157,8 @@ class SimulationOutput:
     join_waits_ms: Dict[str, Optional[int]] = dataclasses.field(default_factory=dict)
     #: the scenario asked for the stop measures in its summary (it set ``rebuild_ms_per_partition``)
     stop_summary: bool = False
+    #: who processed which partition when, the whole run (not part of the summary line)
+    ownership: Optional[OwnershipLedger] = dataclasses.field(default=None, compare=False, repr=False)
 
     def summary(self) -> SimulationSummary:
         """The summary line's figures, all over ``[measure_from_ms, until_ms)`` (``metrics.start_ms`` to
@@ -467,7 +469,7 @@ def simulate_scenario(scenario: Union[SimulationInput, Mapping[str, Any]]) -> Si
     unowned = sim.ownership.unowned_ms(s.measure_from_ms, s.until_ms, partitions) / 1000.0
     stops = sim.ownership.stop_measures(s.measure_from_ms, s.until_ms, s.rebuild_ms_per_partition or 0)
     return SimulationOutput(completed, metrics, unowned, stops, join_waits(sim.ownership, s),
-                            s.rebuild_ms_per_partition is not None)
+                            s.rebuild_ms_per_partition is not None, sim.ownership)
 
 
 def join_waits(ledger: OwnershipLedger, s: SimulationInput) -> Dict[str, Optional[int]]:

@@ -13,6 +13,8 @@ This area runs Kafka's own classes from those jars through the book's Java modul
   enumerated outcome distribution of the book's ``StripedReplicaPlacer`` (membership and chi-square fit).
 * :mod:`rebalance.kafka.connect` -- a real distributed Kafka Connect cluster (``ConnectDistributed`` workers)
   whose rounds, read from the workers' logs, are replayed through the book's Connect model side by side.
+* :mod:`rebalance.kafka.config_defs` -- the group settings' ``ConfigDef`` entries (``ConsumerConfig``,
+  ``GroupCoordinatorConfig``, ``GroupConfig``) as the pinned jars define them: names, defaults, valid ranges;
 * :mod:`rebalance.kafka.jvm` -- every JVM of this area started one way (:class:`~rebalance.kafka.jvm.JvmProcess`),
   ``find_java`` and the Java module's classpaths; :mod:`rebalance.kafka.broker_requests` -- a broker asked over a
   plain socket (``Metadata``).
@@ -36,6 +38,9 @@ from .._lazy import lazy_exports
 #: every public name and the module that defines it, imported on first use (:mod:`rebalance._lazy`)
 _EXPORTS = {
     "side_by_side": ".agreement", "ClusterStartError": ".cluster", "KafkaCluster": ".cluster",
+    "ConfigKey": ".config_defs", "GROUP_SETTINGS": ".config_defs", "config_key": ".config_defs",
+    "default_of": ".config_defs", "read_config_defs": ".config_defs", "setting_defs": ".config_defs",
+    "write_cache": ".config_defs",
     "connectors_added": ".connect.scenarios", "worker_bounced": ".connect.scenarios",
     "CONNECT_BROKER_CONFIG": ".connect.workers", "ConnectDistributedCluster": ".connect.workers",
     "broker_config_for": ".consumers", "run_scenario": ".consumers", "simulate_lines_on_kafka": ".consumers",
@@ -59,6 +64,9 @@ __all__ = sorted(_EXPORTS)
 if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the same modules
     from .agreement import side_by_side as side_by_side
     from .cluster import (ClusterStartError as ClusterStartError, KafkaCluster as KafkaCluster)
+    from .config_defs import (GROUP_SETTINGS as GROUP_SETTINGS, ConfigKey as ConfigKey, config_key as config_key,
+                              default_of as default_of, read_config_defs as read_config_defs,
+                              setting_defs as setting_defs, write_cache as write_cache)
     from .connect.scenarios import (connectors_added as connectors_added, worker_bounced as worker_bounced)
     from .connect.workers import (CONNECT_BROKER_CONFIG as CONNECT_BROKER_CONFIG,
                                   ConnectDistributedCluster as ConnectDistributedCluster)

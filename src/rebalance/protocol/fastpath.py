@@ -116,7 +116,8 @@ class HeartbeatFastPathMixin:
         c = self.coordinator
         if not (m.alive and m.state == MEMBER_STABLE and m.hb_enabled and m.coordinator_known and not m.joining
                 and not m.rejoin_needed and m.lost_pending is None and m.generation == c.generation
-                and m.partitioned_until <= self.clock.now_ms and m._hb_event is not None and m._hb_event.pending):
+                and m.partitioned_until <= self.clock.now_ms and m.paused_until <= self.clock.now_ms
+                and m._hb_event is not None and m._hb_event.pending):
             return False
         gm = c.members.get(m.member_id)
         if gm is None or gm.awaiting_join is not None or gm.awaiting_sync is not None:

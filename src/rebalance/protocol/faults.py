@@ -49,6 +49,7 @@ class FaultsMixin:
     _start: Callable[[str], None]
     _start_after_close: Dict[str, int]
     _new_coordinator: Callable[[], "ClassicGroupCoordinator"]
+    materialize: Callable[..., None]
 
     def should_lose_leader(self, member: ConsumerMember, resp: JsonRecord) -> bool:
         """Fault hook: the leader is lost after its JoinGroup response and before its SyncGroup -- it
@@ -139,6 +140,25 @@ class FaultsMixin:
             self._start(copy_name)
         self._at(at, act, f"duplicate:{name}")
         return copy_name
+
+    def pause(self, name: str, at: int, duration_ms: int) -> None:
+        """The whole process of ``name`` stops during ``[at, at + duration_ms)`` (a stop-the-world garbage
+        collection, a frozen VM or container): its heartbeat thread sends nothing and its application thread does
+        not call ``poll()``.  The coordinator sees only the missing heartbeats: a pause longer than what is left
+        of the session after the last heartbeat removes the member; past ``max.poll.interval.ms`` the consumer
+        also leaves when it wakes (as :meth:`slow`).  Answers already on their way are taken in when they arrive
+        (the model's one simplification: a real process reads them when it wakes)."""
+        require(isinstance(duration_ms, int) and not isinstance(duration_ms, bool) and duration_ms >= 0,
+                "duration_ms", f"must be a whole number of ms >= 0, got {duration_ms!r}")
+
+        def act() -> None:
+            m = self._live(name)
+            if m is not None:
+                self.log("fault", name, what="pause", duration_ms=duration_ms)
+                self.materialize(m)  # its heartbeats so far, if the fast path had taken them off the clock
+                m.paused_until = max(m.paused_until, self.clock.now_ms + duration_ms)
+                m.go_slow(duration_ms)
+        self._at(at, act, f"pause:{name}")
 
     def slow(self, name: str, at: int, duration_ms: int) -> None:
         """Member ``name`` does not call ``poll()`` during ``[at, at + duration_ms)``."""

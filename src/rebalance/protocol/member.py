@@ -122,6 +122,8 @@ class ConsumerMember:
         self._batch_anchor = 0
         #: until then the member cannot reach the coordinator (heartbeats are not delivered)
         self.partitioned_until = 0
+        #: until then the whole process is stopped (a GC pause: ``GroupSimulation.pause``): no heartbeat
+        self.paused_until = 0
         self.alive = True
         self.hb_enabled = False
         self.hb_in_flight = False
@@ -544,12 +546,14 @@ class ConsumerMember:
         self._hb_event = None
         if not self.hb_enabled:
             return
-        if self.coordinator_known and not self.hb_in_flight and self.now >= self.partitioned_until:
+        paused = self.paused_until - self.now
+        if (self.coordinator_known and not self.hb_in_flight and self.now >= self.partitioned_until
+                and paused <= 0):
             self.hb_in_flight = True
             self.sim.request(self, "Heartbeat", self.heartbeat_request(), self._on_heartbeat_response,
                              summary={"memberId": self.member_id, "generation": self.generation})
-        if self.coordinator_known:
-            self._schedule_heartbeat(self.heartbeat_interval_ms)
+        if self.coordinator_known:  # a paused process's heartbeat thread sends as soon as it runs again
+            self._schedule_heartbeat(paused if paused > 0 else self.heartbeat_interval_ms)
 
     def _on_heartbeat_response(self, resp: JsonRecord) -> None:
         self.hb_in_flight = False
