@@ -85,19 +85,22 @@ class Oracle:
     :class:`~rebalance.kafka.jvm.JvmProcess` that reads a scenario a line on stdin and writes its answer a line
     on stdout (``pipes="both"``), its stderr into a file of a temporary folder removed on :meth:`close`.
     ``heap``: its ``-Xmx`` (default ``$REBALANCE_ORACLE_HEAP``, else ``2g``); ``jvm_options``: more JVM flags
-    (after ``-XX:+UseParallelGC``).
+    (after ``-XX:+UseParallelGC``); ``classpath``: the JVM's classpath instead of the module's one for ``release``
+    (a release that ``make java`` does not resolve: :mod:`rebalance.known_issues` runs the jars of the releases
+    on each side of a fix).
 
     >>> with Oracle() as kafka:                                    # doctest: +SKIP
     ...     kafka.answer({"kind": "coordinator_partition", "numPartitions": 50, "groupIds": ["my-group"]}).output
     {'partitions': [12], 'javaHashCodes': [-1906497762]}
     """
 
-    def __init__(self, release: str = KAFKA_VERSION, heap: Optional[str] = None, jvm_options: Sequence[str] = ()):
+    def __init__(self, release: str = KAFKA_VERSION, heap: Optional[str] = None, jvm_options: Sequence[str] = (),
+                 classpath: Optional[Sequence[str]] = None):
         self.release = release
         self.heap = heap or os.environ.get("REBALANCE_ORACLE_HEAP", "2g")
         self.jvm_options = ["-XX:+UseParallelGC", *jvm_options]
         self._java = find_java()  # both raise JavaUnavailableError now, not when the JVM starts
-        self._classpath = module_classpath(release)
+        self._classpath = list(classpath) if classpath is not None else module_classpath(release)
         self._jvm: Optional[JvmProcess] = None
 
     def __enter__(self) -> "Oracle":

@@ -21,6 +21,7 @@ import org.apache.kafka.common.TopicPartition;
 import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,7 +50,20 @@ import java.util.function.Supplier;
  * assignors, {@code stickyPath}, {@code partitionsTransferringOwnership} and {@code maxGeneration}.
  */
 public final class ConsumerKind implements Kind {
-    private static final TopicPartitionComparator TOPIC_PARTITION_ORDER = new TopicPartitionComparator();
+    private static final Comparator<TopicPartition> TOPIC_PARTITION_ORDER = topicPartitionOrder();
+
+    /**
+     * Kafka's {@link TopicPartitionComparator} (topic, then partition number). Up to 3.4 that class was
+     * package-private; on those releases the same order is spelled here, so that {@code known_issues} can run the
+     * assignors of the releases on each side of a fix.
+     */
+    private static Comparator<TopicPartition> topicPartitionOrder() {
+        try {
+            return new TopicPartitionComparator();
+        } catch (IllegalAccessError packagePrivate) {
+            return Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
+        }
+    }
 
     @Override
     public JsonNode run(JsonNode input) {
@@ -299,7 +313,7 @@ public final class ConsumerKind implements Kind {
         out.set("sortedAssignment", sorted);
         if (assignor instanceof AbstractStickyAssignor) {
             AbstractStickyAssignor sticky = (AbstractStickyAssignor) assignor;
-            Map<TopicPartition, String> transferring = sticky.partitionsTransferringOwnership();
+            Map<TopicPartition, String> transferring = transferring(sticky);
             out.put("stickyPath", transferring == null ? "general" : "constrained");
             if (transferring == null) {
                 out.putNull("partitionsTransferringOwnership");
@@ -307,9 +321,41 @@ public final class ConsumerKind implements Kind {
                 ObjectNode moves = out.putObject("partitionsTransferringOwnership");
                 transferring.forEach((tp, owner) -> moves.put(tp.toString(), owner));
             }
-            out.put("maxGeneration", sticky.maxGeneration());
+            out.put("maxGeneration", maxGeneration(sticky));
         }
         return out;
+    }
+
+    /**
+     * {@code partitionsTransferringOwnership()}; before 3.7.1 (where the method arrived) the protected field of the
+     * same name, read by reflection.
+     */
+    @SuppressWarnings("unchecked")
+    private static Map<TopicPartition, String> transferring(AbstractStickyAssignor sticky) {
+        try {
+            return sticky.partitionsTransferringOwnership();
+        } catch (NoSuchMethodError olderRelease) {
+            return (Map<TopicPartition, String>) getField(AbstractStickyAssignor.class, "partitionsTransferringOwnership", sticky);
+        }
+    }
+
+    /** {@code maxGeneration()}; up to 3.6 the public field of the same name. */
+    private static int maxGeneration(AbstractStickyAssignor sticky) {
+        try {
+            return sticky.maxGeneration();
+        } catch (NoSuchMethodError olderRelease) {
+            return (Integer) getField(AbstractStickyAssignor.class, "maxGeneration", sticky);
+        }
+    }
+
+    private static Object getField(Class<?> owner, String name, Object target) {
+        try {
+            Field field = owner.getDeclaredField(name);
+            field.setAccessible(true);
+            return field.get(target);
+        } catch (ReflectiveOperationException e) {
+            throw (NoSuchFieldError) new NoSuchFieldError(owner.getName() + "." + name).initCause(e);
+        }
     }
 
     private static ArrayNode names(List<TopicPartition> partitions) {
