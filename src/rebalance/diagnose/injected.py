@@ -276,8 +276,9 @@ def check_injected(case: InjectedCause, run: InjectedRun, lines: Sequence[Dict[s
             said.append((f"removed ({removed['why']})", gone))
             seen.append((removed["why"], gone))
         # a session timeout the scenario did not inject: a member starved of CPU on a loaded machine (a real one)
-        if kind not in case.allowed + ("session timeout",) and not any(kind in k.split("|") for k, _ in case.expect):
+        if kind not in (*case.allowed, "session timeout") and not any(kind in k.split("|") for k, _ in case.expect):
             problems.append(f"{line['source']}: unexpected {kind} of {who}")
+
     def fits(got: Tuple[str, Optional[str]], want: Tuple[str, str]) -> bool:
         return got[0] in want[0].split("|") and (want[1] == "*" or got[1] in want[1].split("|"))
 
@@ -308,11 +309,11 @@ def check_injected(case: InjectedCause, run: InjectedRun, lines: Sequence[Dict[s
     if case.static_restarts:
         # each restart either came back within the session timeout (no rebalance) or after it (a session timeout, then
         # a join of the same group.instance.id): on a loaded machine a new JVM can take longer than the session
-        got = summary["static_restarts_without_rebalance"] if summary else 0
+        restarts = summary["static_restarts_without_rebalance"] if summary else 0
         expired = [p["count"] for p in (summary["patterns"] if summary else [])
                    if p["kind"] == "static member restart beyond session timeout"]
-        if got + sum(expired) != case.static_restarts:
-            problems.append(f"summary: {got} static restarts without rebalance and {sum(expired)} beyond the session "
+        if restarts + sum(expired) != case.static_restarts:
+            problems.append(f"summary: {restarts} static restarts without rebalance and {sum(expired)} beyond the session "
                             f"timeout, expected {case.static_restarts} in all")
     return problems, said
 
