@@ -58,7 +58,7 @@ from .protocol.simulation import GroupSimulation
 from .validation import check_size, require
 from .vectors import Line, compute_lines, parse_lines
 
-__all__ = ["PROTOCOLS", "OPS", "MemberInput", "EventInput", "SimulationInput", "CompletedRebalance",
+__all__ = ["PROTOCOLS", "OPS", "play_scenario", "MemberInput", "EventInput", "SimulationInput", "CompletedRebalance",
            "SimulationOutput", "SimulationSummary", "parse_scenario", "config_from_json", "driver_for", "simulate_scenario",
            "moved_partitions", "join_waits", "read_scenarios", "simulate_lines"]
 
@@ -443,10 +443,27 @@ def simulate_scenario(scenario: Union[SimulationInput, Mapping[str, Any]]) -> Si
     limit (:data:`MAX_EVENTS`) is an :class:`~rebalance.errors.EventLimitError` naming ``until_ms``; any
     other failure of a simulator surfaces as itself."""
     s = scenario if isinstance(scenario, SimulationInput) else parse_scenario(scenario)
+    completed: List[CompletedRebalance] = []
+    sim = play_scenario(s, completed.append)
+    metrics = sim.metrics(s.measure_from_ms, s.until_ms)
+    subscribed = sorted({t for m in s.members for t in m.topics})
+    partitions = [(t, p) for t in subscribed for p in range(s.topics[t])]
+    unowned = sim.ownership.unowned_ms(s.measure_from_ms, s.until_ms, partitions) / 1000.0
+    stops = sim.ownership.stop_measures(s.measure_from_ms, s.until_ms, s.rebuild_ms_per_partition or 0)
+    return SimulationOutput(completed, metrics, unowned, stops, join_waits(sim.ownership, s),
+                            s.rebuild_ms_per_partition is not None, sim.ownership)
+
+
+def play_scenario(scenario: Union[SimulationInput, Mapping[str, Any]],
+                  on_rebalance: Optional[Callable[[CompletedRebalance], None]] = None) -> ConsumerGroupDriver:
+    """The simulator of a scenario (:func:`driver_for`) after its run to ``until_ms``: each member without a
+    ``join`` event joins at 0, then every event in time order; ``on_rebalance`` hears each completed rebalance.
+    Its ``events`` are the run's log (a classic coordinator's ``rebalance`` events carry its ``reason``)."""
+    s = scenario if isinstance(scenario, SimulationInput) else parse_scenario(scenario)
     sim = driver_for(s)
     sim.max_events = MAX_EVENTS
-    completed: List[CompletedRebalance] = []
-    sim.on_rebalance_completed(completed.append)
+    if on_rebalance is not None:
+        sim.on_rebalance_completed(on_rebalance)
     by_id = {m.id: m for m in s.members}
     joins = {e.member for e in s.events if e.op == "join"}
     for m in s.members:
@@ -463,13 +480,7 @@ def simulate_scenario(scenario: Union[SimulationInput, Mapping[str, Any]]) -> Si
         else:
             sim.restart(e.member, e.at_ms, down_ms=e.down_ms)
     sim.run(s.until_ms)
-    metrics = sim.metrics(s.measure_from_ms, s.until_ms)
-    subscribed = sorted({t for m in s.members for t in m.topics})
-    partitions = [(t, p) for t in subscribed for p in range(s.topics[t])]
-    unowned = sim.ownership.unowned_ms(s.measure_from_ms, s.until_ms, partitions) / 1000.0
-    stops = sim.ownership.stop_measures(s.measure_from_ms, s.until_ms, s.rebuild_ms_per_partition or 0)
-    return SimulationOutput(completed, metrics, unowned, stops, join_waits(sim.ownership, s),
-                            s.rebuild_ms_per_partition is not None, sim.ownership)
+    return sim
 
 
 def join_waits(ledger: OwnershipLedger, s: SimulationInput) -> Dict[str, Optional[int]]:

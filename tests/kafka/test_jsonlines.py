@@ -146,3 +146,15 @@ def test_a_killed_jvm_is_a_live_client_error_within_two_seconds(case):
     assert f"{main_class.rsplit('.', 1)[1]}: serving JSON-lines commands" in message  # the tail of its stderr
     left: List[int] = [p for p in processes_mentioning(main_class) if descends_from_us(p) and alive(p)]
     assert left == []
+
+
+def test_metrics_of_a_member_not_started_is_an_error_naming_the_member(tmp_path):
+    """``metrics`` (ScenarioMembers): the answer for a member this JVM never started is an error naming the field."""
+    j: JsonLinesJvm = JsonLinesJvm("probe", "org.rebalance.consumers.ScenarioMembers", tmp_path, "ScenarioMembers",
+                                   heap="256m")
+    try:
+        j.start(60)
+        with pytest.raises(LiveClientError, match=r"command 'metrics' failed \(field 'member'\): no member nobody"):
+            j.request({"op": "metrics", "member": "nobody"}, "metrics", 30)
+    finally:
+        j.stop()

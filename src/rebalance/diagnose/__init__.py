@@ -14,7 +14,10 @@ setting that would have prevented it.  The log lines are those of Kafka 4.3.1 an
 * :mod:`~rebalance.diagnose.clients` -- what consumers' logs add (member names, reasons, unowned partitions);
 * :mod:`~rebalance.diagnose.causes` -- each kind's meaning and the setting that prevents it;
 * :mod:`~rebalance.diagnose.summary` -- a group's likely cause; :mod:`~rebalance.diagnose.output` -- the lines' shapes;
-* :mod:`~rebalance.diagnose.report` -- :func:`diagnose`, the files read and the lines written.
+* :mod:`~rebalance.diagnose.report` -- :func:`diagnose`, the files read and the lines written;
+* :mod:`~rebalance.diagnose.injected` -- causes injected into real groups on one real broker
+  (:func:`run_injected`), what ``diagnose`` must read back (:func:`check_injected`), the group's log lines made
+  printable (:func:`group_log_lines`).
 """
 from __future__ import annotations
 
@@ -30,11 +33,18 @@ _EXPORTS = {
     "classify_coordinator_reason": ".reasons", "classify_client_reason": ".reasons",
     "RebalanceLine": ".output", "GroupSummary": ".output", "TriggerLine": ".output", "CauseLine": ".output",
     "LogLine": ".output",
+    "InjectedCause": ".injected", "InjectedRun": ".injected", "run_injected": ".injected",
+    "check_injected": ".injected", "group_log_lines": ".injected", "simulated_reasons": ".injected",
+    "simulator_reason_kind": ".injected", "COORDINATOR_ACTION": ".injected", "member_of": ".injected",
 }
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:
     from .causes import CAUSES as CAUSES, SERIES_CAUSES as SERIES_CAUSES, Cause as Cause, cause_for as cause_for
+    from .injected import (COORDINATOR_ACTION as COORDINATOR_ACTION, InjectedCause as InjectedCause,
+                           InjectedRun as InjectedRun, check_injected as check_injected,
+                           group_log_lines as group_log_lines, member_of as member_of, run_injected as run_injected,
+                           simulated_reasons as simulated_reasons, simulator_reason_kind as simulator_reason_kind)
     from .layout import LogRecord as LogRecord, split_record as split_record
     from .output import (CauseLine as CauseLine, GroupSummary as GroupSummary, LogLine as LogLine,
                          RebalanceLine as RebalanceLine, TriggerLine as TriggerLine)

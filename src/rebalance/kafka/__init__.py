@@ -14,7 +14,9 @@ This area runs Kafka's own classes from those jars through the book's Java modul
 * :mod:`rebalance.kafka.connect` -- a real distributed Kafka Connect cluster (``ConnectDistributed`` workers)
   whose rounds, read from the workers' logs, are replayed through the book's Connect model side by side.
 * :mod:`rebalance.kafka.config_defs` -- the group settings' ``ConfigDef`` entries (``ConsumerConfig``,
-  ``GroupCoordinatorConfig``, ``GroupConfig``) as the pinned jars define them: names, defaults, valid ranges;
+  ``GroupCoordinatorConfig``, ``GroupConfig``) as the pinned jars define them: names, defaults, valid ranges.
+* :mod:`rebalance.kafka.group_command` -- ``kafka-consumer-groups.sh --describe`` (Kafka's
+  ``ConsumerGroupCommand``) run against a cluster, its table read and normalised (:func:`describe_group`).
 * :mod:`rebalance.kafka.jvm` -- every JVM of this area started one way (:class:`~rebalance.kafka.jvm.JvmProcess`),
   ``find_java`` and the Java module's classpaths; :mod:`rebalance.kafka.broker_requests` -- a broker asked over a
   plain socket (``Metadata``).
@@ -44,7 +46,8 @@ _EXPORTS = {
     "connectors_added": ".connect.scenarios", "worker_bounced": ".connect.scenarios",
     "CONNECT_BROKER_CONFIG": ".connect.workers", "ConnectDistributedCluster": ".connect.workers",
     "broker_config_for": ".consumers", "run_scenario": ".consumers", "simulate_lines_on_kafka": ".consumers",
-    "cluster_leaders": ".coordinators",
+    "cluster_leaders": ".coordinators", "describe_group": ".group_command", "normalise_rows": ".group_command",
+    "parse_table": ".group_command",
     "compare_coordinators": ".coordinators", "coordinator_summary": ".coordinators", "group_ids": ".coordinators",
     "load_by_leader": ".coordinators", "java_module": ".jvm", "Oracle": ".oracle", "OracleAnswer": ".oracle",
     "answer_all": ".oracle", "check_files": ".oracle", "rewrite_files": ".oracle",
@@ -75,6 +78,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the s
     from .coordinators import (cluster_leaders as cluster_leaders, compare_coordinators as compare_coordinators,
                                coordinator_summary as coordinator_summary, group_ids as group_ids,
                                load_by_leader as load_by_leader)
+    from .group_command import (describe_group as describe_group, normalise_rows as normalise_rows,
+                                parse_table as parse_table)
     from .jvm import java_module as java_module
     from .oracle import (Oracle as Oracle, OracleAnswer as OracleAnswer, answer_all as answer_all,
                          check_files as check_files, rewrite_files as rewrite_files)

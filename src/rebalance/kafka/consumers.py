@@ -147,8 +147,9 @@ class _Player:
     """Plays one scenario on a running broker (see the module docstring): one :class:`JsonLinesJvm` per member
     process and one for the admin and observer, in a folder of their own."""
 
-    def __init__(self, s: SimulationInput, bootstrap: str):
+    def __init__(self, s: SimulationInput, bootstrap: str, on_clock: Optional[Callable[[int, str], None]] = None):
         self.s = s
+        self.on_clock = on_clock
         self.bootstrap = bootstrap
         self.folder = Path(tempfile.mkdtemp(prefix="rebalance-members-"))
         self.run = ConsumerRun()
@@ -189,6 +190,8 @@ class _Player:
                       "topics_created", _START_S)
         t0 = int(time.time() * 1000)
         self.run.t0 = t0
+        if self.on_clock is not None:
+            self.on_clock(t0, group)
         if s.protocol == "consumer":
             admin.send({"op": "observe", "bootstrap": self.bootstrap, "group": group, "t0": t0,
                         "interval_ms": OBSERVE_INTERVAL_MS, "topics": sorted(s.topics)})
@@ -243,6 +246,10 @@ class _Player:
                     self._watch_until(time.time() + e.down_ms / 1000)
                 start(e.member)
         self._watch_until((t0 + s.until_ms) / 1000)
+        # each running member's rebalance and poll metrics (KafkaConsumer.metrics()) at the scenario's end
+        asked = [(name, j, j.ask({"op": "metrics", "member": name})) for name, j in current.items() if j is not None]
+        for name, j, since in asked:
+            j.answer({"op": "metrics", "member": name}, "metrics", _START_S, since)
         return self.records()
 
     def records(self) -> ConsumerRun:
@@ -278,7 +285,8 @@ def broker_config_for(values: Iterable[object]) -> Dict[str, Union[str, int, flo
     return merged
 
 
-def run_scenario(value: object, cluster: Optional[Any] = None) -> List[Dict[str, Any]]:
+def run_scenario(value: object, cluster: Optional[Any] = None,
+                 on_clock: Optional[Callable[[int, str], None]] = None) -> List[Dict[str, Any]]:
     """One scenario on a cluster of its own: its rebalance lines (with ``replayed``) and its summary line.
 
     ``cluster``: a running :class:`~rebalance.kafka.cluster.KafkaCluster` to run it on instead (each scenario
@@ -288,7 +296,10 @@ def run_scenario(value: object, cluster: Optional[Any] = None) -> List[Dict[str,
     ``GroupMetadataManager.prepareRebalance``).  Ctrl-C stops the member JVMs and the cluster it started before
     the ``KeyboardInterrupt`` goes on, its message saying what was stopped.  With ``REBALANCE_KAFKA_RECORDS=FILE``
     it appends to FILE a ``clock`` record (``t0``: the wall clock of ``t`` = 0, ms since the epoch; ``until_ms``)
-    and every record its JVMs wrote by ``until_ms``, each with its ``scenario`` (and ``jvm``).
+    and every record its JVMs wrote by ``until_ms``, each with its ``scenario`` (and ``jvm``), and then each
+    member still running's ``metrics`` record (its ``KafkaConsumer.metrics()`` of rebalances and polls at
+    ``until_ms``).  ``on_clock(t0, group)``, when given, is called as the scenario's clock starts, with its ``t0``
+    (ms since the epoch) and its group id (to look at the group from outside while it runs).
 
     Defined in chapter 10, *Watch real clients rebalance*."""
     from .cluster import KafkaCluster
@@ -313,7 +324,7 @@ def run_scenario(value: object, cluster: Optional[Any] = None) -> List[Dict[str,
     began = time.monotonic()
     try:
         with (KafkaCluster(brokers=1, broker_config=broker) if cluster is None else contextlib.nullcontext(cluster)) as c:
-            player = _Player(s, c.bootstrap_servers)
+            player = _Player(s, c.bootstrap_servers, on_clock)
             try:
                 run = player.play()
             finally:

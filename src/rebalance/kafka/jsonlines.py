@@ -29,6 +29,7 @@ op                 by   fields                                                  
 ``start``          C    member, topics, props, revoke_ms?, batch_ms?                     ``started``, callbacks, ``assignor``
 ``leave``          C    member                                                           ``closing``, ``closed``
 ``observe``        C    bootstrap, group, topics, interval_ms?                           ``topic_ids``, ``group`` records
+``metrics``        C    member                                                           ``metrics`` (values, groups)
 ``start``          S    member, topics, props, release?, reject?, slow?, slow_ms?        ``started``, ``delivered``, ``acked``
 ``stop``           S                                                                     ``closed`` each, ``stopped``
 ``produce``        SK   bootstrap, topic, count, partition? (S), keys (K)                ``produced`` (count, offsets)
@@ -184,8 +185,10 @@ class ConsumerGroupMember(_ConsumerMemberIds, total=False):
 class ConsumerRecord(Record, total=False):
     """A record of ``ScenarioMembers`` (C): ``member_id`` (member_id, generation: the first ``poll`` that finds
     ``groupMetadata().memberId()`` set, and every change of it), callbacks (``assigned``/``revoked``/``lost``:
-    partitions, generation, member_id), ``assignor`` (name, subscriptions, partitions_per_topic, assignment), the observer's
-    ``topic_ids`` (ids) and ``group`` (state, type, group_epoch, target_epoch, members)."""
+    partitions, generation, member_id), ``assignor`` (name, subscriptions, partitions_per_topic, assignment),
+    ``metrics`` (values {metric name: value, ``None`` for NaN}, groups {metric name: metric group}: the member's
+    ``KafkaConsumer.metrics()`` of rebalances and polls), the observer's ``topic_ids`` (ids) and ``group`` (state,
+    type, group_epoch, target_epoch, members)."""
 
     partitions: List[str]
     generation: int
@@ -195,6 +198,8 @@ class ConsumerRecord(Record, total=False):
     subscriptions: List[SubscriptionRecord]
     partitions_per_topic: Dict[str, int]
     assignment: Dict[str, List[str]]
+    values: Dict[str, Union[float, str, None]]
+    groups: Dict[str, str]
     ids: Dict[str, str]
     state: str
     type: str

@@ -61,6 +61,8 @@ import org.apache.kafka.common.TopicPartition;
  *   <tr><td>leave</td><td>C</td><td>member</td><td>{@code closing}, {@code closed}</td></tr>
  *   <tr><td>observe</td><td>C</td><td>bootstrap, group, topics [..], interval_ms?</td><td>{@code topic_ids}
  *   (ids), then {@code group} (state, type, group_epoch, target_epoch, members) at every change</td></tr>
+ *   <tr><td>metrics</td><td>C</td><td>member</td><td>{@code metrics} (values {name: value}, groups {name: metric
+ *   group}: the consumer's rebalance and poll metrics from {@code KafkaConsumer.metrics()})</td></tr>
  *   <tr><td>start</td><td>S</td><td>member, topics [..], props {..}, release?, reject?, slow? [offsets],
  *   slow_ms?</td><td>{@code started}, then {@code delivered} (topic, partition, offset, delivery_count, ack) and
  *   {@code acked} (topic, partition, offsets, ok, error?)</td></tr>

@@ -35,7 +35,7 @@ import org.rebalance.clients.JsonLines;
 /**
  * A scenario's consumers as real {@link KafkaConsumer}s, one client per {@code member}, driven through
  * {@link JsonLines} (the protocol and its table of commands and records are there): {@code warm},
- * {@code create_topics}, {@code start}, {@code leave}, {@code observe}.
+ * {@code create_topics}, {@code start}, {@code leave}, {@code observe}, {@code metrics}.
  *
  * <ul>
  *   <li>{@code start} -- a consumer thread: {@code new KafkaConsumer(props)} (client.id = the member), {@code
@@ -43,6 +43,11 @@ import org.rebalance.clients.JsonLines;
  *   listener sleeps {@code revoke_ms} in {@code onPartitionsRevoked} when it gives up partitions (the
  *   application's commit);</li>
  *   <li>{@code leave} -- {@code close()} on that consumer's thread;</li>
+ *   <li>{@code metrics} -- the values of the consumer's rebalance and poll metrics ({@link #METRICS}) as its
+ *   {@code KafkaConsumer.metrics()} holds them now: a {@code metrics} record ({@code values} {name: value},
+ *   {@code groups} {name: metric group}); read from the command thread through the live
+ *   {@code KafkaMetric}s the member's thread took once, after the consumer was made (a {@code KafkaMetric}'s
+ *   value is read under the metrics' own lock, so the consumer's thread is not disturbed);</li>
  *   <li>{@code warm} -- with {@code bootstrap}, a consumer with no group fetches metadata once and closes (the
  *   classes loaded before the scenario's clock starts); answers {@code warmed};</li>
  *   <li>{@code observe} -- an {@link Admin} that records the topics' ids once and then every change of
@@ -59,6 +64,13 @@ import org.rebalance.clients.JsonLines;
  */
 public final class ScenarioMembers {
     private static final Map<String, Member> MEMBERS = new java.util.concurrent.ConcurrentHashMap<>();
+    /** the metrics the {@code metrics} command reports: {@code consumer-coordinator-metrics} (the classic
+     *  {@code ConsumerCoordinator}'s and the consumer protocol's {@code ConsumerRebalanceMetricsManager}) and
+     *  {@code consumer-metrics} ({@code KafkaConsumerMetrics}, {@code AsyncConsumerMetrics}) */
+    static final List<String> METRICS = List.of("rebalance-rate-per-hour", "rebalance-total", "rebalance-latency-avg",
+        "rebalance-latency-max", "failed-rebalance-total", "failed-rebalance-rate-per-hour",
+        "last-rebalance-seconds-ago", "last-poll-seconds-ago", "time-between-poll-avg", "time-between-poll-max",
+        "poll-idle-ratio-avg");
 
     private ScenarioMembers() {}
 
@@ -72,6 +84,8 @@ public final class ScenarioMembers {
         /** the last member id a {@code member_id} record named (only the member's thread reads it) */
         String lastMemberId = "";
         KafkaConsumer<byte[], byte[]> consumer;
+        /** the live metrics of {@link #METRICS}, taken by the member's thread once the consumer is made */
+        volatile Map<org.apache.kafka.common.MetricName, ? extends org.apache.kafka.common.Metric> metrics = Map.of();
 
         Member(String name, List<String> topics, Properties props, long revokeMs, long batchMs) {
             this.name = name;
@@ -130,6 +144,7 @@ public final class ScenarioMembers {
         public void run() {
             try {
                 consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+                metrics = consumer.metrics();   // an unmodifiable view of the client's live metrics registry
                 consumer.subscribe(topics, this);
                 emit(record(name, "started"));
                 while (!leave) {
@@ -244,6 +259,7 @@ public final class ScenarioMembers {
         commands.put("start", ScenarioMembers::start);
         commands.put("leave", ScenarioMembers::leave);
         commands.put("observe", ScenarioMembers::observe);
+        commands.put("metrics", ScenarioMembers::metrics);
         JsonLines.serve("ScenarioMembers", commands);
     }
 
@@ -263,5 +279,28 @@ public final class ScenarioMembers {
         Member m = MEMBERS.get(name);
         if (m == null) throw new JsonLines.BadField("member", "no member " + name + " was started in this JVM");
         m.leave = true;
+    }
+
+    static void metrics(JsonNode cmd) {
+        String name = JsonLines.member(cmd);
+        Member m = MEMBERS.get(name);
+        if (m == null) throw new JsonLines.BadField("member", "no member " + name + " was started in this JVM");
+        ObjectNode r = record(name, "metrics");
+        ObjectNode values = r.putObject("values");
+        ObjectNode groups = r.putObject("groups");
+        for (Map.Entry<org.apache.kafka.common.MetricName, ? extends org.apache.kafka.common.Metric> e : m.metrics.entrySet()) {
+            org.apache.kafka.common.MetricName n = e.getKey();
+            if (!METRICS.contains(n.name()) || values.has(n.name())) continue;
+            Object v = e.getValue().metricValue();
+            if (v instanceof Number) {
+                double d = ((Number) v).doubleValue();
+                if (Double.isNaN(d) || Double.isInfinite(d)) values.putNull(n.name());
+                else values.put(n.name(), d);
+            } else {
+                values.put(n.name(), String.valueOf(v));
+            }
+            groups.put(n.name(), n.group());
+        }
+        emit(r);
     }
 }
