@@ -58,7 +58,7 @@ from .protocol.simulation import GroupSimulation
 from .validation import check_size, require
 from .vectors import Line, compute_lines, parse_lines
 
-__all__ = ["PROTOCOLS", "OPS", "play_scenario", "MemberInput", "EventInput", "SimulationInput", "CompletedRebalance",
+__all__ = ["PROTOCOLS", "GROUP_PROTOCOLS", "OPS", "play_scenario", "MemberInput", "EventInput", "SimulationInput", "CompletedRebalance",
            "SimulationOutput", "SimulationSummary", "parse_scenario", "config_from_json", "driver_for", "simulate_scenario",
            "moved_partitions", "join_waits", "read_scenarios", "simulate_lines"]
 
@@ -72,20 +72,25 @@ DEFAULT_ASSIGNOR = {EAGER: "range", COOPERATIVE: "cooperative-sticky", "consumer
 
 SCENARIO_KEYS = ("id", "protocol", "assignor", "topics", "members", "config", "events", "until_ms",
                  "measure_from_ms", "rebuild_ms_per_partition")
-MEMBER_KEYS = ("id", "topics", "instance_id", "poll_processing_ms")
+MEMBER_KEYS = ("id", "topics", "instance_id", "poll_processing_ms", "group_protocol")
+#: a member's ``group_protocol`` (Kafka's ``group.protocol``): ``classic`` (JoinGroup/SyncGroup) or ``consumer``
+GROUP_PROTOCOLS = ("classic", "consumer")
 EVENT_KEYS = ("at_ms", "op", "member", "down_ms")
 Config = Union[ProtocolConfig, KIP848Config]
 
 
 @dataclass(frozen=True)
 class MemberInput:
-    """One consumer: its ``client.id`` (the scenario's member id), subscription and ``group.instance.id``, and
-    its own time per ``poll()`` batch (``None``: the config's)."""
+    """One consumer: its ``client.id`` (the scenario's member id), subscription and ``group.instance.id``, its
+    own time per ``poll()`` batch (``None``: the config's), and its own ``group.protocol`` (``None``: the
+    scenario's; ``"consumer"`` in a classic scenario: a member of a group being migrated, which only a real
+    cluster runs)."""
 
     id: str
     topics: Tuple[str, ...]
     instance_id: Optional[str] = None
     poll_processing_ms: Optional[int] = None
+    group_protocol: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,19 @@ class SimulationInput:
     measure_from_ms: int = 0
     #: ms of state or cache rebuilt per moved partition; set: the summary adds the stop measures
     rebuild_ms_per_partition: Optional[int] = None
+
+    def group_protocol_of(self, member: MemberInput) -> str:
+        """The ``group.protocol`` a member runs: its own, else ``consumer`` in a ``consumer`` scenario and
+        ``classic`` in an eager or cooperative one."""
+        if member.group_protocol is not None:
+            return member.group_protocol
+        return "consumer" if self.protocol == "consumer" else "classic"
+
+    @property
+    def mixed(self) -> bool:
+        """Whether the members do not all run one ``group.protocol`` (a group migrated between the classic and
+        the consumer protocol, member by member)."""
+        return len({self.group_protocol_of(m) for m in self.members}) > 1
 
 
 class _SummaryFigures(TypedDict):
@@ -277,7 +295,7 @@ def _topics(value: object) -> Dict[str, int]:
     return topics
 
 
-def _members(value: object, topics: Mapping[str, int]) -> Tuple[MemberInput, ...]:
+def _members(value: object, topics: Mapping[str, int], protocol: str = EAGER) -> Tuple[MemberInput, ...]:
     require(isinstance(value, list) and len(value) > 0, "members",
             f"must be a non-empty list of {{id, topics, instance_id}} objects, got {value!r}")
     members: List[MemberInput] = []
@@ -307,7 +325,13 @@ def _members(value: object, topics: Mapping[str, int]) -> Tuple[MemberInput, ...
             require(instance not in instances, f"{f}.instance_id",
                     f"{instance!r} is also the instance id of {instances.get(instance)!r}")
             instances[instance] = mid
-        members.append(MemberInput(mid, tuple(subs), instance, batch))
+        group_protocol = m.get("group_protocol")
+        require(group_protocol is None or group_protocol in GROUP_PROTOCOLS, f"{f}.group_protocol",
+                f"must be one of {', '.join(GROUP_PROTOCOLS)} (group.protocol) or null, got {group_protocol!r}")
+        require(not (protocol == "consumer" and group_protocol == "classic"), f"{f}.group_protocol",
+                "a classic member needs a classic scenario (protocol eager or cooperative), whose assignor it "
+                "runs; give the scenario that protocol and its KIP-848 members group_protocol consumer")
+        members.append(MemberInput(mid, tuple(subs), instance, batch, group_protocol))
     return tuple(members)
 
 
@@ -390,7 +414,7 @@ def parse_scenario(value: object) -> SimulationInput:
     require(protocol in PROTOCOLS, "protocol", f"must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
     protocol = typing.cast(str, protocol)
     topics = _topics(s.get("topics"))
-    members = _members(s.get("members"), topics)
+    members = _members(s.get("members"), topics, protocol)
     until_ms = _whole(s.get("until_ms"), "until_ms", 1)
     measure_from = _whole(s.get("measure_from_ms", 0), "measure_from_ms")
     require(measure_from < until_ms, "measure_from_ms", f"must be before until_ms ({until_ms}), got {measure_from}")
@@ -424,7 +448,14 @@ def parse_scenario(value: object) -> SimulationInput:
 def driver_for(s: SimulationInput) -> ConsumerGroupDriver:
     """The simulator of ``s.protocol``, with the scenario's topics and config, not yet started: a
     :class:`~rebalance.protocol.simulation.GroupSimulation` whose members use ``s.assignors`` and
-    ``s.protocol`` (eager or cooperative), or a :class:`~rebalance.kip848.simulation.KIP848Simulation`."""
+    ``s.protocol`` (eager or cooperative), or a :class:`~rebalance.kip848.simulation.KIP848Simulation`.  A
+    simulator runs one protocol per group: a scenario whose members differ in ``group_protocol`` (a migration)
+    is an :class:`InputError` naming the first member that differs (run it ``--on kafka``)."""
+    if s.mixed:
+        first = next(i for i, m in enumerate(s.members) if s.group_protocol_of(m) != s.group_protocol_of(s.members[0]))
+        raise InputError(f"members[{first}].group_protocol",
+                         "the simulators run one protocol per group; a group whose members differ in group.protocol "
+                         "(a migration) runs only on a real cluster (simulate --on kafka)")
     if s.protocol == "consumer":
         from .kip848.group import check_group_size
         from .kip848.simulation import KIP848Simulation

@@ -32,7 +32,7 @@ from ..protocol.ledger import OwnershipLedger, StopMeasures
 from ..simulate import SimulationInput, moved_partitions
 from .jsonlines import ConsumerGroupMember, ConsumerRecord
 
-__all__ = ["ConsumerRun", "RunSummary", "classic_rebalances", "kip848_rebalances", "ownership", "stop_measures",
+__all__ = ["ConsumerRun", "GroupType", "RunSummary", "group_types", "classic_rebalances", "kip848_rebalances", "ownership", "stop_measures",
            "summary", "topic_partitions"]
 
 #: ``{member id: {topic: [partitions]}}``, a KIP-848 target assignment by topic name
@@ -131,7 +131,9 @@ def _replay_848(s: SimulationInput, topics: List[Dict[str, object]], members: Li
 
     specs = [{"id": m["member_id"], "subscriptions": list(subs[m["member_id"]]),
               "assignment": prev.get(m["member_id"], {}), "instance_id": m["instance_id"]} for m in members]
-    result = assign_group(s.assignors[0], topics, specs, members_map="hash").by_name()
+    # a migrated group's KIP-848 epochs: the broker's default assignor (its members name no group.remote.assignor)
+    name = s.assignors[0] if s.protocol == "consumer" else "uniform"
+    result = assign_group(name, topics, specs, members_map="hash").by_name()
     return {m: {t: p for t, p in a.items() if p} for m, a in result.items()}
 
 
@@ -149,6 +151,10 @@ def kip848_rebalances(run: ConsumerRun, s: SimulationInput) -> List[Tuple[Comple
     for r in snaps:
         if r["target_epoch"] > 0 and r["target_epoch"] not in targets:
             targets[r["target_epoch"]] = r["members"]
+        elif r.get("type") == "Classic" and r["members"] and not any(k > 0 for k in targets):
+            # a group being upgraded: the broker converts the classic group's assignment into the first target
+            # (ConsumerGroup.fromClassicGroup), so the last classic description is the target before any epoch
+            targets[0] = [{**m, "target": m["assignment"]} for m in r["members"]]
     out: List[Tuple[CompletedRebalance, bool]] = []
     done: Set[int] = set()
     for r in snaps:
@@ -241,14 +247,37 @@ class _RunFigures(TypedDict):
     errors: List[str]
 
 
+class GroupType(TypedDict):
+    """From ``at_ms`` on, the observer described the group as of this ``type`` (``Classic`` or ``Consumer``)."""
+
+    at_ms: int
+    type: str
+
+
 class RunSummary(_RunFigures, total=False):
-    """The summary line of a run on Kafka (:func:`summary`); the last four only for a scenario that sets
-    ``rebuild_ms_per_partition``, as in ``simulate``'s."""
+    """The summary line of a run on Kafka (:func:`summary`); ``processing_stopped_member_seconds`` to
+    ``join_waits_ms`` only for a scenario that sets ``rebuild_ms_per_partition``, as in ``simulate``'s;
+    ``group_types`` only for a scenario whose members differ in ``group_protocol`` (a migration)."""
 
     processing_stopped_member_seconds: float
     members_stopped: int
     rebuild_cost: float
     join_waits_ms: Dict[str, Optional[int]]
+    group_types: List[GroupType]
+
+
+def group_types(run: ConsumerRun) -> List[GroupType]:
+    """The group's type over time, from the observer's ``describeConsumerGroups`` records: one entry at the first
+    description and at every one whose type differs from the one before (``ConsumerGroupDescription.type()``:
+    ``Classic`` or ``Consumer``; an empty or dead group's description is skipped)."""
+    out: List[GroupType] = []
+    snaps = sorted((r for rs in run.records.values() for r in rs if r["event"] == "group"), key=lambda r: r["t"])
+    for r in snaps:
+        if r["state"] in ("Empty", "Dead", "EMPTY", "DEAD") or not r["members"]:
+            continue
+        if not out or out[-1]["type"] != r["type"]:
+            out.append({"at_ms": int(r["t"]), "type": r["type"]})
+    return out
 
 
 def summary(s: SimulationInput, rebalances: List[CompletedRebalance], run: ConsumerRun) -> RunSummary:
@@ -282,6 +311,8 @@ def summary(s: SimulationInput, rebalances: List[CompletedRebalance], run: Consu
         out["members_stopped"] = stops.members_stopped
         out["rebuild_cost"] = stops.rebuild_cost
         out["join_waits_ms"] = waits
+    if s.mixed:
+        out["group_types"] = group_types(run)
     return out
 
 

@@ -53,13 +53,13 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union, cast
 
 from ..validation import require
-from ..simulate import SimulationInput, parse_scenario
+from ..simulate import MemberInput, SimulationInput, parse_scenario
 from ..vectors import Line, compute_lines
 from .consumer_records import ConsumerRun, classic_rebalances, kip848_rebalances, summary
 from .jsonlines import ConsumerRecord, ConsumerStart
 from .jsonlines_jvm import JsonLinesJvm, pause
 
-__all__ = ["MAIN_CLASS", "run_scenario", "simulate_lines_on_kafka", "check_runnable", "broker_config_for",
+__all__ = ["MAIN_CLASS", "run_scenario", "member_settings", "simulate_lines_on_kafka", "check_runnable", "broker_config_for",
            "CLASSIC_SETTINGS", "CONSUMER_SETTINGS", "MAX_WALL_MS", "OBSERVE_INTERVAL_MS", "MEMBER_HEAP"]
 
 MAIN_CLASS = "org.rebalance.consumers.ScenarioMembers"
@@ -119,7 +119,8 @@ def check_runnable(value: Mapping[str, Any], s: SimulationInput) -> None:
 
 
 def _settings(s: SimulationInput) -> Tuple[Dict[str, str], Dict[str, Union[str, int, float, bool]], int, int]:
-    """(client settings, broker settings, revoke_ms, batch_ms) of a scenario."""
+    """(client settings, broker settings, revoke_ms, batch_ms) of a scenario (the client settings of its
+    protocol's members; :func:`member_settings` gives each member its own)."""
     c = s.config
     table = CONSUMER_SETTINGS if s.protocol == "consumer" else CLASSIC_SETTINGS
     client: Dict[str, str] = {}
@@ -135,12 +136,31 @@ def _settings(s: SimulationInput) -> Tuple[Dict[str, str], Dict[str, Union[str, 
         client["group.protocol"] = "consumer"
         broker["group.consumer.min.session.timeout.ms"] = min(45000, c.session_timeout_ms)
         broker["group.consumer.min.heartbeat.interval.ms"] = min(5000, c.heartbeat_interval_ms)
-    else:
+    elif s.mixed:  # the KIP-848 members get the scenario's session timeout and heartbeat from the broker
+        broker["group.consumer.session.timeout.ms"] = c.session_timeout_ms
+        broker["group.consumer.heartbeat.interval.ms"] = c.heartbeat_interval_ms
+        broker["group.consumer.min.session.timeout.ms"] = min(45000, c.session_timeout_ms)
+        broker["group.consumer.min.heartbeat.interval.ms"] = min(5000, c.heartbeat_interval_ms)
+    if s.protocol != "consumer":
         client["group.protocol"] = "classic"
         client["partition.assignment.strategy"] = ",".join(
             f"org.rebalance.consumers.RecordingAssignor${_ASSIGNOR_CLASS[a]}" for a in s.assignors)
     client.update({"enable.auto.commit": "false", "auto.offset.reset": "earliest"})
     return client, broker, int(c.revoke_ms), int(c.batch_ms)
+
+
+def member_settings(s: SimulationInput, client: Mapping[str, str], member: MemberInput) -> Dict[str, str]:
+    """A member's client settings: the scenario's, or, for a member whose own ``group_protocol`` is ``consumer``
+    in a classic scenario (a group being migrated), ``group.protocol=consumer`` without the settings that
+    ``ConsumerConfig`` refuses with it (``partition.assignment.strategy``, ``session.timeout.ms``,
+    ``heartbeat.interval.ms``: the broker's ``group.consumer.*`` hold the scenario's values) and with the broker's
+    default assignor (no ``group.remote.assignor``)."""
+    props = dict(client)
+    if s.protocol != "consumer" and s.group_protocol_of(member) == "consumer":
+        for key in ("partition.assignment.strategy", "session.timeout.ms", "heartbeat.interval.ms"):
+            props.pop(key, None)
+        props["group.protocol"] = "consumer"
+    return props
 
 
 class _Player:
@@ -192,7 +212,7 @@ class _Player:
         self.run.t0 = t0
         if self.on_clock is not None:
             self.on_clock(t0, group)
-        if s.protocol == "consumer":
+        if s.protocol == "consumer" or s.mixed:
             admin.send({"op": "observe", "bootstrap": self.bootstrap, "group": group, "t0": t0,
                         "interval_ms": OBSERVE_INTERVAL_MS, "topics": sorted(s.topics)})
         by_id = {m.id: m for m in s.members}
@@ -203,7 +223,7 @@ class _Player:
             j = incarnations[name][used[name]]
             used[name] += 1
             m = by_id[name]
-            props = dict(client)
+            props = member_settings(s, client, m)
             if m.instance_id is not None:
                 props["group.instance.id"] = m.instance_id
             j.what = f"the JVM of member {name} (ScenarioMembers, JVM {self.jvms.index(j)})"
@@ -342,7 +362,10 @@ def run_scenario(value: object, cluster: Optional[Any] = None,
             for idx, recs in sorted(run.records.items()):
                 for r in recs:
                     f.write(json.dumps({"scenario": scenario.get("id"), "jvm": idx, **r}) + "\n")
-    found = kip848_rebalances(run, s) if s.protocol == "consumer" else classic_rebalances(run, s)
+    if s.mixed:  # a migration: the classic generations the leader assigned and the epochs the broker assigned
+        found = sorted(classic_rebalances(run, s) + kip848_rebalances(run, s), key=lambda f: f[0].at_ms)
+    else:
+        found = kip848_rebalances(run, s) if s.protocol == "consumer" else classic_rebalances(run, s)
     rows: List[Dict[str, Any]] = [{"generation": r.generation, "at_ms": r.at_ms, "assignment": r.assignment,
                                       "replayed": ok} for r, ok in found]
     return rows + [{"summary": summary(s, [r for r, _ in found], run)}]

@@ -14,7 +14,10 @@ before 4.0) and not yet checked against a running Kafka.
   ``CurrentAssignmentBuilder``, :mod:`.simulation` the consumers' heartbeat loop, :mod:`.scenarios`), with
   the ownership ledger and ``RebalanceMetrics`` of :mod:`rebalance.protocol.ledger`;
 * :func:`compare_protocols` -- the same scenarios under classic eager, classic cooperative and KIP-848;
-  :func:`slow_member` one slow member while another joins, on the simulators and on a real broker.
+  :func:`slow_member` one slow member while another joins, on the simulators and on a real broker;
+  :func:`join_storm` many members joining within seconds;
+* :mod:`.migration` -- moving a running group between the protocols: :class:`ConsumerGroupMigrationPolicy`,
+  :func:`online_migration_scenario` and :func:`migration_steps`.
 """
 from __future__ import annotations
 
@@ -29,12 +32,14 @@ _EXPORTS = {
     "assignor_for": ".assignor",
     "compare_protocols": ".compare", "join_at_scale": ".compare", "phase_sweep": ".compare",
     "processing_sensitivity": ".compare", "slow_member": ".compare", "slow_member_scenarios": ".compare",
-    "slow_member_sweep": ".compare", "rebuild_ranking": ".compare", "rebuild_break_even": ".compare",
+    "slow_member_sweep": ".compare", "join_storm": ".compare", "join_storm_scenarios": ".compare", "rebuild_ranking": ".compare", "rebuild_break_even": ".compare",
     "REBUILD_PROTOCOLS": ".compare",
     "SLOW_MEMBER_PROTOCOLS": ".compare",
     "BROKER_BOUNDS_MS": ".config", "KIP848Config": ".config", "group_config": ".config",
     "GroupResult": ".group", "TopicCatalog": ".group", "assign_group": ".group", "moved_partitions": ".group",
     "ModernMemberState": ".reconciliation",
+    "ConsumerGroupMigrationPolicy": ".migration", "migration_steps": ".migration",
+    "online_migration_scenario": ".migration",
     "simulate": ".scenarios",
     "KIP848Simulation": ".simulation", "SimulationResult": ".simulation",
     "Uuid": ".uuid", "topic_id_for_name": ".uuid",
@@ -51,11 +56,14 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the s
                           SLOW_MEMBER_PROTOCOLS as SLOW_MEMBER_PROTOCOLS, slow_member as slow_member,
                           slow_member_scenarios as slow_member_scenarios, slow_member_sweep as slow_member_sweep,
                           rebuild_ranking as rebuild_ranking, rebuild_break_even as rebuild_break_even,
-                          REBUILD_PROTOCOLS as REBUILD_PROTOCOLS)
+                          REBUILD_PROTOCOLS as REBUILD_PROTOCOLS, join_storm as join_storm,
+                          join_storm_scenarios as join_storm_scenarios)
     from .config import (BROKER_BOUNDS_MS as BROKER_BOUNDS_MS, KIP848Config as KIP848Config,
                          group_config as group_config)
     from .group import (GroupResult as GroupResult, TopicCatalog as TopicCatalog, assign_group as assign_group,
                         moved_partitions as moved_partitions)
+    from .migration import (ConsumerGroupMigrationPolicy as ConsumerGroupMigrationPolicy,
+                            migration_steps as migration_steps, online_migration_scenario as online_migration_scenario)
     from .reconciliation import ModernMemberState as ModernMemberState
     from .scenarios import simulate as simulate
     from .simulation import KIP848Simulation as KIP848Simulation, SimulationResult as SimulationResult

@@ -31,7 +31,7 @@ from .config import KIP848Config
 from .scenarios import simulate
 
 __all__ = ["compare_protocols", "phase_sweep", "processing_sensitivity", "join_at_scale", "scale_group",
-           "slow_member_scenarios", "slow_member", "slow_member_sweep", "rebuild_ranking",
+           "slow_member_scenarios", "slow_member", "slow_member_sweep", "join_storm_scenarios", "join_storm", "rebuild_ranking",
            "rebuild_break_even", "PROTOCOLS", "REBUILD_PROTOCOLS", "SENSITIVITY_PROTOCOLS", "SLOW_MEMBER_PROTOCOLS"]
 
 #: (label, classic rebalance protocol or None for KIP-848, assignor)
@@ -349,6 +349,59 @@ def slow_member_sweep(batch_ms: Sequence[int] = (500, 2_000, 5_000, 8_000, 9_500
             r["fewest stops"] = r["processing_stopped_member_seconds"] == min(
                 x["processing_stopped_member_seconds"] for x in block)
         rows.extend(block)
+    return rows
+
+
+#: when a join storm starts: after the first members' group has formed
+STORM_START_MS = 20_000
+
+
+def join_storm_scenarios(joining: int = 9, *, members: int = 3, partitions: int = 24, spread_ms: int = 3_000,
+                         run_ms: int = 40_000, start_ms: int = STORM_START_MS) -> List[Dict[str, Any]]:
+    """The ``simulate`` scenarios of a join storm, one per :data:`SLOW_MEMBER_PROTOCOLS` (each protocol's default
+    assignor): ``members`` consumers read a topic of ``partitions`` partitions (named ``storm-<protocol>``), and
+    ``joining`` more join within ``spread_ms``, evenly spaced from ``start_ms`` on (a deployment scaled out at
+    once, or every pod of a service started together).  The summaries count from the first join to ``run_ms``
+    after it, with the stop measures (no rebuild cost).  Everything else is Kafka's default.
+
+    Defined in chapter 18, *Moving to KIP-848*."""
+    _ms(spread_ms, "spread_ms")
+    _ms(run_ms, "run_ms", 1)
+    _ms(start_ms, "start_ms")
+    for value, field in ((joining, "joining"), (members, "members"), (partitions, "partitions")):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise InputError(field, f"must be a whole number >= 1, got {value!r}")
+    old = [{"id": f"c{i + 1}"} for i in range(members)]
+    new = [{"id": f"n{i + 1}"} for i in range(joining)]
+    step = spread_ms // max(1, joining - 1)
+    events = [{"at_ms": start_ms + i * step, "op": "join", "member": m["id"]} for i, m in enumerate(new)]
+    return [{"id": label, "protocol": protocol, "assignor": assignor, "topics": {f"storm-{protocol}": partitions},
+             "members": old + new, "events": events, "until_ms": start_ms + run_ms, "measure_from_ms": start_ms,
+             "rebuild_ms_per_partition": 0}
+            for label, protocol, assignor in SLOW_MEMBER_PROTOCOLS]
+
+
+def join_storm(joining: int = 9, **kwargs: Any) -> List[Dict[str, Any]]:
+    """:func:`join_storm_scenarios` (``kwargs`` are its other parameters) run by ``simulate``.  One row per
+    protocol: the rebalances completed, the partitions moved, how long from the first join until every new member
+    held its last partition (``None``: some new member got none in the run), the members whose processing
+    stopped, ``processing_stopped_member_seconds`` and ``unowned_partition_seconds``.
+
+    Defined in chapter 18, *Moving to KIP-848*."""
+    from ..simulate import simulate_scenario
+
+    rows = []
+    for s in join_storm_scenarios(joining, **kwargs):
+        summary = simulate_scenario(s).summary()
+        waits = summary["join_waits_ms"]
+        first = min(e["at_ms"] for e in s["events"])
+        done = (None if any(w is None for w in waits.values()) else
+                round(max(e["at_ms"] + waits[e["member"]] for e in s["events"]) / 1000 - first / 1000, 3))
+        rows.append({"protocol": s["id"], "rebalances": summary["rebalances"],
+                     "moved_partitions": summary["moved_partitions"], "all new members served after (s)": done,
+                     "members stopped": summary["members_stopped"],
+                     "processing_stopped_member_seconds": summary["processing_stopped_member_seconds"],
+                     "unowned_partition_seconds": summary["unowned_partition_seconds"]})
     return rows
 
 
