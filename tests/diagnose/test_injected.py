@@ -65,3 +65,34 @@ def test_the_log_lines_of_a_group_are_printable_the_same_every_time(tmp_path: Pa
     # planted: another group's line is never one of them
     assert not any("ffffffff" in line for line in lines)
     assert group_log_lines(InjectedRun(tmp_path / "server.log", {}, {}, {}, 0.0), case) == []
+
+
+def test_run_until_seen_runs_again_only_while_a_cause_is_missed(tmp_path, monkeypatch):
+    """A run in which diagnose missed an injected cause is followed by another, at most ``attempts`` in all; a run
+    in which every cause was seen ends it.  (run_injected and the check stubbed: no broker.)"""
+    from rebalance.diagnose import injected, report
+
+    case = InjectedCause("x", "eager", "crash", ["a", "b"], [(3000, "crash", "b", 0)], [("session timeout", "b")])
+    runs = []
+    log = tmp_path / "server.log"
+    log.write_text("")
+
+    def fake_run(cases, folder, concurrent, views):
+        runs.append(folder)
+        return InjectedRun(log, {}, {}, {}, 0.0, {}, {}, {}, {})
+
+    seen_on = {"attempt": 2}
+
+    def fake_check(case, run, lines):
+        return ([] if len(runs) >= seen_on["attempt"] else ["missed"]), []
+
+    monkeypatch.setattr(injected, "run_injected", fake_run)
+    monkeypatch.setattr(injected, "check_injected", fake_check)
+    run, lines, used = injected.run_until_seen([case], tmp_path, attempts=3)
+    assert used == 2 and [p.name for p in runs] == ["run-1", "run-2"] and isinstance(lines, list)
+    runs.clear()
+    seen_on["attempt"] = 99          # never seen: stops after the attempts, the last run returned
+    _, _, used = injected.run_until_seen([case], tmp_path / "again", attempts=3)
+    assert used == 3 and len(runs) == 3
+    with pytest.raises(ValueError):
+        injected.run_until_seen([case], tmp_path, attempts=0)

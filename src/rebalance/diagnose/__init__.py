@@ -34,6 +34,7 @@ _EXPORTS = {
     "RebalanceLine": ".output", "GroupSummary": ".output", "TriggerLine": ".output", "CauseLine": ".output",
     "LogLine": ".output",
     "InjectedCause": ".injected", "InjectedRun": ".injected", "run_injected": ".injected",
+    "run_until_seen": ".injected",
     "check_injected": ".injected", "group_log_lines": ".injected", "simulated_reasons": ".injected",
     "simulator_reason_kind": ".injected", "COORDINATOR_ACTION": ".injected", "member_of": ".injected",
 }
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from .injected import (COORDINATOR_ACTION as COORDINATOR_ACTION, InjectedCause as InjectedCause,
                            InjectedRun as InjectedRun, check_injected as check_injected,
                            group_log_lines as group_log_lines, member_of as member_of, run_injected as run_injected,
+                           run_until_seen as run_until_seen,
                            simulated_reasons as simulated_reasons, simulator_reason_kind as simulator_reason_kind)
     from .layout import LogRecord as LogRecord, split_record as split_record
     from .output import (CauseLine as CauseLine, GroupSummary as GroupSummary, LogLine as LogLine,

@@ -44,7 +44,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 from .groups import member_name
 from .layout import split_record
 
-__all__ = ["InjectedCause", "InjectedRun", "run_injected", "check_injected", "group_log_lines", "log_ms", "now_ms",
+__all__ = ["InjectedCause", "InjectedRun", "run_injected", "run_until_seen", "check_injected", "group_log_lines", "log_ms", "now_ms",
            "member_of", "group_of", "simulated_reasons", "simulator_reason_kind", "COORDINATOR_ACTION", "BROKER", "CONCURRENT", "SESSION_MS", "HEARTBEAT_MS", "END_KINDS"]
 
 #: session timeout and heartbeat of every scenario (classic: the consumers'; consumer protocol: the broker's)
@@ -210,6 +210,27 @@ def run_injected(cases: Sequence[InjectedCause], folder: Path, concurrent: int =
             if r.get("event") == "metrics" and r.get("member") and isinstance(r.get("values"), dict):
                 metrics.setdefault(str(r.get("scenario")), {})[str(r["member"])] = dict(r["values"])
     return InjectedRun(log, ended, errors, names, time.monotonic() - began, groups, t0s, metrics, described)
+
+
+def run_until_seen(cases: Sequence[InjectedCause], folder: Path, attempts: int = 3, concurrent: int = CONCURRENT,
+                   views: Sequence[str] = ("state", "members")
+                   ) -> Tuple[InjectedRun, List[Dict[str, Any]], int]:
+    """:func:`run_injected`, and again (all of ``cases``, on a new cluster, in a sub-folder of its own) while
+    ``diagnose`` misses the injected cause of one of them, at most ``attempts`` runs in all: on a loaded machine a
+    member starved of CPU can lose its session before the injected event shows, a real session timeout that is
+    not the cause injected.  Returns the last run, ``diagnose``'s lines of its log and how many runs it took."""
+    from .report import diagnose
+
+    if attempts < 1:
+        raise ValueError("attempts must be at least 1")
+    for attempt in range(1, attempts + 1):
+        sub = folder / f"run-{attempt}"
+        sub.mkdir(parents=True, exist_ok=True)
+        run = run_injected(cases, sub, concurrent=concurrent, views=views)
+        lines = [dict(line) for line in diagnose([str(run.log)]).lines()]
+        if not run.errors and all(not check_injected(case, run, lines)[0] for case in cases):
+            break
+    return run, lines, attempt
 
 
 def member_of(case: InjectedCause, run: InjectedRun, trigger: Dict[str, Any]) -> Optional[str]:
