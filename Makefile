@@ -139,21 +139,16 @@ vectors: $(STAMP) java
 
 # tests/ includes the type check (tests/test_typecheck.py: mypy, configured in pyproject.toml) and the
 # docstring examples (tests/test_doctests.py), so both run here and in test-fast.
-# The tests and the chapters' re-execution (nbval) run side by side, one pytest each (2 cores: both mostly wait
-# on JVMs, Spark and kernels); the chapters' report is printed after the tests', and either failing fails.
+# tests/run_all.py runs three streams side by side once the environment is set up: the tests; the chapters under
+# nbval, one at a time, longest first; and conform, vectors-check, the PDF and the site, then the tests that read
+# them (tests/book, tests/site), then more chapters from the same queue.  Most of the work waits on JVMs, brokers,
+# Spark and kernels, so three streams fill 2 cores.  Logs: _build/test-logs/; either stream failing fails.
 TESTS ?= tests
 TEST_ENV = REBALANCE_VECTORS="$(abspath $(VECTORS))" REBALANCE_SITE_DIR="$(CURDIR)/_build/html" CHROMIUM="$(CHROMIUM)" \
 	REBALANCE_PDF="$(CURDIR)/_build/exports/rebalance.pdf" PATH="$(CURDIR)/$(BIN):$$PATH"
-test: setup chromium conform vectors-check pdf site
+test: setup chromium
 	@mkdir -p _build; \
-	$(TEST_ENV) $(BIN)/python -m pytest $(CHAPTERS_NB) --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg \
-	    --nbval-current-env -p no:randomly -q > _build/nbval.log 2>&1 & chapters=$$!; \
-	trap 'kill $$chapters 2>/dev/null' INT TERM; \
-	echo "pytest tests (the chapters' nbval runs alongside: _build/nbval.log)"; \
-	$(TEST_ENV) $(BIN)/python -m pytest $(TESTS) -p no:randomly -q; tests=$$?; \
-	wait $$chapters; nbval=$$?; \
-	echo; echo "== the chapters, re-executed (nbval):"; cat _build/nbval.log; \
-	test $$tests = 0 && test $$nbval = 0
+	$(TEST_ENV) $(BIN)/python tests/run_all.py --python $(BIN)/python --make "$(MAKE)" --tests "$(TESTS)" $(CHAPTERS_NB)
 
 test-fast: $(STAMP)
 	REBALANCE_VECTORS="$(abspath $(VECTORS))" $(BIN)/python -m pytest tests -q -m "not browser and not spark and not pdf"
