@@ -285,8 +285,8 @@ def _slow_row(where: str, label: str, summary: Mapping[str, Any]) -> Dict[str, A
 def slow_member(batch_ms: int = 8_000, *, on_kafka: bool = False, cluster: Optional[Any] = None,
                 **kwargs: Any) -> List[Dict[str, Any]]:
     """:func:`slow_member_scenarios` (``kwargs`` are its other parameters) run by ``simulate``, and with
-    ``on_kafka`` also by real consumers on a real broker (:func:`rebalance.kafka.run_scenario`, one after the
-    other, on ``cluster`` if given -- its broker settings must be :func:`rebalance.kafka.broker_config_for` the
+    ``on_kafka`` also by real consumers on a real broker (:func:`rebalance.kafka.run_scenario`, side by side,
+    each in a group and on a topic of its own, on ``cluster`` if given -- its broker settings must be :func:`rebalance.kafka.broker_config_for` the
     scenarios' -- else on a one-broker cluster started for them).  One row per run and protocol: where it ran,
     the rebalances completed and partitions moved, how long the new member waited from its join to the last
     partition of its share (``None``: none in the run), ``processing_stopped_member_seconds``,
@@ -303,9 +303,12 @@ def slow_member(batch_ms: int = 8_000, *, on_kafka: bool = False, cluster: Optio
 
     from ..kafka import KafkaCluster, broker_config_for, run_scenario
 
+    from concurrent.futures import ThreadPoolExecutor
+
     started = KafkaCluster(brokers=1, broker_config=broker_config_for(scenarios)) if cluster is None else None
     with (started if started is not None else contextlib.nullcontext(cluster)) as kafka:
-        real = [run_scenario(s, cluster=kafka) for s in scenarios]
+        with ThreadPoolExecutor(len(scenarios)) as pool:  # side by side: each has its own group and topic
+            real = list(pool.map(lambda s: run_scenario(s, cluster=kafka), scenarios))
     return rows + [_slow_row("Kafka broker", s["id"], lines[-1]["summary"]) for s, lines in zip(scenarios, real)]
 
 
