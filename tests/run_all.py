@@ -1,18 +1,13 @@
 """``make test``'s runner: every test and every chapter's re-execution (nbval), side by side on the machine's cores.
 
-Three streams start together once the environment is set up (``make setup``):
-
-* **tests**: ``pytest tests`` but for ``tests/book`` and ``tests/site``, which read the built PDF and site;
-* **chapters**: one chapter at a time under nbval (its own pytest, so its time is known), taken from a queue that
-  holds the longest chapters first;
-* **builds**: ``make conform vectors-check pdf site``, then ``pytest tests/book tests/site`` on what they built;
-  then this stream takes chapters from the same queue as the second.
-
-Most of this work waits (on JVMs, brokers, Spark, kernels and browsers), so three streams fill two cores without
-making the waits longer than a heartbeat.  Each stream writes its log under ``_build/test-logs/``; when all are
-done the logs are printed (tests, builds, then each chapter in the book's order) with one line per chapter and
-its time, the times are kept in ``_build/test-logs/chapter-seconds.json`` (the next run's queue order), and the
-exit code is 0 only if every stream passed.  Ctrl-C stops every process it started.
+The work is a queue of jobs, each its own pytest: the test folders (``tests/kafka``, ``tests/diagnose``, ...; the
+files at the top of ``tests/`` together) and each chapter under nbval.  Three workers take jobs from it, longest
+first (by the last run's times, kept in ``_build/test-logs/job-seconds.json``; else the slow ones named below);
+one of them first runs the builds: ``make conform vectors-check pdf site``, then ``tests/book`` and ``tests/site``,
+which read what they built.  Most of the work waits (on JVMs, brokers, Spark, kernels and browsers), so three
+workers fill two cores.  Each job writes its log under ``_build/test-logs/``; when all are done the logs are
+printed (the tests, the builds, then each chapter in the book's order) with one line per job and its time, and the
+exit code is 0 only if every job passed.  Ctrl-C stops every process it started.
 
 Not a test module (pytest collects ``test_*.py`` only); ``make test`` runs it with the test environment set.
 """
@@ -31,47 +26,73 @@ from typing import Dict, List, Optional
 
 REPO = Path(__file__).resolve().parents[1]
 LOGS = REPO / "_build" / "test-logs"
-TIMES = LOGS / "chapter-seconds.json"
-#: the chapters known to take longest, by slug (real brokers, Spark at scale), when no earlier run's times exist
-SLOW_FIRST = ["eager-and-cooperative", "moving-to-kip848", "real-clients", "lab-at-scale", "diagnosing-rebalances",
-              "kafka-streams", "kafka-connect", "range-assignor", "sticky-assignor", "groups-coordinators-generations",
-              "placing-replicas"]
-NBVAL = ["--nbval", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg", "--nbval-current-env", "-p", "no:randomly",
-         "-q"]
+TIMES = LOGS / "job-seconds.json"
+#: the jobs known to take longest (real brokers, Spark at scale), when no earlier run's times exist: test folders
+#: and chapters by slug
+SLOW_FIRST = ["tests/kafka", "eager-and-cooperative", "moving-to-kip848", "real-clients", "tests/diagnose",
+              "lab-at-scale", "diagnosing-rebalances", "tests/spark", "kafka-streams", "kafka-connect",
+              "range-assignor", "tests", "sticky-assignor", "groups-coordinators-generations", "placing-replicas"]
+#: test folders that read the built PDF and site: run by the builds' job, after the builds
+AFTER_BUILDS = ("tests/book", "tests/site")
+NBVAL = ["--nbval", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg", "--nbval-current-env"]
+
+
+def test_jobs(tests: List[str]) -> List[List[str]]:
+    """``tests`` (pytest's arguments) as jobs: ``tests`` itself becomes one job per folder of it (but
+    :data:`AFTER_BUILDS`) and one for the files at its top; anything else is one job as given."""
+    if tests != ["tests"]:
+        return [tests]
+    root = REPO / "tests"
+    folders = sorted(p for p in root.iterdir() if p.is_dir() and any(p.glob("test_*.py"))
+                     and f"tests/{p.name}" not in AFTER_BUILDS)
+    return [[f"tests/{p.name}"] for p in folders] + [sorted(f"tests/{p.name}" for p in root.glob("test_*.py"))]
+
+
+def job_name(args: List[str]) -> str:
+    """A job's name: its chapter or test folder; the files at the top of tests/ are ``tests``."""
+    return args[0] if len(args) == 1 else "tests"
 
 
 class Runner:
     def __init__(self, python: str, make: str, chapters: List[str], tests: List[str]) -> None:
         self.python, self.make = python, make
-        self.tests = tests
-        self.queue = self.order(chapters)
+        self.chapters = chapters
+        self.tests = test_jobs(tests)
+        jobs = {job_name(t): [*t, "-p", "no:randomly", "-q"] for t in self.tests}
+        jobs.update({c: [c, *NBVAL, "-p", "no:randomly", "-q"] for c in chapters})
+        self.jobs = jobs
+        self.queue = self.order(list(jobs))
         self.lock = threading.Lock()
         self.procs: List["subprocess.Popen[bytes]"] = []
         self.stopping = False
         self.began = time.monotonic()
-        self.results: Dict[str, int] = {}
-        self.chapter_rc: Dict[str, int] = {}
-        self.chapter_s: Dict[str, float] = {}
+        self.rc: Dict[str, int] = {}
+        self.seconds: Dict[str, float] = {}
 
     @staticmethod
-    def order(chapters: List[str]) -> List[str]:
-        """Longest first: by the last run's times when there are any, else the slow slugs, then the book's order."""
+    def order(names: List[str]) -> List[str]:
+        """Longest first: by the last run's times when there are any (a job without one first), else the slow
+        jobs of :data:`SLOW_FIRST`, then the rest in order."""
         try:
             known = {k: float(v) for k, v in json.loads(TIMES.read_text()).items()}
         except (OSError, ValueError, AttributeError):
             known = {}
         if known:
-            return sorted(chapters, key=lambda c: -known.get(c, 1e9))  # a new chapter first: its time is unknown
+            return sorted(names, key=lambda n: -known.get(n, 1e9))
 
-        def rank(c: str) -> int:
-            slug = Path(c).stem.split("-", 1)[-1]
-            return SLOW_FIRST.index(slug) if slug in SLOW_FIRST else len(SLOW_FIRST)
-        return sorted(chapters, key=rank)
+        def rank(n: str) -> int:
+            key = n if n.startswith("tests") else Path(n).stem.split("-", 1)[-1]
+            return SLOW_FIRST.index(key) if key in SLOW_FIRST else len(SLOW_FIRST)
+        return sorted(names, key=rank)
 
     def say(self, text: str) -> None:
         m, s = divmod(int(time.monotonic() - self.began), 60)
         with self.lock:
             print(f"[{m:2d}:{s:02d}] {text}", flush=True)
+
+    @staticmethod
+    def log_of(name: str) -> Path:
+        return LOGS / (name.replace("/", "-").replace(".ipynb", "") + ".log")
 
     def run(self, args: List[str], log: Path) -> int:
         """One command, its output into ``log`` (appended), in its own process group (Ctrl-C stops it whole)."""
@@ -87,37 +108,26 @@ class Runner:
             self.procs.remove(p)
         return rc
 
-    def next_chapter(self) -> Optional[str]:
-        with self.lock:
-            return self.queue.pop(0) if self.queue and not self.stopping else None
+    def job(self, name: str, args: List[str], what: str) -> None:
+        began = time.monotonic()
+        rc = self.run(args, self.log_of(name))
+        self.rc[name], self.seconds[name] = rc, time.monotonic() - began
+        self.say(f"{name}: {'passed' if rc == 0 else 'FAILED'}{what} ({self.seconds[name]:.0f} s)")
 
-    def chapters_worker(self, name: str) -> None:
+    def worker(self, builds: bool = False) -> None:
+        if builds:
+            self.job("builds", [self.make, "--no-print-directory", "conform", "vectors-check", "pdf", "site"],
+                     " (conform, vectors-check, the PDF and the site)")
+            if self.rc["builds"] == 0:
+                self.job("tests/book+site", [self.python, "-m", "pytest", *AFTER_BUILDS, "-p", "no:randomly", "-q"],
+                         " (the tests of what was built)")
         while True:
-            chapter = self.next_chapter()
-            if chapter is None:
+            with self.lock:
+                name = self.queue.pop(0) if self.queue and not self.stopping else None
+            if name is None:
                 return
-            began = time.monotonic()
-            rc = self.run([self.python, "-m", "pytest", chapter, *NBVAL], LOGS / f"nbval-{Path(chapter).stem}.log")
-            self.chapter_rc[chapter], self.chapter_s[chapter] = rc, time.monotonic() - began
-            self.say(f"{chapter}: {'passed' if rc == 0 else 'FAILED'} under nbval ({self.chapter_s[chapter]:.0f} s, "
-                     f"{name})")
-
-    def tests_stream(self) -> None:
-        ignore = [f"--ignore={d}" for d in ("tests/book", "tests/site")]
-        self.results["tests"] = self.run([self.python, "-m", "pytest", *self.tests, *ignore, "-p", "no:randomly",
-                                          "-q"], LOGS / "tests.log")
-        self.say(f"pytest {' '.join(self.tests)} (but tests/book, tests/site): "
-                 f"{'passed' if self.results['tests'] == 0 else 'FAILED'}")
-
-    def builds_stream(self) -> None:
-        log = LOGS / "builds.log"
-        rc = self.run([self.make, "--no-print-directory", "conform", "vectors-check", "pdf", "site"], log)
-        self.say(f"conform, vectors-check, the PDF and the site: {'built' if rc == 0 else 'FAILED'}")
-        if rc == 0:
-            rc = self.run([self.python, "-m", "pytest", "tests/book", "tests/site", "-p", "no:randomly", "-q"], log)
-            self.say(f"pytest tests/book tests/site: {'passed' if rc == 0 else 'FAILED'}")
-        self.results["builds"] = rc
-        self.chapters_worker("second stream")
+            self.job(name, [self.python, "-m", "pytest", *self.jobs[name]],
+                     " under nbval" if name in self.chapters else "")
 
     def stop(self) -> None:
         self.stopping = True
@@ -133,12 +143,9 @@ class Runner:
         LOGS.mkdir(parents=True, exist_ok=True)
         for old in LOGS.glob("*.log"):
             old.unlink()
-        chapters = list(self.queue)
-        self.say(f"{len(chapters)} chapters under nbval, the tests and the builds side by side (logs: "
-                 f"{LOGS.relative_to(REPO)}/)")
-        threads = [threading.Thread(target=self.tests_stream, daemon=True),
-                   threading.Thread(target=self.chapters_worker, args=("first stream",), daemon=True),
-                   threading.Thread(target=self.builds_stream, daemon=True)]
+        self.say(f"{len(self.tests)} test jobs, {len(self.chapters)} chapters under nbval and the builds, three at a "
+                 f"time (logs: {LOGS.relative_to(REPO)}/)")
+        threads = [threading.Thread(target=self.worker, args=(k == 0,), daemon=True) for k in range(3)]
         for t in threads:
             t.start()
         try:
@@ -149,21 +156,26 @@ class Runner:
             self.stop()
             print("interrupted (Ctrl-C): every test, build and chapter run stopped", file=sys.stderr)
             return 130
-        for name in ("tests.log", "builds.log"):
-            print(f"\n== {name[:-4]}:")
-            print((LOGS / name).read_text(errors="replace").rstrip())
-        print("\n== the chapters, re-executed (nbval), each in its own pytest:")
-        for chapter in sorted(chapters):
-            rc = self.chapter_rc.get(chapter)
-            log = LOGS / f"nbval-{Path(chapter).stem}.log"
-            tail = log.read_text(errors="replace").strip().splitlines()[-1:] if log.exists() else ["not run"]
-            print(f"{chapter}: {'passed' if rc == 0 else 'FAILED'} in {self.chapter_s.get(chapter, 0):.0f} s: "
-                  f"{tail[0] if tail else ''}")
-            if rc != 0 and log.exists():
-                print(log.read_text(errors="replace"))
-        if self.chapter_s:
-            TIMES.write_text(json.dumps({c: round(s, 1) for c, s in sorted(self.chapter_s.items())}, indent=1))
-        failed = [k for k, rc in self.results.items() if rc != 0] + [c for c in chapters if self.chapter_rc.get(c) != 0]
+        order = [job_name(t) for t in self.tests] + ["builds", "tests/book+site"] + sorted(self.chapters)
+        for name in order:
+            log = self.log_of(name)
+            if name not in self.rc and not log.exists():
+                continue
+            text = log.read_text(errors="replace").rstrip() if log.exists() else "(no log)"
+            lines = text.splitlines()
+            if self.rc.get(name) == 0 and name in self.chapters:
+                print(f"{name}: passed in {self.seconds[name]:.0f} s: {lines[-1] if lines else ''}")
+            else:
+                print(f"\n== {name} ({'passed' if self.rc.get(name) == 0 else 'FAILED'}, "
+                      f"{self.seconds.get(name, 0):.0f} s):\n{text}")
+        old = {}
+        try:
+            old = json.loads(TIMES.read_text())
+        except (OSError, ValueError):
+            pass
+        TIMES.write_text(json.dumps({**old, **{n: round(s, 1) for n, s in self.seconds.items()}}, indent=1,
+                                    sort_keys=True))
+        failed = [n for n in order if n in self.rc and self.rc[n] != 0] + [n for n in self.jobs if n not in self.rc]
         m, s = divmod(int(time.monotonic() - self.began), 60)
         print(f"\n{'all passed' if not failed else 'FAILED: ' + ', '.join(failed)} ({m} min {s} s)")
         return 0 if not failed else 1
