@@ -334,6 +334,8 @@ class _Run:
         return f"connect-{self.s.worker_order.index(worker) + 1:02d}-{self.incarnation[worker]}"
 
     def start(self, worker: str, t: int) -> None:
+        if self.current(worker) is not None:  # its running process closes first
+            self.leave(worker, t)
         self.incarnation[worker] += 1
         mid = self._member_id(worker)
         self.member_of[mid] = worker
@@ -452,8 +454,7 @@ class _Run:
             if m not in joins:
                 self.start(m, 0)
         # (time, order, what): scenario events, and restarts' second halves
-        queue: List[Tuple[int, int, ConnectEvent]] = [(e.at_ms, i, e) for i, e in enumerate(s.events)]
-        seq = len(queue)
+        queue: List[Tuple[int, float, ConnectEvent]] = [(e.at_ms, i, e) for i, e in enumerate(s.events)]
         while True:
             queue.sort(key=lambda x: (x[0], x[1]))
             candidates: List[Tuple[int, int]] = []  # (time, priority): events first, then expiries, rounds
@@ -475,8 +476,8 @@ class _Run:
             if len(self.rows) > MAX_ROUNDS:
                 raise EventLimitError(MAX_ROUNDS, s.until_ms)
             if kind == 0:
-                _, _, e = queue.pop(0)
-                seq = self._event(e, t, queue, seq)
+                _, order, e = queue.pop(0)
+                self._event(e, t, queue, order)
             elif kind == 1:
                 mid = min((exp, m) for m, exp in self.crashed.items() if m in self.group)[1]
                 del self.group[mid]
@@ -491,7 +492,7 @@ class _Run:
                 self.trigger(t, set(m for m in self.group if m not in self.crashed))
         return self.rows
 
-    def _event(self, e: ConnectEvent, t: int, queue: List[Tuple[int, int, ConnectEvent]], seq: int) -> int:
+    def _event(self, e: ConnectEvent, t: int, queue: List[Tuple[int, float, ConnectEvent]], order: float) -> None:
         if e.op == "add_connector":
             self.pending_tasks[typing.cast(str, e.connector)] = e.tasks_max
             self.config[typing.cast(str, e.connector)] = 0
@@ -502,6 +503,8 @@ class _Run:
             self.config_change(t)
         else:
             w = typing.cast(str, e.member)
+            if e.op in ("leave", "crash", "restart"):  # a restart still bringing the worker back is called off
+                queue[:] = [q for q in queue if not (q[2].op == "join" and q[2].member == w and q[1] != int(q[1]))]
             if e.op == "join":
                 self.start(w, t)
             elif e.op == "leave":
@@ -511,9 +514,8 @@ class _Run:
             elif e.op == "restart":
                 if self.current(w) is not None:
                     self.leave(w, t)
-                queue.append((t + e.down_ms, seq, ConnectEvent(t + e.down_ms, "join", w)))
-                seq += 1
-        return seq
+                # the new process: right after this event, before any later one of the same instant
+                queue.append((t + e.down_ms, order + 0.5, ConnectEvent(t + e.down_ms, "join", w)))
 
 
 def simulate_connect(scenario: object) -> List[JsonRecord]:
