@@ -52,13 +52,20 @@ def broker_config(s: ConnectScenario) -> Dict[str, int]:
 def _check(s: ConnectScenario) -> None:
     require(s.until_ms <= MAX_UNTIL_MS, "until_ms", f"the wall clock plays at most {MAX_UNTIL_MS} ms, got {s.until_ms}")
     require(len(s.members) <= 9, "members", f"a real Connect cluster here has at most 9 workers, got {len(s.members)}")
+    gone = set()
+    for e in s.events:
+        require(not (e.op == "add_connector" and e.connector in gone), "events",
+                f"connector {e.connector!r} is added again after its removal, which the real cluster's replay cannot "
+                "follow (it rebuilds the configuration from the workers' logs)")
+        if e.op == "remove_connector":
+            gone.add(e.connector)
     require(int(s.config["session.timeout.ms"]) >= 1000, "config.session.timeout.ms",
             "must be at least 1000 on the real cluster (the broker's group.min.session.timeout.ms)")
 
 
-def _rows(s: ConnectScenario, rounds: Sequence[RealRound], t0: float) -> List[JsonRecord]:
+def _rows(s: ConnectScenario, rounds: Sequence[RealRound], t0: float, removed: Dict[str, float]) -> List[JsonRecord]:
     names = {f"w{i + 1}": m for i, m in enumerate(s.worker_order)}
-    comparisons = {c.generation: c for c in compare_rounds(rounds, s.connect_protocol, s.max_delay_ms)}
+    comparisons = {c.generation: c for c in compare_rounds(rounds, s.connect_protocol, s.max_delay_ms, -1, removed)}
     rows: List[JsonRecord] = []
     for r, shares in zip(rounds, real_shares(rounds, s.connect_protocol)):
         at_ms = int(round((r.time - t0) * 1000))
@@ -75,7 +82,9 @@ def _rows(s: ConnectScenario, rounds: Sequence[RealRound], t0: float) -> List[Js
     return rows
 
 
-def _play(s: ConnectScenario, connect: ConnectDistributedCluster, t0: float) -> None:
+def _play(s: ConnectScenario, connect: ConnectDistributedCluster, t0: float) -> Dict[str, float]:
+    """Play the events; returns when each removed connector's ``DELETE`` was sent (seconds since the epoch)."""
+    removed: Dict[str, float] = {}
     names = {m: f"w{i + 1}" for i, m in enumerate(s.worker_order)}
     pending: List[Tuple[int, int, str, Optional[str], Optional[str], int]] = []
     for i, e in enumerate(s.events):
@@ -85,6 +94,7 @@ def _play(s: ConnectScenario, connect: ConnectDistributedCluster, t0: float) -> 
         if op == "add_connector":
             connect.add_connector(str(connector), n)
         elif op == "remove_connector":
+            removed[str(connector)] = time.time()
             connect.delete_connector(str(connector))
         else:
             w = names[str(member)]
@@ -98,6 +108,7 @@ def _play(s: ConnectScenario, connect: ConnectDistributedCluster, t0: float) -> 
                 time.sleep(n / 1000)
                 connect.start_worker(w)
     time.sleep(max(0.0, t0 + s.until_ms / 1000 - time.time()))
+    return removed
 
 
 def run_connect_scenario(value: object, kafka: Optional[KafkaCluster] = None) -> List[JsonRecord]:
@@ -120,8 +131,8 @@ def run_connect_scenario(value: object, kafka: Optional[KafkaCluster] = None) ->
                                             worker_config=worker_config, start_only=len(initial))
         t0 = time.time()
         with connect:
-            _play(s, connect, t0)
-            rows = _rows(s, connect.rounds(), t0)
+            removed = _play(s, connect, t0)
+            rows = _rows(s, connect.rounds(), t0, removed)
     return rows + [{"summary": connect_summary(rows, s.connect_protocol == "eager")}]
 
 
