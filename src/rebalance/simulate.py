@@ -60,7 +60,7 @@ from .vectors import Line, compute_lines, parse_lines
 
 __all__ = ["PROTOCOLS", "GROUP_PROTOCOLS", "OPS", "play_scenario", "MemberInput", "EventInput", "SimulationInput", "CompletedRebalance",
            "SimulationOutput", "SimulationSummary", "parse_scenario", "config_from_json", "driver_for", "simulate_scenario",
-           "moved_partitions", "join_waits", "read_scenarios", "simulate_lines"]
+           "moved_partitions", "join_waits", "read_scenarios", "simulate_lines", "KINDS", "kind_compute"]
 
 #: ``protocol`` values: the classic protocol's two rebalance protocols, and KIP-848's ``group.protocol=consumer``
 PROTOCOLS = (EAGER, COOPERATIVE, "consumer")
@@ -70,7 +70,7 @@ OPS = ("join", "leave", "crash", "restart")
 #: default), CooperativeSticky for cooperative, ``uniform`` for KIP-848 (``group.consumer.assignors``' first)
 DEFAULT_ASSIGNOR = {EAGER: "range", COOPERATIVE: "cooperative-sticky", "consumer": "uniform"}
 
-SCENARIO_KEYS = ("id", "protocol", "assignor", "topics", "members", "config", "events", "until_ms",
+SCENARIO_KEYS = ("kind", "id", "protocol", "assignor", "topics", "members", "config", "events", "until_ms",
                  "measure_from_ms", "rebuild_ms_per_partition")
 MEMBER_KEYS = ("id", "topics", "instance_id", "poll_processing_ms", "group_protocol")
 #: a member's ``group_protocol`` (Kafka's ``group.protocol``): ``classic`` (JoinGroup/SyncGroup) or ``consumer``
@@ -410,6 +410,7 @@ def _check_size(topics: Mapping[str, int], members: Sequence[MemberInput], n_eve
 def parse_scenario(value: object) -> SimulationInput:
     """Validate one scenario; an :class:`InputError` names the first bad field."""
     s = _object(value, SCENARIO_KEYS, "", "a scenario")
+    require(s.get("kind", "consumer") == "consumer", "kind", f"a consumer scenario's kind is 'consumer', got {s.get('kind')!r}")
     protocol = s.get("protocol")
     require(protocol in PROTOCOLS, "protocol", f"must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
     protocol = typing.cast(str, protocol)
@@ -551,11 +552,34 @@ def read_scenarios(path: str) -> Iterator[Line]:
         yield Line(path, 1, whole)
 
 
+#: ``kind`` -> (the module of its simulator, of its real-cluster driver), each with ``compute(value)``; a
+#: scenario without ``kind`` is a consumer group's (this module's and :mod:`rebalance.kafka.consumers`')
+KINDS: Dict[str, Tuple[str, str]] = {"consumer": ("", ""),
+                                     "connect": ("rebalance.connect.simulate", "rebalance.kafka.connect.simulate")}
+
+
+def kind_compute(value: object, on_kafka: bool = False) -> Optional[Callable[[object], List[JsonRecord]]]:
+    """The ``compute`` of a scenario's ``kind`` (``None``: a consumer group's); an unknown kind is an
+    :class:`InputError` naming ``kind``."""
+    kind = value.get("kind", "consumer") if isinstance(value, Mapping) else "consumer"
+    require(kind in KINDS, "kind", f"must be one of {', '.join(KINDS)}, got {kind!r}")
+    module = KINDS[kind][1 if on_kafka else 0]
+    if not module:
+        return None
+    import importlib
+
+    return typing.cast(Callable[[object], List[JsonRecord]], importlib.import_module(module).compute)
+
+
 def simulate_lines(lines: Iterable[Line], write: Callable[[JsonRecord], None]) -> Tuple[int, int]:
     """Simulate each scenario: its rebalance lines and summary line, or one error line naming the bad
-    field (the other scenarios still run).  Returns (ok, errors), as :func:`rebalance.vectors.run_lines`."""
+    field (the other scenarios still run).  Returns (ok, errors), as :func:`rebalance.vectors.run_lines`.
+    A scenario of another ``kind`` goes to that kind's simulator (:func:`kind_compute`)."""
 
     def compute(value: object) -> List[JsonRecord]:
+        other = kind_compute(value)
+        if other is not None:
+            return other(value)
         out = simulate_scenario(parse_scenario(value))
         rows: List[JsonRecord] = [{"generation": r.generation, "at_ms": r.at_ms, "assignment": r.assignment}
                             for r in out.rebalances]

@@ -15,7 +15,8 @@ rounds and clock (:mod:`.cluster`, :mod:`.experiment`) are modelled on Kafka's s
 * :class:`~rebalance.connect.cluster.ConnectCluster` -- a cluster driven round by round, with the herder's
   follow-up rounds;
 * :mod:`~rebalance.connect.experiment` -- the 90 connectors x 10 tasks experiment;
-* :mod:`~rebalance.connect.vectors` -- the ``connect`` kind of the conformance vectors.
+* :mod:`~rebalance.connect.vectors` -- the ``connect`` kind of the conformance vectors;
+* :mod:`~rebalance.connect.simulate` -- ``simulate``'s ``kind: connect``: workers and operators on a clock.
 """
 from __future__ import annotations
 
@@ -40,6 +41,8 @@ _EXPORTS = {
     "ClusterAssignment": ".model", "ConnectorsAndTasks": ".model", "WorkerLoad": ".model",
     "hashmap_member_order": ".model", "parse_task": ".model", "task_str": ".model",
     "ExtendedWorkerState": ".protocol",
+    "ConnectScenario": ".simulate", "connect_summary": ".simulate", "parse_connect_scenario": ".simulate",
+    "simulate_connect": ".simulate",
 }
 __all__ = sorted(_EXPORTS)
 
@@ -62,5 +65,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the s
                         WorkerLoad as WorkerLoad, hashmap_member_order as hashmap_member_order,
                         parse_task as parse_task, task_str as task_str)
     from .protocol import ExtendedWorkerState as ExtendedWorkerState
+    from .simulate import (ConnectScenario as ConnectScenario, connect_summary as connect_summary,
+                           parse_connect_scenario as parse_connect_scenario, simulate_connect as simulate_connect)
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union, cast
 
 from ..validation import require
-from ..simulate import MemberInput, SimulationInput, parse_scenario
+from ..simulate import MemberInput, SimulationInput, kind_compute, parse_scenario
 from ..vectors import Line, compute_lines
 from .consumer_records import ConsumerRun, classic_rebalances, kip848_rebalances, summary
 from .jsonlines import ConsumerRecord, ConsumerStart
@@ -374,7 +374,11 @@ def run_scenario(value: object, cluster: Optional[Any] = None,
 def simulate_lines_on_kafka(lines: Iterable[Line], write: Callable[[Dict[str, Any]], None]) -> Tuple[int, int]:
     """``simulate --on kafka``: each scenario run on a real broker (see the module docstring); a bad scenario
     gets its error line naming the field and the others still run."""
-    return compute_lines(lines, write, run_scenario)
+    def compute(value: object) -> List[Dict[str, Any]]:
+        other = kind_compute(value, on_kafka=True)
+        return other(value) if other is not None else run_scenario(value)
+
+    return compute_lines(lines, write, compute)
 
 
 

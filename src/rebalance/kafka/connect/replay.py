@@ -139,8 +139,8 @@ def real_shares(rounds: Sequence[RealRound], connect_protocol: str) -> List[Dict
     return out
 
 
-def model_shares(rounds: Sequence[RealRound], connect_protocol: str, max_delay_ms: int
-                 ) -> Tuple[List[Dict[str, Share]], List[int]]:
+def model_shares(rounds: Sequence[RealRound], connect_protocol: str, max_delay_ms: int,
+                 removed: Optional[Mapping[str, float]] = None) -> Tuple[List[Dict[str, Share]], List[int]]:
     """The book's model (:class:`rebalance.connect.cluster.ConnectCluster`, ``mode="protocol"``: the leader
     entry point ``performAssignment`` on serialized member metadata) replaying the real rounds
     (:meth:`~rebalance.connect.cluster.ConnectCluster.replay_round`): each round has the real members (their
@@ -149,7 +149,9 @@ def model_shares(rounds: Sequence[RealRound], connect_protocol: str, max_delay_m
     the members that missed the assignment, and the leader's clock at the first worker's log line of that
     round.  What each member runs is the model's own result of the rounds before (a restarted worker comes back
     empty).  The configuration is rebuilt from the logs: every connector and task assigned anywhere so far (the
-    scenarios only add connectors).  Returns each round's shares and the delay the model sent."""
+    scenarios only add connectors), less the connectors of ``removed`` (name -> when its ``DELETE`` was sent, in
+    seconds since the epoch) from the first round that begins after that time.  Returns each round's shares and the
+    delay the model sent."""
     if not rounds:
         return [], []
     assignor = "eager" if connect_protocol == "eager" else "incremental"
@@ -170,7 +172,8 @@ def model_shares(rounds: Sequence[RealRound], connect_protocol: str, max_delay_m
             for t in a.assigned_tasks + a.revoked_tasks:
                 conn, num = task_key(t)
                 configured[conn] = max(configured.get(conn, 0), num + 1)
-        model.connectors = dict(configured)
+        model.connectors = {c: n for c, n in configured.items()
+                            if not (removed and c in removed and removed[c] <= r.first_time)}
         now = start_ms + int(round((r.first_time - t0) * 1000))
         model.time.sleep(max(0, now - model.time.milliseconds()))
         members: Dict[str, Running] = {}
@@ -202,11 +205,11 @@ def model_shares(rounds: Sequence[RealRound], connect_protocol: str, max_delay_m
 
 
 def compare_rounds(rounds: Sequence[RealRound], connect_protocol: str, max_delay_ms: int,
-                   since_generation: int = -1) -> List[RoundComparison]:
-    """The real rounds next to the model's (:func:`model_shares` replays them all, from the first), one
-    :class:`RoundComparison` per generation after ``since_generation``."""
+                   since_generation: int = -1, removed: Optional[Mapping[str, float]] = None) -> List[RoundComparison]:
+    """The real rounds next to the model's (:func:`model_shares` replays them all, from the first, ``removed`` as
+    there), one :class:`RoundComparison` per generation after ``since_generation``."""
     real = real_shares(rounds, connect_protocol)
-    model, delays = model_shares(rounds, connect_protocol, max_delay_ms)
+    model, delays = model_shares(rounds, connect_protocol, max_delay_ms, removed)
     out: List[RoundComparison] = []
     for r, rs, ms, d in zip(rounds, real, model, delays):
         if r.generation > since_generation:

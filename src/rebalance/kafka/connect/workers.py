@@ -159,7 +159,8 @@ class ConnectDistributedCluster(StartedInWith):
     def __init__(self, bootstrap_servers: str, workers: int = 3, connect_protocol: str = "sessioned",
                  max_delay_ms: int = 10_000, worker_config: Optional[Mapping[str, Union[str, int, float, bool]]] = None,
                  *, heap: str = "256m", start_timeout: float = 120.0, stop_timeout: float = 15.0,
-                 jvm_options: Optional[Sequence[str]] = None, leader_first: bool = True):
+                 jvm_options: Optional[Sequence[str]] = None, leader_first: bool = True,
+                 start_only: Optional[int] = None):
         require(isinstance(bootstrap_servers, str) and bool(re.fullmatch(r"[\w.-]+:\d+(,[\w.-]+:\d+)*",
                                                                           bootstrap_servers or "")),
                 "bootstrap_servers", f"must be 'host:port[,host:port...]', got {bootstrap_servers!r}")
@@ -176,6 +177,11 @@ class ConnectDistributedCluster(StartedInWith):
         check_jvm_settings(start_timeout, stop_timeout, heap, jvm_options, "256m")
         require(isinstance(leader_first, bool), "leader_first", f"must be True or False, got {leader_first!r}")
         self.leader_first = leader_first
+        require(start_only is None or (isinstance(start_only, int) and not isinstance(start_only, bool)
+                                       and 0 <= start_only <= workers), "start_only",
+                f"must be a whole number from 0 to workers ({workers}) or None, got {start_only!r}")
+        #: how many of the workers start() starts (w1...; the others wait for start_worker)
+        self.start_only = workers if start_only is None else start_only
         self.bootstrap_servers = bootstrap_servers
         self.size = workers
         self.connect_protocol = connect_protocol
@@ -231,8 +237,8 @@ class ConnectDistributedCluster(StartedInWith):
                                            heap=self.heap, jvm_options=self.jvm_options, log4j2=log4j2, java=java)
                     self.workers.append(w)
                     self._write_config(w)
-                first, rest = self.workers[:1], self.workers[1:]
-                if self.leader_first:  # w1 joins an empty group, so it is the leader (it stays while a member)
+                first, rest = self.workers[:1][:self.start_only], self.workers[1:self.start_only]
+                if self.leader_first and first:  # w1 joins an empty group, so it is the leader (while a member)
                     self._spawn(first[0])
                     self._wait_serving(first[0], began + self.start_timeout)
                     self._wait_joined(first, began + self.start_timeout)
@@ -241,7 +247,7 @@ class ConnectDistributedCluster(StartedInWith):
                     self._spawn(w)
                 for w in first + rest:
                     self._wait_serving(w, began + self.start_timeout)
-                self._wait_joined(self.workers, began + self.start_timeout)
+                self._wait_joined(self.workers[:self.start_only], began + self.start_timeout)
             except BaseException:
                 self._stop_locked()
                 raise
@@ -368,6 +374,25 @@ class ConnectDistributedCluster(StartedInWith):
                     from failure
             time.sleep(0.5)
         self.connectors[name] = tasks
+
+    def delete_connector(self, name: str, timeout: float = 60.0) -> None:
+        """``DELETE /connectors/{name}``, retried while the workers answer 409 or 503 (as :meth:`add_connector`)."""
+        require(name in self.connectors, "name", f"connector {name!r} does not exist")
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                rest_request(self._urls(), "DELETE", f"/connectors/{name}")
+                break
+            except ConnectRestError as e:
+                if e.status == 404:  # an earlier DELETE of this loop went through
+                    break
+                if e.status not in (409, 503) or time.monotonic() > deadline:
+                    raise
+            except LiveClientError:
+                if time.monotonic() > deadline:
+                    raise
+            time.sleep(0.5)
+        del self.connectors[name]
 
     def assignment(self) -> Dict[str, Tuple[List[str], List[str]]]:
         """Who runs what now, from ``GET /connectors?expand=status``: ``{worker name: (connectors, tasks)}``

@@ -1,0 +1,531 @@
+"""``simulate`` for ``"kind": "connect"``: a Kafka Connect cluster's life from a JSON scenario.
+
+A scenario names the workers (``members``), what happens to them and what the operator does (``events``) and
+the workers' settings by Kafka's names (``config``)::
+
+    {"kind": "connect", "id": "bounce", "members": [{"id": "w1"}, {"id": "w2"}, {"id": "w3"}],
+     "config": {"connect.protocol": "sessioned", "scheduled.rebalance.max.delay.ms": 20000},
+     "events": [{"at_ms": 0, "op": "add_connector", "connector": "c1", "tasks.max": 6},
+                {"at_ms": 15000, "op": "restart", "member": "w2", "down_ms": 5000}],
+     "until_ms": 60000}
+
+Who runs what after each round is the book's model of the leader, :class:`~rebalance.connect.cluster.ConnectCluster`
+on serialized metadata (``mode="protocol"``: ``WorkerCoordinator``'s ``performAssignment`` with the
+``EagerAssignor`` or the ``IncrementalCooperativeAssignor`` of Kafka 4.3.1; each worker keeps the assignor state
+it had when it last led, :meth:`~rebalance.connect.cluster.ConnectCluster.replay_round`).  *When* rounds happen is
+this module's own timing model of the group coordinator (``ClassicGroup``) and the herder
+(``DistributedHerder``, 4.3.1), a simplification stated here in full:
+
+* a worker that starts joins at once; a group with no member waits ``group.initial.rebalance.delay.ms`` (the
+  broker's ``InitialDelayedJoin``; each later join during it adds the delay again, up to
+  ``rebalance.timeout.ms``); otherwise the members learn of the rebalance at their next heartbeat, taken as a
+  whole ``heartbeat.interval.ms`` later;
+* a member that closes (``leave``, the first half of ``restart``) sends LeaveGroup: a rebalance at once; one that
+  ``crash``es is removed when its session times out (``session.timeout.ms`` after the crash), and a join phase
+  waits for it until then or until ``rebalance.timeout.ms`` has passed since the phase began;
+* an operator's ``add_connector`` / ``remove_connector`` reaches every worker through the config topic, and each
+  one asks to rejoin (``ConfigUpdateListener``: ``needsReconfigRebalance``), so all rejoin at once; once a
+  round has given a new connector to a worker, the connector writes its ``tasks.max`` task configs and every
+  worker rejoins again (``onTaskConfigUpdate``), so a connector's tasks arrive one round after it;
+* after an incremental round that revokes anything, the workers it revoked from rejoin at once
+  (``handleRebalanceCompleted`` -> ``requestRejoin``) and the others at their next heartbeat; a round that sends
+  a delay (``scheduled.rebalance.max.delay.ms`` running: the lost assignments are held back) makes every worker
+  rejoin when it expires (``DistributedHerder.scheduledRebalance``);
+* an event during a join phase is folded into it; the coordinator keeps its leader while it stays, else the
+  earliest-joined member leads; no SyncGroup fails, no network time is spent.
+
+A member's member id is ``connect-NN-K`` (``NN`` its place in :attr:`ConnectScenario.worker_order`: the members
+that start at 0, then the others, each in ``members`` order; ``K`` its process's incarnation), so the eager
+assignor's deal by member id follows that order (as on the real cluster of
+``simulate --on kafka``, whose worker ids sort in that order); the incremental assignor's ``HashMap`` order of
+member ids is this id's, which a real cluster's random member ids do not share.
+
+Output: one line per completed round (``generation``, ``at_ms``, ``leader``, ``assignment``: worker ->
+``{"connectors", "tasks"}``; ``moved``: ``revoked`` and ``assigned`` per worker; ``delayed``, ``delay_ms`` and
+``expires_at_ms``: whether the round sent a scheduled delay and when it runs out), then a summary line
+(:func:`connect_summary`).
+
+Defined in chapter 11, *Kafka Connect: from stop-the-world to incremental*.
+"""
+from __future__ import annotations
+
+import re
+import typing
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, TypedDict
+
+from ..common import JsonRecord
+from ..errors import EventLimitError, InputError
+from ..validation import check_size, require
+from .cluster import ConnectCluster, Running, RoundResult
+from .incremental import DEFAULT_START_TIME_MS
+from .model import connector_key, task_key, task_str
+
+__all__ = ["CONNECT_CONFIG", "CONNECT_OPS", "ConnectEvent", "ConnectScenario", "ConnectSummary", "connect_summary",
+           "parse_connect_scenario", "simulate_connect", "compute", "rebalance_row"]
+
+#: the scenario's ``config``: Kafka's names and their defaults (Connect's ``DistributedConfig`` for the worker's
+#: settings, the broker's ``group.initial.rebalance.delay.ms``)
+CONNECT_CONFIG: Dict[str, object] = {
+    "connect.protocol": "sessioned",
+    "scheduled.rebalance.max.delay.ms": 300_000,
+    "session.timeout.ms": 10_000,
+    "heartbeat.interval.ms": 3_000,
+    "rebalance.timeout.ms": 60_000,
+    "group.initial.rebalance.delay.ms": 3_000,
+}
+#: ``connect.protocol`` values
+CONNECT_PROTOCOLS = ("eager", "compatible", "sessioned")
+#: what an event does: to a worker, or (the last two) the operator's REST calls
+CONNECT_OPS = ("join", "leave", "crash", "restart", "add_connector", "remove_connector")
+SCENARIO_KEYS = ("kind", "id", "members", "config", "events", "until_ms")
+EVENT_KEYS = ("at_ms", "op", "member", "down_ms", "connector", "tasks.max")
+#: a connector name both sides accept (the real driver's REST calls take no ``-``: a task is ``name-N``)
+CONNECTOR_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.]*$")
+#: at most this many rounds per scenario (a model bug must not loop for ever)
+MAX_ROUNDS = 10_000
+
+
+@dataclass(frozen=True)
+class ConnectEvent:
+    """``op`` at ``at_ms``: to ``member`` (``join``/``leave``/``crash``/``restart``, ``down_ms`` for a restart), or
+    the operator's ``add_connector`` (``connector`` with ``tasks_max`` tasks) / ``remove_connector``."""
+
+    at_ms: int
+    op: str
+    member: Optional[str] = None
+    down_ms: int = 0
+    connector: Optional[str] = None
+    tasks_max: int = 0
+
+
+@dataclass(frozen=True)
+class ConnectScenario:
+    """A validated ``kind: connect`` scenario (see the module docstring)."""
+
+    id: object
+    members: Tuple[str, ...]
+    config: Dict[str, Any]
+    events: Tuple[ConnectEvent, ...]
+    until_ms: int
+
+    @property
+    def connect_protocol(self) -> str:
+        return typing.cast(str, self.config["connect.protocol"])
+
+    @property
+    def max_delay_ms(self) -> int:
+        return typing.cast(int, self.config["scheduled.rebalance.max.delay.ms"])
+
+    @property
+    def worker_order(self) -> Tuple[str, ...]:
+        """The members that start at 0, then those with a ``join`` event, each in ``members`` order: the order
+        of their member ids (and, on a real cluster, of the workers ``w1``, ``w2``, ...)."""
+        joins = {e.member for e in self.events if e.op == "join"}
+        return tuple([m for m in self.members if m not in joins] + [m for m in self.members if m in joins])
+
+
+def _whole(value: object, field: str, minimum: int = 0, maximum: int = 2**31 - 1) -> int:
+    require(isinstance(value, int) and not isinstance(value, bool) and minimum <= value <= maximum, field,
+            f"must be a whole number from {minimum} to {maximum}, got {value!r}")
+    return typing.cast(int, value)
+
+
+def _object(value: object, keys: Sequence[str], field: str, what: str) -> Mapping[str, Any]:
+    require(isinstance(value, Mapping), field, f"{what} must be a JSON object {{{', '.join(keys)}}}, got {value!r}")
+    m = typing.cast(Mapping[str, Any], value)
+    for key in m:
+        require(key in keys, f"{field}.{key}" if field != "scenario" else key,
+                f"unknown field of {what}; it has {', '.join(keys)}")
+    return m
+
+
+def _config(value: object) -> Dict[str, Any]:
+    if value is None:
+        value = {}
+    m = _object(value, tuple(CONNECT_CONFIG), "config", "config")
+    out = dict(CONNECT_CONFIG)
+    for key, v in m.items():
+        field = f"config.{key}"
+        if key == "connect.protocol":
+            require(v in CONNECT_PROTOCOLS, field, f"must be one of {', '.join(CONNECT_PROTOCOLS)}, got {v!r}")
+        else:
+            _whole(v, field, 1 if key in ("session.timeout.ms", "heartbeat.interval.ms", "rebalance.timeout.ms") else 0)
+        out[key] = v
+    require(typing.cast(int, out["heartbeat.interval.ms"]) < typing.cast(int, out["session.timeout.ms"]), "config.heartbeat.interval.ms",
+            f"must be lower than session.timeout.ms ({out['session.timeout.ms']}), got {out['heartbeat.interval.ms']}")
+    return out
+
+
+def _members(value: object) -> Tuple[str, ...]:
+    require(isinstance(value, list) and len(value) > 0, "members",
+            f"must be a non-empty list of {{\"id\"}} objects (the workers), got {value!r}")
+    out: List[str] = []
+    for i, m in enumerate(typing.cast(List[object], value)):
+        m = _object(m, ("id",), f"members[{i}]", "a member")
+        mid = m.get("id")
+        require(isinstance(mid, str) and mid != "", f"members[{i}].id", f"must be a non-empty string, got {mid!r}")
+        if mid in out:
+            raise InputError(f"members[{i}].id", f"{mid!r} is also the id of members[{out.index(str(mid))}]")
+        out.append(typing.cast(str, mid))
+    return tuple(out)
+
+
+def _events(value: object, members: Sequence[str], until_ms: int) -> Tuple[ConnectEvent, ...]:
+    """The events in time order (same instant: file order), checked against each worker's life (``join`` only as
+    its first event, ``leave``/``crash`` only while it runs) and the connectors configured at the time."""
+    if value is None:
+        value = []
+    require(isinstance(value, list), "events", f"must be a list of event objects, got {value!r}")
+    raw: List[Tuple[int, int, ConnectEvent]] = []
+    for i, e in enumerate(typing.cast(List[object], value)):
+        f = f"events[{i}]"
+        e = _object(e, EVENT_KEYS, f, "an event")
+        at = _whole(e.get("at_ms"), f"{f}.at_ms")
+        require(at <= until_ms, f"{f}.at_ms", f"{at} is after until_ms ({until_ms})")
+        op = e.get("op")
+        require(op in CONNECT_OPS, f"{f}.op", f"must be one of {', '.join(CONNECT_OPS)}, got {op!r}")
+        worker_op = op in CONNECT_OPS[:4]
+        for key in ("member", "down_ms") if not worker_op else ("connector", "tasks.max"):
+            require(key not in e, f"{f}.{key}", f"{op!r} has no {key}")
+        if worker_op:
+            name = e.get("member")
+            require(isinstance(name, str) and name in members, f"{f}.member",
+                    f"{name!r} is not the id of one of the scenario's members")
+            down = 0
+            if "down_ms" in e:
+                require(op == "restart", f"{f}.down_ms", f"only a 'restart' has a down time, not {op!r}")
+                down = _whole(e.get("down_ms"), f"{f}.down_ms")
+            raw.append((at, i, ConnectEvent(at, typing.cast(str, op), typing.cast(str, name), down)))
+        else:
+            conn = e.get("connector")
+            require(isinstance(conn, str) and bool(CONNECTOR_NAME.match(conn)), f"{f}.connector",
+                    f"must be a connector name of letters, digits, '_' and '.', got {conn!r}")
+            tasks = 0
+            if op == "add_connector":
+                tasks = _whole(e.get("tasks.max"), f"{f}.tasks.max", 1, 1000)
+            else:
+                require("tasks.max" not in e, f"{f}.tasks.max", "only 'add_connector' has tasks.max")
+            raw.append((at, i, ConnectEvent(at, typing.cast(str, op), connector=typing.cast(str, conn),
+                                            tasks_max=tasks)))
+    raw.sort(key=lambda x: (x[0], x[1]))
+    joins = {e.member for _, _, e in raw if e.op == "join"}
+    running = {m: m not in joins for m in members}
+    seen: Set[str] = set()
+    configured: Set[str] = set()
+    for _, i, e in raw:
+        if e.member is not None:
+            require(e.op != "join" or e.member not in seen, f"events[{i}].op",
+                    f"'join' must be {e.member!r}'s first event (a member without one starts at 0); use 'restart'")
+            require(e.op not in ("leave", "crash") or running[e.member], f"events[{i}].op",
+                    f"{e.member!r} is not running at {e.at_ms} ms")
+            seen.add(e.member)
+            running[e.member] = e.op in ("join", "restart")
+        elif e.op == "add_connector":
+            require(e.connector not in configured, f"events[{i}].connector", f"{e.connector!r} already exists then")
+            configured.add(typing.cast(str, e.connector))
+        else:
+            require(e.connector in configured, f"events[{i}].connector", f"{e.connector!r} does not exist then")
+            configured.discard(typing.cast(str, e.connector))
+    return tuple(e for _, _, e in raw)
+
+
+def parse_connect_scenario(value: object) -> ConnectScenario:
+    """Validate one ``kind: connect`` scenario; an :class:`InputError` names the first bad field."""
+    s = _object(value, SCENARIO_KEYS, "scenario", "a connect scenario")
+    require(s.get("kind") == "connect", "kind", f"must be 'connect' here, got {s.get('kind')!r}")
+    members = _members(s.get("members"))
+    config = _config(s.get("config"))
+    until_ms = _whole(s.get("until_ms"), "until_ms", 1)
+    raw = s.get("events")
+    check_size("members", len(members) + (len(raw) if isinstance(raw, list) else 0),
+               f"{len(members):,} members + events")
+    return ConnectScenario(s.get("id"), members, config, _events(raw, members, until_ms), until_ms)
+
+
+# ---------------------------------------------------------------------------------------------
+# the output lines, shared with the real cluster's driver
+
+
+def _items(connectors: Sequence[str], tasks: Sequence[str]) -> Dict[str, List[str]]:
+    return {"connectors": sorted(connectors, key=connector_key),
+            "tasks": sorted(tasks, key=lambda t: task_key((t.rpartition("-")[0], int(t.rpartition("-")[2]))))}
+
+
+def rebalance_row(generation: int, at_ms: int, leader: Optional[str],
+                  after: Mapping[str, Tuple[Sequence[str], Sequence[str]]],
+                  revoked: Mapping[str, Sequence[str]], assigned: Mapping[str, Sequence[str]], delay_ms: int) -> JsonRecord:
+    """One output line of a completed round: ``after`` is each member's (connectors, tasks) after it,
+    ``revoked``/``assigned`` what the round stopped and started on each (only workers with any are listed)."""
+    return {"generation": generation, "at_ms": at_ms, "leader": leader,
+            "assignment": {w: _items(*after[w]) for w in sorted(after)},
+            "moved": {"revoked": {w: sorted(v) for w, v in sorted(revoked.items()) if v},
+                      "assigned": {w: sorted(v) for w, v in sorted(assigned.items()) if v}},
+            "delayed": delay_ms > 0, "delay_ms": delay_ms, "expires_at_ms": at_ms + delay_ms if delay_ms > 0 else None}
+
+
+class ConnectSummary(TypedDict):
+    """The summary line of a ``kind: connect`` scenario."""
+
+    rebalances: int
+    moved: int
+    revoked: int
+    delayed_rebalances: int
+    generation: int
+    settled: bool
+
+
+def connect_summary(rows: Sequence[JsonRecord], eager: bool = False) -> ConnectSummary:
+    """The summary of the rebalance lines: ``rebalances``; ``moved``, the times a round gave a connector or task
+    to another worker than the one a round last gave it to (its first owner is no move); ``revoked``, the items
+    rounds stopped (under eager everything a worker ran); ``delayed_rebalances``; the last ``generation``; and
+    ``settled``: the last round sent no delay and (unless ``eager``, which stops everything each round) revoked
+    nothing."""
+    last: Dict[str, str] = {}
+    moved = revoked = 0
+    for r in rows:
+        assignment = typing.cast(Dict[str, Dict[str, List[str]]], r["assignment"])
+        for w in sorted(assignment):
+            for item in assignment[w]["connectors"] + assignment[w]["tasks"]:
+                if last.get(item, w) != w:
+                    moved += 1
+                last[item] = w
+        revoked += sum(len(v) for v in typing.cast(Dict[str, Dict[str, List[str]]], r["moved"])["revoked"].values())
+    final = rows[-1] if rows else None
+    return {"rebalances": len(rows), "moved": moved, "revoked": revoked,
+            "delayed_rebalances": sum(1 for r in rows if r["delayed"]),
+            "generation": typing.cast(int, final["generation"]) if final else -1,
+            "settled": final is not None and not final["delayed"]
+            and (eager or not typing.cast(Dict[str, Dict[str, List[str]]], final["moved"])["revoked"])}
+
+
+# ---------------------------------------------------------------------------------------------
+# the timing model
+
+
+class _Run:
+    """The coordinator's and the herders' clocks around :class:`ConnectCluster` (see the module docstring)."""
+
+    def __init__(self, s: ConnectScenario):
+        self.s = s
+        c = s.config
+        self.hb, self.session = int(c["heartbeat.interval.ms"]), int(c["session.timeout.ms"])
+        self.rebalance_timeout, self.initial_delay = int(c["rebalance.timeout.ms"]), int(c["group.initial.rebalance.delay.ms"])
+        self.model = ConnectCluster(assignor="eager" if s.connect_protocol == "eager" else "incremental",
+                                    mode="protocol", protocol=s.connect_protocol, max_delay_ms=s.max_delay_ms,
+                                    initial_generation_id=0)
+        self.incarnation: Dict[str, int] = {m: 0 for m in s.members}
+        self.member_of: Dict[str, str] = {}  # member id -> worker
+        self.group: Dict[str, None] = {}  # member ids the coordinator counts, in join order
+        self.crashed: Dict[str, int] = {}  # member id -> its session's expiry
+        self.rejoin: Optional[Dict[str, int]] = None  # a join phase: member id -> when it rejoins
+        self.phase_start = 0
+        self.phase_end_initial: Optional[int] = None  # an empty group's InitialDelayedJoin
+        self.leader: Optional[str] = None
+        self.last_completed: Dict[str, int] = {}
+        self.generation = 0
+        self.config: Dict[str, int] = {}  # connector -> task configs written
+        self.pending_tasks: Dict[str, int] = {}  # connector -> tasks.max, not yet written
+        self.scheduled: Optional[int] = None
+        self.rows: List[JsonRecord] = []
+
+    # members
+    def _member_id(self, worker: str) -> str:
+        return f"connect-{self.s.worker_order.index(worker) + 1:02d}-{self.incarnation[worker]}"
+
+    def start(self, worker: str, t: int) -> None:
+        if self.current(worker) is not None:  # its running process closes first
+            self.leave(worker, t)
+        self.incarnation[worker] += 1
+        mid = self._member_id(worker)
+        self.member_of[mid] = worker
+        was_empty = not self.group
+        self.group[mid] = None
+        if was_empty and self.rejoin is None:
+            self.rejoin, self.phase_start = {mid: t}, t
+            self.phase_end_initial = t + min(self.initial_delay, self.rebalance_timeout)
+        elif self.rejoin is not None and self.phase_end_initial is not None:
+            self.rejoin[mid] = t
+            self.phase_end_initial = min(t + self.initial_delay, self.phase_start + self.rebalance_timeout)
+        else:
+            self.trigger(t, {mid})
+
+    def current(self, worker: str) -> Optional[str]:
+        mid = self._member_id(worker)
+        return mid if mid in self.group and mid not in self.crashed else None
+
+    def leave(self, worker: str, t: int) -> None:
+        mid = self._member_id(worker)
+        if mid in self.group:
+            del self.group[mid]
+            self.model.running.pop(mid, None)
+            if self.rejoin is not None:
+                self.rejoin.pop(mid, None)
+            if self.group:
+                self.trigger(t, set())
+            else:
+                self.rejoin, self.phase_end_initial = None, None
+
+    def crash(self, worker: str, t: int) -> None:
+        self.crashed[self._member_id(worker)] = t + self.session
+
+    def trigger(self, t: int, at_once: Set[str]) -> None:
+        """A rebalance: the members in ``at_once`` rejoin at ``t``, the others at their next heartbeat."""
+        if all(mid in self.crashed for mid in self.group):
+            return
+        if self.rejoin is None:
+            self.rejoin, self.phase_start, self.phase_end_initial = {}, t, None
+        for mid in self.group:
+            if mid in self.crashed:
+                continue
+            when = t if mid in at_once else t + self.hb
+            self.rejoin[mid] = min(self.rejoin.get(mid, when), when)
+
+    def phase_end(self) -> Optional[int]:
+        if self.rejoin is None:
+            return None
+        if self.phase_end_initial is not None:
+            return self.phase_end_initial
+        deadline = self.phase_start + self.rebalance_timeout
+        ends = [min(self.rejoin[m], deadline) for m in self.group if m in self.rejoin and m not in self.crashed]
+        ends += [min(self.crashed[m], deadline) for m in self.group if m in self.crashed]
+        return max(ends) if ends else None
+
+    # rounds
+    def complete(self, t: int) -> None:
+        """The join phase ends at ``t``: crashed members and members that did not rejoin are out; the leader's
+        round."""
+        assert self.rejoin is not None
+        for mid in list(self.group):
+            if mid in self.crashed or mid not in self.rejoin or self.rejoin[mid] > t:
+                del self.group[mid]
+                self.model.running.pop(mid, None)
+                self.crashed.pop(mid, None)
+        self.rejoin, self.phase_end_initial = None, None
+        if not self.group:
+            return
+        members: Dict[str, Running] = {m: self.model.running.get(m, ([], [])) for m in self.group}
+        if self.leader not in members:
+            self.leader = next(iter(members))
+        self.generation += 1
+        self.model.time.set(DEFAULT_START_TIME_MS + t)
+        self.model.connectors = dict(self.config)
+        before = {m: (list(c), [task_str(x) for x in ts]) for m, (c, ts) in members.items()}
+        result = self.model.replay_round(members, self.generation, self.last_completed.get(self.leader, -1),
+                                         self.leader)
+        for m in members:
+            self.last_completed[m] = self.generation
+        self.rows.append(self._row(result, before, t))
+        self.scheduled = (self.model.scheduled_rebalance - DEFAULT_START_TIME_MS
+                          if self.model.scheduled_rebalance is not None else None)
+        if self.model.kind == "incremental" and result.revoked_anything():
+            self.trigger(t, {m for m, wr in result.workers.items() if wr.revoked_connectors or wr.revoked_tasks})
+        started = {conn for conns, _ in self.model.running.values() for conn in conns}
+        ready = [c for c in self.pending_tasks if c in started]
+        if ready:  # the connector ran and wrote its task configs: every worker rejoins
+            for c in ready:
+                self.config[c] = self.pending_tasks.pop(c)
+            self.trigger(t, set(self.group))
+
+    def _row(self, result: RoundResult, before: Mapping[str, Tuple[List[str], List[str]]], t: int) -> JsonRecord:
+        after: Dict[str, Tuple[List[str], List[str]]] = {}
+        revoked: Dict[str, List[str]] = {}
+        assigned: Dict[str, List[str]] = {}
+        for mid, wr in result.workers.items():
+            w = self.member_of[mid]
+            c, ts = self.model.running[mid]
+            now = (list(c), [task_str(x) for x in ts])
+            after[w] = now
+            gone = set(wr.revoked_connectors) | {task_str(x) for x in wr.revoked_tasks}
+            kept = {x for x in before[mid][0] + before[mid][1] if x not in gone}
+            revoked[w] = sorted(gone)
+            assigned[w] = [x for x in now[0] + now[1] if x not in kept]
+        leader = self.member_of[self.leader] if self.leader is not None else None
+        return rebalance_row(self.generation, t, leader, after, revoked, assigned, result.delay)
+
+    def config_change(self, t: int) -> None:
+        if self.group:
+            self.trigger(t, set(m for m in self.group if m not in self.crashed))
+
+    def run(self) -> List[JsonRecord]:
+        s = self.s
+        joins = {e.member for e in s.events if e.op == "join"}
+        for m in s.members:
+            if m not in joins:
+                self.start(m, 0)
+        # (time, order, what): scenario events, and restarts' second halves
+        queue: List[Tuple[int, float, ConnectEvent]] = [(e.at_ms, i, e) for i, e in enumerate(s.events)]
+        while True:
+            queue.sort(key=lambda x: (x[0], x[1]))
+            candidates: List[Tuple[int, int]] = []  # (time, priority): events first, then expiries, rounds
+            if queue:
+                candidates.append((queue[0][0], 0))
+            for mid, exp in self.crashed.items():
+                if mid in self.group and self.rejoin is None:
+                    candidates.append((exp, 1))
+            end = self.phase_end()
+            if end is not None:
+                candidates.append((end, 2))
+            if self.scheduled is not None and self.rejoin is None:
+                candidates.append((self.scheduled, 3))
+            if not candidates:
+                break
+            t, kind = min(candidates)
+            if t > s.until_ms:
+                break
+            if len(self.rows) > MAX_ROUNDS:
+                raise EventLimitError(MAX_ROUNDS, s.until_ms)
+            if kind == 0:
+                _, order, e = queue.pop(0)
+                self._event(e, t, queue, order)
+            elif kind == 1:
+                mid = min((exp, m) for m, exp in self.crashed.items() if m in self.group)[1]
+                del self.group[mid]
+                self.crashed.pop(mid)
+                self.model.running.pop(mid, None)
+                if self.group:
+                    self.trigger(t, set())
+            elif kind == 2:
+                self.complete(t)
+            else:
+                self.scheduled = None
+                self.trigger(t, set(m for m in self.group if m not in self.crashed))
+        return self.rows
+
+    def _event(self, e: ConnectEvent, t: int, queue: List[Tuple[int, float, ConnectEvent]], order: float) -> None:
+        if e.op == "add_connector":
+            self.pending_tasks[typing.cast(str, e.connector)] = e.tasks_max
+            self.config[typing.cast(str, e.connector)] = 0
+            self.config_change(t)
+        elif e.op == "remove_connector":
+            self.config.pop(typing.cast(str, e.connector), None)
+            self.pending_tasks.pop(typing.cast(str, e.connector), None)
+            self.config_change(t)
+        else:
+            w = typing.cast(str, e.member)
+            if e.op in ("leave", "crash", "restart"):  # a restart still bringing the worker back is called off
+                queue[:] = [q for q in queue if not (q[2].op == "join" and q[2].member == w and q[1] != int(q[1]))]
+            if e.op == "join":
+                self.start(w, t)
+            elif e.op == "leave":
+                self.leave(w, t)
+            elif e.op == "crash":
+                self.crash(w, t)
+            elif e.op == "restart":
+                if self.current(w) is not None:
+                    self.leave(w, t)
+                # the new process: right after this event, before any later one of the same instant
+                queue.append((t + e.down_ms, order + 0.5, ConnectEvent(t + e.down_ms, "join", w)))
+
+
+def simulate_connect(scenario: object) -> List[JsonRecord]:
+    """Run a ``kind: connect`` scenario (its JSON object or a :class:`ConnectScenario`) to ``until_ms``: its
+    rebalance lines (:func:`rebalance_row`), then ``{"summary": ...}`` (:func:`connect_summary`)."""
+    s = scenario if isinstance(scenario, ConnectScenario) else parse_connect_scenario(scenario)
+    rows = _Run(s).run()
+    return rows + [{"summary": connect_summary(rows, s.connect_protocol == "eager")}]
+
+
+def compute(value: object) -> List[JsonRecord]:
+    """``simulate``'s ``compute`` for a ``kind: connect`` line (:func:`simulate_connect`)."""
+    return simulate_connect(value)

@@ -1,0 +1,141 @@
+"""``simulate FILE --on kafka`` for ``"kind": "connect"``: the scenario's workers as real ``ConnectDistributed``
+workers of Kafka 4.3.1 (:class:`~rebalance.kafka.connect.workers.ConnectDistributedCluster`) on a one-broker
+:class:`~rebalance.kafka.cluster.KafkaCluster` of its own, on the wall clock.
+
+The scenario's members are the workers ``w1``, ``w2``, ... in the order of
+:attr:`~rebalance.connect.simulate.ConnectScenario.worker_order` (their worker ids, and so their member ids, sort
+in that order: the eager deal's order, as in the simulator).  The members without a ``join`` event start at 0 (``w1`` first,
+so that it leads), the others when their ``join`` comes; ``leave`` is a graceful stop (SIGTERM: the herder leaves
+the group), ``crash`` a SIGKILL (the group notices at ``session.timeout.ms``), ``restart`` a graceful stop (unless
+the worker is down already), ``down_ms`` of sleep and a start of the same worker (same port, same worker id, a new
+member id); ``add_connector`` and ``remove_connector`` are REST calls (``POST /connectors`` with the book's idle
+source connector and its ``tasks.max``, ``DELETE /connectors/{name}``).  An event runs at its ``at_ms`` or, when
+the one before it took longer (a worker's JVM takes seconds to start and join), as soon as that one is done.
+``config``: ``connect.protocol``, ``scheduled.rebalance.max.delay.ms``, ``session.timeout.ms``,
+``heartbeat.interval.ms`` and ``rebalance.timeout.ms`` are the workers' settings, ``group.initial.rebalance.delay.ms``
+the broker's (whose ``group.min.session.timeout.ms`` is lowered to 1000).
+
+The rounds are read from the workers' logs (:func:`~rebalance.kafka.connect.logs.parse_rounds`) after
+``until_ms``: one line per generation completed by then, as :func:`rebalance.connect.simulate.rebalance_row` writes
+it (``at_ms`` when the last member logged its assignment, from the workers' start), plus ``"replayed"``: whether
+the book's model, replaying that round with its real members, member ids, leader and generation
+(:func:`~rebalance.kafka.connect.replay.compare_rounds`), gives the same connectors and tasks to the same workers,
+revokes the same ones and sends a delay exactly when the real leader did.
+"""
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ...common import JsonRecord
+from ...connect.simulate import ConnectScenario, connect_summary, parse_connect_scenario, rebalance_row
+from ...validation import require
+from ..cluster import KafkaCluster
+from .logs import RealRound
+from .replay import compare_rounds, real_shares
+from .workers import ConnectDistributedCluster
+
+__all__ = ["MAX_UNTIL_MS", "broker_config", "compute", "run_connect_scenario"]
+
+#: the longest scenario the wall clock plays
+MAX_UNTIL_MS = 600_000
+_WORKER_SETTINGS = ("session.timeout.ms", "heartbeat.interval.ms", "rebalance.timeout.ms")
+
+
+def broker_config(s: ConnectScenario) -> Dict[str, int]:
+    """The broker settings the scenario needs."""
+    return {"group.min.session.timeout.ms": 1000,
+            "group.initial.rebalance.delay.ms": int(s.config["group.initial.rebalance.delay.ms"])}
+
+
+def _check(s: ConnectScenario) -> None:
+    require(s.until_ms <= MAX_UNTIL_MS, "until_ms", f"the wall clock plays at most {MAX_UNTIL_MS} ms, got {s.until_ms}")
+    require(len(s.members) <= 9, "members", f"a real Connect cluster here has at most 9 workers, got {len(s.members)}")
+    gone = set()
+    for e in s.events:
+        require(not (e.op == "add_connector" and e.connector in gone), "events",
+                f"connector {e.connector!r} is added again after its removal, which the real cluster's replay cannot "
+                "follow (it rebuilds the configuration from the workers' logs)")
+        if e.op == "remove_connector":
+            gone.add(e.connector)
+    require(int(s.config["session.timeout.ms"]) >= 1000, "config.session.timeout.ms",
+            "must be at least 1000 on the real cluster (the broker's group.min.session.timeout.ms)")
+
+
+def _rows(s: ConnectScenario, rounds: Sequence[RealRound], t0: float, removed: Dict[str, float]) -> List[JsonRecord]:
+    names = {f"w{i + 1}": m for i, m in enumerate(s.worker_order)}
+    comparisons = {c.generation: c for c in compare_rounds(rounds, s.connect_protocol, s.max_delay_ms, -1, removed)}
+    rows: List[JsonRecord] = []
+    for r, shares in zip(rounds, real_shares(rounds, s.connect_protocol)):
+        at_ms = int(round((r.time - t0) * 1000))
+        if not shares or at_ms > s.until_ms:
+            continue
+        after = {names[w]: (sh.connectors, sh.tasks) for w, sh in shares.items()}
+        revoked = {names[w]: sh.revoked_connectors + sh.revoked_tasks for w, sh in shares.items()}
+        assigned = {names[w]: sh.started_connectors + sh.started_tasks for w, sh in shares.items()}
+        row = rebalance_row(r.generation, max(0, at_ms), names.get(r.leader or "", r.leader), after, revoked,
+                            assigned, r.delay)
+        c = comparisons.get(r.generation)
+        row["replayed"] = c is not None and c.identical
+        rows.append(row)
+    return rows
+
+
+def _play(s: ConnectScenario, connect: ConnectDistributedCluster, t0: float) -> Dict[str, float]:
+    """Play the events; returns when each removed connector's ``DELETE`` was sent (seconds since the epoch)."""
+    removed: Dict[str, float] = {}
+    names = {m: f"w{i + 1}" for i, m in enumerate(s.worker_order)}
+    pending: List[Tuple[int, int, str, Optional[str], Optional[str], int]] = []
+    for i, e in enumerate(s.events):
+        pending.append((e.at_ms, i, e.op, e.member, e.connector, e.tasks_max if e.op == "add_connector" else e.down_ms))
+    for at_ms, _, op, member, connector, n in sorted(pending):
+        time.sleep(max(0.0, t0 + at_ms / 1000 - time.time()))
+        if op == "add_connector":
+            connect.add_connector(str(connector), n)
+        elif op == "remove_connector":
+            removed[str(connector)] = time.time()
+            connect.delete_connector(str(connector))
+        else:
+            w = names[str(member)]
+            if op == "join":
+                connect.start_worker(w)
+            elif op in ("leave", "crash"):
+                connect.stop_worker(w, graceful=op == "leave")
+            else:  # restart
+                if connect.worker(w).running:
+                    connect.stop_worker(w)
+                time.sleep(n / 1000)
+                connect.start_worker(w)
+    time.sleep(max(0.0, t0 + s.until_ms / 1000 - time.time()))
+    return removed
+
+
+def run_connect_scenario(value: object, kafka: Optional[KafkaCluster] = None) -> List[JsonRecord]:
+    """One ``kind: connect`` scenario on a real Connect cluster (see the module docstring): its rebalance lines,
+    each with ``replayed``, and its summary line.  ``kafka``: a running cluster to use (its broker settings must
+    be :func:`broker_config`'s), else one of its own."""
+    s = value if isinstance(value, ConnectScenario) else parse_connect_scenario(value)
+    _check(s)
+    broker = broker_config(s)
+    if kafka is not None:
+        for key, v in broker.items():
+            require(str(kafka.broker_config.get(key)) == str(v), "cluster",
+                    f"the cluster runs {key}={kafka.broker_config.get(key)}, the scenario needs {v}")
+    joins = {e.member for e in s.events if e.op == "join"}
+    initial = [m for m in s.members if m not in joins]
+    worker_config = {k: int(s.config[k]) for k in _WORKER_SETTINGS}
+    with (KafkaCluster(brokers=1, broker_config=broker) if kafka is None else contextlib.nullcontext(kafka)) as k:
+        connect = ConnectDistributedCluster(k.bootstrap_servers, workers=len(s.members),
+                                            connect_protocol=s.connect_protocol, max_delay_ms=s.max_delay_ms,
+                                            worker_config=worker_config, start_only=len(initial))
+        t0 = time.time()
+        with connect:
+            removed = _play(s, connect, t0)
+            rows = _rows(s, connect.rounds(), t0, removed)
+    return rows + [{"summary": connect_summary(rows, s.connect_protocol == "eager")}]
+
+
+def compute(value: object) -> List[JsonRecord]:
+    """``simulate --on kafka``'s ``compute`` for a ``kind: connect`` line (:func:`run_connect_scenario`)."""
+    return run_connect_scenario(value)
