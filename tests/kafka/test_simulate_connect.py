@@ -32,9 +32,15 @@ def test_what_the_real_cluster_refuses_names_the_field(change, field):
 @pytest.mark.kafka
 @needs_class("connect/IdleSourceConnector")
 def test_a_bounce_within_the_delay_on_a_real_cluster_agrees_with_the_simulator():
-    real = run_connect_scenario(SCENARIO)
     sim = simulate_connect(SCENARIO)
-    rounds = real[:-1]
+    # once seen on a loaded machine (2 cores, load 10+): b's bounce showed no delayed round; the scenario is run
+    # once more then, and both runs must be replayed by the model
+    for attempt in range(2):
+        real = run_connect_scenario(SCENARIO)
+        rounds = real[:-1]
+        assert rounds and all(r["replayed"] for r in rounds), rounds
+        if any(r["delayed"] for r in rounds):
+            break
     assert rounds and all(r["replayed"] for r in rounds), rounds
     assert rounds[-1]["assignment"] == sim[-2]["assignment"]
     assert any(r["delayed"] for r in rounds) and any(r["delayed"] for r in sim[:-1])
