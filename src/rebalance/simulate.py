@@ -60,7 +60,7 @@ from .vectors import Line, compute_lines, parse_lines
 
 __all__ = ["PROTOCOLS", "GROUP_PROTOCOLS", "OPS", "play_scenario", "MemberInput", "EventInput", "SimulationInput", "CompletedRebalance",
            "SimulationOutput", "SimulationSummary", "parse_scenario", "config_from_json", "driver_for", "simulate_scenario",
-           "moved_partitions", "join_waits", "read_scenarios", "simulate_lines"]
+           "moved_partitions", "join_waits", "read_scenarios", "simulate_lines", "KINDS", "kind_lines"]
 
 #: ``protocol`` values: the classic protocol's two rebalance protocols, and KIP-848's ``group.protocol=consumer``
 PROTOCOLS = (EAGER, COOPERATIVE, "consumer")
@@ -70,7 +70,7 @@ OPS = ("join", "leave", "crash", "restart")
 #: default), CooperativeSticky for cooperative, ``uniform`` for KIP-848 (``group.consumer.assignors``' first)
 DEFAULT_ASSIGNOR = {EAGER: "range", COOPERATIVE: "cooperative-sticky", "consumer": "uniform"}
 
-SCENARIO_KEYS = ("id", "protocol", "assignor", "topics", "members", "config", "events", "until_ms",
+SCENARIO_KEYS = ("id", "kind", "protocol", "assignor", "topics", "members", "config", "events", "until_ms",
                  "measure_from_ms", "rebuild_ms_per_partition")
 MEMBER_KEYS = ("id", "topics", "instance_id", "poll_processing_ms", "group_protocol")
 #: a member's ``group_protocol`` (Kafka's ``group.protocol``): ``classic`` (JoinGroup/SyncGroup) or ``consumer``
@@ -551,11 +551,32 @@ def read_scenarios(path: str) -> Iterator[Line]:
         yield Line(path, 1, whole)
 
 
+#: ``kind`` values: a consumer group (the default), or another kind of group handed to its own module
+KINDS = ("consumer", "share")
+
+
+def kind_lines(value: object, on_kafka: bool) -> Optional[List[JsonRecord]]:
+    """The dispatch on a scenario's ``kind``: ``None`` for a consumer group (``kind`` absent or ``consumer``: the
+    caller runs it), else the rows of the kind's own module, simulated or (``on_kafka``) run on a real broker."""
+    kind = value.get("kind", "consumer") if isinstance(value, Mapping) else "consumer"
+    require(kind in KINDS, "kind", f"must be one of {', '.join(KINDS)}, got {kind!r}")
+    if kind == "consumer":
+        return None
+    if on_kafka:
+        from .kafka.share_scenarios import run_share_scenario  # starts Kafka: imported only when asked
+        return run_share_scenario(value)
+    from .share.simulate import share_lines
+    return share_lines(value)
+
+
 def simulate_lines(lines: Iterable[Line], write: Callable[[JsonRecord], None]) -> Tuple[int, int]:
     """Simulate each scenario: its rebalance lines and summary line, or one error line naming the bad
     field (the other scenarios still run).  Returns (ok, errors), as :func:`rebalance.vectors.run_lines`."""
 
     def compute(value: object) -> List[JsonRecord]:
+        kind_rows = kind_lines(value, on_kafka=False)
+        if kind_rows is not None:
+            return kind_rows
         out = simulate_scenario(parse_scenario(value))
         rows: List[JsonRecord] = [{"generation": r.generation, "at_ms": r.at_ms, "assignment": r.assignment}
                             for r in out.rebalances]
