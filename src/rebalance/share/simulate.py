@@ -42,7 +42,7 @@ from __future__ import annotations
 import heapq
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..common import JsonRecord
 from ..errors import InputError, KafkaError
@@ -191,24 +191,28 @@ def parse_share_scenario(value: object) -> ShareScenario:
         if op == "produce":
             for key in ("member", "down_ms"):
                 require(key not in obj, f"{f}.{key}", "a 'produce' names a topic and a count, not a member")
-            topic = obj.get("topic")
-            require(topic in topics, f"{f}.topic", f"{topic!r} is not one of the scenario's topics")
+            raw_topic = obj.get("topic")
+            require(isinstance(raw_topic, str) and raw_topic in topics, f"{f}.topic",
+                    f"{raw_topic!r} is not one of the scenario's topics")
+            topic = typing.cast(str, raw_topic)
             count = _whole(obj.get("count"), f"{f}.count", 1)
             part = obj.get("partition")
             if part is not None:
                 part = _whole(part, f"{f}.partition")
-                require(part < topics[typing.cast(str, topic)], f"{f}.partition", f"{topic!r} has {topics[topic]} partitions")
-            events.append((at, i, ShareEvent(at, "produce", topic=typing.cast(str, topic), partition=part, count=count)))
+                require(part < topics[topic], f"{f}.partition", f"{topic!r} has {topics[topic]} partitions")
+            events.append((at, i, ShareEvent(at, "produce", topic=topic, partition=part, count=count)))
             continue
         for key in ("topic", "partition", "count"):
             require(key not in obj, f"{f}.{key}", f"only a 'produce' has a {key}, not {op!r}")
-        name = obj.get("member")
-        require(any(m.id == name for m in members), f"{f}.member", f"{name!r} is not the id of one of the members")
+        raw_name = obj.get("member")
+        require(any(m.id == raw_name for m in members), f"{f}.member",
+                f"{raw_name!r} is not the id of one of the members")
+        name = typing.cast(str, raw_name)
         down = 0
         if "down_ms" in obj:
             require(op == "restart", f"{f}.down_ms", f"only a 'restart' has a down time, not {op!r}")
             down = _whole(obj.get("down_ms"), f"{f}.down_ms")
-        events.append((at, i, ShareEvent(at, typing.cast(str, op), typing.cast(str, name), down)))
+        events.append((at, i, ShareEvent(at, typing.cast(str, op), name, down)))
     events.sort(key=lambda x: (x[0], x[1]))
     first: Dict[str, int] = {}
     for _, i, ev in events:
@@ -268,10 +272,10 @@ class _ShareGroupRun:
         self.group_epoch = 0
         self.target: Dict[str, Dict[str, List[int]]] = {}
         self.previous: Optional[Any] = None  # the last GroupResult: the assignor's current assignment
-        self.initialized: set = set()  # topics whose share-group state is initialized
-        self.initializing: set = set()
+        self.initialized: Set[str] = set()  # topics whose share-group state is initialized
+        self.initializing: Set[str] = set()
         self.reported_epoch = -1
-        self.last_reported: Dict[str, Dict[str, List[int]]] = {}
+        self.last_reported: Dict[str, List[str]] = {}
         self.changes: List[JsonRecord] = []
         self.counters = {"produced": 0, "acquired": 0, "acknowledged": 0, "redelivered": 0, "lock_expired": 0}
         self.crashes: List[Dict[str, Any]] = []
@@ -334,7 +338,7 @@ class _ShareGroupRun:
         cover exactly."""
         if not self.members:
             return False
-        assigned: Dict[str, set] = {}
+        assigned: Dict[str, Set[int]] = {}
         for a in self.target.values():
             for topic, ps in a.items():
                 assigned.setdefault(topic, set()).update(ps)
