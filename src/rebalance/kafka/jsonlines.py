@@ -221,7 +221,7 @@ class ShareGroupMember(TypedDict):
 
 class ShareRecord(Record, total=False):
     """A record of ``ShareMembers`` (S): ``delivered`` (topic, partition, offset, delivery_count, ack),
-    ``acked`` (topic, partition, offsets, ok, error), ``produced`` (count, offsets), ``group`` (state,
+    ``acked`` (topic, partition, offsets, ok, error), ``committed`` (the same, from ``commitSync()``'s answer), ``produced`` (count, offsets), ``group`` (state,
     group_epoch, target_epoch, members), ``offsets`` (start_offsets, lags); ``jvm``: which of the run's JVMs
     wrote it (set by the driver)."""
 

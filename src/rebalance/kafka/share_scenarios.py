@@ -22,7 +22,9 @@ assignment in the last completed description, with the described partitions as t
 coordinator's ``topicPartitionAllowedMap``: the broker does not show it; ``SimpleAssignor`` assigns every allowed
 partition of a subscribed topic, so the assigned ones are the allowed ones).
 
-The summary has the model's fields, from the members' ``delivered`` and ``acked`` records: a record's delivery
+The summary has the model's fields, from the members' ``delivered`` and ``committed`` records (what each poll's
+``commitSync()`` returned, written at once: the acknowledgement callback runs only at a later poll, which a killed
+member never reaches): a record's delivery
 count is the highest ``ConsumerRecord.deliveryCount()`` seen, its state ``ACKNOWLEDGED`` after an acknowledgement
 that succeeded, else ``ARCHIVED`` at the delivery limit, ``ACQUIRED`` while its last lock has not expired by
 ``until_ms``, ``AVAILABLE`` otherwise; ``lock_expired`` counts the deliveries never acknowledged whose lock ran out
@@ -46,7 +48,7 @@ from .jsonlines import ShareRecord, ShareStart
 from .jsonlines_jvm import JsonLinesJvm, pause
 from .share import SHARE_HEAP, SHARE_MAIN_CLASS
 
-__all__ = ["run_share_scenario", "share_broker_config", "MAX_SHARE_WALL_MS"]
+__all__ = ["run_share_scenario", "share_broker_config", "replays", "MAX_SHARE_WALL_MS"]
 
 #: the longest share scenario (``until_ms``) a run on the wall clock accepts
 MAX_SHARE_WALL_MS = 300_000
@@ -201,43 +203,63 @@ class _SharePlayer:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def _changes(s: ShareScenario, player: _SharePlayer) -> List[JsonRecord]:
-    """The completed assignment changes among the descriptions, each with ``replayed``."""
+def _by_id(g: ShareRecord) -> Dict[str, Dict[str, List[int]]]:
+    """A description's assignment by member id: ``{member id: {topic: [partitions]}}``."""
+    out: Dict[str, Dict[str, List[int]]] = {}
+    for m in g["members"]:
+        got: Dict[str, List[int]] = {}
+        for text in m["assignment"]:
+            topic, _, p = text.rpartition("-")
+            got.setdefault(topic, []).append(int(p))
+        out[m["member_id"]] = {tp: sorted(ps) for tp, ps in sorted(got.items())}
+    return out
+
+
+def replays(s: ShareScenario, topic_ids: Dict[str, str], g: ShareRecord,
+            previous: Dict[str, Dict[str, List[int]]]) -> bool:
+    """Whether ``SimpleAssignor`` (:func:`rebalance.share.assign_share_group`) returns the assignment of the
+    description ``g`` for its members (real member ids, subscriptions, topic ids), each starting from its
+    assignment in ``previous``, with the described partitions as the initialized ones."""
     from ..share.group import assign_share_group
 
+    by_id = _by_id(g)
+    subs = {m.id: list(m.topics) for m in s.members}
+    allowed: Dict[str, Set[int]] = {}
+    for a in by_id.values():
+        for tp, ps in a.items():
+            allowed.setdefault(tp, set()).update(ps)
+    assignable: Dict[str, object] = {tp: sorted(ps) for tp, ps in allowed.items()}
+    topics = [{"name": name, "id": topic_ids[name], "partitions": n} for name, n in s.topics.items()]
+    spec = [{"id": m["member_id"], "subscriptions": subs.get(m["client_id"], []),
+             "assignment": previous.get(m["member_id"], {})} for m in g["members"]]
+    result = assign_share_group(topics, spec, assignable=assignable).by_name()
+    return all({tp: ps for tp, ps in result.get(mid, {}).items() if ps} == a for mid, a in by_id.items())
+
+
+def _changes(s: ShareScenario, player: _SharePlayer) -> List[JsonRecord]:
+    """The completed assignment changes among the descriptions, each with ``replayed``: from each member's
+    assignment in the last description before the group epoch reached the change's (the coordinator's current
+    assignment when it computed the target), else from the last completed change's."""
     rows: List[JsonRecord] = []
     last_epoch = -1
     last_named: Dict[str, List[str]] = {}
-    last_by_id: Dict[str, Dict[str, List[int]]] = {}
-    subs = {m.id: list(m.topics) for m in s.members}
+    last_completed: Dict[str, Dict[str, List[int]]] = {}
+    latest: Dict[str, Dict[str, List[int]]] = {}
+    before: Dict[int, Dict[str, Dict[str, List[int]]]] = {}  # group epoch -> assignments just before it
     for t, g in player.descriptions:
         members = g["members"]
         epoch = g["group_epoch"]
+        before.setdefault(epoch, dict(latest))
+        latest = _by_id(g)
         if epoch <= last_epoch or not members or g["target_epoch"] != epoch \
                 or any(m["member_epoch"] != epoch for m in members):
             continue
-        by_id: Dict[str, Dict[str, List[int]]] = {}
-        for m in members:
-            got: Dict[str, List[int]] = {}
-            for text in m["assignment"]:
-                topic, _, p = text.rpartition("-")
-                got.setdefault(topic, []).append(int(p))
-            by_id[m["member_id"]] = {tp: sorted(ps) for tp, ps in sorted(got.items())}
-        named = {m["client_id"]: sorted(f"{tp}-{p}" for tp, ps in by_id[m["member_id"]].items() for p in ps)
+        named = {m["client_id"]: sorted(f"{tp}-{p}" for tp, ps in latest[m["member_id"]].items() for p in ps)
                  for m in sorted(members, key=lambda m: m["client_id"])}
-        allowed: Dict[str, Set[int]] = {}
-        for a in by_id.values():
-            for tp, ps in a.items():
-                allowed.setdefault(tp, set()).update(ps)
-        assignable: Dict[str, object] = {tp: sorted(ps) for tp, ps in allowed.items()}
-        topics = [{"name": name, "id": player.topic_ids[name], "partitions": n} for name, n in s.topics.items()]
-        spec = [{"id": m["member_id"], "subscriptions": subs.get(m["client_id"], []),
-                 "assignment": last_by_id.get(m["member_id"], {})} for m in members]
-        result = assign_share_group(topics, spec, assignable=assignable).by_name()
-        replayed = all({tp: ps for tp, ps in result.get(mid, {}).items() if ps} == a for mid, a in by_id.items())
+        replayed = replays(s, player.topic_ids, g, before[epoch]) or replays(s, player.topic_ids, g, last_completed)
         moved = sum(1 for mid, tps in last_named.items() if mid in named for tp in tps if tp not in named[mid])
         rows.append({"epoch": epoch, "at_ms": t, "assignment": named, "moved": moved, "replayed": replayed})
-        last_epoch, last_named, last_by_id = epoch, named, by_id
+        last_epoch, last_named, last_completed = epoch, named, latest
     return rows
 
 
@@ -253,11 +275,11 @@ def _summary(s: ShareScenario, player: _SharePlayer, rows: List[JsonRecord]) -> 
             if r["event"] == "delivered":
                 delivered.append((r["t"], r.get("member", ""), f"{r['topic']}-{r['partition']}", r["offset"],
                                   r["delivery_count"], k))
-            elif r["event"] == "acked" and r.get("ok"):
+            elif r["event"] == "committed" and r.get("ok"):  # commitSync's answer, not the later callback
                 for o in r["offsets"]:
                     key = (k, f"{r['topic']}-{r['partition']}", o)
                     acked[key] = acked.get(key, 0) + 1
-            elif r["event"] == "error":
+            elif r["event"] == "error" and r.get("op") != "describe":  # a describe before the group exists fails
                 errors += 1
     acked_once = {key for key, n in acked.items() if n > 0}
     produced = sum(count * s.topics[t] for t, count in s.records.items())

@@ -248,6 +248,18 @@ class _Member:
     batch: List[Tuple[str, int, int]] = field(default_factory=list)  # (topic, partition, offset) in hand
     leaving: bool = False
     crashed: bool = False
+    #: a ``restart`` waits for this member's close: its new process starts this long after it
+    restart_down_ms: Optional[int] = None
+    left: bool = False
+
+    @property
+    def key(self) -> str:
+        """The member id the coordinator knows it by: its id, ``id#k`` for its ``k``-th process (a new member)."""
+        return _key(self.id, self.incarnation)
+
+
+def _key(name: str, k: int) -> str:
+    return name if k <= 1 else f"{name}#{k}"
 
 
 class _ShareGroupRun:
@@ -322,7 +334,7 @@ class _ShareGroupRun:
 
         self.group_epoch += 1
         topics = dict(self.s.topics)
-        members = [{"id": m.id, "subscriptions": list(m.topics)} for m in self.members.values()]
+        members = [{"id": m.key, "subscriptions": list(m.topics)} for m in self.members.values()]
         assignable: Dict[str, object] = {name: list(range(topics[name])) for name in sorted(self.initialized)}
         result = assign_share_group(topics, members, assignable=assignable, previous=self.previous)
         self.previous = result
@@ -347,26 +359,31 @@ class _ShareGroupRun:
 
     def _reconcile(self, m: _Member) -> None:
         m.epoch = self.group_epoch
-        m.assignment = self.target.get(m.id, {})
+        m.assignment = self.target.get(m.key, {})
 
     def _on_initialized(self, t: int, topic: str) -> None:
         self.initializing.discard(topic)
         self.initialized.add(topic)
+
+    def _member(self, name: str, k: Optional[int] = None) -> Optional[_Member]:
+        """The member process ``k`` of ``name`` (``None``: its newest) while it is in the group."""
+        k = self.incarnations.get(name, 0) if k is None else k
+        return self.members.get(_key(name, k))
 
     def _on_join(self, t: int, name: str, down_ms: int = 0) -> None:
         spec = next(m for m in self.s.members if m.id == name)
         k = self.incarnations.get(name, 0) + 1
         self.incarnations[name] = k
         m = _Member(name, spec.topics, k, t, last_heartbeat_ms=t)
-        self.members[name] = m
+        self.members[m.key] = m
         self._bump(t)
         self._reconcile(m)
         self.at(t + self.hb, "heartbeat", name, k)
         self.at(t, "poll", name, k)
 
     def _on_heartbeat(self, t: int, name: str, k: int) -> None:
-        m = self.members.get(name)
-        if m is None or m.incarnation != k or m.crashed:
+        m = self._member(name, k)
+        if m is None or m.crashed or m.left:
             return
         m.last_heartbeat_ms = t
         if self._pending_assignment():
@@ -375,21 +392,24 @@ class _ShareGroupRun:
             self._reconcile(m)
         self.at(t + self.hb, "heartbeat", name, k)
 
-    def _remove(self, t: int, name: str) -> None:
-        del self.members[name]
+    def _remove(self, t: int, m: _Member) -> None:
+        m.left = True
+        del self.members[m.key]
         self._bump(t)
 
     def _on_leave(self, t: int, name: str, down_ms: int = 0) -> None:
-        m = self.members.get(name)
+        m = self._member(name)
         if m is None:
             return
         if m.batch:  # the batch in hand is processed and acknowledged first, then close()
             m.leaving = True
             return
-        self._remove(t, name)
+        self._remove(t, m)
 
     def _on_crash(self, t: int, name: str, down_ms: int = 0) -> None:
-        m = self.members[name]
+        m = self._member(name)
+        if m is None:
+            return
         m.crashed = True
         in_flight: Dict[str, List[int]] = {}
         deadline = None
@@ -405,28 +425,19 @@ class _ShareGroupRun:
         self.at(m.last_heartbeat_ms + self.session, "session_timeout", name, m.incarnation)
 
     def _on_session_timeout(self, t: int, name: str, k: int) -> None:
-        m = self.members.get(name)
-        if m is not None and m.incarnation == k and m.crashed:
-            self._remove(t, name)
+        m = self._member(name, k)
+        if m is not None and m.crashed:
+            self._remove(t, m)
 
     def _on_restart(self, t: int, name: str, down_ms: int = 0) -> None:
-        m = self.members.get(name)
+        m = self._member(name)
         if m is not None and not m.crashed:
-            if m.batch:
+            if m.batch:  # close() after the batch in hand; the new process starts down_ms after that
                 m.leaving = True
-                self.at(t, "restart_after_close", name, m.incarnation, down_ms)
+                m.restart_down_ms = down_ms
                 return
-            self._remove(t, name)
-        elif m is not None:  # a crashed process: the new one joins now; the old member times out on its own
-            self.members.pop(name)
-            self._bump(t)
-        self.at(t + down_ms, "join", name)
-
-    def _on_restart_after_close(self, t: int, name: str, k: int, down_ms: int) -> None:
-        m = self.members.get(name)
-        if m is not None and m.incarnation == k:  # still finishing its batch: look again when it is done
-            self.at(t + max(1, self.processing), "restart_after_close", name, k, down_ms)
-            return
+            self._remove(t, m)
+        # a crashed process stays in the group, with its old epoch, until its session times out
         self.at(t + down_ms, "join", name)
 
     # --- the records -------------------------------------------------------------------------------------------
@@ -457,11 +468,13 @@ class _ShareGroupRun:
             self.counters["produced"] += count
 
     def _on_poll(self, t: int, name: str, k: int) -> None:
-        m = self.members.get(name)
-        if m is None or m.incarnation != k or m.crashed:
+        m = self._member(name, k)
+        if m is None or m.crashed:
             return
         if m.leaving:
-            self._remove(t, name)
+            self._remove(t, m)
+            if m.restart_down_ms is not None:
+                self.at(t + m.restart_down_ms, "join", name)
             return
         got: List[Tuple[str, int, int]] = []
         for topic in sorted(m.assignment):
@@ -471,7 +484,7 @@ class _ShareGroupRun:
                     break
                 sp = self.partitions[(topic, p)]
                 self._expire(topic, p, t)
-                offsets = sp.acquire(f"{m.id}#{m.incarnation}", room, t)
+                offsets = sp.acquire(m.key, room, t)
                 self._note(sp, topic, p, offsets, "ACQUIRED")
                 for offset in offsets:
                     got.append((topic, p, offset))
@@ -485,10 +498,10 @@ class _ShareGroupRun:
         self.at(t + self.processing * len(got), "acknowledge", name, k)
 
     def _on_acknowledge(self, t: int, name: str, k: int) -> None:
-        m = self.members.get(name)
-        if m is None or m.incarnation != k or m.crashed:
+        m = self._member(name, k)
+        if m is None or m.crashed:
             return
-        holder = f"{m.id}#{m.incarnation}"
+        holder = m.key
         for topic, p, offset in m.batch:
             sp = self.partitions[(topic, p)]
             self._expire(topic, p, t)

@@ -74,7 +74,8 @@ import org.rebalance.clients.JsonLines;
  *
  * <p>Member records: {@code started}, {@code delivered} (topic, partition, offset, delivery_count, ack = the
  * acknowledgement it will get), {@code acked} (topic, partition, offsets, ok, error: from the
- * {@code AcknowledgementCommitCallback}), {@code closing}, {@code closed}.
+ * {@code AcknowledgementCommitCallback}), {@code committed} (topic, partition, offsets, ok, error?: what each
+ * poll's {@code commitSync()} returned, at once), {@code closing}, {@code closed}.
  */
 public final class ShareMembers {
     private static final List<Member> MEMBERS = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -125,6 +126,29 @@ public final class ShareMembers {
             }
         }
 
+        /**
+         * {@code committed} records (topic, partition, offsets, ok, error?): what {@code commitSync()} returned for
+         * the poll's acknowledgements, at once (the commit callback runs only at a later poll, which a killed
+         * member never reaches).
+         */
+        void committed(Map<TopicIdPartition, List<Long>> batch,
+                       Map<TopicIdPartition, java.util.Optional<org.apache.kafka.common.KafkaException>> result) {
+            for (Map.Entry<TopicIdPartition, List<Long>> e : batch.entrySet()) {
+                java.util.Optional<org.apache.kafka.common.KafkaException> error = java.util.Optional.empty();
+                for (Map.Entry<TopicIdPartition, java.util.Optional<org.apache.kafka.common.KafkaException>> r : result.entrySet()) {
+                    if (r.getKey().topic().equals(e.getKey().topic()) && r.getKey().partition() == e.getKey().partition()) error = r.getValue();
+                }
+                ObjectNode rec = record(name, "committed");
+                rec.put("topic", e.getKey().topic());
+                rec.put("partition", e.getKey().partition());
+                ArrayNode a = rec.putArray("offsets");
+                e.getValue().forEach(a::add);
+                rec.put("ok", error.isEmpty());
+                error.ifPresent(x -> rec.put("error", x.getClass().getSimpleName()));
+                emit(rec);
+            }
+        }
+
         @Override
         public void run() {
             try (KafkaShareConsumer<byte[], byte[]> consumer = new KafkaShareConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
@@ -134,21 +158,33 @@ public final class ShareMembers {
                 while (!leave) {
                     ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(100));
                     List<ConsumerRecord<byte[], byte[]>> late = new ArrayList<>();
-                    for (ConsumerRecord<byte[], byte[]> rec : records) {
+                    for (ConsumerRecord<byte[], byte[]> rec : records) {  // the whole poll first: what this member holds
                         boolean isSlow = slow.contains(rec.offset());
-                        AcknowledgeType type = isSlow ? AcknowledgeType.ACCEPT : rule(rec.offset());
                         ObjectNode r = record(name, "delivered");
                         r.put("topic", rec.topic());
                         r.put("partition", rec.partition());
                         r.put("offset", rec.offset());
                         r.put("delivery_count", rec.deliveryCount().map(Short::intValue).orElse(-1));
-                        r.put("ack", isSlow ? "SLOW" : type.name());
+                        r.put("ack", isSlow ? "SLOW" : rule(rec.offset()).name());
                         emit(r);
+                    }
+                    for (ConsumerRecord<byte[], byte[]> rec : records) {
+                        boolean isSlow = slow.contains(rec.offset());
                         if (processingMs > 0) sleep(processingMs);
                         if (isSlow) late.add(rec);
-                        else consumer.acknowledge(rec, type);
+                        else consumer.acknowledge(rec, rule(rec.offset()));
                     }
-                    if (!records.isEmpty()) consumer.commitSync();
+                    if (!records.isEmpty()) {
+                        Map<TopicIdPartition, List<Long>> batch = new java.util.TreeMap<>(
+                            Comparator.comparing((TopicIdPartition t) -> t.topic()).thenComparingInt(TopicIdPartition::partition));
+                        for (ConsumerRecord<byte[], byte[]> rec : records) {
+                            if (slow.contains(rec.offset())) continue;
+                            batch.computeIfAbsent(new TopicIdPartition(org.apache.kafka.common.Uuid.ZERO_UUID, rec.partition(), rec.topic()),
+                                k -> new ArrayList<>()).add(rec.offset());
+                        }
+                        Map<TopicIdPartition, java.util.Optional<org.apache.kafka.common.KafkaException>> result = consumer.commitSync();
+                        committed(batch, result);
+                    }
                     if (!late.isEmpty()) {
                         sleep(slowMs);  // past the acquisition lock: the broker has released these records already
                         for (ConsumerRecord<byte[], byte[]> rec : late) consumer.acknowledge(rec, AcknowledgeType.ACCEPT);
