@@ -185,3 +185,11 @@ def test_every_record_is_accounted_for_and_only_a_crash_redelivers(scenario):
         topics = {t for m in scenario["members"] if m["id"] in last["assignment"] for t in m["topics"]}
         wanted = {f"{t}-{p}" for t in topics for p in range(scenario["topics"][t])}
         assert {tp for tps in last["assignment"].values() for tp in tps} == wanted, last
+
+
+def test_the_readme_shows_the_example_as_run_now():
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("`examples/simulate_share.jsonl` has a crash and a leave:", 1)[1]
+    shown = [json.loads(x) for x in section.split("```json", 1)[1].split("```", 1)[0].strip().splitlines()]
+    scenario = _rows(ROOT / "examples" / "simulate_share.jsonl")[0]
+    assert shown == [{"id": "share-crash", **row} for row in simulate_share(scenario)]
