@@ -29,6 +29,10 @@ group epoch and the coordinator's assignment -- then one summary line.  A scenar
 (:class:`~rebalance.protocol.ledger.StopMeasures`): ``processing_stopped_member_seconds``, ``members_stopped``,
 ``rebuild_cost`` at that many ms per moved partition, and ``join_waits_ms``; without it the summary is as before.
 
+A scenario's ``kind`` (:data:`KINDS`) says which kind of group it is: ``consumer`` (the default) is the above;
+any other kind is handed whole to its own module by :func:`kind_lines` (``share``: :mod:`rebalance.share.simulate`,
+and ``--on kafka`` :mod:`rebalance.kafka.share_scenarios`).
+
 The reading of the file, the size limit and the error lines follow ``run`` (:func:`rebalance.vectors.run_lines`); a run of more than
 :data:`MAX_EVENTS` events is an :class:`~rebalance.errors.EventLimitError` line naming ``until_ms``, and any
 other failure of a simulator is a line naming its own type (a simulator bug is never reported as the limit).
