@@ -193,3 +193,13 @@ def test_the_readme_shows_the_example_as_run_now():
     shown = [json.loads(x) for x in section.split("```json", 1)[1].split("```", 1)[0].strip().splitlines()]
     scenario = _rows(ROOT / "examples" / "simulate_share.jsonl")[0]
     assert shown == [{"id": "share-crash", **row} for row in simulate_share(scenario)]
+
+
+def test_a_runaway_run_is_an_event_limit_error_naming_until_ms(monkeypatch):
+    from rebalance.errors import EventLimitError
+    from rebalance.share import simulate as module
+
+    monkeypatch.setattr(module, "MAX_SHARE_EVENTS", 50)
+    with pytest.raises(EventLimitError) as err:
+        simulate_share({"kind": "share", "topics": {"t": 1}, "members": [{"id": "a"}], "until_ms": 60000})
+    assert err.value.field == "until_ms"

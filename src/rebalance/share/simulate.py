@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..common import JsonRecord
-from ..errors import InputError, KafkaError
+from ..errors import EventLimitError, InputError, KafkaError
 from ..validation import check_size, require
 from .share_partition import (DEFAULT_DELIVERY_COUNT_LIMIT, DEFAULT_RECORD_LOCK_DURATION_MS, AcknowledgeType,
                               RecordState, SharePartitionModel)
@@ -318,7 +318,7 @@ class _ShareGroupRun:
             t, _, kind, args = heapq.heappop(self.queue)
             self.events_run += 1
             if self.events_run > MAX_SHARE_EVENTS:
-                raise InputError("until_ms", f"more than {MAX_SHARE_EVENTS:,} events of the virtual clock")
+                raise EventLimitError(MAX_SHARE_EVENTS, s.until_ms)
             getattr(self, f"_on_{kind}")(t, *args)
             if not self.queue or self.queue[0][0] > t:  # every event of this instant has happened
                 self._maybe_completed(t)
