@@ -29,6 +29,10 @@ group epoch and the coordinator's assignment -- then one summary line.  A scenar
 (:class:`~rebalance.protocol.ledger.StopMeasures`): ``processing_stopped_member_seconds``, ``members_stopped``,
 ``rebuild_cost`` at that many ms per moved partition, and ``join_waits_ms``; without it the summary is as before.
 
+A scenario's ``kind`` (:data:`KINDS`) says which kind of group it is: ``consumer`` (the default) is the above;
+any other kind is handed whole to its own module by :func:`kind_lines` (``share``: :mod:`rebalance.share.simulate`,
+and ``--on kafka`` :mod:`rebalance.kafka.share_scenarios`).
+
 The reading of the file, the size limit and the error lines follow ``run`` (:func:`rebalance.vectors.run_lines`); a run of more than
 :data:`MAX_EVENTS` events is an :class:`~rebalance.errors.EventLimitError` line naming ``until_ms``, and any
 other failure of a simulator is a line naming its own type (a simulator bug is never reported as the limit).
@@ -552,23 +556,29 @@ def read_scenarios(path: str) -> Iterator[Line]:
         yield Line(path, 1, whole)
 
 
-#: ``kind`` -> (the module of its simulator, of its real-cluster driver), each with ``compute(value)``; a
-#: scenario without ``kind`` is a consumer group's (this module's and :mod:`rebalance.kafka.consumers`')
-KINDS: Dict[str, Tuple[str, str]] = {"consumer": ("", ""),
-                                     "connect": ("rebalance.connect.simulate", "rebalance.kafka.connect.simulate")}
+#: ``kind`` -> (its simulator, its real-cluster driver) as ``module:function``, each function taking the scenario's
+#: JSON object and returning its output lines; a scenario without ``kind`` is a consumer group's (this module's
+#: and :mod:`rebalance.kafka.consumers`')
+KINDS: Dict[str, Tuple[str, str]] = {
+    "consumer": ("", ""),
+    "connect": ("rebalance.connect.simulate:compute", "rebalance.kafka.connect.simulate:compute"),
+    "share": ("rebalance.share.simulate:share_lines", "rebalance.kafka.share_scenarios:run_share_scenario"),
+}
 
 
 def kind_compute(value: object, on_kafka: bool = False) -> Optional[Callable[[object], List[JsonRecord]]]:
-    """The ``compute`` of a scenario's ``kind`` (``None``: a consumer group's); an unknown kind is an
-    :class:`InputError` naming ``kind``."""
+    """The function that computes a scenario of its ``kind`` (``None``: a consumer group's); an unknown kind is an
+    :class:`InputError` naming ``kind``.  The kind's module is imported only when asked (``--on kafka`` starts
+    Kafka)."""
     kind = value.get("kind", "consumer") if isinstance(value, Mapping) else "consumer"
     require(kind in KINDS, "kind", f"must be one of {', '.join(KINDS)}, got {kind!r}")
-    module = KINDS[kind][1 if on_kafka else 0]
-    if not module:
+    target = KINDS[kind][1 if on_kafka else 0]
+    if not target:
         return None
     import importlib
 
-    return typing.cast(Callable[[object], List[JsonRecord]], importlib.import_module(module).compute)
+    module, function = target.split(":")
+    return typing.cast(Callable[[object], List[JsonRecord]], getattr(importlib.import_module(module), function))
 
 
 def simulate_lines(lines: Iterable[Line], write: Callable[[JsonRecord], None]) -> Tuple[int, int]:

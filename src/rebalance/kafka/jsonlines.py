@@ -24,13 +24,14 @@ the same table in its comment): ``org.rebalance.consumers.ScenarioMembers`` (``K
 =================  ===  ===============================================================  =====================================
 op                 by   fields                                                           answer records
 =================  ===  ===============================================================  =====================================
-``warm``           C    bootstrap?                                                       ``warmed``
+``warm``           CS   bootstrap?                                                       ``warmed``
 ``create_topics``  CSK  bootstrap, topics {name: partitions}, group?, group_config? (S)  ``topics_created`` (topic_ids)
 ``start``          C    member, topics, props, revoke_ms?, batch_ms?                     ``started``, callbacks, ``assignor``
-``leave``          C    member                                                           ``closing``, ``closed``
+``leave``          CS   member                                                           ``closing``, ``closed``
 ``observe``        C    bootstrap, group, topics, interval_ms?                           ``topic_ids``, ``group`` records
 ``metrics``        C    member                                                           ``metrics`` (values, groups)
-``start``          S    member, topics, props, release?, reject?, slow?, slow_ms?        ``started``, ``delivered``, ``acked``
+``start``          S    member, topics, props, release?, reject?, slow?, slow_ms?,       ``started``, ``delivered``, ``acked``
+                        processing_ms?
 ``stop``           S                                                                     ``closed`` each, ``stopped``
 ``produce``        SK   bootstrap, topic, count, partition? (S), keys (K)                ``produced`` (count, offsets)
 ``describe``       SK   bootstrap, group                                                 ``group``
@@ -112,6 +113,7 @@ class ShareStart(Command, total=False):
     reject: List[int]
     slow: List[int]
     slow_ms: int
+    processing_ms: int
 
 
 class Produce(Command, total=False):
@@ -219,7 +221,7 @@ class ShareGroupMember(TypedDict):
 
 class ShareRecord(Record, total=False):
     """A record of ``ShareMembers`` (S): ``delivered`` (topic, partition, offset, delivery_count, ack),
-    ``acked`` (topic, partition, offsets, ok, error), ``produced`` (count, offsets), ``group`` (state,
+    ``acked`` (topic, partition, offsets, ok, error), ``committed`` (the same, from ``commitSync()``'s answer), ``produced`` (count, offsets), ``group`` (state,
     group_epoch, target_epoch, members), ``offsets`` (start_offsets, lags); ``jvm``: which of the run's JVMs
     wrote it (set by the driver)."""
 

@@ -49,7 +49,7 @@ import org.apache.kafka.common.TopicPartition;
  * <table>
  *   <caption>Commands (C: ScenarioMembers, S: ShareMembers, K: StreamsInstances) and their answers</caption>
  *   <tr><th>op</th><th>by</th><th>fields</th><th>answer records</th></tr>
- *   <tr><td>warm</td><td>C</td><td>bootstrap?</td><td>{@code warmed} (a consumer with no group fetched metadata
+ *   <tr><td>warm</td><td>C S</td><td>bootstrap?</td><td>{@code warmed} (a consumer with no group fetched metadata
  *   once and closed: the client's classes are loaded)</td></tr>
  *   <tr><td>create_topics</td><td>C S K</td><td>bootstrap, topics {name: partitions}, group?, group_config?</td>
  *   <td>{@code topics_created} (topic_ids {name: id}) once every partition has a leader; C with {@code group}:
@@ -58,13 +58,13 @@ import org.apache.kafka.common.TopicPartition;
  *   {@code member_id} (member_id, generation) once {@code groupMetadata().memberId()} is set and at every change,
  *   {@code assigned}/{@code revoked}/{@code lost} (partitions, generation, member_id), {@code assignor} (the
  *   leader's RecordingAssignor)</td></tr>
- *   <tr><td>leave</td><td>C</td><td>member</td><td>{@code closing}, {@code closed}</td></tr>
+ *   <tr><td>leave</td><td>C S</td><td>member</td><td>{@code closing}, {@code closed}</td></tr>
  *   <tr><td>observe</td><td>C</td><td>bootstrap, group, topics [..], interval_ms?</td><td>{@code topic_ids}
  *   (ids), then {@code group} (state, type, group_epoch, target_epoch, members) at every change</td></tr>
  *   <tr><td>metrics</td><td>C</td><td>member</td><td>{@code metrics} (values {name: value}, groups {name: metric
  *   group}: the consumer's rebalance and poll metrics from {@code KafkaConsumer.metrics()})</td></tr>
  *   <tr><td>start</td><td>S</td><td>member, topics [..], props {..}, release?, reject?, slow? [offsets],
- *   slow_ms?</td><td>{@code started}, then {@code delivered} (topic, partition, offset, delivery_count, ack) and
+ *   slow_ms?, processing_ms?</td><td>{@code started}, then {@code delivered} (topic, partition, offset, delivery_count, ack) and
  *   {@code acked} (topic, partition, offsets, ok, error?)</td></tr>
  *   <tr><td>stop</td><td>S</td><td></td><td>{@code closing}/{@code closed} per member, then {@code stopped}</td></tr>
  *   <tr><td>produce</td><td>S K</td><td>bootstrap, topic, count, partition? (S), keys? (K)</td>

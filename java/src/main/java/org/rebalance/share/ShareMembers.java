@@ -55,14 +55,18 @@ import org.rebalance.clients.JsonLines;
  *   {@code release}, {@code REJECT} for those in {@code reject}, {@code ACCEPT} for the others, then {@code
  *   commitSync()}; a record whose offset is in {@code slow} is acknowledged ({@code ACCEPT}) only {@code slow_ms}
  *   later (after the others of its poll are committed), so its acquisition lock expires first when {@code slow_ms}
- *   exceeds the group's lock duration;</li>
+ *   exceeds the group's lock duration; {@code processing_ms} (optional) is slept before each record's
+ *   acknowledgement (the application's time per record);</li>
+ *   <li>{@code leave} -- that member finishes its poll's records and calls {@code close()} ({@code closing},
+ *   {@code closed});</li>
  *   <li>{@code stop} -- every consumer of this JVM calls {@code close()}; {@code stopped} when all have;</li>
  *   <li>{@code create_topics} -- creates the topics and sets the share group's dynamic configs ({@code
  *   group_config}: {@code incrementalAlterConfigs} on the GROUP resource, e.g. {@code
  *   share.auto.offset.reset=earliest}); answers {@code topics_created} with the topics' ids;</li>
  *   <li>{@code produce} -- {@code count} records (values "0".."N-1") to one partition, each sent and acknowledged
  *   before the next (one batch each); answers {@code produced} with their offsets;</li>
- *   <li>{@code describe} -- {@code describeShareGroups}: state, epochs and each member's (member id, client id,
+ *   <li>{@code warm} -- a share consumer made and closed, the describing Admin made; answers {@code warmed};</li>
+ *   <li>{@code describe} -- {@code describeShareGroups} (one Admin per bootstrap, kept open): state, epochs and each member's (member id, client id,
  *   epoch, assignment); answers {@code group};</li>
  *   <li>{@code offsets} -- {@code listShareGroupOffsets}: each partition's share-partition start offset and lag;
  *   answers {@code offsets}.</li>
@@ -70,7 +74,8 @@ import org.rebalance.clients.JsonLines;
  *
  * <p>Member records: {@code started}, {@code delivered} (topic, partition, offset, delivery_count, ack = the
  * acknowledgement it will get), {@code acked} (topic, partition, offsets, ok, error: from the
- * {@code AcknowledgementCommitCallback}), {@code closing}, {@code closed}.
+ * {@code AcknowledgementCommitCallback}), {@code committed} (topic, partition, offsets, ok, error?: what each
+ * poll's {@code commitSync()} returned, at once), {@code closing}, {@code closed}.
  */
 public final class ShareMembers {
     private static final List<Member> MEMBERS = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -84,10 +89,13 @@ public final class ShareMembers {
         final Properties props;
         final Set<Long> release, reject, slow;
         final long slowMs;
+        /** the application's time per record: slept before each record is acknowledged (0: none) */
+        final long processingMs;
         volatile boolean leave;
         final Thread thread;
 
-        Member(String name, List<String> topics, Properties props, Set<Long> release, Set<Long> reject, Set<Long> slow, long slowMs) {
+        Member(String name, List<String> topics, Properties props, Set<Long> release, Set<Long> reject, Set<Long> slow, long slowMs,
+               long processingMs) {
             this.name = name;
             this.topics = topics;
             this.props = props;
@@ -95,6 +103,7 @@ public final class ShareMembers {
             this.reject = reject;
             this.slow = slow;
             this.slowMs = slowMs;
+            this.processingMs = processingMs;
             this.thread = new Thread(this, "share-member-" + name);
         }
 
@@ -117,6 +126,29 @@ public final class ShareMembers {
             }
         }
 
+        /**
+         * {@code committed} records (topic, partition, offsets, ok, error?): what {@code commitSync()} returned for
+         * the poll's acknowledgements, at once (the commit callback runs only at a later poll, which a killed
+         * member never reaches).
+         */
+        void committed(Map<TopicIdPartition, List<Long>> batch,
+                       Map<TopicIdPartition, java.util.Optional<org.apache.kafka.common.KafkaException>> result) {
+            for (Map.Entry<TopicIdPartition, List<Long>> e : batch.entrySet()) {
+                java.util.Optional<org.apache.kafka.common.KafkaException> error = java.util.Optional.empty();
+                for (Map.Entry<TopicIdPartition, java.util.Optional<org.apache.kafka.common.KafkaException>> r : result.entrySet()) {
+                    if (r.getKey().topic().equals(e.getKey().topic()) && r.getKey().partition() == e.getKey().partition()) error = r.getValue();
+                }
+                ObjectNode rec = record(name, "committed");
+                rec.put("topic", e.getKey().topic());
+                rec.put("partition", e.getKey().partition());
+                ArrayNode a = rec.putArray("offsets");
+                e.getValue().forEach(a::add);
+                rec.put("ok", error.isEmpty());
+                error.ifPresent(x -> rec.put("error", x.getClass().getSimpleName()));
+                emit(rec);
+            }
+        }
+
         @Override
         public void run() {
             try (KafkaShareConsumer<byte[], byte[]> consumer = new KafkaShareConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
@@ -126,20 +158,33 @@ public final class ShareMembers {
                 while (!leave) {
                     ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(100));
                     List<ConsumerRecord<byte[], byte[]>> late = new ArrayList<>();
-                    for (ConsumerRecord<byte[], byte[]> rec : records) {
+                    for (ConsumerRecord<byte[], byte[]> rec : records) {  // the whole poll first: what this member holds
                         boolean isSlow = slow.contains(rec.offset());
-                        AcknowledgeType type = isSlow ? AcknowledgeType.ACCEPT : rule(rec.offset());
                         ObjectNode r = record(name, "delivered");
                         r.put("topic", rec.topic());
                         r.put("partition", rec.partition());
                         r.put("offset", rec.offset());
                         r.put("delivery_count", rec.deliveryCount().map(Short::intValue).orElse(-1));
-                        r.put("ack", isSlow ? "SLOW" : type.name());
+                        r.put("ack", isSlow ? "SLOW" : rule(rec.offset()).name());
                         emit(r);
-                        if (isSlow) late.add(rec);
-                        else consumer.acknowledge(rec, type);
                     }
-                    if (!records.isEmpty()) consumer.commitSync();
+                    for (ConsumerRecord<byte[], byte[]> rec : records) {
+                        boolean isSlow = slow.contains(rec.offset());
+                        if (processingMs > 0) sleep(processingMs);
+                        if (isSlow) late.add(rec);
+                        else consumer.acknowledge(rec, rule(rec.offset()));
+                    }
+                    if (!records.isEmpty()) {
+                        Map<TopicIdPartition, List<Long>> batch = new java.util.TreeMap<>(
+                            Comparator.comparing((TopicIdPartition t) -> t.topic()).thenComparingInt(TopicIdPartition::partition));
+                        for (ConsumerRecord<byte[], byte[]> rec : records) {
+                            if (slow.contains(rec.offset())) continue;
+                            batch.computeIfAbsent(new TopicIdPartition(org.apache.kafka.common.Uuid.ZERO_UUID, rec.partition(), rec.topic()),
+                                k -> new ArrayList<>()).add(rec.offset());
+                        }
+                        Map<TopicIdPartition, java.util.Optional<org.apache.kafka.common.KafkaException>> result = consumer.commitSync();
+                        committed(batch, result);
+                    }
                     if (!late.isEmpty()) {
                         sleep(slowMs);  // past the acquisition lock: the broker has released these records already
                         for (ConsumerRecord<byte[], byte[]> rec : late) consumer.acknowledge(rec, AcknowledgeType.ACCEPT);
@@ -193,9 +238,29 @@ public final class ShareMembers {
         }
     }
 
+    /** One Admin per bootstrap for {@code describe}, kept open: a scenario's observer describes the group over and over. */
+    private static final Map<String, Admin> DESCRIBERS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * {@code warm}: a share consumer made and closed (no group joined) and the describing Admin made, so that
+     * the classes are loaded before a scenario's clock starts; {@code warmed}.
+     */
+    static void warm(JsonNode cmd) {
+        Properties p = clientProps(text(cmd, "bootstrap"), "rebalance-share-warm-up");
+        p.put("group.id", "rebalance-share-warm-up");
+        try (KafkaShareConsumer<byte[], byte[]> c = new KafkaShareConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            c.subscription();
+        } catch (RuntimeException e) {
+            // only a warm-up
+        }
+        DESCRIBERS.computeIfAbsent(text(cmd, "bootstrap"), b -> admin(cmd));
+        emit(record(null, "warmed"));
+    }
+
     static void describe(JsonNode cmd) throws Exception {
         String group = text(cmd, "group");
-        try (Admin admin = admin(cmd)) {
+        Admin admin = DESCRIBERS.computeIfAbsent(text(cmd, "bootstrap"), b -> admin(cmd));
+        {
             ShareGroupDescription g = admin.describeShareGroups(List.of(group)).all().get().get(group);
             ObjectNode r = record(null, "group");
             r.put("state", String.valueOf(g.groupState()));
@@ -240,6 +305,8 @@ public final class ShareMembers {
         commands.put("produce", ShareMembers::produce);
         commands.put("start", ShareMembers::start);
         commands.put("stop", ShareMembers::stop);
+        commands.put("leave", ShareMembers::leave);
+        commands.put("warm", ShareMembers::warm);
         commands.put("describe", ShareMembers::describe);
         commands.put("offsets", ShareMembers::offsets);
         JsonLines.serve("ShareMembers", commands);
@@ -251,9 +318,15 @@ public final class ShareMembers {
         props.put("share.acknowledgement.mode", "explicit");
         List<String> topics = texts(cmd, "topics");
         Member m = new Member(name, topics, props, offsetSet(cmd, "release"), offsetSet(cmd, "reject"),
-            offsetSet(cmd, "slow"), JsonLines.optionalLong(cmd, "slow_ms", 0));
+            offsetSet(cmd, "slow"), JsonLines.optionalLong(cmd, "slow_ms", 0), JsonLines.optionalLong(cmd, "processing_ms", 0));
         MEMBERS.add(m);
         m.thread.start();
+    }
+
+    /** {@code leave}: one member finishes the records of its poll, acknowledges them and calls {@code close()}. */
+    static void leave(JsonNode cmd) {
+        String name = JsonLines.member(cmd);
+        for (Member m : MEMBERS) if (m.name.equals(name)) m.leave = true;
     }
 
     static void stop(JsonNode cmd) throws InterruptedException {
