@@ -8,6 +8,7 @@
   ``hide-cell``: folded on the site and in JupyterLab, printed in the PDF (site/pdf/print-plugin.mjs shows hidden
   cells on paper) unless they are plumbing too.
 * ``SITE_ONLY``: the toc's pages the PDF leaves out (site/pdf/typst_cli.py's ``SITE_ONLY``: the API reference).
+* ``cut_cells``: the table cells a notebook's printed outputs hold cut off ("..." where pandas stopped).
 """
 
 from __future__ import annotations
@@ -96,3 +97,17 @@ def printed_source(notebooks: list[Path]) -> str:
             if cell["cell_type"] == "markdown" or not ({PLUMBING, "remove-cell", "remove-input"} & tags(cell)):
                 parts.append("".join(cell["source"]))
     return re.sub(r"\s+", "", "\n".join(parts))
+
+
+def cut_cells(notebook: Path) -> list[tuple[int, str]]:
+    """(code cell index, text) of every table cell the PDF prints that the stored output cut off: a cell ending in
+    "..." (pandas shortens a cell to ``display.max_colwidth`` characters) or holding only "..." (rows or columns
+    elided by ``display.max_rows`` / ``display.max_columns``).  Plumbing and removed cells are not printed."""
+    cut = []
+    for index, cell in enumerate(code_cells(notebook)):
+        if tags(cell) & {PLUMBING, "remove-cell", "remove-output"}:
+            continue
+        for output in cell.get("outputs", []):
+            html = "".join(output.get("data", {}).get("text/html", ""))
+            cut += [(index, text) for text in re.findall(r"<td[^>]*>([^<]*)\.\.\.</td>", html)]
+    return cut

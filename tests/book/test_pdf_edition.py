@@ -37,7 +37,8 @@ from pathlib import Path
 import pytest
 from book_toc import read_toc
 
-from .print_rules import PLUMBING, SITE_ONLY, WIDGET_VIEW, chapter_number, code_cells, printed_source, tags
+from .print_rules import (PLUMBING, SITE_ONLY, WIDGET_VIEW, chapter_number, code_cells, cut_cells, printed_source,
+                          tags)
 
 pytestmark = pytest.mark.pdf
 
@@ -369,21 +370,9 @@ def test_a_citation_prints_its_name_once(text):
 
 def _cut_cells() -> list[tuple[str, str]]:
     """(notebook, text) of every table cell the PDF prints that the stored output cut off ("..." at its end)."""
-    cut = []
-    for notebook in chapter_notebooks():
-        for cell in code_cells(notebook):
-            if PLUMBING in tags(cell) or tags(cell) & {"remove-cell", "remove-output"}:
-                continue
-            for output in cell.get("outputs", []):
-                html = "".join(output.get("data", {}).get("text/html", ""))
-                cut += [(notebook.name, c) for c in re.findall(r"<td>([^<]*)\.\.\.</td>", html)]
-    return cut
+    return [(notebook.name, text) for notebook in notebook_pages() for _, text in cut_cells(notebook)]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the cut is in the stored outputs: pandas shortens a cell to display.max_colwidth (50) characters, so the "
-    "notebooks hold 'state=PreparingRebalance, previous=Stable, gen...' and no layout can print the rest; the "
-    "chapters 0, 1, 7, 8, 9 and 13 need their outputs recomputed with display.max_colwidth=None"))
 def test_no_table_cell_is_cut_off(text):
     """No table cell ends in "…" where its text was cut off."""
     compact = _compact(text)

@@ -10,6 +10,10 @@ the PDF itself).
   adds that key when it reads a chapter whose front matter has no ``language_info``.
 * The glossary gives each term's English meaning first, then the Chinese words of the source articles.
 * The site-only pages (the API reference) are in myst.yml's toc.
+* No table cell is cut off in the stored outputs the PDF prints: a chapter that shows DataFrames sets
+  ``pd.set_option("display.max_colwidth", None)``, so pandas does not shorten a long cell to "..." (no layout of the
+  page can print what the notebook does not hold), and shows no table so long or wide that pandas elides rows or
+  columns.
 """
 
 from __future__ import annotations
@@ -21,9 +25,11 @@ from pathlib import Path
 
 import pytest
 
-from .print_rules import HOW_WE_KNOW, PLUMBING, REPO, SITE_ONLY, code_cells, has_check_table, is_setup_only, tags
+from .print_rules import (HOW_WE_KNOW, PLUMBING, REPO, SITE_ONLY, code_cells, cut_cells, has_check_table, is_setup_only,
+                          tags)
 
 NOTEBOOKS = sorted((REPO / "chapters").glob("[0-9]*.ipynb"))
+PRINTED_NOTEBOOKS = sorted((REPO / "chapters").glob("*.ipynb"))  # the chapters and the appendix
 # The keys of a page's front matter that mystmd validates key by key (myst-frontmatter 1.x, the jupyter-book 2
 # of constraints.txt): any other key under them draws a warning.
 MYST_JUPYTEXT_KEYS = {"formats", "text_representation"}
@@ -64,6 +70,13 @@ def test_plumbing_cells_carry_nothing_the_page_needs(notebook):
         if problems:
             wrong.append(f"code cell {index}: {', '.join(problems)}")
     assert not wrong, f"{notebook.name}: plumbing cells the PDF should print: {wrong}"
+
+
+@pytest.mark.parametrize("notebook", PRINTED_NOTEBOOKS, ids=lambda p: p.name)
+def test_no_printed_table_cell_is_cut_off(notebook):
+    cut = cut_cells(notebook)
+    assert not cut, (f"{notebook.name}: {len(cut)} table cells the PDF prints are cut off in the stored outputs "
+                     f"(display.max_colwidth, or rows/columns elided), e.g. {cut[:3]}")
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)

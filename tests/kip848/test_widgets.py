@@ -42,3 +42,28 @@ def test_timeline_keeps_same_millisecond_events_in_ledger_order():
 def test_stepper_builds():
     widget = epoch_stepper(simulate("join", 2, {"t": 3}))
     assert widget.children[0].max > 0
+
+
+def test_comparison_bars_fits_a_printed_page():
+    """Figure 9.2 is laid out for the PDF's text width: 7.5 inches wide at most, every label at 9 pt or more and
+    none rotated, one panel per metric titled after it, the scenarios named once, every bar drawn."""
+    import matplotlib.pyplot as plt
+
+    from rebalance.kip848 import compare_protocols
+    from rebalance.viz.kip848 import comparison_bars
+
+    rows = compare_protocols("join") + compare_protocols("rolling_restart", static=True)
+    fig = comparison_bars(rows)
+    try:
+        assert fig.get_size_inches()[0] <= 7.5
+        axes = fig.get_axes()
+        assert [ax.get_title().replace("\n", " ") for ax in axes] == [
+            "time to stable (s, log scale)", "unowned partition-seconds (log scale)", "partitions stopped"]
+        labels = [t for ax in axes for t in ax.get_xticklabels() + ax.get_yticklabels() if t.get_text()]
+        labels += [ax.title for ax in axes] + list(fig.legends[0].get_texts())
+        assert all(t.get_fontsize() >= 9 for t in labels), sorted({t.get_fontsize() for t in labels})
+        assert all(t.get_rotation() == 0 for t in labels)
+        assert [t.get_text() for t in axes[0].get_yticklabels()] == ["join", "rolling restart (static)"]
+        assert all(len(ax.patches) == len(rows) for ax in axes)
+    finally:
+        plt.close(fig)

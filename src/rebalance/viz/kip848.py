@@ -7,6 +7,7 @@ import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
+from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
 
 from ..common import JsonRecord
 from ..kip848.simulation import SimulationResult, process_of
@@ -74,18 +75,27 @@ def ownership_timeline(result: SimulationResult, window: Optional[Tuple[int, int
     return ax
 
 
+def _scenario_label(scenario: str) -> str:
+    """``rolling_restart-static`` reads "rolling restart (static)" on an axis."""
+    name, _, variant = scenario.partition("-")
+    name = name.replace("_", " ")
+    return f"{name} ({variant})" if variant else name
+
+
 def comparison_bars(rows: Sequence[JsonRecord],
                     metrics: Sequence[str] = ("time_to_stable_ms", "unowned_partition_seconds", "partitions_stopped"),
-                    labels: Sequence[str] = ("time to stable (s, log scale)", "unowned partition-seconds (log scale)",
+                    labels: Sequence[str] = ("time to stable\n(s, log scale)", "unowned partition-seconds\n(log scale)",
                                              "partitions stopped"),
                     log: Sequence[bool] = (True, True, False)) -> Figure:
-    """Grouped bars: one group per scenario, one bar per protocol, one panel per metric."""
+    """Grouped horizontal bars, laid out for a printed page (7.5 inches wide): one panel per metric side by side,
+    one group per scenario (named once, on the left), one bar per protocol, the protocols' legend below."""
     apply()
     scenarios = list(dict.fromkeys(r["scenario"] for r in rows))
     protocols = list(dict.fromkeys(r["protocol"] for r in rows))
-    fig, axes = plt.subplots(1, len(metrics), figsize=(12, 3.8))
-    width = 0.8 / len(protocols)
-    for ax, metric, label, logscale in zip(axes, metrics, labels, log):
+    fig, axes = plt.subplots(1, len(metrics), figsize=(7.5, 0.62 * len(scenarios) + 1.6), sharey=True,
+                             squeeze=False)
+    height = 0.8 / len(protocols)
+    for ax, metric, label, logscale in zip(axes[0], metrics, labels, log):
         for j, proto in enumerate(protocols):
             values = []
             for sc in scenarios:
@@ -93,14 +103,24 @@ def comparison_bars(rows: Sequence[JsonRecord],
                 v = row.get(metric) if row else None
                 v = 0 if v is None else v
                 values.append(v / 1000 if metric.endswith("_ms") else v)
-            ax.bar([i + j * width for i in range(len(scenarios))], values, width, label=proto,
-                   color=PALETTE[j % len(PALETTE)])
+            ax.barh([i + j * height for i in range(len(scenarios))], values, height, label=proto,
+                    color=PALETTE[j % len(PALETTE)])
         if logscale:
-            ax.set_yscale("log")
-        ax.set_xticks([i + width * (len(protocols) - 1) / 2 for i in range(len(scenarios))])
-        ax.set_xticklabels(scenarios, fontsize=8, rotation=20)
-        ax.set_title(label, fontsize=9)
-    handles, names = axes[0].get_legend_handles_labels()
-    fig.legend(handles, names, loc="lower center", ncol=len(protocols), fontsize=8, frameon=False)
-    plt.tight_layout(rect=(0, 0.08, 1, 1))
+            ax.set_xscale("log")
+            ax.set_xlim(left=1)  # every bar starts at 1, so lengths compare across the panel
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+            ax.xaxis.set_minor_formatter(NullFormatter())
+        else:
+            ax.xaxis.set_major_locator(MaxNLocator(nbins=4, integer=True))
+        ax.tick_params(labelsize=9)
+        ax.set_title(label, fontsize=10)
+        ax.grid(axis="y", visible=False)
+    first = axes[0][0]
+    first.set_yticks([i + height * (len(protocols) - 1) / 2 for i in range(len(scenarios))])
+    first.set_yticklabels([_scenario_label(sc) for sc in scenarios], fontsize=9)
+    first.invert_yaxis()  # the first scenario on top, each group's bars in the legend's order
+    handles, names = first.get_legend_handles_labels()
+    fig.legend(handles, names, loc="lower center", ncol=len(protocols), fontsize=9, frameon=False,
+               handlelength=1.2, columnspacing=1.2)
+    plt.tight_layout(rect=(0, 0.07, 1, 1))
     return fig
