@@ -4,7 +4,8 @@ The work is a queue of jobs, each its own pytest: the test folders (``tests/kafk
 files at the top of ``tests/`` together) and each chapter under nbval.  Three workers take jobs from it, longest
 first (by the last run's times, kept in ``_build/test-logs/job-seconds.json``; else the slow ones named below);
 one of them first runs the builds: ``make conform vectors-check pdf site``, then ``tests/book`` and ``tests/site``,
-which read what they built.  Most of the work waits (on JVMs, brokers, Spark, kernels and browsers), so three
+which read what they built.  At most two jobs that run real brokers and clients run at once (their timings
+suffer on a crowded machine); the third worker takes other jobs meanwhile.  Most of the work waits (on JVMs, brokers, Spark, kernels and browsers), so three
 workers fill two cores.  Each job writes its log under ``_build/test-logs/``; when all are done the logs are
 printed (the tests, the builds, then each chapter in the book's order) with one line per job and its time, and the
 exit code is 0 only if every job passed.  Ctrl-C stops every process it started.
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -34,6 +36,12 @@ SLOW_FIRST = ["tests/kafka", "eager-and-cooperative", "moving-to-kip848", "real-
               "range-assignor", "tests", "sticky-assignor", "groups-coordinators-generations", "placing-replicas"]
 #: test folders that read the built PDF and site: run by the builds' job, after the builds
 AFTER_BUILDS = ("tests/book", "tests/site")
+#: test folders that run real brokers and clients, whose timings suffer on a crowded machine
+REAL_TESTS = ("tests/kafka", "tests/diagnose", "tests/live")
+#: what a chapter that runs real brokers or clients calls
+REAL_CHAPTER = re.compile(r"KafkaCluster|on_kafka=True|run_until_seen|run_scenario\(|scale_out_and_in")
+#: at most this many jobs with real brokers at a time (the third worker takes other jobs meanwhile)
+MAX_REAL = 2
 NBVAL = ["--nbval", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg", "--nbval-current-env"]
 
 
@@ -61,6 +69,9 @@ class Runner:
         jobs = {job_name(t): [*t, "-p", "no:randomly", "-q"] for t in self.tests}
         jobs.update({c: [c, *NBVAL, "-p", "no:randomly", "-q"] for c in chapters})
         self.jobs = jobs
+        self.real = {n for n in jobs if n in REAL_TESTS or (n in chapters and REAL_CHAPTER.search(
+            (REPO / n).with_suffix(".md").read_text(encoding="utf-8", errors="replace")))}
+        self.running_real = 0
         self.queue = self.order(list(jobs))
         self.lock = threading.Lock()
         self.procs: List["subprocess.Popen[bytes]"] = []
@@ -122,12 +133,30 @@ class Runner:
                 self.job("tests/book+site", [self.python, "-m", "pytest", *AFTER_BUILDS, "-p", "no:randomly", "-q"],
                          " (the tests of what was built)")
         while True:
-            with self.lock:
-                name = self.queue.pop(0) if self.queue and not self.stopping else None
+            name = self.take()
             if name is None:
                 return
-            self.job(name, [self.python, "-m", "pytest", *self.jobs[name]],
-                     " under nbval" if name in self.chapters else "")
+            try:
+                self.job(name, [self.python, "-m", "pytest", *self.jobs[name]],
+                         " under nbval" if name in self.chapters else "")
+            finally:
+                if name in self.real:
+                    with self.lock:
+                        self.running_real -= 1
+
+    def take(self) -> Optional[str]:
+        """The first job of the queue this worker may run now: a job with real brokers only while fewer than
+        :data:`MAX_REAL` run; ``None`` when the queue is empty (a worker that may run nothing yet waits)."""
+        while True:
+            with self.lock:
+                if self.stopping or not self.queue:
+                    return None
+                for k, name in enumerate(self.queue):
+                    if name not in self.real or self.running_real < MAX_REAL:
+                        if name in self.real:
+                            self.running_real += 1
+                        return self.queue.pop(k)
+            time.sleep(0.5)
 
     def stop(self) -> None:
         self.stopping = True
