@@ -19,6 +19,7 @@ import pytest
 
 from rebalance import KAFKA_VERSION
 from rebalance.diagnose import diagnose
+from rebalance.diagnose.injected import BROKER
 
 from . import real_logs
 
@@ -58,7 +59,7 @@ def logs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("client-logs")
     procs = []
     try:
-        with KafkaCluster(brokers=1, broker_config=real_logs.BROKER) as cluster:
+        with KafkaCluster(brokers=1, broker_config=BROKER) as cluster:
             for protocol, prefix in (("classic", "c"), ("consumer", "k")):
                 for n, sleep_ms in ((1, 0), (2, 3500)):
                     procs.append(_consumer(folder, cluster.bootstrap_servers, f"g-{protocol}", f"t-{protocol}",
