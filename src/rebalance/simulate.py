@@ -59,7 +59,7 @@ from .protocol.config import ProtocolConfig
 from .protocol.driver import CompletedRebalance, ConsumerGroupDriver
 from .protocol.ledger import OwnershipLedger, RebalanceMetrics, StopMeasures
 from .protocol.simulation import GroupSimulation
-from .validation import check_size, require
+from .validation import check_size, json_object, require, whole
 from .vectors import Line, compute_lines, parse_lines
 
 __all__ = ["PROTOCOLS", "GROUP_PROTOCOLS", "OPS", "play_scenario", "MemberInput", "EventInput", "SimulationInput", "CompletedRebalance",
@@ -227,10 +227,6 @@ def moved_partitions(rebalances: Sequence[CompletedRebalance], since_ms: int = 0
 # validation
 
 
-def _whole(value: object, field: str, minimum: int = 0) -> int:
-    require(isinstance(value, int) and not isinstance(value, bool) and value >= minimum, field,
-            f"must be a whole number >= {minimum}, got {value!r}")
-    return typing.cast(int, value)
 
 
 def _check_type(value: object, hint: object, field: str) -> object:
@@ -279,14 +275,6 @@ def config_from_json(cls: Type[Config], value: object, field: str = "config") ->
         raise InputError(name, exc.message) from None
 
 
-def _object(value: object, keys: Sequence[str], field: str, what: str) -> Mapping[str, Any]:
-    """``value`` as a JSON object with no other keys than ``keys``."""
-    require(isinstance(value, Mapping), field or "scenario",
-            f"{what} must be a JSON object {{{', '.join(keys)}}}, got {type(value).__name__}")
-    for key in typing.cast(Mapping[str, Any], value):
-        require(key in keys, f"{field}.{key}" if field else str(key),
-                f"unknown field; {what} has {', '.join(keys)}")
-    return typing.cast(Mapping[str, Any], value)
 
 
 def _topics(value: object) -> Dict[str, int]:
@@ -295,7 +283,7 @@ def _topics(value: object) -> Dict[str, int]:
     topics = {}
     for name, count in typing.cast(Mapping[str, Any], value).items():
         require(name != "", "topics", "a topic name must not be empty")
-        topics[name] = _whole(count, f"topics.{name}")
+        topics[name] = whole(count, f"topics.{name}")
     return topics
 
 
@@ -307,7 +295,7 @@ def _members(value: object, topics: Mapping[str, int], protocol: str = EAGER) ->
     instances: Dict[str, str] = {}
     for i, m in enumerate(typing.cast(List[object], value)):
         f = f"members[{i}]"
-        m = _object(m, MEMBER_KEYS, f, "a member")
+        m = json_object(m, MEMBER_KEYS, f, "a member")
         mid = m.get("id")
         if not (isinstance(mid, str) and mid != "" and "~" not in mid):
             raise InputError(f"{f}.id", f"must be a non-empty string without '~', got {mid!r}")
@@ -321,7 +309,7 @@ def _members(value: object, topics: Mapping[str, int], protocol: str = EAGER) ->
         require(len(set(subs)) == len(subs), f"{f}.topics", "a topic is listed twice")
         batch = m.get("poll_processing_ms")
         if batch is not None:
-            batch = _whole(batch, f"{f}.poll_processing_ms")
+            batch = whole(batch, f"{f}.poll_processing_ms")
         instance = m.get("instance_id")
         require(instance is None or (isinstance(instance, str) and instance != ""), f"{f}.instance_id",
                 f"must be a non-empty string (group.instance.id) or null, got {instance!r}")
@@ -350,8 +338,8 @@ def _events(value: object, members: Sequence[MemberInput], until_ms: int) -> Tup
     events = []
     for i, e in enumerate(typing.cast(List[object], value)):
         f = f"events[{i}]"
-        e = _object(e, EVENT_KEYS, f, "an event")
-        at = _whole(e.get("at_ms"), f"{f}.at_ms")
+        e = json_object(e, EVENT_KEYS, f, "an event")
+        at = whole(e.get("at_ms"), f"{f}.at_ms")
         require(at <= until_ms, f"{f}.at_ms", f"{at} is after until_ms ({until_ms})")
         op = e.get("op")
         require(op in OPS, f"{f}.op", f"must be one of {', '.join(OPS)}, got {op!r}")
@@ -361,7 +349,7 @@ def _events(value: object, members: Sequence[MemberInput], until_ms: int) -> Tup
         down = 0
         if "down_ms" in e:
             require(op == "restart", f"{f}.down_ms", f"only a 'restart' has a down time, not {op!r}")
-            down = _whole(e.get("down_ms"), f"{f}.down_ms")
+            down = whole(e.get("down_ms"), f"{f}.down_ms")
         events.append((at, i, EventInput(at, typing.cast(str, op), typing.cast(str, name), down)))
     events.sort(key=lambda x: (x[0], x[1]))
     first: Dict[str, int] = {}
@@ -413,19 +401,19 @@ def _check_size(topics: Mapping[str, int], members: Sequence[MemberInput], n_eve
 
 def parse_scenario(value: object) -> SimulationInput:
     """Validate one scenario; an :class:`InputError` names the first bad field."""
-    s = _object(value, SCENARIO_KEYS, "", "a scenario")
+    s = json_object(value, SCENARIO_KEYS, "", "a scenario")
     require(s.get("kind", "consumer") == "consumer", "kind", f"a consumer scenario's kind is 'consumer', got {s.get('kind')!r}")
     protocol = s.get("protocol")
     require(protocol in PROTOCOLS, "protocol", f"must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
     protocol = typing.cast(str, protocol)
     topics = _topics(s.get("topics"))
     members = _members(s.get("members"), topics, protocol)
-    until_ms = _whole(s.get("until_ms"), "until_ms", 1)
-    measure_from = _whole(s.get("measure_from_ms", 0), "measure_from_ms")
+    until_ms = whole(s.get("until_ms"), "until_ms", 1)
+    measure_from = whole(s.get("measure_from_ms", 0), "measure_from_ms")
     require(measure_from < until_ms, "measure_from_ms", f"must be before until_ms ({until_ms}), got {measure_from}")
     rebuild = s.get("rebuild_ms_per_partition")
     if rebuild is not None:
-        rebuild = _whole(rebuild, "rebuild_ms_per_partition")
+        rebuild = whole(rebuild, "rebuild_ms_per_partition")
     raw_events = s.get("events")
     _check_size(topics, members, len(raw_events) if isinstance(raw_events, list) else 0)
     events = _events(raw_events, members, until_ms)

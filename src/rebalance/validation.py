@@ -9,12 +9,12 @@
 """
 from __future__ import annotations
 
-from typing import Mapping, Optional, TypeVar
+from typing import Any, Mapping, Optional, Sequence, TypeVar, cast
 
 from .errors import InputError
 from .java import INT_MAX
 
-__all__ = ["MAX_INPUT_CELLS", "check_size", "one_of", "parse_dashed_id", "require"]
+__all__ = ["MAX_INPUT_CELLS", "check_size", "json_object", "one_of", "parse_dashed_id", "require", "whole"]
 
 
 def require(condition: bool, field: str, message: str) -> None:
@@ -71,3 +71,25 @@ def check_size(field: str, cells: int, what: str, limit: Optional[float] = None)
     if cells > limit:
         raise InputError(field, f"input too large: {what} = {cells:,} cells, over the limit of {limit:,} "
                                 f"(rebalance.validation.MAX_INPUT_CELLS); nothing was computed for it")
+
+
+def whole(value: object, field: str, minimum: int = 0, maximum: Optional[int] = None) -> int:
+    """``value`` (from JSON) as a whole number of at least ``minimum`` (and at most ``maximum`` when given), else
+    :class:`InputError` naming ``field``; a JSON ``true``/``false`` is not a number."""
+    ok = isinstance(value, int) and not isinstance(value, bool) and value >= minimum
+    if maximum is None:
+        require(ok, field, f"must be a whole number >= {minimum}, got {value!r}")
+    else:
+        require(ok and cast(int, value) <= maximum, field,
+                f"must be a whole number from {minimum} to {maximum}, got {value!r}")
+    return cast(int, value)
+
+
+def json_object(value: object, keys: Sequence[str], field: str, what: str) -> Mapping[str, Any]:
+    """``value`` (from JSON) as an object with no other keys than ``keys``, else :class:`InputError` naming
+    ``field`` (``""``: the scenario itself, whose unknown keys are named alone) or ``field.key``."""
+    require(isinstance(value, Mapping), field or "scenario",
+            f"{what} must be a JSON object {{{', '.join(keys)}}}, got {type(value).__name__}")
+    for key in cast(Mapping[str, Any], value):
+        require(key in keys, f"{field}.{key}" if field else str(key), f"unknown field; {what} has {', '.join(keys)}")
+    return cast(Mapping[str, Any], value)

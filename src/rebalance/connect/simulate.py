@@ -56,7 +56,8 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Typ
 
 from ..common import JsonRecord
 from ..errors import EventLimitError, InputError
-from ..validation import check_size, require
+from ..java import INT_MAX
+from ..validation import check_size, json_object, require, whole
 from .cluster import ConnectCluster, Running, RoundResult
 from .incremental import DEFAULT_START_TIME_MS
 from .model import connector_key, task_key, task_str
@@ -125,32 +126,21 @@ class ConnectScenario:
         return tuple([m for m in self.members if m not in joins] + [m for m in self.members if m in joins])
 
 
-def _whole(value: object, field: str, minimum: int = 0, maximum: int = 2**31 - 1) -> int:
-    require(isinstance(value, int) and not isinstance(value, bool) and minimum <= value <= maximum, field,
-            f"must be a whole number from {minimum} to {maximum}, got {value!r}")
-    return typing.cast(int, value)
 
 
-def _object(value: object, keys: Sequence[str], field: str, what: str) -> Mapping[str, Any]:
-    require(isinstance(value, Mapping), field, f"{what} must be a JSON object {{{', '.join(keys)}}}, got {value!r}")
-    m = typing.cast(Mapping[str, Any], value)
-    for key in m:
-        require(key in keys, f"{field}.{key}" if field != "scenario" else key,
-                f"unknown field of {what}; it has {', '.join(keys)}")
-    return m
 
 
 def _config(value: object) -> Dict[str, Any]:
     if value is None:
         value = {}
-    m = _object(value, tuple(CONNECT_CONFIG), "config", "config")
+    m = json_object(value, tuple(CONNECT_CONFIG), "config", "config")
     out = dict(CONNECT_CONFIG)
     for key, v in m.items():
         field = f"config.{key}"
         if key == "connect.protocol":
             require(v in CONNECT_PROTOCOLS, field, f"must be one of {', '.join(CONNECT_PROTOCOLS)}, got {v!r}")
         else:
-            _whole(v, field, 1 if key in ("session.timeout.ms", "heartbeat.interval.ms", "rebalance.timeout.ms") else 0)
+            whole(v, field, 1 if key in ("session.timeout.ms", "heartbeat.interval.ms", "rebalance.timeout.ms") else 0, INT_MAX)
         out[key] = v
     require(typing.cast(int, out["heartbeat.interval.ms"]) < typing.cast(int, out["session.timeout.ms"]), "config.heartbeat.interval.ms",
             f"must be lower than session.timeout.ms ({out['session.timeout.ms']}), got {out['heartbeat.interval.ms']}")
@@ -162,7 +152,7 @@ def _members(value: object) -> Tuple[str, ...]:
             f"must be a non-empty list of {{\"id\"}} objects (the workers), got {value!r}")
     out: List[str] = []
     for i, m in enumerate(typing.cast(List[object], value)):
-        m = _object(m, ("id",), f"members[{i}]", "a member")
+        m = json_object(m, ("id",), f"members[{i}]", "a member")
         mid = m.get("id")
         require(isinstance(mid, str) and mid != "", f"members[{i}].id", f"must be a non-empty string, got {mid!r}")
         if mid in out:
@@ -180,8 +170,8 @@ def _events(value: object, members: Sequence[str], until_ms: int) -> Tuple[Conne
     raw: List[Tuple[int, int, ConnectEvent]] = []
     for i, e in enumerate(typing.cast(List[object], value)):
         f = f"events[{i}]"
-        e = _object(e, EVENT_KEYS, f, "an event")
-        at = _whole(e.get("at_ms"), f"{f}.at_ms")
+        e = json_object(e, EVENT_KEYS, f, "an event")
+        at = whole(e.get("at_ms"), f"{f}.at_ms", 0, INT_MAX)
         require(at <= until_ms, f"{f}.at_ms", f"{at} is after until_ms ({until_ms})")
         op = e.get("op")
         require(op in CONNECT_OPS, f"{f}.op", f"must be one of {', '.join(CONNECT_OPS)}, got {op!r}")
@@ -195,7 +185,7 @@ def _events(value: object, members: Sequence[str], until_ms: int) -> Tuple[Conne
             down = 0
             if "down_ms" in e:
                 require(op == "restart", f"{f}.down_ms", f"only a 'restart' has a down time, not {op!r}")
-                down = _whole(e.get("down_ms"), f"{f}.down_ms")
+                down = whole(e.get("down_ms"), f"{f}.down_ms", 0, INT_MAX)
             raw.append((at, i, ConnectEvent(at, typing.cast(str, op), typing.cast(str, name), down)))
         else:
             conn = e.get("connector")
@@ -203,7 +193,7 @@ def _events(value: object, members: Sequence[str], until_ms: int) -> Tuple[Conne
                     f"must be a connector name of letters, digits, '_' and '.', got {conn!r}")
             tasks = 0
             if op == "add_connector":
-                tasks = _whole(e.get("tasks.max"), f"{f}.tasks.max", 1, 1000)
+                tasks = whole(e.get("tasks.max"), f"{f}.tasks.max", 1, 1000)
             else:
                 require("tasks.max" not in e, f"{f}.tasks.max", "only 'add_connector' has tasks.max")
             raw.append((at, i, ConnectEvent(at, typing.cast(str, op), connector=typing.cast(str, conn),
@@ -232,11 +222,11 @@ def _events(value: object, members: Sequence[str], until_ms: int) -> Tuple[Conne
 
 def parse_connect_scenario(value: object) -> ConnectScenario:
     """Validate one ``kind: connect`` scenario; an :class:`InputError` names the first bad field."""
-    s = _object(value, SCENARIO_KEYS, "scenario", "a connect scenario")
+    s = json_object(value, SCENARIO_KEYS, "", "a connect scenario")
     require(s.get("kind") == "connect", "kind", f"must be 'connect' here, got {s.get('kind')!r}")
     members = _members(s.get("members"))
     config = _config(s.get("config"))
-    until_ms = _whole(s.get("until_ms"), "until_ms", 1)
+    until_ms = whole(s.get("until_ms"), "until_ms", 1, INT_MAX)
     raw = s.get("events")
     check_size("members", len(members) + (len(raw) if isinstance(raw, list) else 0),
                f"{len(members):,} members + events")

@@ -46,7 +46,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..common import JsonRecord
 from ..errors import EventLimitError, InputError, KafkaError
-from ..validation import check_size, require
+from ..validation import check_size, json_object, require, whole
 from .share_partition import (DEFAULT_DELIVERY_COUNT_LIMIT, DEFAULT_RECORD_LOCK_DURATION_MS, AcknowledgeType,
                               RecordState, SharePartitionModel)
 
@@ -115,18 +115,8 @@ class ShareScenario:
     until_ms: int
 
 
-def _whole(value: object, name: str, minimum: int = 0) -> int:
-    require(isinstance(value, int) and not isinstance(value, bool) and value >= minimum, name,
-            f"must be a whole number >= {minimum}, got {value!r}")
-    return typing.cast(int, value)
 
 
-def _object(value: object, keys: Sequence[str], name: str, what: str) -> Mapping[str, Any]:
-    require(isinstance(value, Mapping), name or "scenario", f"{what} must be a JSON object {{{', '.join(keys)}}}")
-    obj = typing.cast(Mapping[str, Any], value)
-    for key in obj:
-        require(key in keys, f"{name}.{key}" if name else str(key), f"unknown field; {what} has {', '.join(keys)}")
-    return obj
 
 
 def _config(value: object) -> Dict[str, int]:
@@ -136,7 +126,7 @@ def _config(value: object) -> Dict[str, int]:
     out = dict(SHARE_CONFIG)
     for key, v in typing.cast(Mapping[str, object], value).items():
         require(key in SHARE_CONFIG, f"config.{key}", f"unknown setting; a share scenario has {', '.join(SHARE_CONFIG)}")
-        out[key] = _whole(v, f"config.{key}", _MINIMUM[key])
+        out[key] = whole(v, f"config.{key}", _MINIMUM[key])
         if key in _MAXIMUM:
             require(out[key] <= _MAXIMUM[key], f"config.{key}", f"must be at most {_MAXIMUM[key]}, got {v!r}")
     return out
@@ -144,7 +134,7 @@ def _config(value: object) -> Dict[str, int]:
 
 def parse_share_scenario(value: object) -> ShareScenario:
     """Validate one ``kind: share`` scenario; an :class:`InputError` names the first bad field."""
-    s = _object(value, SCENARIO_KEYS, "", "a share scenario")
+    s = json_object(value, SCENARIO_KEYS, "", "a share scenario")
     require(s.get("kind", "share") == "share", "kind", f"must be 'share' here, got {s.get('kind')!r}")
     raw_topics = s.get("topics")
     require(isinstance(raw_topics, Mapping) and len(raw_topics) > 0, "topics",
@@ -152,13 +142,13 @@ def parse_share_scenario(value: object) -> ShareScenario:
     topics: Dict[str, int] = {}
     for name, count in typing.cast(Mapping[str, object], raw_topics).items():
         require(isinstance(name, str) and name != "", f"topics.{name}", "a topic name must be a non-empty string")
-        topics[name] = _whole(count, f"topics.{name}", 1)
+        topics[name] = whole(count, f"topics.{name}", 1)
     raw_members = s.get("members")
     require(isinstance(raw_members, list) and len(raw_members) > 0, "members", "must be a non-empty list of {id, topics}")
     members: List[ShareMember] = []
     for i, m in enumerate(typing.cast(List[object], raw_members)):
         f = f"members[{i}]"
-        obj = _object(m, MEMBER_KEYS, f, "a member")
+        obj = json_object(m, MEMBER_KEYS, f, "a member")
         mid = obj.get("id")
         require(isinstance(mid, str) and mid != "", f"{f}.id", f"must be a non-empty string, got {mid!r}")
         require(all(x.id != mid for x in members), f"{f}.id", f"duplicate member id {mid!r}")
@@ -173,9 +163,9 @@ def parse_share_scenario(value: object) -> ShareScenario:
     records: Dict[str, int] = {}
     for name, count in typing.cast(Mapping[str, object], raw_records).items():
         require(name in topics, f"records.{name}", f"{name!r} is not one of the scenario's topics")
-        records[name] = _whole(count, f"records.{name}")
+        records[name] = whole(count, f"records.{name}")
     config = _config(s.get("config"))
-    until_ms = _whole(s.get("until_ms"), "until_ms", 1)
+    until_ms = whole(s.get("until_ms"), "until_ms", 1)
     raw_events = s.get("events", [])
     require(isinstance(raw_events, list), "events", "must be a list of {at_ms, op, ...} objects")
     check_size("events", sum(topics.values()) * (1 + len(members)) + len(raw_events) + sum(records.values()),
@@ -183,8 +173,8 @@ def parse_share_scenario(value: object) -> ShareScenario:
     events: List[Tuple[int, int, ShareEvent]] = []
     for i, e in enumerate(typing.cast(List[object], raw_events)):
         f = f"events[{i}]"
-        obj = _object(e, EVENT_KEYS, f, "an event")
-        at = _whole(obj.get("at_ms"), f"{f}.at_ms")
+        obj = json_object(e, EVENT_KEYS, f, "an event")
+        at = whole(obj.get("at_ms"), f"{f}.at_ms")
         require(at <= until_ms, f"{f}.at_ms", f"{at} is after until_ms ({until_ms})")
         op = obj.get("op")
         require(op in SHARE_OPS, f"{f}.op", f"must be one of {', '.join(SHARE_OPS)}, got {op!r}")
@@ -195,10 +185,10 @@ def parse_share_scenario(value: object) -> ShareScenario:
             require(isinstance(raw_topic, str) and raw_topic in topics, f"{f}.topic",
                     f"{raw_topic!r} is not one of the scenario's topics")
             topic = typing.cast(str, raw_topic)
-            count = _whole(obj.get("count"), f"{f}.count", 1)
+            count = whole(obj.get("count"), f"{f}.count", 1)
             part = obj.get("partition")
             if part is not None:
-                part = _whole(part, f"{f}.partition")
+                part = whole(part, f"{f}.partition")
                 require(part < topics[topic], f"{f}.partition", f"{topic!r} has {topics[topic]} partitions")
             events.append((at, i, ShareEvent(at, "produce", topic=topic, partition=part, count=count)))
             continue
@@ -211,7 +201,7 @@ def parse_share_scenario(value: object) -> ShareScenario:
         down = 0
         if "down_ms" in obj:
             require(op == "restart", f"{f}.down_ms", f"only a 'restart' has a down time, not {op!r}")
-            down = _whole(obj.get("down_ms"), f"{f}.down_ms")
+            down = whole(obj.get("down_ms"), f"{f}.down_ms")
         events.append((at, i, ShareEvent(at, typing.cast(str, op), name, down)))
     events.sort(key=lambda x: (x[0], x[1]))
     first: Dict[str, int] = {}
