@@ -238,11 +238,8 @@ class _Player:
             j = current[name]
             if j is None:
                 return
-            since = j.ask({"op": "leave", "member": name})
             current[name] = None
-            if wait:
-                j.await_record(lambda r: r.get("member") == name and r["event"] in ("closed", "error"),
-                               max(60, s.config.max_poll_interval_ms / 1000 + 10), f"close() of {name}", since)
+            j.leave(name, max(60, s.config.max_poll_interval_ms / 1000 + 10) if wait else None)
 
         joins = {e.member for e in s.events if e.op == "join"}
         for m in s.members:

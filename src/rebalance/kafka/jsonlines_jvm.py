@@ -155,6 +155,14 @@ class JsonLinesJvm(Generic[R]):
         self.send(command)
         return since
 
+    def leave(self, member: str, timeout: Optional[float] = None) -> None:
+        """Ask ``member`` to close its client (``leave``) and, with a ``timeout`` (s), wait for its ``closed`` or
+        ``error`` record."""
+        since = self.ask({"op": "leave", "member": member})
+        if timeout is not None:
+            self.await_record(lambda r: r.get("member") == member and r["event"] in ("closed", "error"), timeout,
+                              f"close() of {member}", since)
+
     def answer(self, command: AnyCommand, answer: str, timeout: float, since: int, what: Optional[str] = None) -> R:
         """The answer to ``command`` sent by :meth:`ask` (which returned ``since``): see :meth:`request`."""
         op, member = command["op"], command.get("member")

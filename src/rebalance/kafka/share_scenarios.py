@@ -166,11 +166,8 @@ class _SharePlayer:
             j = current[name]
             if j is None:
                 return
-            since = j.ask({"op": "leave", "member": name})
             current[name] = None
-            if wait:
-                j.await_record(lambda r: r.get("member") == name and r["event"] in ("closed", "error"), _START_S,
-                               f"close() of {name}", since)
+            j.leave(name, _START_S if wait else None)
 
         joins = {e.member for e in s.events if e.op == "join"}
         for m in s.members:
