@@ -33,16 +33,16 @@ def test_what_the_real_cluster_refuses_names_the_field(change, field):
 @needs_class("connect/IdleSourceConnector")
 def test_a_bounce_within_the_delay_on_a_real_cluster_agrees_with_the_simulator():
     sim = simulate_connect(SCENARIO)
-    # once seen on a loaded machine (2 cores, load 10+): b's bounce showed no delayed round; the scenario is run
-    # once more then, and both runs must be replayed by the model
+    # twice seen on a loaded machine (2 cores, load 10+): b's bounce showed no delayed round, or the cluster had not
+    # handed out the tasks by until_ms; the scenario is run once more then, and both runs must be replayed by the model
     for attempt in range(2):
         real = run_connect_scenario(SCENARIO)
         rounds = real[:-1]
         assert rounds and all(r["replayed"] for r in rounds), rounds
-        if any(r["delayed"] for r in rounds):
+        handed_out = sum(len(share["tasks"]) for share in rounds[-1]["assignment"].values())
+        if any(r["delayed"] for r in rounds) and real[-1]["summary"]["settled"] and handed_out == 4:
             break
-    assert rounds and all(r["replayed"] for r in rounds), rounds
+    assert real[-1]["summary"]["settled"] and sim[-1]["summary"]["settled"], rounds
+    assert any(r["delayed"] for r in rounds) and any(r["delayed"] for r in sim[:-1]), rounds
     assert rounds[-1]["assignment"] == sim[-2]["assignment"]
-    assert any(r["delayed"] for r in rounds) and any(r["delayed"] for r in sim[:-1])
-    assert real[-1]["summary"]["settled"] and sim[-1]["summary"]["settled"]
     assert processes_mentioning("rebalance-connect-") == []

@@ -230,17 +230,17 @@ def _open(browser, base_url: str, path: str):
         if resp.url.startswith(base_url) and resp.status >= 400
         else None,
     )
-    page.goto(base_url + path, wait_until="commit", timeout=60_000)
+    page.goto(base_url + path, wait_until="commit", timeout=SLOW_MS)
     return page, context, problems
 
 
 def _settle(page) -> None:
     """Wait until the page, its images and its scripts are done."""
-    page.wait_for_load_state("load", timeout=60_000)
+    page.wait_for_load_state("load", timeout=SLOW_MS)
     # Lazy images below the fold load only when scrolled to: load them all now.
     page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => { i.loading = 'eager'; })")
-    page.wait_for_load_state("networkidle", timeout=60_000)
-    page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=30_000)
+    page.wait_for_load_state("networkidle", timeout=SLOW_MS)
+    page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=SLOW_MS)
     page.wait_for_timeout(200)  # let hydration effects (outline, output renderers) settle
 
 
@@ -272,6 +272,10 @@ def _inspect(page) -> dict:
 
 
 PARALLEL_PAGES = 3  # pages loading at once: their network waits overlap; 2 cores limit the rest
+JPEG_MAX_SIDE = 65_000  # a JPEG holds 65 535 pixels a side; Chromium wrote an empty file at exactly that
+# What a page may take to load, settle and be photographed: one CI run, with chapters and real brokers running
+# beside it on 2 cores, overran 60 s on the API reference (2.6 MB of HTML); alone it takes 7 s.
+SLOW_MS = 180_000
 
 
 @pytest.fixture(scope="module")
@@ -284,10 +288,20 @@ def rendered(browser, base_url, site_pages, screenshot_dir) -> dict[str, dict]:
         for source, built, page, context, problems in batch:
             try:
                 _settle(page)
-                # JPEG: a 15 000-pixel chapter encodes in under a second (PNG takes 2-3 s).
+                # JPEG: a 15 000-pixel chapter encodes in under a second (PNG takes 2-3 s).  A JPEG holds at most
+                # 65 535 pixels a side: a taller page (the API reference, ~128 000) is photographed down to its top
+                # JPEG_MAX_SIDE pixels; unclipped, Chromium wrote an empty file.
+                height = page.evaluate("document.documentElement.scrollHeight")
                 page.screenshot(
-                    path=str(screenshot_dir / f"{built['slug']}.jpg"), full_page=True, type="jpeg", quality=75
+                    path=str(screenshot_dir / f"{built['slug']}.jpg"),
+                    full_page=True,
+                    type="jpeg",
+                    quality=75,
+                    timeout=SLOW_MS,
+                    clip={"x": 0, "y": 0, "width": 1280, "height": min(height, JPEG_MAX_SIDE)},
                 )
+                shot = screenshot_dir / f"{built['slug']}.jpg"
+                assert shot.stat().st_size > 0, f"the screenshot {shot.name} is empty"
                 results[source] = {**_inspect(page), "problems": problems}
             except Exception as exc:  # reported by the page's own test
                 results[source] = {"failure": f"{type(exc).__name__}: {exc}", "problems": problems}

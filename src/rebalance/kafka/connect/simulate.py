@@ -17,7 +17,8 @@ the broker's (whose ``group.min.session.timeout.ms`` is lowered to 1000).
 
 The rounds are read from the workers' logs (:func:`~rebalance.kafka.connect.logs.parse_rounds`) after
 ``until_ms``: one line per generation completed by then, as :func:`rebalance.connect.simulate.rebalance_row` writes
-it (``at_ms`` when the last member logged its assignment, from the workers' start), plus ``"replayed"``: whether
+it (``at_ms`` when the last member logged its assignment, from the moment the initial workers had all joined: the
+scenario's clock starts then, and the rounds of their joining are at 0), plus ``"replayed"``: whether
 the book's model, replaying that round with its real members, member ids, leader and generation
 (:func:`~rebalance.kafka.connect.replay.compare_rounds`), gives the same connectors and tasks to the same workers,
 revokes the same ones and sends a delay exactly when the real leader did.
@@ -129,8 +130,10 @@ def run_connect_scenario(value: object, kafka: Optional[KafkaCluster] = None) ->
         connect = ConnectDistributedCluster(k.bootstrap_servers, workers=len(s.members),
                                             connect_protocol=s.connect_protocol, max_delay_ms=s.max_delay_ms,
                                             worker_config=worker_config, start_only=len(initial))
-        t0 = time.time()
         with connect:
+            # the scenario's clock starts when the initial workers have joined: a JVM's start (seconds, more on a
+            # loaded machine) would otherwise eat into until_ms and cut the last rounds off
+            t0 = time.time()
             removed = _play(s, connect, t0)
             rows = _rows(s, connect.rounds(), t0, removed)
     return rows + [{"summary": connect_summary(rows, s.connect_protocol == "eager")}]
