@@ -79,6 +79,7 @@ class Runner:
         self.began = time.monotonic()
         self.rc: Dict[str, int] = {}
         self.seconds: Dict[str, float] = {}
+        self.cpu: Dict[str, float] = {}  # CPU seconds by log name
 
     @staticmethod
     def order(names: List[str]) -> List[str]:
@@ -114,16 +115,22 @@ class Runner:
                                  start_new_session=True)
             with self.lock:
                 self.procs.append(p)
-            rc = p.wait()
+            # wait4, not p.wait(): the CPU time of the job and of every process it waited for (JVMs, kernels,
+            # Spark, Chromium), which is what a 2-core machine runs out of
+            _, status, usage = os.wait4(p.pid, 0)
+            p.returncode = rc = os.waitstatus_to_exitcode(status)
         with self.lock:
             self.procs.remove(p)
+            self.cpu[log.stem] = self.cpu.get(log.stem, 0.0) + usage.ru_utime + usage.ru_stime
         return rc
 
     def job(self, name: str, args: List[str], what: str) -> None:
         began = time.monotonic()
         rc = self.run(args, self.log_of(name))
         self.rc[name], self.seconds[name] = rc, time.monotonic() - began
-        self.say(f"{name}: {'passed' if rc == 0 else 'FAILED'}{what} ({self.seconds[name]:.0f} s)")
+        cpu = self.cpu.get(self.log_of(name).stem, 0.0)
+        self.say(f"{name}: {'passed' if rc == 0 else 'FAILED'}{what} ({self.seconds[name]:.0f} s, "
+                 f"{cpu:.0f} CPU-s)")
 
     def worker(self, builds: bool = False) -> None:
         if builds:
@@ -204,6 +211,11 @@ class Runner:
             pass
         TIMES.write_text(json.dumps({**old, **{n: round(s, 1) for n, s in self.seconds.items()}}, indent=1,
                                     sort_keys=True))
+        cpu = {name: self.cpu.get(self.log_of(name).stem, 0.0) for name in order if name in self.rc}
+        print("\nCPU seconds by job (the job and every process it waited for), most first:")
+        for name, seconds in sorted(cpu.items(), key=lambda kv: -kv[1]):
+            print(f"  {seconds:7.0f}  {name}")
+        print(f"  {sum(cpu.values()):7.0f}  in all")
         failed = [n for n in order if n in self.rc and self.rc[n] != 0] + [n for n in self.jobs if n not in self.rc]
         m, s = divmod(int(time.monotonic() - self.began), 60)
         print(f"\n{'all passed' if not failed else 'FAILED: ' + ', '.join(failed)} ({m} min {s} s)")
