@@ -21,7 +21,7 @@ export PYTHONHASHSEED := 0
 .PHONY: help setup java theme chromium chapters chapter site book serve lab test test-fast conform vectors vectors-check bench clean pdf pdf-tools
 
 help:
-	@echo "make book    - set up, execute every chapter, build the book site (open _build/html/index.html)"
+	@echo "make book    - set up, execute the chapters whose text changed (EXECUTE=all: every one), build the PDF and the site"
 	@echo "make test    - set up and run every test (unit, vectors, notebooks, pairing, site in Chromium)"
 	@echo "make pdf     - build the PDF edition (_build/exports/rebalance.pdf)"
 	@echo "make lab     - open the chapters in JupyterLab"
@@ -83,14 +83,19 @@ chapter: $(STAMP)
 	$(BIN)/jupytext --to ipynb --execute --set-kernel python3 "$(CH)"
 	$(BIN)/jupytext --sync "$(CH)" >/dev/null
 
-# Every chapter is executed in its own kernel, JOBS at a time (default: one per core), the longest first; the
-# chapters are independent (each real Kafka cluster, Spark session and mock cluster takes free ports).
+# The chapters whose stored notebook is not the executed twin of their text (site/stale_chapters.py: text changed,
+# notebook missing or unexecuted) are executed, each in its own kernel, JOBS at a time (default: one per core), the
+# longest first; the chapters are independent (each real Kafka cluster, Spark session and mock cluster takes free
+# ports).  The others keep their stored outputs, which make test proves current (nbval re-executes every chapter).
+# EXECUTE=all executes every chapter.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+EXECUTE ?= changed
 # (named by slug, not number: real clients, then the lab at scale)
 LONGEST_CHAPTERS := $(filter %-real-clients.md,$(CHAPTERS_MD)) $(filter %-lab-at-scale.md,$(CHAPTERS_MD))
 CHAPTERS_LONGEST_FIRST := $(LONGEST_CHAPTERS) $(filter-out $(LONGEST_CHAPTERS),$(CHAPTERS_MD))
 chapters: $(STAMP)
-	@printf '%s\n' $(CHAPTERS_LONGEST_FIRST) | xargs -P $(JOBS) -I{} sh -c \
+	@$(BIN)/python site/stale_chapters.py $(if $(filter all,$(EXECUTE)),--all,) $(CHAPTERS_LONGEST_FIRST) | \
+	  xargs -r -P $(JOBS) -I{} sh -c \
 	  'echo "executing {}"; $(BIN)/jupytext --to ipynb --execute --set-kernel python3 "{}" >/dev/null && \
 	   $(BIN)/jupytext --sync "{}" >/dev/null || { echo "FAILED: {}"; exit 1; }' || \
 	  { echo "a chapter failed to execute (see FAILED above; make chapter CH=... shows its error)"; exit 1; }
