@@ -21,7 +21,8 @@ objectives and prerequisites, a numbered caption ("Figure N: ...") for every fig
 least one citation, at least one link into the glossary and a "Summary" section; and the sidebar shows the
 parts of ``myst.yml``'s table of contents (``test_sidebar_lists_every_page``).
 
-A full-page screenshot of each page is saved in ``_build/screenshots/<slug>.jpg`` for a human look.
+A screenshot of each page is saved in ``_build/screenshots/<slug>.jpg`` for a human look: its first screen, or
+with ``REBALANCE_SCREENSHOTS=full`` the whole page (the 25 full pages cost make test about a minute of CPU).
 
 Which site is tested:
 
@@ -291,10 +292,11 @@ def rendered(browser, base_url, site_pages, screenshot_dir) -> dict[str, dict]:
                 # JPEG: a 15 000-pixel chapter encodes in under a second (PNG takes 2-3 s).  A JPEG holds at most
                 # 65 535 pixels a side: a taller page (the API reference, ~128 000) is photographed down to its top
                 # JPEG_MAX_SIDE pixels; unclipped, Chromium wrote an empty file.
-                height = page.evaluate("document.documentElement.scrollHeight")
+                full = os.environ.get("REBALANCE_SCREENSHOTS") == "full"
+                height = page.evaluate("document.documentElement.scrollHeight") if full else 900
                 page.screenshot(
                     path=str(screenshot_dir / f"{built['slug']}.jpg"),
-                    full_page=True,
+                    full_page=full,
                     type="jpeg",
                     quality=75,
                     timeout=SLOW_MS,
