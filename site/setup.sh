@@ -73,7 +73,9 @@ store() {
 
 # 2. npm install from the committed lockfile
 install_hash="$(hash_of package.json package-lock.json)"
-cached_modules="$cache/node_modules-$install_hash"
+# (a folder named node_modules inside the hashed one: Node resolves a package's own requires from its real path,
+# looking for folders of that name)
+cached_modules="$cache/modules-$install_hash/node_modules"
 if stamp_ok install "$install_hash" && [ -d node_modules/@myst-theme/site ]; then
   log "node_modules up to date"
 elif [ "$force" = 0 ] && [ -n "$cache" ] && [ -d "$cached_modules/@myst-theme/site" ]; then
@@ -99,7 +101,7 @@ else
     [ -d "$tmp" ] && cp -a node_modules "$tmp/node_modules" &&
       for link in thebe-core thebe-lite; do
         rm "$tmp/node_modules/$link" && cp -aL "node_modules/$link" "$tmp/node_modules/$link"
-      done && store "$tmp/node_modules" "node_modules-$install_hash"
+      done && store "$tmp" "modules-$install_hash"
     [ -d "$tmp" ] && rm -rf "$tmp"
   fi
   echo "$install_hash" > .cache/install.stamp
