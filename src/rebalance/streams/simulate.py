@@ -448,7 +448,10 @@ class _StreamsRun:
     def _classic(self, t: int, reason: str) -> None:
         members = self._members()
         self.generation += 1
-        if not members:
+        if not members:  # nobody left: nothing to assign, nothing to follow up
+            self.needs_probe = self.immediate = False
+            if self.balanced_after is None:
+                self.balanced_after = self.probes_since_change
             return
         configs = _assignment_configs(self.config, "config")
         capacity = int(str(self.config["num.stream.threads"]))
@@ -492,7 +495,10 @@ class _StreamsRun:
     def _streams_group(self, t: int) -> None:
         members = self._members()
         self.generation += 1
-        if not members:
+        if not members:  # nobody left: nothing to assign, nothing to follow up
+            self.needs_probe = self.immediate = False
+            if self.balanced_after is None:
+                self.balanced_after = self.probes_since_change
             return
         def spec_of(m: _Instance, active: Set[TaskId], standby: Set[TaskId]) -> AssignmentMemberSpec:
             return AssignmentMemberSpec(process_id=str(m.pid),
