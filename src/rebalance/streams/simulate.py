@@ -28,7 +28,8 @@ runs :class:`~rebalance.streams.HighAvailabilityTaskAssignor` over the clients, 
 :func:`rebalance.streams.assign_round` (chapter 15's :func:`~rebalance.streams.probing_rounds` runs the same): a
 task a client ran as active is ``Task.LATEST_OFFSET``; a task whose state it holds (a standby, a warm-up, state a
 closed or revoked task left on disk) has caught up by the next rebalance (lag 0; no records are produced after
-the clock starts); any other task lags its changelog's end offset, the records of its input partition (the
+the clock starts) -- but not by an immediate follow-up at the same instant (still restoring: lagging, a previous
+standby); any other task lags its changelog's end offset, the records of its input partition (the
 default partitioner's ``murmur2`` of the keys ``k0``, ``k1``, ... in turn, as the real driver produces them).  A
 join, a leave, a restart's leave and rejoin, and a crashed member's session timeout each start a rebalance, which
 completes at once -- unless a crashed member is still in the group: the coordinator waits for it until its
@@ -320,7 +321,12 @@ class _Instance:
     running: bool = False
     active: Set[TaskId] = field(default_factory=set)
     standby: Set[TaskId] = field(default_factory=set)
-    stored: Set[TaskId] = field(default_factory=set)  #: state on disk (kept up to date: no new records)
+    #: the tasks whose state it has on disk (kept up to date: no new records), each since when
+    held: Dict[TaskId, int] = field(default_factory=dict)
+
+    def hold(self, tasks: Set[TaskId], t: int) -> None:
+        for task in tasks:
+            self.held.setdefault(task, t)
 
 
 class _StreamsRun:
@@ -381,8 +387,7 @@ class _StreamsRun:
         self._change(t, "join")
 
     def _leave(self, t: int, m: _Instance) -> None:
-        m.running = False
-        m.stored |= m.active | m.standby  # close() checkpoints its stores; the state directory stays
+        m.running = False  # close() checkpoints its stores; the state directory stays
         m.active, m.standby = set(), set()
         self._change(t, "leave")
 
@@ -392,8 +397,7 @@ class _StreamsRun:
     def _on_crash(self, t: int, name: str, *_: Any) -> None:
         m = self.instances[name]
         self.ghosts[(name, m.incarnation)] = (set(m.active), set(m.standby))
-        m.running = False
-        m.stored |= m.active | m.standby  # the state directory stays (the model assumes its checkpoints current)
+        m.running = False  # the state directory stays (the model assumes its checkpoints current)
         m.active, m.standby = set(), set()
         hb = int(str(self.config["heartbeat.interval.ms"]))
         last = m.joined_ms + (t - m.joined_ms) // hb * hb
@@ -457,9 +461,13 @@ class _StreamsRun:
         capacity = int(str(self.config["num.stream.threads"]))
         by_pid = {m.pid: m for m in members}
         behind = self.end_offsets if self.produced else {t_: 0 for t_ in self.tasks}
+        # a replica handed out at this instant (a follow-up's) has not caught up yet; an earlier one has
+        caught = {m.pid: {task for task, since in m.held.items() if since < t} for m in members}
         result = assign_round([m.pid for m in members], {m.pid: capacity for m in members}, self.tasks,
-                              {m.pid: sorted(m.active) for m in members}, {m.pid: sorted(m.standby) for m in members},
-                              configs, behind, {m.pid: set(m.stored) for m in members})
+                              {m.pid: sorted(m.active) for m in members},
+                              {m.pid: sorted(m.standby & caught[m.pid]) for m in members}, configs, behind,
+                              {m.pid: caught[m.pid] - m.active - m.standby for m in members},
+                              {m.pid: (m.standby | set(m.held)) - caught[m.pid] for m in members})
         answer = {by_pid[p].id: (c.active_tasks(), c.standby_tasks()) for p, c in result.clients.items()}
         owner = {task: m.id for m in members for task in m.active}
         moved = 0
@@ -471,10 +479,9 @@ class _StreamsRun:
                 else:
                     new_active[mid].add(task)
         for m in members:
-            m.stored |= m.active | m.standby
             m.active = new_active[m.id]
             m.standby = set(answer[m.id][1])
-            m.stored |= m.active | m.standby
+            m.hold(m.active | m.standby, t)
         probing = reason == "probing"
         if probing:
             self.probes_since_change += 1
@@ -518,8 +525,8 @@ class _StreamsRun:
                             sorted(TaskId(0, p) for p in a.standby_tasks.get("0", ())))
         moved = sum(1 for mid, (active, _) in answer.items() for task in active if owner.get(task, mid) != mid)
         for m in members:
-            m.stored |= m.active | m.standby
             m.active, m.standby = set(answer[m.id][0]), set(answer[m.id][1])
+            m.hold(m.active | m.standby, t)
         self.needs_probe = self.immediate = False
         if self.balanced_after is None:
             self.balanced_after = 0

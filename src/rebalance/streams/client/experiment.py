@@ -71,19 +71,23 @@ def _lags(pid: ProcessId, tasks: Sequence[TaskId], active: Mapping[ProcessId, Li
 def assign_round(pids: Sequence[ProcessId], capacities: Mapping[ProcessId, int], tasks: Sequence[TaskId],
                  active: Mapping[ProcessId, List[TaskId]], standby: Mapping[ProcessId, List[TaskId]],
                  configs: AssignmentConfigs, behind: Union[int, Mapping[TaskId, int]] = BEHIND,
-                 stored: Optional[Mapping[ProcessId, AbstractSet[TaskId]]] = None) -> AssignmentResult:
+                 stored: Optional[Mapping[ProcessId, AbstractSet[TaskId]]] = None,
+                 restoring: Optional[Mapping[ProcessId, AbstractSet[TaskId]]] = None) -> AssignmentResult:
     """One rebalance of the clients ``pids`` under this module's model of their lags: ``active`` (the tasks
     each ran as active in the last assignment: ``Task.LATEST_OFFSET``), ``standby`` (its standbys and warm-ups:
     lag 0, caught up) and ``stored`` (other tasks whose state it still has on disk and has kept up to date:
     lag 0, and so previous standbys, as a subscription's offset sums make them); any other task lags ``behind``
-    (one figure, or one per task: its changelogs' end offset sum, a client without state restores it all).
+    (one figure, or one per task: its changelogs' end offset sum, a client without state restores it all) -- also
+    the tasks of ``restoring`` (replicas handed out so recently that they have not caught up yet: previous
+    standbys, lagging ``behind``).
     Returns :class:`~rebalance.streams.HighAvailabilityTaskAssignor`'s answer (the clients hold it)."""
     clients = {}
     for p in pids:
         replicas = set(standby.get(p, [])) | set((stored or {}).get(p, set()))
         replicas -= set(active.get(p, []))
-        clients[p] = ClientState(active.get(p, []), sorted(replicas), _lags(p, tasks, active, replicas, behind), {},
-                                 capacities[p], p)
+        behind_ones = set((restoring or {}).get(p, set())) - replicas - set(active.get(p, []))
+        clients[p] = ClientState(active.get(p, []), sorted(replicas | behind_ones),
+                                 _lags(p, tasks, active, replicas, behind), {}, capacities[p], p)
     return HighAvailabilityTaskAssignor().assign_detailed(clients, set(tasks), set(tasks), configs)
 
 
