@@ -21,7 +21,9 @@ warm-ups), ``moved`` the active tasks a client still in the group ran before and
 the leader logged, ``probing`` when the previous rebalance scheduled a probe and this one came at least
 ``probing.rebalance.interval.ms`` after it -- and ``replayed``: the book's ``HighAvailabilityTaskAssignor``, given
 the logged clients, answers the logged assignment and asks for the follow-up the leader asked for
-(:func:`~rebalance.kafka.streams.compare_rebalance`).  Rebalances before the clock starts have ``at_ms`` 0.
+(:func:`~rebalance.kafka.streams.compare_rebalance`).  The rebalances before the clock starts (the initial
+instances do not always join at once) are one line at ``at_ms`` 0, the last of them, with ``start_rebalances``
+their number and ``replayed`` if each was.
 
 Streams protocol (KIP-1071): the group is described over and over (``describeStreamsGroups``); an assignment
 is completed at the first description where the target epoch is the group epoch and every member's epoch is the
@@ -259,7 +261,18 @@ def _classic_rows(s: StreamsScenarioInput, player: _StreamsPlayer, logs: List[st
                          result.warmups.items(), key=lambda kv: name.get(kv[0], "?")) if ts and p in name},
                      "probing": probing, "followup": followup, "replayed": replayed})
         prev_at, prev_probe = at, r.probing_scheduled
+    # the rebalances of the start (before the clock) as one line: the last, replayed if every one was
+    start = [r for r in rows if r["at_ms"] == 0 and typing_int(r["generation"]) <= _before_clock(rebalances, player.t0)]
+    if len(start) > 1:
+        start[-1]["replayed"] = all(r["replayed"] for r in start)
+        start[-1]["start_rebalances"] = len(start)
+        rows = [start[-1]] + rows[len(start):]
     return rows
+
+
+def _before_clock(rebalances: List[Any], t0: int) -> int:
+    """How many of the rebalances (in time order) completed before the clock started."""
+    return sum(1 for r in rebalances if not r.logged_at or _wall_ms(r.logged_at) <= t0)
 
 
 def replay_streams_group(before: StreamsRecord, after: StreamsRecord, partitions: int, standbys: int) -> bool:
