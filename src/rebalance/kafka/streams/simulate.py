@@ -26,8 +26,8 @@ instances do not always join at once) are one line at ``at_ms`` 0, the last of t
 their number and ``replayed`` if each was.
 
 Streams protocol (KIP-1071): the group is described over and over (``describeStreamsGroups``); an assignment
-is completed at the first description where the target epoch is the group epoch and every member's epoch is the
-group epoch; ``replayed``: the book's broker-side ``StickyTaskAssignor`` (``num.standby.replicas`` from the
+is completed at the first description where the target epoch is the group epoch and every member has the group
+epoch and runs its target's active tasks (a member's epoch moves on while tasks it is to get are still revoked); ``replayed``: the book's broker-side ``StickyTaskAssignor`` (``num.standby.replicas`` from the
 broker's ``group.streams.num.standby.replicas``) given the members of the description before the epoch changed,
 with their target tasks, in the coordinator's member-map order, answers the described target assignment.
 """
@@ -40,6 +40,7 @@ import re
 import shutil
 import tempfile
 import time
+import typing
 import uuid
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
@@ -323,12 +324,14 @@ def _streams_rows(s: StreamsScenarioInput, player: _StreamsPlayer) -> List[JsonR
         latest = g
         members = g["members"]
         if epoch <= last_epoch or not members or g["target_epoch"] != epoch \
-                or any(m["member_epoch"] != epoch for m in members):
-            continue
+                or any(m["member_epoch"] != epoch or sorted(m["assignment"]["active"]) != sorted(
+                    m["target_assignment"]["active"]) for m in members):
+            continue  # a member whose tasks another still revokes has its epoch before it has its target
         named = {m["instance"]: {"active": sorted(m["assignment"]["active"], key=_task),
                                  "standby": sorted(m["assignment"]["standby"], key=_task)}
                  for m in sorted(members, key=lambda m: m["instance"])}
-        replayed = any(b is not None and replay_streams_group(b, g, s.partitions, standbys)
+        empty = typing.cast(StreamsRecord, {"members": []})  # a group formed from nothing had no members before
+        replayed = any(replay_streams_group(b if b is not None else empty, g, s.partitions, standbys)
                        for b in (before[epoch], last_completed))
         moved = sum(1 for inst, a in named.items() for task in a["active"]
                     if last_owner.get(task, inst) != inst and last_owner.get(task) in named)
