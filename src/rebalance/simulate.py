@@ -31,7 +31,8 @@ group epoch and the coordinator's assignment -- then one summary line.  A scenar
 
 A scenario's ``kind`` (:data:`KINDS`) says which kind of group it is: ``consumer`` (the default) is the above;
 any other kind is handed whole to its own module by :func:`kind_lines` (``share``: :mod:`rebalance.share.simulate`,
-and ``--on kafka`` :mod:`rebalance.kafka.share_scenarios`).
+and ``--on kafka`` :mod:`rebalance.kafka.share_scenarios`; ``streams``: :mod:`rebalance.streams.simulate` and
+:mod:`rebalance.kafka.streams.simulate`).
 
 The reading of the file, the size limit and the error lines follow ``run`` (:func:`rebalance.vectors.run_lines`); a run of more than
 :data:`MAX_EVENTS` events is an :class:`~rebalance.errors.EventLimitError` line naming ``until_ms``, and any
@@ -551,6 +552,7 @@ KINDS: Dict[str, Tuple[str, str]] = {
     "consumer": ("", ""),
     "connect": ("rebalance.connect.simulate:compute", "rebalance.kafka.connect.simulate:compute"),
     "share": ("rebalance.share.simulate:share_lines", "rebalance.kafka.share_scenarios:run_share_scenario"),
+    "streams": ("rebalance.streams.simulate:streams_lines", "rebalance.kafka.streams.simulate:run_streams_scenario"),
 }
 
 

@@ -38,7 +38,7 @@ _EXPORTS = {
     "DefaultStandbyTaskAssignor": ".client", "HighAvailabilityTaskAssignor": ".client", "LATEST_OFFSET": ".client",
     "LegacyTaskAssignor": ".client", "ProbingRound": ".client", "ProcessId": ".client",
     "StandbyTaskAssignor": ".client", "TaskId": ".client", "TaskMovement": ".client", "UNKNOWN_OFFSET_SUM": ".client",
-    "assignor_for": ".client", "create_standby_task_assignor": ".client", "probing_rounds": ".client",
+    "assign_round": ".client", "assignor_for": ".client", "create_standby_task_assignor": ".client", "probing_rounds": ".client",
     "random_process_ids": ".client", "steady_clients": ".client", "tasks_of": ".client",
     "AssignmentMemberSpec": ".coordinator", "GroupAssignment": ".coordinator", "GroupSpec": ".coordinator",
     "MemberAssignment": ".coordinator", "ProcessState": ".coordinator", "StickyTaskAssignor": ".coordinator",
@@ -57,7 +57,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the s
                          HighAvailabilityTaskAssignor as HighAvailabilityTaskAssignor, LATEST_OFFSET as LATEST_OFFSET,
                          LegacyTaskAssignor as LegacyTaskAssignor, ProbingRound as ProbingRound, ProcessId as ProcessId,
                          StandbyTaskAssignor as StandbyTaskAssignor, TaskId as TaskId, TaskMovement as TaskMovement,
-                         UNKNOWN_OFFSET_SUM as UNKNOWN_OFFSET_SUM, assignor_for as assignor_for,
+                         UNKNOWN_OFFSET_SUM as UNKNOWN_OFFSET_SUM, assign_round as assign_round, assignor_for as assignor_for,
                          create_standby_task_assignor as create_standby_task_assignor, probing_rounds as probing_rounds,
                          random_process_ids as random_process_ids, steady_clients as steady_clients,
                          tasks_of as tasks_of)

@@ -66,6 +66,7 @@ class StreamsRebalance:
     assignment: Dict[ProcessId, Tuple[List[TaskId], List[TaskId]]]  #: after: (active, standby incl. warm-ups)
     probing_scheduled: bool                       #: "Requesting followup rebalance ... to probe"
     immediate_followup: bool                      #: "... scheduled immediately ... tasks changing ownership"
+    logged_at: str = ""                           #: the log4j timestamp of its last line ("yyyy-MM-dd HH:mm:ss,SSS")
 
     def followup_as_predicted(self, probing_predicted: bool) -> bool:
         """Whether the follow-up the leader asked for is the one the assignor's answer implies: a probing
@@ -134,9 +135,10 @@ def parse_rebalances(log: str) -> List[StreamsRebalance]:
         elif "scheduled immediately by" in entry and current.assignment is not None:
             current.immediate = True
         elif "assignment of tasks, " in entry and current.assignment is not None:
+            stamp = _ENTRY.match(entry)
             if current.clients is not None and current.stateful is not None and current.stateless is not None:
                 out.append(StreamsRebalance(current.leader, current.instances, current.clients,
                                             current.stateful, current.stateless, current.assignment,
-                                            current.probing, current.immediate))
+                                            current.probing, current.immediate, stamp.group(1) if stamp else ""))
             current = None
     return out

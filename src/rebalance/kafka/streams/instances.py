@@ -56,7 +56,7 @@ class StreamsInstances(StartedInWith):
 
     def __init__(self, bootstrap_servers: str, topic: str = "words", partitions: int = 6,
                  application_id: str = "counts-app", settings: Optional[Mapping[str, object]] = None,
-                 heap: str = "384m"):
+                 heap: str = "384m", create_topic: bool = True):
         require(isinstance(partitions, int) and 1 <= partitions <= 64, "partitions",
                 f"must be a whole number from 1 to 64, got {partitions!r}")
         self.bootstrap_servers = bootstrap_servers
@@ -65,6 +65,7 @@ class StreamsInstances(StartedInWith):
         self.application_id = application_id
         self.settings: Dict[str, object] = dict(STREAMS_SETTINGS if settings is None else settings)
         self.heap = heap
+        self.create_topic = create_topic
         self.workdir: Optional[Path] = None
         self.jvm: Optional[JsonLinesJvm[StreamsRecord]] = None
         self.running: List[str] = []
@@ -85,7 +86,8 @@ class StreamsInstances(StartedInWith):
         return self.jvm
 
     def start(self) -> "StreamsInstances":
-        """Start the JVM (in a new folder), wait for its ``ready`` and create the input topic."""
+        """Start the JVM (in a new folder), wait for its ``ready`` and create the input topic (unless
+        ``create_topic`` is false: another JVM of the application created it)."""
         cp = client_classpath(MAIN_CLASS)
         self.workdir = Path(tempfile.mkdtemp(prefix="rebalance-streams-"))
         _RUNNING.add(self)
@@ -94,8 +96,9 @@ class StreamsInstances(StartedInWith):
                                     heap=self.heap, jvm_options=DEFAULT_JVM_OPTIONS, classpath=cp,
                                     log4j2=log4j2_properties("rebalance.kafka.streams", "warn", _LOGGERS))
             self.jvm.start(timeout=30)
-            self.jvm.request({"op": "create_topics", "bootstrap": self.bootstrap_servers,
-                              "topics": {self.topic: self.partitions}}, "topics_created", 30)
+            if self.create_topic:
+                self.jvm.request({"op": "create_topics", "bootstrap": self.bootstrap_servers,
+                                  "topics": {self.topic: self.partitions}}, "topics_created", 30)
         except BaseException:
             self.stop()
             raise

@@ -45,7 +45,7 @@ _EXPORTS = {
     "ClientTagAwareStandbyTaskAssignor": ".client_tag_aware_standby_task_assignor",
     "ConstrainedPrioritySet": ".constrained_priority_set",
     "DefaultStandbyTaskAssignor": ".default_standby_task_assignor", "BEHIND": ".experiment",
-    "ProbingRound": ".experiment", "probing_rounds": ".experiment", "random_process_ids": ".experiment",
+    "ProbingRound": ".experiment", "assign_round": ".experiment", "probing_rounds": ".experiment", "random_process_ids": ".experiment",
     "steady_clients": ".experiment", "tasks_of": ".experiment",
     "AssignmentResult": ".high_availability_task_assignor",
     "HighAvailabilityTaskAssignor": ".high_availability_task_assignor", "ASSIGNORS": ".legacy_task_assignor",
@@ -64,7 +64,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the s
                                                          ClientTagAwareStandbyTaskAssignor as ClientTagAwareStandbyTaskAssignor)
     from .constrained_priority_set import ConstrainedPrioritySet as ConstrainedPrioritySet
     from .default_standby_task_assignor import DefaultStandbyTaskAssignor as DefaultStandbyTaskAssignor
-    from .experiment import (BEHIND as BEHIND, ProbingRound as ProbingRound, probing_rounds as probing_rounds,
+    from .experiment import (BEHIND as BEHIND, ProbingRound as ProbingRound, assign_round as assign_round,
+                             probing_rounds as probing_rounds,
                              random_process_ids as random_process_ids, steady_clients as steady_clients,
                              tasks_of as tasks_of)
     from .high_availability_task_assignor import (AssignmentResult as AssignmentResult,

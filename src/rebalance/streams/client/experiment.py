@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 import uuid
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Sequence
+from typing import AbstractSet, Dict, List, Mapping, Optional, Sequence, Union
 
 from .assignment_configs import AssignmentConfigs
 from .client_state import LATEST_OFFSET, ClientState
@@ -26,7 +26,7 @@ from .high_availability_task_assignor import AssignmentResult, HighAvailabilityT
 from .process_id import ProcessId
 from .task_id import TaskId
 
-__all__ = ["BEHIND", "ProbingRound", "probing_rounds", "random_process_ids", "steady_clients", "tasks_of"]
+__all__ = ["BEHIND", "ProbingRound", "assign_round", "probing_rounds", "random_process_ids", "steady_clients", "tasks_of"]
 
 #: the lag of a task a client holds no state for
 BEHIND = 10_000_000
@@ -62,16 +62,32 @@ class ProbingRound:
 
 
 def _lags(pid: ProcessId, tasks: Sequence[TaskId], active: Mapping[ProcessId, List[TaskId]],
-          standby: Mapping[ProcessId, List[TaskId]], behind: int) -> Dict[TaskId, int]:
-    mine, replicas = set(active.get(pid, [])), set(standby.get(pid, []))
-    return {t: LATEST_OFFSET if t in mine else 0 if t in replicas else behind for t in tasks}
+          replicas: AbstractSet[TaskId], behind: Union[int, Mapping[TaskId, int]]) -> Dict[TaskId, int]:
+    mine = set(active.get(pid, []))
+    return {t: LATEST_OFFSET if t in mine else 0 if t in replicas else
+            behind if isinstance(behind, int) else behind[t] for t in tasks}
 
 
-def _run(pids: Sequence[ProcessId], capacities: Mapping[ProcessId, int], tasks: Sequence[TaskId],
-         active: Mapping[ProcessId, List[TaskId]], standby: Mapping[ProcessId, List[TaskId]],
-         configs: AssignmentConfigs, behind: int) -> AssignmentResult:
-    clients = {p: ClientState(active.get(p, []), standby.get(p, []), _lags(p, tasks, active, standby, behind), {},
-                              capacities[p], p) for p in pids}
+def assign_round(pids: Sequence[ProcessId], capacities: Mapping[ProcessId, int], tasks: Sequence[TaskId],
+                 active: Mapping[ProcessId, List[TaskId]], standby: Mapping[ProcessId, List[TaskId]],
+                 configs: AssignmentConfigs, behind: Union[int, Mapping[TaskId, int]] = BEHIND,
+                 stored: Optional[Mapping[ProcessId, AbstractSet[TaskId]]] = None,
+                 restoring: Optional[Mapping[ProcessId, AbstractSet[TaskId]]] = None) -> AssignmentResult:
+    """One rebalance of the clients ``pids`` under this module's model of their lags: ``active`` (the tasks
+    each ran as active in the last assignment: ``Task.LATEST_OFFSET``), ``standby`` (its standbys and warm-ups:
+    lag 0, caught up) and ``stored`` (other tasks whose state it still has on disk and has kept up to date:
+    lag 0, and so previous standbys, as a subscription's offset sums make them); any other task lags ``behind``
+    (one figure, or one per task: its changelogs' end offset sum, a client without state restores it all) -- also
+    the tasks of ``restoring`` (replicas handed out so recently that they have not caught up yet: previous
+    standbys, lagging ``behind``).
+    Returns :class:`~rebalance.streams.HighAvailabilityTaskAssignor`'s answer (the clients hold it)."""
+    clients = {}
+    for p in pids:
+        replicas = set(standby.get(p, [])) | set((stored or {}).get(p, set()))
+        replicas -= set(active.get(p, []))
+        behind_ones = set((restoring or {}).get(p, set())) - replicas - set(active.get(p, []))
+        clients[p] = ClientState(active.get(p, []), sorted(replicas | behind_ones),
+                                 _lags(p, tasks, active, replicas, behind), {}, capacities[p], p)
     return HighAvailabilityTaskAssignor().assign_detailed(clients, set(tasks), set(tasks), configs)
 
 
@@ -98,7 +114,7 @@ def probing_rounds(before: Sequence[ProcessId], after: Sequence[ProcessId], task
     active, standby = steady_clients(before, tasks, configs, caps)
     rounds: List[ProbingRound] = []
     for number in range(1, max_rounds + 1):
-        result = _run(after, caps, tasks, active, standby, configs, behind)
+        result = assign_round(after, caps, tasks, active, standby, configs, behind)
         new_active = {p: c.active_tasks() for p, c in result.clients.items()}
         owner = {t: p for p, ts in active.items() for t in ts}
         moved = sum(1 for p, ts in new_active.items() for t in ts if owner.get(t) not in (None, p)

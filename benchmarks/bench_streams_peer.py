@@ -1,0 +1,194 @@
+"""Peer conformance of ``simulate`` for ``kind: streams`` against a real broker: random Kafka Streams scenarios run
+through the simulator (:func:`rebalance.streams.simulate.simulate_streams`) and through ``simulate --on kafka``
+(:func:`rebalance.kafka.streams.simulate.run_streams_scenario`: real Kafka 4.3.1 ``KafkaStreams`` instances), with
+``group.protocol`` ``classic`` and ``streams`` in turn, each protocol on a one-broker cluster of its own.
+
+A scenario: 2-6 partitions, 200 records per partition (keys ``k0``..``k99``), 2-3 instances starting at 0 and one
+more joining in half of them, 1-2 events 4-8 s apart from 3 s on (``leave``, ``crash`` or ``restart`` with 1-2 s
+down of a running instance, ``join`` of the late one); classic: ``acceptable.recovery.lag`` 100,
+``max.warmup.replicas`` 1-2, ``num.standby.replicas`` 0-1, session 6 s, heartbeat 1 s, a probing interval of 60 s
+(its minimum) and ``until_ms`` 12 s after the last event (no probing rebalance is waited for: that would take a
+minute per scenario); streams: session 10 s, heartbeat 1 s, no standbys (the broker's setting, one per cluster).
+
+What is compared, per scenario (both sides use the same process ids, so classic assignments compare exactly; with
+the streams protocol the member ids differ -- the broker's are random UUIDs that order its member map --, so there
+the per-instance task counts are compared):
+
+* ``replayed`` -- every rebalance on the broker is the book's assignor's for its logged (described) inputs;
+* ``lines`` -- the rebalances after the start, each's assignment (classic) or task counts (streams), warm-ups,
+  ``moved``, ``followup`` and ``probing``, are the simulator's;
+* ``start`` -- the assignment the start settled on is the simulator's first;
+* ``summary`` -- ``settled``, ``probing_rebalances``, ``warmups`` and ``moved`` are the simulator's.
+
+Every difference is classified by :func:`classify`.  Results are appended, one JSON line per scenario, to
+``--jsonl``; ``--report`` writes the Markdown table.
+
+    python benchmarks/bench_streams_peer.py [--n 10] [--seed 0] [--budget-s 1800] [--protocols classic,streams]
+    python benchmarks/bench_streams_peer.py --report-only
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any, Dict, List
+
+HERE = Path(__file__).resolve().parent
+LINE_KEYS = ("warmups", "moved", "followup", "probing")
+
+
+def draw(n: int, seed: int, protocol: str) -> List[Dict[str, Any]]:
+    """``n`` random scenarios of one protocol (see the module docstring)."""
+    rng = random.Random(f"{seed}-{protocol}")
+    out = []
+    for i in range(n):
+        partitions = rng.randint(2, 6)
+        size = rng.randint(2, 3)
+        late = rng.random() < 0.5
+        members = [{"id": f"i{k + 1}"} for k in range(size + late)]
+        running = {m["id"]: True for m in members[:size]}
+        events: List[Dict[str, Any]] = []
+        t = 3000
+        if late:
+            events.append({"at_ms": t, "op": "join", "member": members[-1]["id"]})
+            running[members[-1]["id"]] = True
+            t += rng.randint(4000, 8000)
+        for _ in range(rng.randint(0 if late else 1, 1)):
+            name = rng.choice(sorted(m for m, up in running.items() if up))
+            op = rng.choice(["leave", "crash", "restart"])
+            e: Dict[str, Any] = {"at_ms": t, "op": op, "member": name}
+            if op == "restart":
+                e["down_ms"] = rng.randint(1000, 2000)
+            events.append(e)
+            running[name] = op == "restart"
+            t += rng.randint(4000, 8000)
+        last = max(e["at_ms"] for e in events)
+        if protocol == "classic":
+            config: Dict[str, Any] = {"acceptable.recovery.lag": 100, "max.warmup.replicas": rng.randint(1, 2),
+                                      "num.standby.replicas": rng.randint(0, 1), "probing.rebalance.interval.ms": 60000,
+                                      "session.timeout.ms": 6000, "heartbeat.interval.ms": 1000}
+        else:
+            config = {"group.protocol": "streams", "session.timeout.ms": 10000, "heartbeat.interval.ms": 1000}
+        out.append({"kind": "streams", "id": f"{protocol}-{seed}-{i}", "topics": {f"w{i}": partitions},
+                    "records": 200 * partitions, "keys": 100, "members": members, "config": config,
+                    "events": events, "until_ms": last + 12000})
+    return out
+
+
+def _view(row: Dict[str, Any], protocol: str) -> Dict[str, Any]:
+    a = row["assignment"]
+    if protocol == "classic":
+        got = {m: [x["active"], x["standby"]] for m, x in a.items()}
+    else:
+        got = sorted([len(x["active"]), len(x["standby"])] for x in a.values())
+    return {"assignment": got, **{k: row.get(k) for k in LINE_KEYS}}
+
+
+def compare(scenario: Dict[str, Any], model: List[Dict[str, Any]], real: List[Dict[str, Any]]) -> Dict[str, Any]:
+    protocol = scenario["config"].get("group.protocol", "classic")
+    *m_rows, m_sum = model
+    *r_rows, r_sum = real
+    out: Dict[str, Any] = {"id": scenario["id"], "protocol": protocol,
+                           "replayed": all(r.get("replayed") for r in r_rows) and bool(r_rows)}
+    out["start"] = bool(m_rows and r_rows) and _view(m_rows[0], protocol)["assignment"] == _view(r_rows[0], protocol)["assignment"]
+    out["lines"] = [_view(r, protocol) for r in m_rows[1:]] == [_view(r, protocol) for r in r_rows[1:]]
+    keys = ("settled", "probing_rebalances", "warmups", "moved")
+    out["summary"] = all(m_sum["summary"][k] == r_sum["summary"][k] for k in keys)
+    out["agree"] = out["replayed"] and out["start"] and out["lines"] and out["summary"]
+    out["model"] = [_view(r, protocol) | {"at_ms": r["at_ms"]} for r in m_rows]
+    out["real"] = [_view(r, protocol) | {"at_ms": r["at_ms"]} for r in r_rows]
+    out["classes"] = classify(out, m_rows, r_rows)
+    return out
+
+
+def classify(out: Dict[str, Any], m_rows: List[Dict[str, Any]], r_rows: List[Dict[str, Any]]) -> List[str]:
+    """The cause of each difference, as far as the lines show it."""
+    classes = []
+    if not out["replayed"]:
+        classes.append("not replayed: the book's assignor differs from Kafka's for the real inputs (a port bug)")
+    if not out["start"]:
+        classes.append("start: the real start (instances joining one by one) settled on another assignment")
+    if not out["lines"]:
+        if len(m_rows) != len(r_rows):
+            classes.append(f"rebalance count: model {len(m_rows)}, real {len(r_rows)} (timing: events or follow-ups "
+                           "merged or split)")
+        else:
+            classes.append("same rebalances, other answers: the lag model (which replicas had caught up) differs")
+    if not out["summary"] and out["lines"]:
+        classes.append("summary only")
+    return classes
+
+
+def report(rows: List[Dict[str, Any]], path: Path, meta: Dict[str, Any]) -> None:
+    lines = ["# `simulate` kind streams: the simulator against real Kafka Streams (4.3.1)", "",
+             f"Run {meta.get('date', '')}: {meta.get('note', '')}", "",
+             "| protocol | scenarios | replayed | start equal | lines equal | summary equal | all agree |",
+             "|---|---|---|---|---|---|---|"]
+    for protocol in ("classic", "streams"):
+        rs = [r for r in rows if r["protocol"] == protocol and "error" not in r]
+        if not rs:
+            continue
+        n = len(rs)
+        lines.append(f"| {protocol} | {n} | " + " | ".join(
+            f"{sum(1 for r in rs if r[k])}" for k in ("replayed", "start", "lines", "summary", "agree")) + " |")
+    errors = [r for r in rows if "error" in r]
+    lines += ["", f"Scenarios that failed to run: {len(errors)}"]
+    for r in errors:
+        lines.append(f"- {r['id']}: {r['error'][:300]}")
+    counts = Counter(c for r in rows for c in r.get("classes", []))
+    lines += ["", "## Differences, classified", ""]
+    lines += [f"- {n} x {c}" for c, n in counts.most_common()] or ["- none"]
+    lines += ["", "## Every scenario that differs", ""]
+    for r in rows:
+        if "error" not in r and not r["agree"]:
+            lines.append(f"- `{r['id']}`: {'; '.join(r['classes'])}")
+            lines.append(f"  - model: `{json.dumps(r['model'])}`")
+            lines.append(f"  - real: `{json.dumps(r['real'])}`")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--budget-s", type=float, default=1800)
+    ap.add_argument("--protocols", default="classic,streams")
+    ap.add_argument("--jsonl", default=str(HERE / "streams_peer_runs.jsonl"))
+    ap.add_argument("--report", default=str(HERE / "streams_peer_results.md"))
+    ap.add_argument("--note", default="")
+    ap.add_argument("--report-only", action="store_true")
+    args = ap.parse_args()
+    jsonl = Path(args.jsonl)
+    if not args.report_only:
+        from rebalance.kafka.cluster import KafkaCluster
+        from rebalance.kafka.streams.simulate import run_streams_scenario, streams_broker_config
+        from rebalance.streams.simulate import parse_streams_scenario, simulate_streams
+
+        began = time.monotonic()
+        for protocol in args.protocols.split(","):
+            scenarios = draw(args.n, args.seed, protocol)
+            broker = streams_broker_config(parse_streams_scenario(scenarios[0]))
+            with KafkaCluster(brokers=1, broker_config=broker) as cluster:
+                for s in scenarios:
+                    if time.monotonic() - began > args.budget_s:
+                        break
+                    model = simulate_streams(s)
+                    try:
+                        real = run_streams_scenario(s, cluster=cluster)
+                        row = compare(s, model, real)
+                    except Exception as exc:  # a run that failed is reported, not hidden
+                        row = {"id": s["id"], "protocol": protocol, "error": f"{type(exc).__name__}: {exc}"}
+                    row["wall_s"] = round(time.monotonic() - began, 1)
+                    with jsonl.open("a", encoding="utf-8") as f:
+                        f.write(json.dumps(row) + "\n")
+                    print(json.dumps({k: row.get(k) for k in ("id", "agree", "classes", "error")}), flush=True)
+    rows = [json.loads(t) for t in jsonl.read_text().splitlines() if t.strip()] if jsonl.exists() else []
+    report(rows, Path(args.report), {"date": time.strftime("%Y-%m-%d"), "note": args.note})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,52 @@
+"""Issue 35 (``simulate`` for every kind of group), ``kind: streams``: a Kafka Streams scenario run by ``simulate --on
+kafka`` (:mod:`rebalance.kafka.streams.simulate`, real ``KafkaStreams`` instances of 4.3.1 with the classic group
+protocol) set against the book's simulator (:mod:`rebalance.streams.simulate`).
+
+One scenario on one broker: two instances count 2000 records over four partitions, a third joins (warm-ups, a
+probing rebalance scheduled), one of the first two crashes (its session times out 6 s later).  Both sides use the
+same process ids (the driver writes them into the state directories), so the assignments compare exactly: every
+rebalance the leader logged must be replayed by the book's ``HighAvailabilityTaskAssignor``, and the rebalances must
+be the simulator's, assignment, warm-ups and follow-up alike (their times only roughly: a real instance's join
+took 3.5 s under a load average of 37).  Nothing started may be
+left behind.
+"""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from rebalance.kafka.streams.instances import MAIN_CLASS
+from rebalance.kafka.streams.simulate import run_streams_scenario
+from rebalance.streams.simulate import simulate_streams
+from .built import needs_class
+from .processes import our_processes_mentioning
+
+kafka = pytest.mark.kafka
+needs_java = needs_class("streams/StreamsInstances")
+
+SCENARIO = {"id": "real-streams", "kind": "streams", "topics": {"words": 4}, "records": 2000, "keys": 200,
+            "members": [{"id": "i1"}, {"id": "i2"}, {"id": "i3"}],
+            "config": {"acceptable.recovery.lag": 100, "max.warmup.replicas": 2, "probing.rebalance.interval.ms": 60000,
+                       "session.timeout.ms": 6000, "heartbeat.interval.ms": 1000},
+            "events": [{"at_ms": 3000, "op": "join", "member": "i3"}, {"at_ms": 8000, "op": "crash", "member": "i1"}],
+            "until_ms": 20000}
+SAME = ("assignment", "warmups", "followup", "moved", "probing")
+
+
+@kafka
+@needs_java
+def test_a_streams_scenario_on_kafka_agrees_with_the_simulator():
+    began = time.monotonic()
+    *real, summary = run_streams_scenario(SCENARIO)
+    *model, model_summary = simulate_streams(SCENARIO)
+    assert real and all(r["replayed"] for r in real), real
+    assert [{k: r[k] for k in SAME} for r in real] == [{k: r[k] for k in SAME} for r in model], (real, model)
+    for r, m in zip(real[1:], model[1:]):  # after the start: a real join takes seconds on a loaded machine
+        assert m["at_ms"] - 1000 <= r["at_ms"] <= m["at_ms"] + 6000, (real, model)
+    s = summary["summary"]
+    assert s["records_counted"] == 2000 and s["replayed"]
+    same = [k for k in model_summary["summary"] if k != "generation"]  # the start may take the real group two
+    assert {k: s[k] for k in same} == {k: model_summary["summary"][k] for k in same}
+    assert not our_processes_mentioning(MAIN_CLASS)
+    assert time.monotonic() - began < 150
