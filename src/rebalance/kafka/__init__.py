@@ -43,7 +43,7 @@ _EXPORTS = {
     "ConfigKey": ".config_defs", "GROUP_SETTINGS": ".config_defs", "config_key": ".config_defs",
     "default_of": ".config_defs", "read_config_defs": ".config_defs", "setting_defs": ".config_defs",
     "write_cache": ".config_defs",
-    "connectors_added": ".connect.scenarios", "worker_bounced": ".connect.scenarios",
+    "assignment_lines": ".connect.logs", "connectors_added": ".connect.scenarios", "worker_bounced": ".connect.scenarios",
     "CONNECT_BROKER_CONFIG": ".connect.workers", "ConnectDistributedCluster": ".connect.workers",
     "broker_config_for": ".consumers", "run_scenario": ".consumers", "simulate_lines_on_kafka": ".consumers",
     "cluster_leaders": ".coordinators", "describe_group": ".group_command", "normalise_rows": ".group_command",
@@ -70,6 +70,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the s
     from .config_defs import (GROUP_SETTINGS as GROUP_SETTINGS, ConfigKey as ConfigKey, config_key as config_key,
                               default_of as default_of, read_config_defs as read_config_defs,
                               setting_defs as setting_defs, write_cache as write_cache)
+    from .connect.logs import assignment_lines as assignment_lines
     from .connect.scenarios import (connectors_added as connectors_added, worker_bounced as worker_bounced)
     from .connect.workers import (CONNECT_BROKER_CONFIG as CONNECT_BROKER_CONFIG,
                                   ConnectDistributedCluster as ConnectDistributedCluster)
