@@ -56,6 +56,7 @@ _EXPORTS = {
     "ShareRule": ".share", "ShareRun": ".share", "outcome_table": ".share", "predict_outcomes": ".share",
     "run_share_group": ".share", "share_rule": ".share", "share_summary": ".share",
     "StreamsRebalance": ".streams.assignor_log", "parse_rebalances": ".streams.assignor_log",
+    "probing_lines": ".streams.assignor_log",
     "STREAMS_SETTINGS": ".streams.instances", "StreamsInstances": ".streams.instances",
     "compare_rebalance": ".streams.replay", "predict_rebalance": ".streams.replay",
     "sticky_prediction": ".streams.replay", "streams_configs": ".streams.replay",
@@ -90,7 +91,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the s
     from .share import (SHARE_BROKER_CONFIG as SHARE_BROKER_CONFIG, ShareRule as ShareRule, ShareRun as ShareRun,
                         outcome_table as outcome_table, predict_outcomes as predict_outcomes,
                         run_share_group as run_share_group, share_rule as share_rule, share_summary as share_summary)
-    from .streams.assignor_log import (StreamsRebalance as StreamsRebalance, parse_rebalances as parse_rebalances)
+    from .streams.assignor_log import (StreamsRebalance as StreamsRebalance, parse_rebalances as parse_rebalances,
+                                       probing_lines as probing_lines)
     from .streams.instances import (STREAMS_SETTINGS as STREAMS_SETTINGS, StreamsInstances as StreamsInstances)
     from .streams.replay import (compare_rebalance as compare_rebalance, predict_rebalance as predict_rebalance,
                                  sticky_prediction as sticky_prediction, streams_configs as streams_configs)
