@@ -69,8 +69,9 @@ __all__ = ["PROTOCOLS", "GROUP_PROTOCOLS", "OPS", "play_scenario", "MemberInput"
 
 #: ``protocol`` values: the classic protocol's two rebalance protocols, and KIP-848's ``group.protocol=consumer``
 PROTOCOLS = (EAGER, COOPERATIVE, "consumer")
-#: what an event does to a member
-OPS = ("join", "leave", "crash", "restart")
+#: what an event does to a member (``subscribe``: its subscription changes to the event's ``topics``; only a real
+#: cluster runs it, the simulators keep each member's subscription)
+OPS = ("join", "leave", "crash", "restart", "subscribe")
 #: the assignor when the scenario names none: Range for eager (``partition.assignment.strategy``'s first
 #: default), CooperativeSticky for cooperative, ``uniform`` for KIP-848 (``group.consumer.assignors``' first)
 DEFAULT_ASSIGNOR = {EAGER: "range", COOPERATIVE: "cooperative-sticky", "consumer": "uniform"}
@@ -80,7 +81,7 @@ SCENARIO_KEYS = ("kind", "id", "protocol", "assignor", "topics", "members", "con
 MEMBER_KEYS = ("id", "topics", "instance_id", "poll_processing_ms", "group_protocol")
 #: a member's ``group_protocol`` (Kafka's ``group.protocol``): ``classic`` (JoinGroup/SyncGroup) or ``consumer``
 GROUP_PROTOCOLS = ("classic", "consumer")
-EVENT_KEYS = ("at_ms", "op", "member", "down_ms")
+EVENT_KEYS = ("at_ms", "op", "member", "down_ms", "topics")
 Config = Union[ProtocolConfig, KIP848Config]
 
 
@@ -101,12 +102,14 @@ class MemberInput:
 @dataclass(frozen=True)
 class EventInput:
     """``op`` happens to ``member`` at ``at_ms``; a ``restart``'s new process starts ``down_ms`` after the old
-    one has stopped (a process's restart takes time: the broker sees a leave, then a join)."""
+    one has stopped (a process's restart takes time: the broker sees a leave, then a join); a ``subscribe``
+    makes the running member subscribe to ``topics`` instead (``KafkaConsumer.subscribe`` called again)."""
 
     at_ms: int
     op: str
     member: str
     down_ms: int = 0
+    topics: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -328,11 +331,13 @@ def _members(value: object, topics: Mapping[str, int], protocol: str = EAGER) ->
     return tuple(members)
 
 
-def _events(value: object, members: Sequence[MemberInput], until_ms: int) -> Tuple[EventInput, ...]:
+def _events(value: object, members: Sequence[MemberInput], until_ms: int,
+            topics: Optional[Mapping[str, int]] = None) -> Tuple[EventInput, ...]:
     """The events in time order (events at the same instant keep their order), checked against each
     member's life: ``join`` only as a member's first event (it then starts at that time instead of 0),
-    ``leave`` and ``crash`` only while it runs; ``restart`` any time (a running member is closed and a
-    new process starts ``down_ms``, default 0, after the close has finished; a stopped one starts at once)."""
+    ``leave``, ``crash`` and ``subscribe`` (with ``topics``, a non-empty list of the scenario's topics) only while
+    it runs; ``restart`` any time (a running member is closed and a new process starts ``down_ms``, default 0,
+    after the close has finished; a stopped one starts at once)."""
     if value is None:
         value = []
     require(isinstance(value, list), "events", f"must be a list of {{at_ms, op, member}} objects, got {value!r}")
@@ -351,7 +356,18 @@ def _events(value: object, members: Sequence[MemberInput], until_ms: int) -> Tup
         if "down_ms" in e:
             require(op == "restart", f"{f}.down_ms", f"only a 'restart' has a down time, not {op!r}")
             down = whole(e.get("down_ms"), f"{f}.down_ms")
-        events.append((at, i, EventInput(at, typing.cast(str, op), typing.cast(str, name), down)))
+        subs: Tuple[str, ...] = ()
+        if op == "subscribe" or "topics" in e:
+            require(op == "subscribe", f"{f}.topics", f"only a 'subscribe' has topics, not {op!r}")
+            raw = e.get("topics")
+            require(isinstance(raw, list) and len(raw) > 0, f"{f}.topics",
+                    f"must be a non-empty list of topic names, got {raw!r}")
+            for j, topic in enumerate(typing.cast(List[object], raw)):
+                require(isinstance(topic, str) and (topics is None or topic in topics), f"{f}.topics[{j}]",
+                        f"{topic!r} is not one of the scenario's topics ({', '.join(sorted(topics or {}))})")
+            subs = tuple(typing.cast(List[str], raw))
+            require(len(set(subs)) == len(subs), f"{f}.topics", "a topic is listed twice")
+        events.append((at, i, EventInput(at, typing.cast(str, op), typing.cast(str, name), down, subs)))
     events.sort(key=lambda x: (x[0], x[1]))
     first: Dict[str, int] = {}
     for _, i, e in events:
@@ -360,9 +376,9 @@ def _events(value: object, members: Sequence[MemberInput], until_ms: int) -> Tup
                 f"'join' must be {e.member!r}'s first event (a member without one starts at 0); use 'restart'")
     running = {m.id: not any(e.member == m.id and e.op == "join" for _, _, e in events) for m in members}
     for _, i, e in events:
-        require(e.op not in ("leave", "crash") or running[e.member], f"events[{i}].op",
+        require(e.op not in ("leave", "crash", "subscribe") or running[e.member], f"events[{i}].op",
                 f"{e.member!r} is not running at {e.at_ms} ms")
-        running[e.member] = e.op in ("join", "restart")
+        running[e.member] = e.op in ("join", "restart", "subscribe")
     return tuple(e for _, _, e in events)
 
 
@@ -417,7 +433,7 @@ def parse_scenario(value: object) -> SimulationInput:
         rebuild = whole(rebuild, "rebuild_ms_per_partition")
     raw_events = s.get("events")
     _check_size(topics, members, len(raw_events) if isinstance(raw_events, list) else 0)
-    events = _events(raw_events, members, until_ms)
+    events = _events(raw_events, members, until_ms, topics)
     if protocol != "consumer":
         return SimulationInput(s.get("id"), protocol, _classic_assignors(s.get("assignor"), protocol), topics,
                                members, config_from_json(ProtocolConfig, s.get("config")), events, until_ms,
@@ -485,6 +501,9 @@ def play_scenario(scenario: Union[SimulationInput, Mapping[str, Any]],
     ``join`` event joins at 0, then every event in time order; ``on_rebalance`` hears each completed rebalance.
     Its ``events`` are the run's log (a classic coordinator's ``rebalance`` events carry its ``reason``)."""
     s = scenario if isinstance(scenario, SimulationInput) else parse_scenario(scenario)
+    for k, e in enumerate(s.events):
+        require(e.op != "subscribe", f"events[{k}].op", "a subscription change runs only on a real cluster "
+                "(simulate --on kafka): the simulators keep each member's subscription")
     sim = driver_for(s)
     sim.max_events = MAX_EVENTS
     if on_rebalance is not None:

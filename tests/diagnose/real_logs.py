@@ -1,8 +1,8 @@
-"""Real broker logs under each of 32 injected causes: the causes (``CASES``) and their table.
+"""Real broker logs under each of 34 injected causes: the causes (``CASES``) and their table.
 
 The machinery -- the :class:`~rebalance.diagnose.InjectedCause` scenarios, running them on one cluster
 (:func:`~rebalance.diagnose.run_injected`) and checking what ``diagnose`` read (:func:`~rebalance.diagnose.check_injected`)
--- is :mod:`rebalance.diagnose.injected` (chapter 16 runs some of them); this file holds the 32 causes the test
+-- is :mod:`rebalance.diagnose.injected` (chapter 16 runs some of them); this file holds the 34 causes the test
 runs.  ``python tests/diagnose/real_logs.py`` runs them all and prints the table (scenario, expected, what diagnose
 said).
 """
@@ -65,6 +65,10 @@ def _cases() -> List[Case]:
                  [(5000, "crash", "b", 0), (11000, "restart", "b", 0)], [("session timeout", "b"), ("join", "b")],
                  until_ms=14000, pattern="restart" if p != "consumer" else None),
         ]
+    for p in ("eager", "cooperative"):   # a 4.3.1 broker logs a consumer group's subscription changes at DEBUG only
+        cases.append(Case(f"sub{PROTOCOL_TAG[p]}", p, "subscription change (a member subscribes to a second topic)",
+                          ["a", "b"], [(5000, "subscribe", "b", 0)], [("subscription change", "b")], until_ms=9000,
+                          new_topic=True, allowed=("join", "cooperative rejoin") if p == "cooperative" else ("join",)))
     cases.append(Case("coop2c", "cooperative", "two joins at once, cooperative", ["a", "b", "c", "d"],
                       [(5000, "join", "c", 0), (5000, "join", "d", 0)], [("join", "c|d"), ("join", "c|d")],
                       allowed=("join", "cooperative rejoin")))

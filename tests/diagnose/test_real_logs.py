@@ -1,6 +1,6 @@
-"""``diagnose`` on the logs a real broker writes under each injected cause: 32 scenarios (``real_logs.CASES``: joins,
+"""``diagnose`` on the logs a real broker writes under each injected cause: 34 scenarios (``real_logs.CASES``: joins,
 leaves, crashes past the session timeout, poll timeouts, rolling restarts, static members restarting within and
-beyond the session timeout, join storms, a leave and a crash at once, revocations longer than the rebalance timeout;
+beyond the session timeout, join storms, subscription changes, a leave and a crash at once, revocations longer than the rebalance timeout;
 eager, cooperative and consumer protocol) run through ``run_scenario`` on one ``KafkaCluster``, five at a time, and
 its ``server.log`` read back (about 4 minutes on 2 busy cores).
 
@@ -29,8 +29,8 @@ needs_java = pytest.mark.skipif(
          and (TARGET / "classes" / "org" / "rebalance" / "consumers" / "ScenarioMembers.class").exists()),
     reason="the broker jars or the Java module (consumers/ScenarioMembers) are not built: make java")
 
-#: scenarios whose injected causes must all be found (of 32)
-AT_LEAST = 28
+#: scenarios whose injected causes must all be found (of 34)
+AT_LEAST = 30
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +43,7 @@ def run(tmp_path_factory):
 @pytest.mark.kafka
 @pytest.mark.slow
 @needs_java
-def test_diagnose_names_every_rebalance_of_32_real_scenarios(run):
+def test_diagnose_names_every_rebalance_of_34_real_scenarios(run):
     result, lines = run
     assert len(real_logs.CASES) >= 30
     assert result.errors == {}

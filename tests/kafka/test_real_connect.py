@@ -25,6 +25,7 @@ from rebalance.kafka.connect import workers as connect_module
 from rebalance.kafka.cluster import KafkaCluster
 from rebalance.kafka.connect import (CONNECT_BROKER_CONFIG, ConnectDistributedCluster, ConnectStartError, compare_rounds,
                                      connectors_added, parse_rounds, worker_bounced)
+from rebalance.kafka.connect.logs import assignment_lines
 from .built import needs_class
 from .processes import alive, clean_up_child, port_open, processes_mentioning, wait_gone
 
@@ -90,6 +91,20 @@ def test_rounds_are_read_from_the_herders_log_lines():
     rows = compare_rounds(rounds, "sessioned", 10_000)
     assert [r.generation for r in rows] == [5, 6] and set(rows[1].real) == set(rows[1].model) == {"w1"}
     assert rows[1].missed == ["w2"] and rows[1].real["w1"].revoked_tasks == ["c1-1"]
+
+
+def test_assignment_lines_print_the_same_on_every_run():
+    """Chapter 16 prints a bounce's delayed rounds: what varies from run to run (times, ports, member and group
+    ids, generations, offsets, the delay's milliseconds) is replaced; the work and whether a delay was sent stay."""
+    w2 = (LOG.format(gen=6, port=4002, uuid="bbb", c="", t="", rt="", delay=3986)
+          + LOG.format(gen=7, port=4002, uuid="bbb", c="", t="c1-1", rt="", delay=0))
+    lines = assignment_lines(w2)
+    assert len(lines) == 2
+    assert assignment_lines(w2.replace("3986", "11999").replace("4002", "5123")) == lines
+    assert assignment_lines(w2, delayed_only=True) == lines[:1]
+    assert "delay=D}" in lines[0] and "delay=0}" in lines[1] and "taskIds=[c1-1]" in lines[1]
+    assert not any(ch.isdigit() for ch in lines[0].split("generation ")[1].split(" ")[0])
+    assert "127.0.0.1" not in "".join(lines) and "bbb" not in "".join(lines)
 
 
 # ---------------------------------------------------------------------------------------------- the real cluster

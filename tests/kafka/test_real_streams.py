@@ -145,3 +145,23 @@ def test_nothing_left_running(scenario):
     while _ours() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert _ours() == []
+
+
+def test_probing_lines_print_the_same_on_every_run():
+    """Chapter 16 prints the leader's probing-rebalance lines: the entry's time, the leader's client id (which
+    instance leads varies) and the time the probe is due are replaced; other lines are left out."""
+    from rebalance.kafka import probing_lines
+
+    def log(leader, now, due):
+        return (f"[2026-01-01 00:00:{now},607] INFO stream-thread [{leader}-StreamThread-1-consumer] Requesting followup "
+                f"rebalance be scheduled by {leader}-StreamThread-1-consumer-74bebde9-cb1a-446f-8f2f-9f3b20c9935d for "
+                f"2026-01-01 00:01:{due},606 Z to probe for caught-up replica tasks. "
+                "(org.apache.kafka.streams.processor.internals.StreamsPartitionAssignor)\n"
+                f"[2026-01-01 00:00:{now},617] INFO stream-thread [{leader}-StreamThread-1-consumer] Decided on "
+                "assignment: {} (org.apache.kafka.streams.processor.internals.StreamsPartitionAssignor)\n")
+
+    lines = probing_lines(log("i1", 10, 10))
+    assert lines == ["INFO stream-thread [<leader>-StreamThread-1-consumer] Requesting followup rebalance be "
+                     "scheduled by <leader>-StreamThread-1-consumer for <time> to probe for caught-up replica tasks. "
+                     "(StreamsPartitionAssignor)"]
+    assert probing_lines(log("i2", 33, 34)) == lines

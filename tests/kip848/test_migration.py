@@ -1,5 +1,5 @@
 """Moving a group between the protocols: the migration policy, the migration scenario and its reading, the join
-storm, and a member's ``group_protocol`` in a scenario (rebalance.kip848.migration, rebalance.kip848.compare,
+storm, the rolling restart, and a member's ``group_protocol`` in a scenario (rebalance.kip848.migration, rebalance.kip848.compare,
 rebalance.simulate, rebalance.kafka.consumers)."""
 import pytest
 
@@ -7,7 +7,8 @@ from rebalance.errors import InputError
 from rebalance.kafka.consumer_records import ConsumerRun, group_types
 from rebalance.kafka.consumers import broker_config_for, member_settings
 from rebalance.kip848 import (ConsumerGroupMigrationPolicy, join_storm, join_storm_scenarios, migration_steps,
-                              online_migration_scenario)
+                              online_migration_scenario, restart_and_storm, rolling_restart,
+                              rolling_restart_scenarios)
 from rebalance.simulate import parse_scenario, simulate_scenario
 
 P = ConsumerGroupMigrationPolicy
@@ -104,3 +105,32 @@ def test_join_storm_scenarios_and_rows():
     # the incremental protocols move no more than eager
     assert max(rows[1]["moved_partitions"], rows[2]["moved_partitions"]) <= rows[0]["moved_partitions"]
     assert all(r["all new members served after (s)"] is not None for r in rows)
+
+
+def test_rolling_restart_scenarios_and_rows():
+    scenarios = rolling_restart_scenarios(3, partitions=6, gap_ms=12_000, down_ms=5_000, settle_ms=12_000,
+                                          start_ms=8_000)
+    assert [s["protocol"] for s in scenarios] == ["eager", "cooperative", "consumer"]
+    assert [(e["at_ms"], e["op"], e["member"], e["down_ms"]) for e in scenarios[0]["events"]] == [
+        (8_000, "restart", "c1", 5_000), (20_000, "restart", "c2", 5_000), (32_000, "restart", "c3", 5_000)]
+    assert scenarios[0]["until_ms"] == 32_000 + 5_000 + 12_000
+    with pytest.raises(InputError) as e:
+        rolling_restart_scenarios(0)
+    assert e.value.field == "members"
+    with pytest.raises(InputError) as e:
+        rolling_restart_scenarios(gap_ms=-1)
+    assert e.value.field == "gap_ms"
+    rows = rolling_restart()
+    assert [(r["where"], r["protocol"]) for r in rows] == [("simulator", p) for p in ("eager", "cooperative", "KIP-848")]
+    eager, cooperative, kip848 = rows
+    # eager stops every member's partitions at each bounce; the incremental protocols only the bounced member's
+    assert eager["partitions_stopped"] > max(cooperative["partitions_stopped"], kip848["partitions_stopped"])
+    assert eager["moved_partitions"] >= max(cooperative["moved_partitions"], kip848["moved_partitions"])
+
+
+def test_restart_and_storm_is_both_functions_and_runs_only_what_is_asked():
+    both = restart_and_storm(restart={}, storm={"joining": 4, "members": 2, "partitions": 8})
+    assert both["rolling restart"] == rolling_restart()
+    assert both["join storm"] == join_storm(4, members=2, partitions=8)
+    assert set(restart_and_storm(restart=None, storm={})) == {"join storm"}
+    assert restart_and_storm(restart=None, storm=None) == {}

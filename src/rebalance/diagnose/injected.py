@@ -23,7 +23,7 @@ the end the rebalances are mostly the end's own doing: the kill (a session, reba
 or the join of a process started just before the end (on a loaded machine a JVM can take seconds to join) that is
 killed soon after; they must be of those kinds (:data:`END_KINDS`) or the scenario's, and name a member of the
 scenario unless their member id first shows after the end (its records were taken at the end: nothing names it).
-:func:`check_injected` says what did not hold.  ``tests/diagnose/real_logs.py`` holds 32 such causes.
+:func:`check_injected` says what did not hold.  ``tests/diagnose/real_logs.py`` holds 34 such causes.
 
 Defined in chapter 16, *Diagnosing rebalances*.
 """
@@ -85,6 +85,9 @@ class InjectedCause:
     #: whether ``expect`` must appear in its order (a join storm's joins may overtake one another)
     ordered: bool = True
     describe_at_ms: Sequence[int] = ()
+    #: a second topic, ``t-<id>-new``, that no member subscribes to at first: a ``subscribe`` event makes its
+    #: member subscribe to both topics (a subscription change)
+    new_topic: bool = False
 
     def name(self, m: str) -> str:
         """The scenario's name of member ``m`` (``<id>-<m>``), its ``client.id``."""
@@ -93,15 +96,20 @@ class InjectedCause:
     def scenario(self) -> Dict[str, Any]:
         """The scenario of :func:`rebalance.kafka.run_scenario`."""
         config = dict(CONSUMER if self.protocol == "consumer" else CLASSIC, **self.config)
-        members = [{"id": self.name(m), **({"instance_id": self.name(m)} if m in self.static else {})}
-                   for m in self.members]
+        members: List[Dict[str, Any]] = [{"id": self.name(m), **({"instance_id": self.name(m)} if m in self.static else {})}
+                                         for m in self.members]
+        topics = {f"t-{self.id}": self.partitions, **({f"t-{self.id}-new": self.partitions} if self.new_topic else {})}
+        if self.new_topic:
+            members = [dict(m, topics=[f"t-{self.id}"]) for m in members]
         events: List[Dict[str, Any]] = []
         for at, op, m, down in self.events:
             e: Dict[str, Any] = {"at_ms": at, "op": op, "member": self.name(m)}
             if down:
                 e["down_ms"] = down
+            if op == "subscribe":
+                e["topics"] = sorted(topics)
             events.append(e)
-        return {"id": self.id, "protocol": self.protocol, "topics": {f"t-{self.id}": self.partitions},
+        return {"id": self.id, "protocol": self.protocol, "topics": topics,
                 "members": members, "config": config, "events": events, "until_ms": self.until_ms}
 
 

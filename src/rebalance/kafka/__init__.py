@@ -43,7 +43,7 @@ _EXPORTS = {
     "ConfigKey": ".config_defs", "GROUP_SETTINGS": ".config_defs", "config_key": ".config_defs",
     "default_of": ".config_defs", "read_config_defs": ".config_defs", "setting_defs": ".config_defs",
     "write_cache": ".config_defs",
-    "connectors_added": ".connect.scenarios", "worker_bounced": ".connect.scenarios",
+    "assignment_lines": ".connect.logs", "connectors_added": ".connect.scenarios", "worker_bounced": ".connect.scenarios",
     "CONNECT_BROKER_CONFIG": ".connect.workers", "ConnectDistributedCluster": ".connect.workers",
     "broker_config_for": ".consumers", "run_scenario": ".consumers", "simulate_lines_on_kafka": ".consumers",
     "cluster_leaders": ".coordinators", "describe_group": ".group_command", "normalise_rows": ".group_command",
@@ -56,6 +56,7 @@ _EXPORTS = {
     "ShareRule": ".share", "ShareRun": ".share", "outcome_table": ".share", "predict_outcomes": ".share",
     "run_share_group": ".share", "share_rule": ".share", "share_summary": ".share",
     "StreamsRebalance": ".streams.assignor_log", "parse_rebalances": ".streams.assignor_log",
+    "probing_lines": ".streams.assignor_log",
     "STREAMS_SETTINGS": ".streams.instances", "StreamsInstances": ".streams.instances",
     "compare_rebalance": ".streams.replay", "predict_rebalance": ".streams.replay",
     "sticky_prediction": ".streams.replay", "streams_configs": ".streams.replay",
@@ -70,6 +71,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the s
     from .config_defs import (GROUP_SETTINGS as GROUP_SETTINGS, ConfigKey as ConfigKey, config_key as config_key,
                               default_of as default_of, read_config_defs as read_config_defs,
                               setting_defs as setting_defs, write_cache as write_cache)
+    from .connect.logs import assignment_lines as assignment_lines
     from .connect.scenarios import (connectors_added as connectors_added, worker_bounced as worker_bounced)
     from .connect.workers import (CONNECT_BROKER_CONFIG as CONNECT_BROKER_CONFIG,
                                   ConnectDistributedCluster as ConnectDistributedCluster)
@@ -89,7 +91,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the s
     from .share import (SHARE_BROKER_CONFIG as SHARE_BROKER_CONFIG, ShareRule as ShareRule, ShareRun as ShareRun,
                         outcome_table as outcome_table, predict_outcomes as predict_outcomes,
                         run_share_group as run_share_group, share_rule as share_rule, share_summary as share_summary)
-    from .streams.assignor_log import (StreamsRebalance as StreamsRebalance, parse_rebalances as parse_rebalances)
+    from .streams.assignor_log import (StreamsRebalance as StreamsRebalance, parse_rebalances as parse_rebalances,
+                                       probing_lines as probing_lines)
     from .streams.instances import (STREAMS_SETTINGS as STREAMS_SETTINGS, StreamsInstances as StreamsInstances)
     from .streams.replay import (compare_rebalance as compare_rebalance, predict_rebalance as predict_rebalance,
                                  sticky_prediction as sticky_prediction, streams_configs as streams_configs)

@@ -6,7 +6,8 @@ from the scenario's ``config``), its topics, and one JVM per member process runn
 release, subscribed with a rebalance listener that records every callback.  The events are played on the wall
 clock, 1:1: ``join`` sends the member's JVM its start command, ``leave`` makes it call ``close()``, ``crash``
 kills its JVM with SIGKILL (no LeaveGroup, no more heartbeats: the coordinator finds out at the session
-timeout, as when a process dies), ``restart`` closes it (as ``leave``) and, once ``close()`` has returned (and the event's ``down_ms`` later), starts
+timeout, as when a process dies), ``subscribe`` makes it call ``subscribe(topics)`` again with the event's
+topics (a subscription change), ``restart`` closes it (as ``leave``) and, once ``close()`` has returned (and the event's ``down_ms`` later), starts
 a new consumer with the same ``client.id`` and ``group.instance.id`` in a fresh JVM.  Every JVM is started and
 warm before the scenario's clock starts, so a join is not delayed by the JVM's start.
 
@@ -56,7 +57,7 @@ from ..validation import require
 from ..simulate import MemberInput, SimulationInput, kind_compute, parse_scenario
 from ..vectors import Line, compute_lines
 from .consumer_records import ConsumerRun, classic_rebalances, kip848_rebalances, summary
-from .jsonlines import ConsumerRecord, ConsumerStart
+from .jsonlines import ConsumerRecord, ConsumerStart, Subscribe
 from .jsonlines_jvm import JsonLinesJvm, pause
 
 __all__ = ["MAIN_CLASS", "run_scenario", "member_settings", "simulate_lines_on_kafka", "check_runnable", "broker_config_for",
@@ -251,6 +252,11 @@ class _Player:
                 start(e.member)
             elif e.op == "leave":
                 close(e.member, wait=False)
+            elif e.op == "subscribe":
+                running = current[e.member]
+                if running is not None:
+                    change: Subscribe = {"op": "subscribe", "member": e.member, "topics": list(e.topics)}
+                    running.send(change)
             elif e.op == "crash":
                 victim = current[e.member]
                 if victim is not None:

@@ -27,6 +27,7 @@ op                 by   fields                                                  
 ``warm``           CS   bootstrap?                                                       ``warmed``
 ``create_topics``  CSK  bootstrap, topics {name: partitions}, group?, group_config? (S)  ``topics_created`` (topic_ids)
 ``start``          C    member, topics, props, revoke_ms?, batch_ms?                     ``started``, callbacks, ``assignor``
+``subscribe``      C    member, topics                                                   ``subscribed`` (topics)
 ``leave``          CS   member                                                           ``closing``, ``closed``
 ``observe``        C    bootstrap, group, topics, interval_ms?                           ``topic_ids``, ``group`` records
 ``metrics``        C    member                                                           ``metrics`` (values, groups)
@@ -52,7 +53,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, TypedDict, Union
 
-__all__ = ["AnyCommand", "Command", "Warm", "CreateTopics", "ConsumerStart", "Observe", "ShareStart", "Produce",
+__all__ = ["AnyCommand", "Command", "Warm", "CreateTopics", "ConsumerStart", "Subscribe", "Observe", "ShareStart", "Produce",
            "GroupCommand", "StreamsStart", "Record", "SubscriptionRecord", "ConsumerGroupMember", "ConsumerRecord",
            "ShareGroupMember", "ShareRecord", "StreamsTasks", "StreamsGroupMember", "StreamsRecord"]
 
@@ -92,6 +93,13 @@ class ConsumerStart(Command, total=False):
     props: Dict[str, str]
     revoke_ms: int
     batch_ms: int
+
+
+class Subscribe(Command, total=False):
+    """``subscribe`` (C): the running consumer ``member`` subscribes to ``topics`` instead, on its own thread
+    before its next ``poll``."""
+
+    topics: List[str]
 
 
 class Observe(Command, total=False):
@@ -286,4 +294,4 @@ class StreamsRecord(Record, total=False):
 
 
 #: any command of the table
-AnyCommand = Union[Command, Warm, CreateTopics, ConsumerStart, Observe, ShareStart, Produce, GroupCommand, StreamsStart]
+AnyCommand = Union[Command, Warm, CreateTopics, ConsumerStart, Subscribe, Observe, ShareStart, Produce, GroupCommand, StreamsStart]

@@ -15,7 +15,8 @@ before 4.0) and not yet checked against a running Kafka.
   the ownership ledger and ``RebalanceMetrics`` of :mod:`rebalance.protocol.ledger`;
 * :func:`compare_protocols` -- the same scenarios under classic eager, classic cooperative and KIP-848;
   :func:`slow_member` one slow member while another joins, on the simulators and on a real broker;
-  :func:`join_storm` many members joining within seconds;
+  :func:`join_storm` many members joining within seconds, :func:`rolling_restart` a rolling restart of
+  dynamic members, each on the simulators and, if asked, on a real broker;
 * :mod:`.migration` -- moving a running group between the protocols: :class:`ConsumerGroupMigrationPolicy`,
   :func:`online_migration_scenario` and :func:`migration_steps`.
 """
@@ -32,7 +33,8 @@ _EXPORTS = {
     "assignor_for": ".assignor",
     "compare_protocols": ".compare", "join_at_scale": ".compare", "phase_sweep": ".compare",
     "processing_sensitivity": ".compare", "slow_member": ".compare", "slow_member_scenarios": ".compare",
-    "slow_member_sweep": ".compare", "join_storm": ".compare", "join_storm_scenarios": ".compare", "rebuild_ranking": ".compare", "rebuild_break_even": ".compare",
+    "slow_member_sweep": ".compare", "join_storm": ".compare", "join_storm_scenarios": ".compare", "restart_and_storm": ".compare", "rolling_restart": ".compare",
+    "rolling_restart_scenarios": ".compare", "rebuild_ranking": ".compare", "rebuild_break_even": ".compare",
     "REBUILD_PROTOCOLS": ".compare",
     "SLOW_MEMBER_PROTOCOLS": ".compare",
     "BROKER_BOUNDS_MS": ".config", "KIP848Config": ".config", "group_config": ".config",
@@ -57,7 +59,9 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the s
                           slow_member_scenarios as slow_member_scenarios, slow_member_sweep as slow_member_sweep,
                           rebuild_ranking as rebuild_ranking, rebuild_break_even as rebuild_break_even,
                           REBUILD_PROTOCOLS as REBUILD_PROTOCOLS, join_storm as join_storm,
-                          join_storm_scenarios as join_storm_scenarios)
+                          join_storm_scenarios as join_storm_scenarios, restart_and_storm as restart_and_storm,
+                          rolling_restart as rolling_restart,
+                          rolling_restart_scenarios as rolling_restart_scenarios)
     from .config import (BROKER_BOUNDS_MS as BROKER_BOUNDS_MS, KIP848Config as KIP848Config,
                          group_config as group_config)
     from .group import (GroupResult as GroupResult, TopicCatalog as TopicCatalog, assign_group as assign_group,

@@ -31,7 +31,8 @@ from .config import KIP848Config
 from .scenarios import simulate
 
 __all__ = ["compare_protocols", "phase_sweep", "processing_sensitivity", "join_at_scale", "scale_group",
-           "slow_member_scenarios", "slow_member", "slow_member_sweep", "join_storm_scenarios", "join_storm", "rebuild_ranking",
+           "slow_member_scenarios", "slow_member", "slow_member_sweep", "join_storm_scenarios", "join_storm",
+           "rolling_restart_scenarios", "rolling_restart", "restart_and_storm", "side_by_side_on_kafka", "ROLL_START_MS", "rebuild_ranking",
            "rebuild_break_even", "PROTOCOLS", "REBUILD_PROTOCOLS", "SENSITIVITY_PROTOCOLS", "SLOW_MEMBER_PROTOCOLS"]
 
 #: (label, classic rebalance protocol or None for KIP-848, assignor)
@@ -299,17 +300,26 @@ def slow_member(batch_ms: int = 8_000, *, on_kafka: bool = False, cluster: Optio
     rows = [_slow_row("simulator", s["id"], simulate_scenario(s).summary()) for s in scenarios]
     if not on_kafka:
         return rows
+    real = side_by_side_on_kafka(scenarios, cluster)
+    return rows + [_slow_row("Kafka broker", s["id"], summary) for s, summary in zip(scenarios, real)]
+
+
+def side_by_side_on_kafka(scenarios: Sequence[Mapping[str, Any]], cluster: Optional[Any] = None
+                          ) -> List[Dict[str, Any]]:
+    """The summary line of each of ``scenarios`` played by real consumers on a real broker
+    (:func:`rebalance.kafka.run_scenario`), all at once in threads (each has a group and a topic of its own), on
+    ``cluster`` if given -- its broker settings must be :func:`rebalance.kafka.broker_config_for` the scenarios'
+    -- else on a one-broker cluster started for them and stopped after."""
     import contextlib
+    from concurrent.futures import ThreadPoolExecutor
 
     from ..kafka import KafkaCluster, broker_config_for, run_scenario
 
-    from concurrent.futures import ThreadPoolExecutor
-
     started = KafkaCluster(brokers=1, broker_config=broker_config_for(scenarios)) if cluster is None else None
     with (started if started is not None else contextlib.nullcontext(cluster)) as kafka:
-        with ThreadPoolExecutor(len(scenarios)) as pool:  # side by side: each has its own group and topic
+        with ThreadPoolExecutor(len(scenarios)) as pool:
             real = list(pool.map(lambda s: run_scenario(s, cluster=kafka), scenarios))
-    return rows + [_slow_row("Kafka broker", s["id"], lines[-1]["summary"]) for s, lines in zip(scenarios, real)]
+    return [lines[-1]["summary"] for lines in real]
 
 
 def slow_member_sweep(batch_ms: Sequence[int] = (500, 2_000, 5_000, 8_000, 9_500), phases: int = 4,
@@ -384,28 +394,106 @@ def join_storm_scenarios(joining: int = 9, *, members: int = 3, partitions: int 
             for label, protocol, assignor in SLOW_MEMBER_PROTOCOLS]
 
 
-def join_storm(joining: int = 9, **kwargs: Any) -> List[Dict[str, Any]]:
-    """:func:`join_storm_scenarios` (``kwargs`` are its other parameters) run by ``simulate``.  One row per
-    protocol: the rebalances completed, the partitions moved, how long from the first join until every new member
-    held its last partition (``None``: some new member got none in the run), the members whose processing
-    stopped, ``processing_stopped_member_seconds`` and ``unowned_partition_seconds``.
+def _storm_row(where: str, s: Mapping[str, Any], summary: Mapping[str, Any]) -> Dict[str, Any]:
+    waits = summary["join_waits_ms"]
+    first = min(e["at_ms"] for e in s["events"])
+    done = (None if any(w is None for w in waits.values()) else
+            round(max(e["at_ms"] + waits[e["member"]] for e in s["events"]) / 1000 - first / 1000, 3))
+    return {"where": where, "protocol": s["id"], "rebalances": summary["rebalances"],
+            "moved_partitions": summary["moved_partitions"], "all new members served after (s)": done,
+            "members stopped": summary["members_stopped"],
+            "processing_stopped_member_seconds": summary["processing_stopped_member_seconds"],
+            "unowned_partition_seconds": summary["unowned_partition_seconds"]}
+
+
+def join_storm(joining: int = 9, *, on_kafka: bool = False, cluster: Optional[Any] = None,
+               **kwargs: Any) -> List[Dict[str, Any]]:
+    """:func:`join_storm_scenarios` (``kwargs`` are its other parameters) run by ``simulate``, and with
+    ``on_kafka`` also by real consumers on a real broker, side by side (:func:`side_by_side_on_kafka`, on
+    ``cluster`` if given).  One row per run and protocol: where it ran, the rebalances completed, the partitions
+    moved, how long from the first join until every new member held its last partition (``None``: some new
+    member got none in the run), the members whose processing stopped, ``processing_stopped_member_seconds`` and
+    ``unowned_partition_seconds``.
+
+    Defined in chapter 18, *Moving to KIP-848*."""
+    return restart_and_storm(on_kafka=on_kafka, cluster=cluster, restart=None,
+                             storm=dict(kwargs, joining=joining))["join storm"]
+
+
+#: when a rolling restart starts: after the group has formed
+ROLL_START_MS = 8_000
+
+
+def rolling_restart_scenarios(members: int = 3, *, partitions: int = 12, gap_ms: int = 12_000,
+                              down_ms: int = 5_000, settle_ms: int = 12_000, start_ms: int = ROLL_START_MS
+                              ) -> List[Dict[str, Any]]:
+    """The ``simulate`` scenarios of a rolling restart of dynamic members, one per :data:`SLOW_MEMBER_PROTOCOLS`
+    (each protocol's default assignor): ``members`` consumers read a topic of ``partitions`` partitions (named
+    ``roll-<protocol>``); from ``start_ms`` on, every ``gap_ms``, one member after the other is closed and its
+    new process starts ``down_ms`` after the close (``restart``).  The summaries count from the first restart to
+    ``settle_ms`` after the last process came back, with the stop measures (no rebuild cost).  Everything else
+    is Kafka's default.  With the defaults each bounce has settled before the next (under eager and KIP-848 the
+    simulators give the figures of bounces 30 s apart), and a run on a real broker takes under a minute.
+
+    Defined in chapter 18, *Moving to KIP-848*."""
+    for value, field, least in ((gap_ms, "gap_ms", 0), (down_ms, "down_ms", 0), (settle_ms, "settle_ms", 1),
+                                (start_ms, "start_ms", 0)):
+        _ms(value, field, least)
+    for value, field in ((members, "members"), (partitions, "partitions")):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise InputError(field, f"must be a whole number >= 1, got {value!r}")
+    group = [{"id": f"c{i + 1}"} for i in range(members)]
+    events = [{"at_ms": start_ms + i * gap_ms, "op": "restart", "member": m["id"], "down_ms": down_ms}
+              for i, m in enumerate(group)]
+    until = start_ms + (members - 1) * gap_ms + down_ms + settle_ms
+    return [{"id": label, "protocol": protocol, "assignor": assignor, "topics": {f"roll-{protocol}": partitions},
+             "members": group, "events": events, "until_ms": until, "measure_from_ms": start_ms,
+             "rebuild_ms_per_partition": 0}
+            for label, protocol, assignor in SLOW_MEMBER_PROTOCOLS]
+
+
+def _roll_row(where: str, s: Mapping[str, Any], summary: Mapping[str, Any]) -> Dict[str, Any]:
+    return {"where": where, "protocol": s["id"], "rebalances": summary["rebalances"],
+            "moved_partitions": summary["moved_partitions"], "partitions_stopped": summary["partitions_stopped"],
+            "unowned_partition_seconds": summary["unowned_partition_seconds"]}
+
+
+def rolling_restart(members: int = 3, *, on_kafka: bool = False, cluster: Optional[Any] = None,
+                    **kwargs: Any) -> List[Dict[str, Any]]:
+    """:func:`rolling_restart_scenarios` (``kwargs`` are its other parameters) run by ``simulate``, and with
+    ``on_kafka`` also by real consumers on a real broker, side by side (:func:`side_by_side_on_kafka`, on
+    ``cluster`` if given).  One row per run and protocol: where it ran, the rebalances completed, the partitions
+    moved, the partitions stopped (revoked or lost) and ``unowned_partition_seconds`` (a restarted member's
+    partitions stand unowned while its process is down, unless the group hands them on).
+
+    Defined in chapter 18, *Moving to KIP-848*."""
+    return restart_and_storm(on_kafka=on_kafka, cluster=cluster, restart=dict(kwargs, members=members),
+                             storm=None)["rolling restart"]
+
+
+def restart_and_storm(*, on_kafka: bool = False, cluster: Optional[Any] = None,
+                      restart: Optional[Mapping[str, Any]] = None, storm: Optional[Mapping[str, Any]] = None
+                      ) -> Dict[str, List[Dict[str, Any]]]:
+    """:func:`rolling_restart` with the parameters ``restart`` and :func:`join_storm` with the parameters
+    ``storm`` (``None``: that one is not run; ``{}``: its defaults), under ``"rolling restart"`` and
+    ``"join storm"``; with ``on_kafka`` their real runs all at once on one broker (:func:`side_by_side_on_kafka`:
+    six groups side by side, on ``cluster`` if given).
 
     Defined in chapter 18, *Moving to KIP-848*."""
     from ..simulate import simulate_scenario
 
-    rows = []
-    for s in join_storm_scenarios(joining, **kwargs):
-        summary = simulate_scenario(s).summary()
-        waits = summary["join_waits_ms"]
-        first = min(e["at_ms"] for e in s["events"])
-        done = (None if any(w is None for w in waits.values()) else
-                round(max(e["at_ms"] + waits[e["member"]] for e in s["events"]) / 1000 - first / 1000, 3))
-        rows.append({"protocol": s["id"], "rebalances": summary["rebalances"],
-                     "moved_partitions": summary["moved_partitions"], "all new members served after (s)": done,
-                     "members stopped": summary["members_stopped"],
-                     "processing_stopped_member_seconds": summary["processing_stopped_member_seconds"],
-                     "unowned_partition_seconds": summary["unowned_partition_seconds"]})
-    return rows
+    parts = []
+    if restart is not None:
+        parts.append(("rolling restart", rolling_restart_scenarios(**restart), _roll_row))
+    if storm is not None:
+        parts.append(("join storm", join_storm_scenarios(**storm), _storm_row))
+    out = {name: [row("simulator", s, simulate_scenario(s).summary()) for s in scenarios]
+           for name, scenarios, row in parts}
+    if on_kafka and parts:
+        summaries = iter(side_by_side_on_kafka([s for _, scenarios, _ in parts for s in scenarios], cluster))
+        for name, scenarios, row in parts:
+            out[name] += [row("Kafka broker", s, next(summaries)) for s in scenarios]
+    return out
 
 
 #: the ways of running a group :func:`rebuild_ranking` ranks: :data:`SENSITIVITY_PROTOCOLS` and eager with

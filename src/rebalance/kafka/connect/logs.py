@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Tuple
 
-__all__ = ["RealRound", "WorkerAssignment", "parse_rounds", "task_key"]
+__all__ = ["RealRound", "WorkerAssignment", "assignment_lines", "parse_rounds", "task_key"]
 
 
 @dataclass
@@ -129,3 +129,32 @@ def parse_rounds(logs: Mapping[str, str], names_by_url: Optional[Mapping[str, st
             r.time = max(r.time, stamp)
             r.first_time = min(r.first_time, stamp) if r.first_time else stamp
     return [rounds[g] for g in sorted(rounds)]
+
+
+_WORKER_ID = re.compile(r"connect-127\.0\.0\.1:\d+(?:-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})?")
+_GROUP_ID = re.compile(r"groupId=[^\],\s]+")
+_URL = re.compile(r"http://127\.0\.0\.1:\d+/")
+_NUMBERS = re.compile(r"\b(generation |offset=|delay=|rebalance delay: )(-?\d+)")
+_LOGGER = re.compile(r"\((?:[a-z]\w*\.)+(\w+)(?::\d+)?\)$")
+
+
+def assignment_lines(text: str, leader: str = "w1", delayed_only: bool = False) -> List[str]:
+    """A worker's log's "Joined group at generation" lines (``DistributedHerder`` 4.3.1), made printable the same
+    on every run: without the time, the worker's client id and member ids as ``<worker>`` (its own) or
+    ``<leader>`` (the leader's, named ``leader``), the group id as ``<group>``, the leader's URL as ``<url>``, and
+    the generation, offset and delays as ``N`` (a delay that is not 0: ``D``), the logger as its class name.
+    ``delayed_only``: only the lines whose assignment carries a delay."""
+    out = []
+    for line in text.splitlines():
+        m = _JOINED.match(line)
+        if m is None or (delayed_only and int(m.group("delay")) == 0):
+            continue
+        message = line[line.index("INFO ") + len("INFO "):]
+        leader_id = m.group("leader")
+        message = message.replace(leader_id, "<leader>")
+        message = _WORKER_ID.sub("<worker>", _GROUP_ID.sub("groupId=<group>", message))
+        message = _URL.sub(f"<url of {leader}>", message)
+        message = _NUMBERS.sub(lambda n: n.group(1) + ("D" if "delay" in n.group(1) and n.group(2) != "0" else
+                                                      "0" if "delay" in n.group(1) else "N"), message)
+        out.append(_LOGGER.sub(lambda n: f"({n.group(1)})", message))
+    return out

@@ -18,7 +18,7 @@ from typing import Dict, List, Optional, Tuple, TypedDict
 
 from ...streams import ProcessId, TaskId
 
-__all__ = ["StreamsRebalance", "LoggedClient", "parse_rebalances"]
+__all__ = ["StreamsRebalance", "LoggedClient", "parse_rebalances", "probing_lines"]
 
 _ENTRY = re.compile(r"^\[(\d{4}-\d\d-\d\d [\d:,]+)\] (\w+) ", re.M)
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
@@ -141,4 +141,27 @@ def parse_rebalances(log: str) -> List[StreamsRebalance]:
                                             current.stateful, current.stateless, current.assignment,
                                             current.probing, current.immediate, stamp.group(1) if stamp else ""))
             current = None
+    return out
+
+
+_PROBING = ("to probe for caught-up replica tasks", "Requested to schedule next probing rebalance")
+_INSTANCE = re.compile(r"\b(?:i\d+|[\w.-]+?)-StreamThread-(\d+)-consumer(?:-" + _UUID + r")?")
+_WHEN = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} Z")
+_LOGGER = re.compile(r"\((?:[a-z]\w*\.)+(\w+)\)$")
+
+
+def probing_lines(log: str) -> List[str]:
+    """The group leader's lines about a probing rebalance in a Streams JVM's log ("Requesting followup rebalance
+    be scheduled by {} for {} to probe for caught-up replica tasks.", "Requested to schedule next probing
+    rebalance at {} to try for a more balanced assignment."; ``StreamsPartitionAssignor`` 4.3.1), made printable
+    the same on every run: without the entry's time, the leader's consumer client id as
+    ``<leader>-StreamThread-N-consumer``, the time the probe is due as ``<time>``, the logger as its class name."""
+    out = []
+    for m in _ENTRY.finditer(log):
+        end = log.find("\n", m.end())
+        line = log[m.end():end if end >= 0 else len(log)]
+        if not any(p in line for p in _PROBING):
+            continue
+        line = _INSTANCE.sub(lambda n: f"<leader>-StreamThread-{n.group(1)}-consumer", line)
+        out.append(f"{m.group(2)} " + _LOGGER.sub(lambda n: f"({n.group(1)})", _WHEN.sub("<time>", line)))
     return out

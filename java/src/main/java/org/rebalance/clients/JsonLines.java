@@ -58,6 +58,8 @@ import org.apache.kafka.common.TopicPartition;
  *   {@code member_id} (member_id, generation) once {@code groupMetadata().memberId()} is set and at every change,
  *   {@code assigned}/{@code revoked}/{@code lost} (partitions, generation, member_id), {@code assignor} (the
  *   leader's RecordingAssignor)</td></tr>
+ *   <tr><td>subscribe</td><td>C</td><td>member, topics [..]</td><td>{@code subscribed} (topics), once the member's
+ *   thread called {@code subscribe(topics, listener)} again (before its next poll)</td></tr>
  *   <tr><td>leave</td><td>C S</td><td>member</td><td>{@code closing}, {@code closed}</td></tr>
  *   <tr><td>observe</td><td>C</td><td>bootstrap, group, topics [..], interval_ms?</td><td>{@code topic_ids}
  *   (ids), then {@code group} (state, type, group_epoch, target_epoch, members) at every change</td></tr>

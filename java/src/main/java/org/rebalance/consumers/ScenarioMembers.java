@@ -35,13 +35,16 @@ import org.rebalance.clients.JsonLines;
 /**
  * A scenario's consumers as real {@link KafkaConsumer}s, one client per {@code member}, driven through
  * {@link JsonLines} (the protocol and its table of commands and records are there): {@code warm},
- * {@code create_topics}, {@code start}, {@code leave}, {@code observe}, {@code metrics}.
+ * {@code create_topics}, {@code start}, {@code subscribe}, {@code leave}, {@code observe}, {@code metrics}.
  *
  * <ul>
  *   <li>{@code start} -- a consumer thread: {@code new KafkaConsumer(props)} (client.id = the member), {@code
  *   subscribe(topics, listener)}, then {@code poll(100 ms)} and {@code batch_ms} of simulated work per loop; the
  *   listener sleeps {@code revoke_ms} in {@code onPartitionsRevoked} when it gives up partitions (the
  *   application's commit);</li>
+ *   <li>{@code subscribe} -- {@code subscribe(topics, listener)} again, with new {@code topics}, on that consumer's
+ *   thread before its next {@code poll}: the subscription changes while the member runs (a classic member rejoins
+ *   with the client reason "subscription has changed"); answers {@code subscribed} (topics) once done;</li>
  *   <li>{@code leave} -- {@code close()} on that consumer's thread;</li>
  *   <li>{@code metrics} -- the values of the consumer's rebalance and poll metrics ({@link #METRICS}) as its
  *   {@code KafkaConsumer.metrics()} holds them now: a {@code metrics} record ({@code values} {name: value},
@@ -81,6 +84,8 @@ public final class ScenarioMembers {
         final Properties props;
         final long revokeMs, batchMs;
         volatile boolean leave;
+        /** the topics of a {@code subscribe} command not yet carried out by the member's thread, or {@code null} */
+        volatile List<String> resubscribe;
         /** the last member id a {@code member_id} record named (only the member's thread reads it) */
         String lastMemberId = "";
         KafkaConsumer<byte[], byte[]> consumer;
@@ -148,6 +153,14 @@ public final class ScenarioMembers {
                 consumer.subscribe(topics, this);
                 emit(record(name, "started"));
                 while (!leave) {
+                    List<String> next = resubscribe;
+                    if (next != null) {
+                        resubscribe = null;
+                        consumer.subscribe(next, this);
+                        ObjectNode r = record(name, "subscribed");
+                        r.set("topics", topicsNode(next));
+                        emit(r);
+                    }
                     consumer.poll(Duration.ofMillis(100));
                     memberId();
                     if (batchMs > 0 && !leave) sleep(batchMs);
@@ -160,6 +173,12 @@ public final class ScenarioMembers {
                 clientError(name, "consumer", e);
             }
         }
+    }
+
+    static ArrayNode topicsNode(List<String> topics) {
+        ArrayNode a = JsonLines.JSON.createArrayNode();
+        for (String topic : topics) a.add(topic);
+        return a;
     }
 
     static void observe(JsonNode cmd) {
@@ -257,6 +276,7 @@ public final class ScenarioMembers {
         commands.put("warm", ScenarioMembers::warm);
         commands.put("create_topics", ScenarioMembers::createTopics);
         commands.put("start", ScenarioMembers::start);
+        commands.put("subscribe", ScenarioMembers::subscribe);
         commands.put("leave", ScenarioMembers::leave);
         commands.put("observe", ScenarioMembers::observe);
         commands.put("metrics", ScenarioMembers::metrics);
@@ -272,6 +292,14 @@ public final class ScenarioMembers {
             JsonLines.optionalLong(cmd, "batch_ms", 0));
         MEMBERS.put(name, m);
         new Thread(m, "member-" + name).start();
+    }
+
+    static void subscribe(JsonNode cmd) {
+        String name = JsonLines.member(cmd);
+        List<String> topics = texts(cmd, "topics");
+        Member m = MEMBERS.get(name);
+        if (m == null) throw new JsonLines.BadField("member", "no member " + name + " was started in this JVM");
+        m.resubscribe = topics;
     }
 
     static void leave(JsonNode cmd) {
