@@ -53,10 +53,11 @@ AGREEMENT: dict[str, tuple[str, ...]] = {
     "Kafka's consumers on a real broker (run_scenario, on_both)": (r"\b(?:run_scenario|on_both)\(",),
     "a prediction set against a real run": (r"\bpredicted\b|\breal_summary\b",),
     "FindCoordinator on a real cluster": (r"\bcompare_coordinators\b",),
-    "a real Connect cluster's rounds": (r"\bcompare_rounds\b|\bConnectDistributedCluster\(",),
+    "a real Connect cluster's rounds": (r"\bcompare_rounds\b|\bConnectDistributedCluster\(|\brun_connect_scenario\(",),
     "a real Kafka cluster": (r"\bKafkaCluster\(",),
     "a real controller's placements": (r"\bcontroller_placements\(|\bgoodness_of_fit\(|\boutcome_distribution\(",),
-    "a real share or streams group": (r"\b(?:run_share_group|scale_out_and_in|predict_rebalance)\(",),
+    "a real share or streams group": (
+        r"\b(?:run_share_group|scale_out_and_in|predict_rebalance|run_share_scenario|run_streams_scenario)\(",),
     "the conformance vectors": (r"\bconform\b|\bVECTOR_CASES\b",),
     "a table of checks (holds)": (r"[\"']holds[\"']",),
     "an agreement verdict": (r"\[[\"']agree[\"']\]|\.agree\b|\bagree\s*=(?!=)|\[[\"']replayed[\"']\]|\.replayed\b"

@@ -310,6 +310,8 @@ DEFINED_IN = {
  "rebalance.streams.client.high_availability_task_assignor.HighAvailabilityTaskAssignor": 15,
  "rebalance.streams.coordinator.sticky_task_assignor.StickyTaskAssignor": 15,
  "rebalance.streams.client.experiment.probing_rounds": 15, "rebalance.kafka.streams.scale_out_and_in": 15,
+ "rebalance.connect.simulate.simulate_connect": 11, "rebalance.share.simulate.simulate_share": 14,
+ "rebalance.streams.simulate.simulate_streams": 15,
  "rebalance.timeouts.rules.Broken": 17, "rebalance.timeouts.deployments.recommend": 17,
  "rebalance.timeouts.runs.stall_run": 17, "rebalance.kafka.config_defs.setting_defs": 17,
 }

@@ -318,6 +318,11 @@ CLAIMS = [
           lambda o: (_find(r"partitions per member: \[([\d, ]+)\]", o, str)[0].split(", ").count("2"),)),
     Claim("14-share-groups", "ex-share-2", r"Both are delivered (five) times",
           lambda o: (_uniform(_all(r": (\d+) deliveries", o, int)),)),
+    # chapters 11 and 14, the exercises on simulate: a restart past the delay; a crash under the default lock
+    Claim("11-kafka-connect", "ex-connect-6", r"so the leader revokes (two) tasks from it",
+          lambda o: (_find(r"'revoked': (\d+)", o, int)[0],)),
+    Claim("14-share-groups", "ex-share-3", r"Still (\d+) records are delivered once and (\d+) twice",
+          lambda o: (int(_row(o, "delivered once")[0]), int(_row(o, "delivered twice")[0]))),
 ]
 
 

@@ -510,7 +510,9 @@ class _Run:
 
 def simulate_connect(scenario: object) -> List[JsonRecord]:
     """Run a ``kind: connect`` scenario (its JSON object or a :class:`ConnectScenario`) to ``until_ms``: its
-    rebalance lines (:func:`rebalance_row`), then ``{"summary": ...}`` (:func:`connect_summary`)."""
+    rebalance lines (:func:`rebalance_row`), then ``{"summary": ...}`` (:func:`connect_summary`).
+
+    Defined in chapter 11, *Kafka Connect: from stop-the-world to incremental*."""
     s = scenario if isinstance(scenario, ConnectScenario) else parse_connect_scenario(scenario)
     rows = _Run(s).run()
     return rows + [{"summary": connect_summary(rows, s.connect_protocol == "eager")}]

@@ -44,6 +44,8 @@ _EXPORTS = {
     "default_of": ".config_defs", "read_config_defs": ".config_defs", "setting_defs": ".config_defs",
     "write_cache": ".config_defs",
     "assignment_lines": ".connect.logs", "connectors_added": ".connect.scenarios", "worker_bounced": ".connect.scenarios",
+    "run_connect_scenario": ".connect.simulate", "run_share_scenario": ".share_scenarios",
+    "run_streams_scenario": ".streams.simulate",
     "CONNECT_BROKER_CONFIG": ".connect.workers", "ConnectDistributedCluster": ".connect.workers",
     "broker_config_for": ".consumers", "run_scenario": ".consumers", "simulate_lines_on_kafka": ".consumers",
     "cluster_leaders": ".coordinators", "describe_group": ".group_command", "normalise_rows": ".group_command",
@@ -73,6 +75,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the s
                               setting_defs as setting_defs, write_cache as write_cache)
     from .connect.logs import assignment_lines as assignment_lines
     from .connect.scenarios import (connectors_added as connectors_added, worker_bounced as worker_bounced)
+    from .connect.simulate import run_connect_scenario as run_connect_scenario
     from .connect.workers import (CONNECT_BROKER_CONFIG as CONNECT_BROKER_CONFIG,
                                   ConnectDistributedCluster as ConnectDistributedCluster)
     from .consumers import (broker_config_for as broker_config_for, run_scenario as run_scenario,
@@ -91,11 +94,13 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the s
     from .share import (SHARE_BROKER_CONFIG as SHARE_BROKER_CONFIG, ShareRule as ShareRule, ShareRun as ShareRun,
                         outcome_table as outcome_table, predict_outcomes as predict_outcomes,
                         run_share_group as run_share_group, share_rule as share_rule, share_summary as share_summary)
+    from .share_scenarios import run_share_scenario as run_share_scenario
     from .streams.assignor_log import (StreamsRebalance as StreamsRebalance, parse_rebalances as parse_rebalances,
                                        probing_lines as probing_lines)
     from .streams.instances import (STREAMS_SETTINGS as STREAMS_SETTINGS, StreamsInstances as StreamsInstances)
     from .streams.replay import (compare_rebalance as compare_rebalance, predict_rebalance as predict_rebalance,
                                  sticky_prediction as sticky_prediction, streams_configs as streams_configs)
+    from .streams.simulate import run_streams_scenario as run_streams_scenario
     from .streams.scenarios import (STREAMS_BROKER_CONFIG as STREAMS_BROKER_CONFIG,
                                     STREAMS_GROUP_SETTINGS as STREAMS_GROUP_SETTINGS,
                                     StreamsScenario as StreamsScenario, scale_out_and_in as scale_out_and_in)

@@ -16,6 +16,8 @@ decides which members fetch from which partitions, with a server-side assignor o
   :class:`RecordState` port Kafka's own classes;
 * :func:`deliveries` -- a share partition's deliveries under a :class:`ShareRule` of acknowledgement (members
   fetching in turn on a virtual clock), and :func:`outcomes`, each record's deliveries and final state;
+* :func:`simulate_share` -- ``simulate``'s ``kind: share`` (:mod:`.simulate`): members, crashes and records on a
+  clock;
 * :mod:`.vectors` -- the ``share`` conformance adapter; :mod:`.scenarios` -- the seeded generator of
   ``kafka-vectors/share_*.jsonl``.
 
@@ -37,6 +39,7 @@ _EXPORTS = {
     "DEFAULT_RECORD_LOCK_DURATION_MS": ".share_partition", "AcknowledgeType": ".share_partition",
     "DeliveryCountOps": ".share_partition", "InFlightState": ".share_partition", "RecordState": ".share_partition",
     "SharePartitionModel": ".share_partition",
+    "simulate_share": ".simulate",
     "SHARE_ASSIGNORS": ".simple", "ShareGroupPartitionAssignor": ".simple", "SimpleAssignor": ".simple",
     "share_assignor_for": ".simple",
     "assign_heterogeneous": ".simple_heterogeneous",
@@ -55,6 +58,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the s
                                   AcknowledgeType as AcknowledgeType, DeliveryCountOps as DeliveryCountOps,
                                   InFlightState as InFlightState, RecordState as RecordState,
                                   SharePartitionModel as SharePartitionModel)
+    from .simulate import simulate_share as simulate_share
     from .simple import (SHARE_ASSIGNORS as SHARE_ASSIGNORS,
                          ShareGroupPartitionAssignor as ShareGroupPartitionAssignor, SimpleAssignor as SimpleAssignor,
                          share_assignor_for as share_assignor_for)

@@ -543,7 +543,9 @@ class _ShareGroupRun:
 
 def simulate_share(value: object) -> List[JsonRecord]:
     """Run one ``kind: share`` scenario (a :class:`ShareScenario` or its JSON object): its completed assignment
-    changes, then ``{"summary": ...}`` (see the module docstring)."""
+    changes, then ``{"summary": ...}`` (see the module docstring).
+
+    Defined in chapter 14, *Share groups: queues for Kafka*."""
     s = value if isinstance(value, ShareScenario) else parse_share_scenario(value)
     run = _ShareGroupRun(s)
     run.run()

@@ -17,6 +17,8 @@ area, one subpackage for each:
   vectors ``streams_group``.
 * :mod:`rebalance.streams.priority_queue` -- what both sides share: ``java.util.PriorityQueue`` element for
   element (:class:`JavaPriorityQueue`), whose array decides ties in both assignors.
+* :mod:`rebalance.streams.simulate` -- ``simulate``'s ``kind: streams`` (:func:`simulate_streams`): an
+  application's rebalances on a virtual clock, through either side.
 
 Kafka has two ``TaskId`` classes, one per side, of different shapes: the client's
 ``org.apache.kafka.streams.processor.TaskId`` (an ``int`` subtopology, ``Integer.compare`` order) and the
@@ -44,7 +46,7 @@ _EXPORTS = {
     "MemberAssignment": ".coordinator", "ProcessState": ".coordinator", "StickyTaskAssignor": ".coordinator",
     "Subtopology": ".coordinator", "TASK_ASSIGNORS": ".coordinator", "TaskAssignor": ".coordinator",
     "Topology": ".coordinator", "TopologyDescriber": ".coordinator", "task_assignor_for": ".coordinator",
-    "JavaPriorityQueue": ".priority_queue",
+    "JavaPriorityQueue": ".priority_queue", "simulate_streams": ".simulate",
 }
 __all__ = sorted(_EXPORTS)
 
@@ -68,5 +70,6 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the s
                               TaskAssignor as TaskAssignor, Topology as Topology,
                               TopologyDescriber as TopologyDescriber, task_assignor_for as task_assignor_for)
     from .priority_queue import JavaPriorityQueue as JavaPriorityQueue
+    from .simulate import simulate_streams as simulate_streams
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

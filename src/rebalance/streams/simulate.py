@@ -544,7 +544,9 @@ class _StreamsRun:
 
 def simulate_streams(value: object) -> List[JsonRecord]:
     """Run one ``kind: streams`` scenario (a :class:`StreamsScenarioInput` or its JSON object): its completed
-    rebalances, then ``{"summary": ...}`` (see the module docstring)."""
+    rebalances, then ``{"summary": ...}`` (see the module docstring).
+
+    Defined in chapter 15, *Kafka Streams: who runs which task*."""
     s = value if isinstance(value, StreamsScenarioInput) else parse_streams_scenario(value)
     run = _StreamsRun(s)
     run.run()
