@@ -115,8 +115,9 @@ class Runner:
                                  start_new_session=True)
             with self.lock:
                 self.procs.append(p)
-            # wait4, not p.wait(): the CPU time of the job and of every process it waited for (JVMs, kernels,
-            # Spark, Chromium), which is what a 2-core machine runs out of
+            # wait4, not p.wait(): the CPU time of the job and of every descendant that was waited for (kernels,
+            # Chromium, most JVMs), which is what a 2-core machine runs out of.  A lower bound: a process left to
+            # exit on its own (PySpark's gateway JVM, ended when its kernel's pipe closes) is not counted.
             _, status, usage = os.wait4(p.pid, 0)
             p.returncode = rc = os.waitstatus_to_exitcode(status)
         with self.lock:
@@ -212,7 +213,8 @@ class Runner:
         TIMES.write_text(json.dumps({**old, **{n: round(s, 1) for n, s in self.seconds.items()}}, indent=1,
                                     sort_keys=True))
         cpu = {name: self.cpu.get(self.log_of(name).stem, 0.0) for name in order if name in self.rc}
-        print("\nCPU seconds by job (the job and every process it waited for), most first:")
+        print("\nCPU seconds by job (the job and every descendant waited for; a lower bound: PySpark's JVM and any "
+              "other process left to exit on its own is not counted), most first:")
         for name, seconds in sorted(cpu.items(), key=lambda kv: -kv[1]):
             print(f"  {seconds:7.0f}  {name}")
         print(f"  {sum(cpu.values()):7.0f}  in all")

@@ -3,7 +3,7 @@ kafka`` (:mod:`rebalance.kafka.streams.simulate`, real ``KafkaStreams`` instance
 protocol) set against the book's simulator (:mod:`rebalance.streams.simulate`).
 
 One scenario on one broker: two instances count 2000 records over four partitions, a third joins (warm-ups, a
-probing rebalance scheduled), one of the first two crashes (its session times out 6 s later).  Both sides use the
+probing rebalance scheduled), one of the first two crashes 11 s later (its session times out 6 s after).  Both sides use the
 same process ids (the driver writes them into the state directories), so the assignments compare exactly: every
 rebalance the leader logged must be replayed by the book's ``HighAvailabilityTaskAssignor``, and the rebalances must
 be the simulator's, assignment, warm-ups and follow-up alike (their times only roughly: a real instance's join
@@ -29,8 +29,8 @@ SCENARIO = {"id": "real-streams", "kind": "streams", "topics": {"words": 4}, "re
             "members": [{"id": "i1"}, {"id": "i2"}, {"id": "i3"}],
             "config": {"acceptable.recovery.lag": 100, "max.warmup.replicas": 2, "probing.rebalance.interval.ms": 60000,
                        "session.timeout.ms": 6000, "heartbeat.interval.ms": 1000},
-            "events": [{"at_ms": 3000, "op": "join", "member": "i3"}, {"at_ms": 8000, "op": "crash", "member": "i1"}],
-            "until_ms": 20000}
+            "events": [{"at_ms": 3000, "op": "join", "member": "i3"}, {"at_ms": 14000, "op": "crash", "member": "i1"}],
+            "until_ms": 26000}
 SAME = ("assignment", "warmups", "followup", "moved", "probing")
 
 
@@ -38,10 +38,20 @@ SAME = ("assignment", "warmups", "followup", "moved", "probing")
 @needs_java
 def test_a_streams_scenario_on_kafka_agrees_with_the_simulator():
     began = time.monotonic()
-    *real, summary = run_streams_scenario(SCENARIO)
     *model, model_summary = simulate_streams(SCENARIO)
-    assert real and all(r["replayed"] for r in real), real
-    assert [{k: r[k] for k in SAME} for r in real] == [{k: r[k] for k in SAME} for r in model], (real, model)
+
+    def same_lines(real):
+        return [{k: r[k] for k in SAME} for r in real] == [{k: r[k] for k in SAME} for r in model]
+
+    # once seen at a load average of 28: i3's JVM took so long to join that its rebalance came after i1's session
+    # had expired, which the model (at_ms 3000) cannot follow; the scenario is then run once more, and every real
+    # rebalance of both runs must be replayed
+    for attempt in range(2):
+        *real, summary = run_streams_scenario(SCENARIO)
+        assert real and all(r["replayed"] for r in real), real
+        if same_lines(real):
+            break
+    assert same_lines(real), (real, model)
     for r, m in zip(real[1:], model[1:]):  # after the start: a real join takes seconds on a loaded machine
         assert m["at_ms"] - 1000 <= r["at_ms"] <= m["at_ms"] + 6000, (real, model)
     s = summary["summary"]
@@ -49,4 +59,4 @@ def test_a_streams_scenario_on_kafka_agrees_with_the_simulator():
     same = [k for k in model_summary["summary"] if k != "generation"]  # the start may take the real group two
     assert {k: s[k] for k in same} == {k: model_summary["summary"][k] for k in same}
     assert not our_processes_mentioning(MAIN_CLASS)
-    assert time.monotonic() - began < 150
+    assert time.monotonic() - began < 300
