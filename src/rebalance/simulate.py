@@ -60,7 +60,7 @@ from .protocol.config import ProtocolConfig
 from .protocol.driver import CompletedRebalance, ConsumerGroupDriver
 from .protocol.ledger import OwnershipLedger, RebalanceMetrics, StopMeasures
 from .protocol.simulation import GroupSimulation
-from .validation import check_size, json_object, require, whole
+from .validation import check_member_lives, check_size, json_object, require, scenario_event, whole
 from .vectors import Line, compute_lines, parse_lines
 
 __all__ = ["PROTOCOLS", "GROUP_PROTOCOLS", "OPS", "play_scenario", "MemberInput", "EventInput", "SimulationInput", "CompletedRebalance",
@@ -344,11 +344,7 @@ def _events(value: object, members: Sequence[MemberInput], until_ms: int,
     events = []
     for i, e in enumerate(typing.cast(List[object], value)):
         f = f"events[{i}]"
-        e = json_object(e, EVENT_KEYS, f, "an event")
-        at = whole(e.get("at_ms"), f"{f}.at_ms")
-        require(at <= until_ms, f"{f}.at_ms", f"{at} is after until_ms ({until_ms})")
-        op = e.get("op")
-        require(op in OPS, f"{f}.op", f"must be one of {', '.join(OPS)}, got {op!r}")
+        e, at, op = scenario_event(e, EVENT_KEYS, f, OPS, until_ms)
         name = e.get("member")
         require(isinstance(name, str) and any(m.id == name for m in members), f"{f}.member",
                 f"{name!r} is not the id of one of the scenario's members")
@@ -367,18 +363,10 @@ def _events(value: object, members: Sequence[MemberInput], until_ms: int,
                         f"{topic!r} is not one of the scenario's topics ({', '.join(sorted(topics or {}))})")
             subs = tuple(typing.cast(List[str], raw))
             require(len(set(subs)) == len(subs), f"{f}.topics", "a topic is listed twice")
-        events.append((at, i, EventInput(at, typing.cast(str, op), typing.cast(str, name), down, subs)))
+        events.append((at, i, EventInput(at, op, typing.cast(str, name), down, subs)))
     events.sort(key=lambda x: (x[0], x[1]))
-    first: Dict[str, int] = {}
-    for _, i, e in events:
-        first.setdefault(e.member, i)
-        require(e.op != "join" or first[e.member] == i, f"events[{i}].op",
-                f"'join' must be {e.member!r}'s first event (a member without one starts at 0); use 'restart'")
-    running = {m.id: not any(e.member == m.id and e.op == "join" for _, _, e in events) for m in members}
-    for _, i, e in events:
-        require(e.op not in ("leave", "crash", "subscribe") or running[e.member], f"events[{i}].op",
-                f"{e.member!r} is not running at {e.at_ms} ms")
-        running[e.member] = e.op in ("join", "restart", "subscribe")
+    check_member_lives([(i, e) for _, i, e in events], (m.id for m in members),
+                       ("leave", "crash", "subscribe"), ("join", "restart", "subscribe"))
     return tuple(e for _, _, e in events)
 
 

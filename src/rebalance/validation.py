@@ -5,16 +5,19 @@
 * :func:`parse_dashed_id` -- Kafka's ``"<name>-<number>"`` form (``TopicPartition.toString``,
   ``ConnectorTaskId.toString``), split at the last ``-``;
 * :func:`check_size` and :data:`MAX_INPUT_CELLS` -- the size guard: an input over the limit is refused, naming
-  the count to reduce, before anything is allocated (``run --max-cells`` sets the limit).
+  the count to reduce, before anything is allocated (``run --max-cells`` sets the limit);
+* :func:`scenario_event` and :func:`check_member_lives` -- what every ``simulate`` kind's reader checks of an event:
+  its object, ``at_ms`` and ``op``; and the members' lives across the events in time order.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional, Sequence, TypeVar, cast
+from typing import Any, Dict, Iterable, Mapping, Optional, Protocol, Sequence, Tuple, TypeVar, cast
 
 from .errors import InputError
 from .java import INT_MAX
 
-__all__ = ["MAX_INPUT_CELLS", "check_size", "json_object", "one_of", "parse_dashed_id", "require", "whole"]
+__all__ = ["MAX_INPUT_CELLS", "MemberEvent", "check_member_lives", "check_size", "json_object", "one_of",
+           "parse_dashed_id", "require", "scenario_event", "whole"]
 
 
 def require(condition: bool, field: str, message: str) -> None:
@@ -93,3 +96,52 @@ def json_object(value: object, keys: Sequence[str], field: str, what: str) -> Ma
     for key in cast(Mapping[str, Any], value):
         require(key in keys, f"{field}.{key}" if field else str(key), f"unknown field; {what} has {', '.join(keys)}")
     return cast(Mapping[str, Any], value)
+
+
+def scenario_event(value: object, keys: Sequence[str], field: str, ops: Sequence[str], until_ms: int,
+                   maximum: Optional[int] = None) -> Tuple[Mapping[str, Any], int, str]:
+    """One event of a ``simulate`` scenario at ``field`` (``events[i]``): a JSON object with no other keys than
+    ``keys``, its ``at_ms`` a whole number (at most ``maximum`` when given) no later than ``until_ms``, its ``op`` one
+    of ``ops``; returns the object, ``at_ms`` and ``op``."""
+    obj = json_object(value, keys, field, "an event")
+    at = whole(obj.get("at_ms"), f"{field}.at_ms", 0, maximum)
+    require(at <= until_ms, f"{field}.at_ms", f"{at} is after until_ms ({until_ms})")
+    op = obj.get("op")
+    require(op in ops, f"{field}.op", f"must be one of {', '.join(ops)}, got {op!r}")
+    return obj, at, cast(str, op)
+
+
+class MemberEvent(Protocol):
+    """What :func:`check_member_lives` reads of an event (``member`` is ``None`` for one no member does)."""
+
+    @property
+    def at_ms(self) -> int: ...
+
+    @property
+    def op(self) -> str: ...
+
+    @property
+    def member(self) -> Optional[str]: ...
+
+
+def check_member_lives(events: Sequence[Tuple[int, MemberEvent]], members: Iterable[str],
+                       needs_running: Sequence[str] = ("leave", "crash"),
+                       keeps_running: Sequence[str] = ("join", "restart")) -> None:
+    """The members' lives across ``events`` ((index in the scenario, event), in time order): ``join`` only as a
+    member's first event (a member without one starts at 0); an op of ``needs_running`` only while the member runs;
+    after an op of ``keeps_running`` it runs, after any other it does not.  :class:`InputError` names
+    ``events[i].op`` of the first event (in time order) that breaks the first rule, else the second."""
+    first: Dict[str, int] = {}
+    for i, ev in events:
+        if ev.member is not None:
+            first.setdefault(ev.member, i)
+            require(ev.op != "join" or first[ev.member] == i, f"events[{i}].op",
+                    f"'join' must be {ev.member!r}'s first event (a member without one starts at 0); use 'restart'")
+    joins = {ev.member for _, ev in events if ev.op == "join"}
+    running = {m: m not in joins for m in members}
+    for i, ev in events:
+        if ev.member is None:
+            continue
+        require(ev.op not in needs_running or running[ev.member], f"events[{i}].op",
+                f"{ev.member!r} is not running at {ev.at_ms} ms")
+        running[ev.member] = ev.op in keeps_running

@@ -57,7 +57,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Typ
 from ..common import JsonRecord
 from ..errors import EventLimitError, InputError
 from ..java import INT_MAX
-from ..validation import check_size, json_object, require, whole
+from ..validation import check_size, json_object, require, scenario_event, whole
 from .cluster import ConnectCluster, Running, RoundResult
 from .incremental import DEFAULT_START_TIME_MS
 from .model import connector_key, task_key, task_str
@@ -170,11 +170,7 @@ def _events(value: object, members: Sequence[str], until_ms: int) -> Tuple[Conne
     raw: List[Tuple[int, int, ConnectEvent]] = []
     for i, e in enumerate(typing.cast(List[object], value)):
         f = f"events[{i}]"
-        e = json_object(e, EVENT_KEYS, f, "an event")
-        at = whole(e.get("at_ms"), f"{f}.at_ms", 0, INT_MAX)
-        require(at <= until_ms, f"{f}.at_ms", f"{at} is after until_ms ({until_ms})")
-        op = e.get("op")
-        require(op in CONNECT_OPS, f"{f}.op", f"must be one of {', '.join(CONNECT_OPS)}, got {op!r}")
+        e, at, op = scenario_event(e, EVENT_KEYS, f, CONNECT_OPS, until_ms, INT_MAX)
         worker_op = op in CONNECT_OPS[:4]
         for key in ("member", "down_ms") if not worker_op else ("connector", "tasks.max"):
             require(key not in e, f"{f}.{key}", f"{op!r} has no {key}")
@@ -186,7 +182,7 @@ def _events(value: object, members: Sequence[str], until_ms: int) -> Tuple[Conne
             if "down_ms" in e:
                 require(op == "restart", f"{f}.down_ms", f"only a 'restart' has a down time, not {op!r}")
                 down = whole(e.get("down_ms"), f"{f}.down_ms", 0, INT_MAX)
-            raw.append((at, i, ConnectEvent(at, typing.cast(str, op), typing.cast(str, name), down)))
+            raw.append((at, i, ConnectEvent(at, op, typing.cast(str, name), down)))
         else:
             conn = e.get("connector")
             require(isinstance(conn, str) and bool(CONNECTOR_NAME.match(conn)), f"{f}.connector",
@@ -196,7 +192,7 @@ def _events(value: object, members: Sequence[str], until_ms: int) -> Tuple[Conne
                 tasks = whole(e.get("tasks.max"), f"{f}.tasks.max", 1, 1000)
             else:
                 require("tasks.max" not in e, f"{f}.tasks.max", "only 'add_connector' has tasks.max")
-            raw.append((at, i, ConnectEvent(at, typing.cast(str, op), connector=typing.cast(str, conn),
+            raw.append((at, i, ConnectEvent(at, op, connector=typing.cast(str, conn),
                                             tasks_max=tasks)))
     raw.sort(key=lambda x: (x[0], x[1]))
     joins = {e.member for _, _, e in raw if e.op == "join"}

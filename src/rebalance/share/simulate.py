@@ -46,7 +46,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..common import JsonRecord
 from ..errors import EventLimitError, InputError, KafkaError
-from ..validation import check_size, json_object, require, whole
+from ..validation import check_member_lives, check_size, json_object, require, scenario_event, whole
 from .share_partition import (DEFAULT_DELIVERY_COUNT_LIMIT, DEFAULT_RECORD_LOCK_DURATION_MS, AcknowledgeType,
                               RecordState, SharePartitionModel)
 
@@ -173,11 +173,7 @@ def parse_share_scenario(value: object) -> ShareScenario:
     events: List[Tuple[int, int, ShareEvent]] = []
     for i, e in enumerate(typing.cast(List[object], raw_events)):
         f = f"events[{i}]"
-        obj = json_object(e, EVENT_KEYS, f, "an event")
-        at = whole(obj.get("at_ms"), f"{f}.at_ms")
-        require(at <= until_ms, f"{f}.at_ms", f"{at} is after until_ms ({until_ms})")
-        op = obj.get("op")
-        require(op in SHARE_OPS, f"{f}.op", f"must be one of {', '.join(SHARE_OPS)}, got {op!r}")
+        obj, at, op = scenario_event(e, EVENT_KEYS, f, SHARE_OPS, until_ms)
         if op == "produce":
             for key in ("member", "down_ms"):
                 require(key not in obj, f"{f}.{key}", "a 'produce' names a topic and a count, not a member")
@@ -202,21 +198,9 @@ def parse_share_scenario(value: object) -> ShareScenario:
         if "down_ms" in obj:
             require(op == "restart", f"{f}.down_ms", f"only a 'restart' has a down time, not {op!r}")
             down = whole(obj.get("down_ms"), f"{f}.down_ms")
-        events.append((at, i, ShareEvent(at, typing.cast(str, op), name, down)))
+        events.append((at, i, ShareEvent(at, op, name, down)))
     events.sort(key=lambda x: (x[0], x[1]))
-    first: Dict[str, int] = {}
-    for _, i, ev in events:
-        if ev.member is not None:
-            first.setdefault(ev.member, i)
-            require(ev.op != "join" or first[ev.member] == i, f"events[{i}].op",
-                    f"'join' must be {ev.member!r}'s first event (a member without one starts at 0); use 'restart'")
-    running = {m.id: not any(ev.member == m.id and ev.op == "join" for _, _, ev in events) for m in members}
-    for _, i, ev in events:
-        if ev.member is None:
-            continue
-        require(ev.op not in ("leave", "crash") or running[ev.member], f"events[{i}].op",
-                f"{ev.member!r} is not running at {ev.at_ms} ms")
-        running[ev.member] = ev.op in ("join", "restart")
+    check_member_lives([(i, ev) for _, i, ev in events], (m.id for m in members))
     return ShareScenario(s.get("id"), topics, tuple(members), records, config, tuple(e for _, _, e in events), until_ms)
 
 

@@ -61,7 +61,7 @@ from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
 
 from ..common import JsonRecord
 from ..errors import EventLimitError, InputError, KafkaError
-from ..validation import check_size, json_object, require, whole
+from ..validation import check_member_lives, check_size, json_object, require, scenario_event, whole
 from .client import AssignmentConfigs, ProcessId, TaskId, assign_round
 from .coordinator import AssignmentMemberSpec, GroupSpec, StickyTaskAssignor, Subtopology, Topology
 
@@ -260,11 +260,7 @@ def parse_streams_scenario(value: object) -> StreamsScenarioInput:
     events: List[Tuple[int, int, StreamsEvent]] = []
     for i, e in enumerate(typing.cast(List[object], raw_events)):
         f = f"events[{i}]"
-        obj = json_object(e, EVENT_KEYS, f, "an event")
-        at = whole(obj.get("at_ms"), f"{f}.at_ms")
-        require(at <= until_ms, f"{f}.at_ms", f"{at} is after until_ms ({until_ms})")
-        op = obj.get("op")
-        require(op in STREAMS_OPS, f"{f}.op", f"must be one of {', '.join(STREAMS_OPS)}, got {op!r}")
+        obj, at, op = scenario_event(e, EVENT_KEYS, f, STREAMS_OPS, until_ms)
         if op == "set_config":
             require(config["group.protocol"] == "classic", f"{f}.op",
                     "set_config changes the classic assignor's settings; a streams group's assignor is the broker's")
@@ -287,21 +283,9 @@ def parse_streams_scenario(value: object) -> StreamsScenarioInput:
         if "down_ms" in obj:
             require(op == "restart", f"{f}.down_ms", f"only a 'restart' has a down time, not {op!r}")
             down = whole(obj.get("down_ms"), f"{f}.down_ms")
-        events.append((at, i, StreamsEvent(at, typing.cast(str, op), typing.cast(str, name), down)))
+        events.append((at, i, StreamsEvent(at, op, typing.cast(str, name), down)))
     events.sort(key=lambda x: (x[0], x[1]))
-    first: Dict[str, int] = {}
-    for _, i, ev in events:
-        if ev.member is not None:
-            first.setdefault(ev.member, i)
-            require(ev.op != "join" or first[ev.member] == i, f"events[{i}].op",
-                    f"'join' must be {ev.member!r}'s first event (a member without one starts at 0); use 'restart'")
-    running = {m.id: not any(ev.member == m.id and ev.op == "join" for _, _, ev in events) for m in members}
-    for _, i, ev in events:
-        if ev.member is None:
-            continue
-        require(ev.op not in ("leave", "crash") or running[ev.member], f"events[{i}].op",
-                f"{ev.member!r} is not running at {ev.at_ms} ms")
-        running[ev.member] = ev.op in ("join", "restart")
+    check_member_lives([(i, ev) for _, i, ev in events], (m.id for m in members))
     return StreamsScenarioInput(s.get("id"), topic, partitions, records, keys, tuple(members), config,
                                 tuple(ev for _, _, ev in events), until_ms)
 
@@ -449,13 +433,20 @@ class _StreamsRun:
                           "moved": moved, "warmups": {k: [str(x) for x in v] for k, v in sorted(warmups.items()) if v},
                           "probing": probing, "followup": followup})
 
-    def _classic(self, t: int, reason: str) -> None:
+    def _next_generation(self) -> List[_Instance]:
+        """A rebalance begins: the next generation, and its running members (none: nothing to assign and
+        nothing to follow up)."""
         members = self._members()
         self.generation += 1
-        if not members:  # nobody left: nothing to assign, nothing to follow up
+        if not members:
             self.needs_probe = self.immediate = False
             if self.balanced_after is None:
                 self.balanced_after = self.probes_since_change
+        return members
+
+    def _classic(self, t: int, reason: str) -> None:
+        members = self._next_generation()
+        if not members:
             return
         configs = _assignment_configs(self.config, "config")
         capacity = int(str(self.config["num.stream.threads"]))
@@ -500,12 +491,8 @@ class _StreamsRun:
             self.at(t + configs.probing_rebalance_interval_ms, "probe", self.generation)
 
     def _streams_group(self, t: int) -> None:
-        members = self._members()
-        self.generation += 1
-        if not members:  # nobody left: nothing to assign, nothing to follow up
-            self.needs_probe = self.immediate = False
-            if self.balanced_after is None:
-                self.balanced_after = self.probes_since_change
+        members = self._next_generation()
+        if not members:
             return
         def spec_of(m: _Instance, active: Set[TaskId], standby: Set[TaskId]) -> AssignmentMemberSpec:
             return AssignmentMemberSpec(process_id=str(m.pid),
