@@ -4,8 +4,10 @@ The work is a queue of jobs, each its own pytest: the test folders (``tests/kafk
 files at the top of ``tests/`` together) and each chapter under nbval.  Three workers take jobs from it, longest
 first (by the last run's times, kept in ``_build/test-logs/job-seconds.json``; else the slow ones named below);
 one of them first runs the builds: ``make conform vectors-check pdf site``, then ``tests/book`` and ``tests/site``,
-which read what they built.  At most two jobs that run real brokers and clients run at once (their timings
-suffer on a crowded machine); the third worker takes other jobs meanwhile.  Most of the work waits (on JVMs, brokers, Spark, kernels and browsers), so three
+which read what they built.  At most two jobs that play real brokers and clients against a scenario's clock run at
+once (their timings suffer on a crowded machine); the third worker takes other jobs meanwhile, among them those
+whose real clusters follow no clock (``tests/kafka (no clock)``: cluster starts, coordinators, replica placement;
+chapters 1, 12 and 13).  Most of the work waits (on JVMs, brokers, Spark, kernels and browsers), so three
 workers fill two cores.  Each job writes its log under ``_build/test-logs/``; when all are done the logs are
 printed (the tests, the builds, then each chapter in the book's order) with one line per job and its time, and the
 exit code is 0 only if every job passed.  Ctrl-C stops every process it started.
@@ -36,29 +38,45 @@ SLOW_FIRST = ["tests/kafka", "eager-and-cooperative", "moving-to-kip848", "real-
               "range-assignor", "tests", "sticky-assignor", "groups-coordinators-generations", "placing-replicas"]
 #: test folders that read the built PDF and site: run by the builds' job, after the builds
 AFTER_BUILDS = ("tests/book", "tests/site")
-#: test folders that run real brokers and clients, whose timings suffer on a crowded machine
+#: test folders that play real brokers and clients against a scenario's clock, whose timings suffer on a crowded
+#: machine
 REAL_TESTS = ("tests/kafka", "tests/diagnose", "tests/live")
-#: what a chapter that runs real brokers or clients calls
-REAL_CHAPTER = re.compile(r"KafkaCluster|on_kafka=True|run_until_seen|run_scenario\(|scale_out_and_in")
+#: the files of a test folder of :data:`REAL_TESTS` whose real brokers and clients follow no clock (a cluster's
+#: start and stop, the coordinators' and the replicas' placement, JVM plumbing): a job of their own, ``<folder>
+#: (no clock)``, that does not count towards :data:`MAX_REAL`.  A file not named here stays in the clocked job.
+CLOCK_FREE = {"tests/kafka": ("test_agreement.py", "test_cluster.py", "test_config_defs.py", "test_connect_rest.py",
+                              "test_consumer_records.py", "test_group_command.py", "test_interrupt.py",
+                              "test_jsonlines.py", "test_jvm.py", "test_oracle.py", "test_processes.py",
+                              "test_real_coordinators.py", "test_real_placement.py")}
+#: what a chapter calls that plays real brokers and clients against a scenario's clock (a chapter that only starts a
+#: cluster and asks it where things are, as chapters 1, 12 and 13 do, follows no clock)
+REAL_CHAPTER = re.compile(r"on_kafka=True|run_until_seen|\brun_(?:[a-z]+_)?scenario\(|scale_out_and_in")
 #: at most this many jobs with real brokers at a time (the third worker takes other jobs meanwhile)
 MAX_REAL = 2
 NBVAL = ["--nbval", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg", "--nbval-current-env"]
 
 
-def test_jobs(tests: List[str]) -> List[List[str]]:
-    """``tests`` (pytest's arguments) as jobs: ``tests`` itself becomes one job per folder of it (but
-    :data:`AFTER_BUILDS`) and one for the files at its top; anything else is one job as given."""
+def test_jobs(tests: List[str]) -> Dict[str, List[str]]:
+    """``tests`` (pytest's arguments) as jobs by name: ``tests`` itself becomes one job per folder of it (but
+    :data:`AFTER_BUILDS`; a folder of :data:`CLOCK_FREE` two: its clocked files as ``tests/<folder>``, the others
+    as ``tests/<folder> (no clock)``) and one, ``tests``, for the files at its top; anything else is one job named
+    by its first argument."""
     if tests != ["tests"]:
-        return [tests]
+        return {tests[0] if len(tests) == 1 else "tests": tests}
     root = REPO / "tests"
-    folders = sorted(p for p in root.iterdir() if p.is_dir() and any(p.glob("test_*.py"))
-                     and f"tests/{p.name}" not in AFTER_BUILDS)
-    return [[f"tests/{p.name}"] for p in folders] + [sorted(f"tests/{p.name}" for p in root.glob("test_*.py"))]
-
-
-def job_name(args: List[str]) -> str:
-    """A job's name: its chapter or test folder; the files at the top of tests/ are ``tests``."""
-    return args[0] if len(args) == 1 else "tests"
+    jobs: Dict[str, List[str]] = {}
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and any(p.glob("test_*.py"))
+                         and f"tests/{p.name}" not in AFTER_BUILDS):
+        name = f"tests/{folder.name}"
+        free = CLOCK_FREE.get(name, ())
+        if not free:
+            jobs[name] = [name]
+            continue
+        files = sorted(p.name for p in folder.glob("test_*.py"))
+        jobs[name] = [f"{name}/{f}" for f in files if f not in free]
+        jobs[f"{name} (no clock)"] = [f"{name}/{f}" for f in files if f in free]
+    jobs["tests"] = sorted(f"tests/{p.name}" for p in root.glob("test_*.py"))
+    return jobs
 
 
 class Runner:
@@ -66,7 +84,7 @@ class Runner:
         self.python, self.make = python, make
         self.chapters = chapters
         self.tests = test_jobs(tests)
-        jobs = {job_name(t): [*t, "-p", "no:randomly", "-q"] for t in self.tests}
+        jobs = {name: [*t, "-p", "no:randomly", "-q"] for name, t in self.tests.items()}
         jobs.update({c: [c, *NBVAL, "-p", "no:randomly", "-q"] for c in chapters})
         self.jobs = jobs
         self.real = {n for n in jobs if n in REAL_TESTS or (n in chapters and REAL_CHAPTER.search(
@@ -104,7 +122,7 @@ class Runner:
 
     @staticmethod
     def log_of(name: str) -> Path:
-        return LOGS / (name.replace("/", "-").replace(".ipynb", "") + ".log")
+        return LOGS / (name.replace("/", "-").replace(" (no clock)", "-no-clock").replace(".ipynb", "") + ".log")
 
     def run(self, args: List[str], log: Path) -> int:
         """One command, its output into ``log`` (appended), in its own process group (Ctrl-C stops it whole)."""
@@ -193,7 +211,7 @@ class Runner:
             self.stop()
             print("interrupted (Ctrl-C): every test, build and chapter run stopped", file=sys.stderr)
             return 130
-        order = [job_name(t) for t in self.tests] + ["builds", "tests/book+site"] + sorted(self.chapters)
+        order = list(self.tests) + ["builds", "tests/book+site"] + sorted(self.chapters)
         for name in order:
             log = self.log_of(name)
             if name not in self.rc and not log.exists():
