@@ -2,12 +2,13 @@
 
 The work is a queue of jobs, each its own pytest: the test folders (``tests/kafka``, ``tests/diagnose``, ...; the
 files at the top of ``tests/`` together) and each chapter under nbval.  Three workers take jobs from it, longest
-first (by the last run's times, kept in ``_build/test-logs/job-seconds.json``; else the slow ones named below);
+first (by the last run's times, kept in ``_build/test-logs/job-seconds.json``, over the times of a fresh-clone run
+shipped in ``tests/job-seconds.json``, which order a fresh clone's run);
 one of them first runs the builds: ``make conform vectors-check pdf site``, then ``tests/book`` and ``tests/site``,
 which read what they built.  At most two jobs that play real brokers and clients against a scenario's clock run at
 once (their timings suffer on a crowded machine); the third worker takes other jobs meanwhile, among them those
 whose real clusters follow no clock (``tests/kafka (no clock)``: cluster starts, coordinators, replica placement;
-chapters 1, 12 and 13).  Most of the work waits (on JVMs, brokers, Spark, kernels and browsers), so three
+chapters 1, 12 and 13; ``tests/live``, whose librdkafka clients talk to an in-process mock cluster).  Most of the work waits (on JVMs, brokers, Spark, kernels and browsers), so three
 workers fill two cores.  Each job writes its log under ``_build/test-logs/``; when all are done the logs are
 printed (the tests, the builds, then each chapter in the book's order) with one line per job and its time, and the
 exit code is 0 only if every job passed.  Ctrl-C stops every process it started.
@@ -31,22 +32,19 @@ from typing import Dict, List, Optional
 REPO = Path(__file__).resolve().parents[1]
 LOGS = REPO / "_build" / "test-logs"
 TIMES = LOGS / "job-seconds.json"
-#: the jobs known to take longest (real brokers, Spark at scale), when no earlier run's times exist: test folders
-#: and chapters by slug
-SLOW_FIRST = ["tests/kafka", "eager-and-cooperative", "moving-to-kip848", "real-clients", "tests/diagnose",
-              "lab-at-scale", "diagnosing-rebalances", "tests/spark", "kafka-streams", "kafka-connect",
-              "range-assignor", "tests", "sticky-assignor", "groups-coordinators-generations", "placing-replicas"]
+#: each job's seconds in a fresh-clone run on 2 cores (the order a clone without a run of its own starts from: CI's)
+SHIPPED_TIMES = REPO / "tests" / "job-seconds.json"
 #: test folders that read the built PDF and site: run by the builds' job, after the builds
 AFTER_BUILDS = ("tests/book", "tests/site")
 #: test folders that play real brokers and clients against a scenario's clock, whose timings suffer on a crowded
 #: machine
-REAL_TESTS = ("tests/kafka", "tests/diagnose", "tests/live")
+REAL_TESTS = ("tests/kafka", "tests/diagnose")
 #: the files of a test folder of :data:`REAL_TESTS` whose real brokers and clients follow no clock (a cluster's
 #: start and stop, the coordinators' and the replicas' placement, JVM plumbing): a job of their own, ``<folder>
 #: (no clock)``, that does not count towards :data:`MAX_REAL`.  A file not named here stays in the clocked job.
-CLOCK_FREE = {"tests/kafka": ("test_agreement.py", "test_cluster.py", "test_config_defs.py", "test_connect_rest.py",
-                              "test_consumer_records.py", "test_group_command.py", "test_interrupt.py",
-                              "test_jsonlines.py", "test_jvm.py", "test_oracle.py", "test_processes.py",
+CLOCK_FREE = {"tests/kafka": ("test_agreement.py", "test_cluster.py", "test_config_defs.py", "test_config_refusals.py",
+                              "test_connect_rest.py", "test_consumer_records.py", "test_group_command.py",
+                              "test_interrupt.py", "test_jsonlines.py", "test_jvm.py", "test_oracle.py", "test_processes.py",
                               "test_real_coordinators.py", "test_real_placement.py")}
 #: what a chapter calls that plays real brokers and clients against a scenario's clock (a chapter that only starts a
 #: cluster and asks it where things are, as chapters 1, 12 and 13 do, follows no clock)
@@ -101,19 +99,15 @@ class Runner:
 
     @staticmethod
     def order(names: List[str]) -> List[str]:
-        """Longest first: by the last run's times when there are any (a job without one first), else the slow
-        jobs of :data:`SLOW_FIRST`, then the rest in order."""
-        try:
-            known = {k: float(v) for k, v in json.loads(TIMES.read_text()).items()}
-        except (OSError, ValueError, AttributeError):
-            known = {}
-        if known:
-            return sorted(names, key=lambda n: -known.get(n, 1e9))
-
-        def rank(n: str) -> int:
-            key = n if n.startswith("tests") else Path(n).stem.split("-", 1)[-1]
-            return SLOW_FIRST.index(key) if key in SLOW_FIRST else len(SLOW_FIRST)
-        return sorted(names, key=rank)
+        """Longest first: by the last run's times (:data:`TIMES`) over the shipped ones (:data:`SHIPPED_TIMES`); a
+        job known to neither (a new one) goes first."""
+        known: Dict[str, float] = {}
+        for f in (SHIPPED_TIMES, TIMES):
+            try:
+                known.update({k: float(v) for k, v in json.loads(f.read_text()).items()})
+            except (OSError, ValueError, AttributeError):
+                pass
+        return sorted(names, key=lambda n: -known.get(n, 1e9))
 
     def say(self, text: str) -> None:
         m, s = divmod(int(time.monotonic() - self.began), 60)

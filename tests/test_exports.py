@@ -314,6 +314,7 @@ DEFINED_IN = {
  "rebalance.streams.simulate.simulate_streams": 15,
  "rebalance.timeouts.rules.Broken": 17, "rebalance.timeouts.deployments.recommend": 17,
  "rebalance.timeouts.runs.stall_run": 17, "rebalance.kafka.config_defs.setting_defs": 17,
+ "rebalance.kafka.config_refusals.refusals_on_kafka": 17,
 }
 
 

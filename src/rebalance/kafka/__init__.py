@@ -15,6 +15,9 @@ This area runs Kafka's own classes from those jars through the book's Java modul
   whose rounds, read from the workers' logs, are replayed through the book's Connect model side by side.
 * :mod:`rebalance.kafka.config_defs` -- the group settings' ``ConfigDef`` entries (``ConsumerConfig``,
   ``GroupCoordinatorConfig``, ``GroupConfig``) as the pinned jars define them: names, defaults, valid ranges.
+* :mod:`rebalance.kafka.config_refusals` -- the settings Kafka refuses outright (a heartbeat not below the session,
+  a session outside the broker's bounds, a consumer-protocol consumer's session, a broker's ``group.consumer.*``
+  timings out of bounds) tried on the jars: what the consumer or the broker says (:func:`refusals_on_kafka`).
 * :mod:`rebalance.kafka.group_command` -- ``kafka-consumer-groups.sh --describe`` (Kafka's
   ``ConsumerGroupCommand``) run against a cluster, its table read and normalised (:func:`describe_group`).
 * :mod:`rebalance.kafka.jvm` -- every JVM of this area started one way (:class:`~rebalance.kafka.jvm.JvmProcess`),
@@ -42,7 +45,8 @@ _EXPORTS = {
     "side_by_side": ".agreement", "ClusterStartError": ".cluster", "KafkaCluster": ".cluster",
     "ConfigKey": ".config_defs", "GROUP_SETTINGS": ".config_defs", "config_key": ".config_defs",
     "default_of": ".config_defs", "read_config_defs": ".config_defs", "setting_defs": ".config_defs",
-    "write_cache": ".config_defs",
+    "write_cache": ".config_defs", "broker_refusal": ".config_refusals", "consumer_refusals": ".config_refusals",
+    "refusals_on_kafka": ".config_refusals",
     "assignment_lines": ".connect.logs", "connectors_added": ".connect.scenarios", "worker_bounced": ".connect.scenarios",
     "run_connect_scenario": ".connect.simulate", "run_share_scenario": ".share_scenarios",
     "run_streams_scenario": ".streams.simulate",
@@ -73,6 +77,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the s
     from .config_defs import (GROUP_SETTINGS as GROUP_SETTINGS, ConfigKey as ConfigKey, config_key as config_key,
                               default_of as default_of, read_config_defs as read_config_defs,
                               setting_defs as setting_defs, write_cache as write_cache)
+    from .config_refusals import (broker_refusal as broker_refusal, consumer_refusals as consumer_refusals,
+                                  refusals_on_kafka as refusals_on_kafka)
     from .connect.logs import assignment_lines as assignment_lines
     from .connect.scenarios import (connectors_added as connectors_added, worker_bounced as worker_bounced)
     from .connect.simulate import run_connect_scenario as run_connect_scenario

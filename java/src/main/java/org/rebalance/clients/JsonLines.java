@@ -130,9 +130,15 @@ public final class JsonLines {
         emit(r);
     }
 
-    /** An {@code error} record of a client's own thread ({@code member}; no op): {@code "where: exception"}. */
+    /** An {@code error} record of a client's own thread ({@code member}; no op): {@code "where: exception"}, then
+     *  {@code "; caused by cause"} for each cause under it (a client's constructor wraps what it refused in a
+     *  {@code KafkaException} "Failed to construct kafka consumer"). */
     public static void clientError(String member, String where, Throwable e) {
-        error(null, member, null, where + ": " + e);
+        StringBuilder text = new StringBuilder(where).append(": ").append(e);
+        java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        seen.add(e);
+        for (Throwable c = e.getCause(); c != null && seen.add(c); c = c.getCause()) text.append("; caused by ").append(c);
+        error(null, member, null, text.toString());
     }
 
     /** The partitions as {@code "topic-partition"} strings, sorted by {@link #BY_TOPIC_PARTITION}. */
