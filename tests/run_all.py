@@ -6,7 +6,8 @@ first (by the last run's times, kept in ``_build/test-logs/job-seconds.json``, o
 shipped in ``tests/job-seconds.json``, which order a fresh clone's run);
 one of them first runs the builds: ``make conform vectors-check pdf site``, then ``tests/book`` and ``tests/site``,
 which read what they built.  At most two jobs that play real brokers and clients against a scenario's clock run at
-once (their timings suffer on a crowded machine); the third worker takes other jobs meanwhile, among them those
+once (their timings suffer on a crowded machine), and the two that play many groups at once (``tests/diagnose``,
+chapter 18) run first, each beside no other; the third worker takes other jobs meanwhile, among them those
 whose real clusters follow no clock (``tests/kafka (no clock)``: cluster starts, coordinators, replica placement;
 chapters 1, 12 and 13; ``tests/live``, whose librdkafka clients talk to an in-process mock cluster).  Most of the work waits (on JVMs, brokers, Spark, kernels and browsers), so three
 workers fill two cores.  Each job writes its log under ``_build/test-logs/``; when all are done the logs are
@@ -51,6 +52,11 @@ CLOCK_FREE = {"tests/kafka": ("test_agreement.py", "test_cluster.py", "test_conf
 REAL_CHAPTER = re.compile(r"on_kafka=True|run_until_seen|\brun_(?:[a-z]+_)?scenario\(|scale_out_and_in")
 #: at most this many jobs with real brokers at a time (the third worker takes other jobs meanwhile)
 MAX_REAL = 2
+#: clocked jobs that play many groups at once (``diagnose``'s 34 scenarios five at a time; chapter 18's six groups side
+#: by side, some 30 client JVMs): each counts as :data:`MAX_REAL` jobs, so it runs beside no other clocked job (a
+#: fresh-clone run that let them overlap each other and chapter 16 reached a load average of 57 on 2 cores, and a
+#: Connect worker restarted three times over could not rejoin within its 20 s delay)
+CROWDED = ("tests/diagnose", "chapters/18-moving-to-kip848.ipynb")
 NBVAL = ["--nbval", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg", "--nbval-current-env"]
 
 
@@ -99,15 +105,17 @@ class Runner:
 
     @staticmethod
     def order(names: List[str]) -> List[str]:
-        """Longest first: by the last run's times (:data:`TIMES`) over the shipped ones (:data:`SHIPPED_TIMES`); a
-        job known to neither (a new one) goes first."""
+        """The :data:`CROWDED` jobs first (each runs beside no other clocked job, so they go while the builds and
+        the jobs without a clock fill the other workers), then longest first: by the last run's times
+        (:data:`TIMES`) over the shipped ones (:data:`SHIPPED_TIMES`); a job known to neither (a new one) goes
+        first."""
         known: Dict[str, float] = {}
         for f in (SHIPPED_TIMES, TIMES):
             try:
                 known.update({k: float(v) for k, v in json.loads(f.read_text()).items()})
             except (OSError, ValueError, AttributeError):
                 pass
-        return sorted(names, key=lambda n: -known.get(n, 1e9))
+        return sorted(names, key=lambda n: (n not in CROWDED, -known.get(n, 1e9)))
 
     def say(self, text: str) -> None:
         m, s = divmod(int(time.monotonic() - self.began), 60)
@@ -162,20 +170,30 @@ class Runner:
             finally:
                 if name in self.real:
                     with self.lock:
-                        self.running_real -= 1
+                        self.running_real -= self.weight(name)
+
+    @staticmethod
+    def weight(name: str) -> int:
+        """How many of :data:`MAX_REAL`'s places a clocked job takes: all of them if it is :data:`CROWDED`."""
+        return MAX_REAL if name in CROWDED else 1
 
     def take(self) -> Optional[str]:
-        """The first job of the queue this worker may run now: a job with real brokers only while fewer than
-        :data:`MAX_REAL` run; ``None`` when the queue is empty (a worker that may run nothing yet waits)."""
+        """The first job of the queue this worker may run now: a clocked job only while its :meth:`weight` fits
+        beside the clocked jobs running (:data:`MAX_REAL` places), and only in the queue's order (a clocked job
+        that must wait holds back the clocked jobs after it, so a crowded one is not passed over until the end);
+        ``None`` when the queue is empty (a worker that may run nothing yet waits)."""
         while True:
             with self.lock:
                 if self.stopping or not self.queue:
                     return None
+                held = False
                 for k, name in enumerate(self.queue):
-                    if name not in self.real or self.running_real < MAX_REAL:
-                        if name in self.real:
-                            self.running_real += 1
+                    if name not in self.real:
                         return self.queue.pop(k)
+                    if not held and self.running_real + self.weight(name) <= MAX_REAL:
+                        self.running_real += self.weight(name)
+                        return self.queue.pop(k)
+                    held = True
             time.sleep(0.5)
 
     def stop(self) -> None:
