@@ -53,7 +53,7 @@ REAL_CHAPTER = re.compile(r"on_kafka=True|run_until_seen|\brun_(?:[a-z]+_)?scena
 #: at most this many jobs with real brokers at a time (the third worker takes other jobs meanwhile)
 MAX_REAL = 2
 #: clocked jobs that play many groups at once (``diagnose``'s 34 scenarios five at a time; chapter 18's six groups side
-#: by side, some 30 client JVMs): each counts as :data:`MAX_REAL` jobs, so it runs beside no other clocked job (a
+#: by side, some 42 client JVMs): each counts as :data:`MAX_REAL` jobs, so it runs beside no other clocked job (a
 #: fresh-clone run that let them overlap each other and chapter 16 reached a load average of 57 on 2 cores, and a
 #: Connect worker restarted three times over could not rejoin within its 20 s delay)
 CROWDED = ("tests/diagnose", "chapters/18-moving-to-kip848.ipynb")

@@ -38,7 +38,7 @@ __all__ = ["ConsumerCase", "Refusal", "consumer_refusals", "broker_refusal", "re
 
 #: how long a refused consumer may take to say so (a JoinGroup's answer comes in well under a second on loopback)
 REFUSAL_TIMEOUT_S = 60.0
-#: how long a consumer that was not refused must keep its partitions before it counts as having joined
+#: the record of a consumer that was not refused: it joined and got its partition
 _JOINED = "assigned"
 
 
@@ -62,7 +62,7 @@ class Refusal(TypedDict):
     said: Optional[str]
 
 
-def _first_line(message: str) -> str:
+def _root_cause(message: str) -> str:
     """The root cause of a client's ``error`` record (``consumer: org.apache...KafkaException: Failed to construct
     kafka consumer; caused by java.lang.IllegalArgumentException: text``) or of a log's exception line, as
     ``IllegalArgumentException: text``: the class's simple name and the first line of its message."""
@@ -105,7 +105,7 @@ def consumer_refusals(bootstrap: str, cases: List[ConsumerCase], timeout: float 
                 name = r.get("member")
                 if name in names and name not in out:
                     if r["event"] == "error":
-                        out[name] = _first_line(str(r.get("message", "")))
+                        out[name] = _root_cause(str(r.get("message", "")))
                     elif r["event"] == _JOINED and r.get("partitions"):
                         out[name] = None
             if len(out) < len(cases):
@@ -128,7 +128,7 @@ def broker_refusal(broker_config: Mapping[str, Union[str, int, float, bool]]) ->
         with KafkaCluster(broker_config=dict(broker_config), start_timeout=120):
             return None
     except ClusterStartError as e:
-        return _first_line(e.cause or str(e))
+        return _root_cause(e.cause or str(e))
 
 
 def refusals_on_kafka() -> List[Refusal]:
@@ -150,7 +150,8 @@ def refusals_on_kafka() -> List[Refusal]:
     ]
     with KafkaCluster(brokers=1) as kafka:
         said = consumer_refusals(kafka.bootstrap_servers, consumers)
-    broker = broker_refusal({"group.consumer.heartbeat.interval.ms": 50_000})
+    heartbeat = 50_000
+    broker = broker_refusal({"group.consumer.heartbeat.interval.ms": heartbeat})
     return [
         {"rule": "heartbeat_interval", "setting": "heartbeat.interval.ms", "value": str(session),
          "where": "consumer", "said": said["heartbeat"]},
@@ -158,6 +159,6 @@ def refusals_on_kafka() -> List[Refusal]:
          "said": said["session"]},
         {"rule": "consumer_protocol_client", "setting": "session.timeout.ms", "value": str(session),
          "where": "consumer", "said": said["protocol"]},
-        {"rule": "consumer_group_timings", "setting": "group.consumer.heartbeat.interval.ms", "value": "50000",
+        {"rule": "consumer_group_timings", "setting": "group.consumer.heartbeat.interval.ms", "value": str(heartbeat),
          "where": "broker", "said": broker},
     ]
