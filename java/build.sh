@@ -68,5 +68,8 @@ if ! javac --release 17 -encoding UTF-8 -Xlint:deprecation -nowarn -d target/cla
 fi
 # resources (the service file through which Connect workers find the book's IdleSourceConnector on the classpath)
 [ ! -d src/main/resources ] || cp -R src/main/resources/. target/classes/
+# the same classes as one jar: a classpath of jars only can use a class-data archive (rebalance.kafka.jvm)
+rm -rf target/rebalance.jar target/cds   # and the class-data archives of the jar before
+jar --create --file target/rebalance.jar -C target/classes .
 touch "$stamp"
 echo "java: ready (Kafka $pinned: $(ls target/lib-$pinned | wc -l) jars; its broker: $(ls target/broker-$pinned | wc -l) jars)"

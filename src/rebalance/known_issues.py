@@ -334,7 +334,7 @@ def classpath_for(release: str, kinds: Sequence[str]) -> List[str]:
         require(kind in ARTIFACTS, f"kinds[{i}]", f"must be one of {sorted(ARTIFACTS)}, got {kind!r}")
     if release in BUILT_RELEASES:
         return module_classpath(release)
-    *classes, pinned = module_classpath(KAFKA_VERSION)   # [$REBALANCE_ORACLE_EXTRA_CP,] classes, lib/*
+    *classes, pinned = module_classpath(KAFKA_VERSION)   # [$REBALANCE_ORACLE_EXTRA_CP,] the module, lib/*
     artifacts = sorted({a for kind in kinds for a in ARTIFACTS[kind]})
     resolve_jars((a, release) for a in artifacts)
     others = sorted(str(j) for j in Path(pinned).parent.glob("*.jar")

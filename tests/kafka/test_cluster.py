@@ -55,6 +55,7 @@ needs_java = needs_broker
     ({"start_timeout": 0}, "start_timeout"),
     ({"heap": "lots"}, "heap"),
     ({"jvm_options": "-Xss1m"}, "jvm_options"),
+    ({"class_data": "yes"}, "class_data"),
 ])
 def test_bad_input_names_the_field(kwargs, field):
     with pytest.raises(InputError) as caught:
@@ -113,6 +114,27 @@ def test_three_brokers_serve_with_their_racks(three):
     assert [n.rack for n in sorted(described.nodes, key=lambda n: n.id)] == ["r1", "r2", "r1"]
     assert described.cluster_id == three.cluster_id
     assert three.started_in < 60
+
+
+@kafka
+@needs_java
+def test_every_node_starts_with_the_class_data_archive_of_its_classpath(three):
+    """Every node's JVM is given the class-data archive trained for the broker's classpath, and a JVM on that
+    classpath maps it (``-Xshare:on`` refuses to start when it cannot); a classpath it was not trained for cannot."""
+    archives = set()
+    for n in three.nodes:
+        flag = [a for a in n.process.command() if a.startswith("-XX:SharedArchiveFile=")]
+        assert len(flag) == 1
+        archives.add(flag[0].split("=", 1)[1])
+    (archive,) = archives
+    cp, _ = cluster_module.broker_classpath()
+
+    def maps(classpath: str) -> bool:
+        return subprocess.run(["java", f"-XX:SharedArchiveFile={archive}", "-Xshare:on", "-cp", classpath, "-version"],
+                              capture_output=True, timeout=60).returncode == 0
+
+    assert maps(cp)
+    assert not maps(str(Path(cp).parent.parent / f"lib-{KAFKA_VERSION}" / "*"))
 
 
 @kafka

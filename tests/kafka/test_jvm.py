@@ -165,3 +165,45 @@ def test_stop_at_exit_holds_what_runs_and_stops_it():
     assert a in registry and b not in registry and len(registry) == 1
     registry.stop_all()
     assert (a.stopped, b.stopped, len(registry)) == (1, 0, 0)
+
+
+needs_module = pytest.mark.skipif(not (REPO / "java" / "target" / "rebalance.jar").exists(),
+                                  reason="the Java module is not built as a jar: make java")
+
+
+@kafka
+@needs_module
+def test_a_client_jvm_maps_the_kafka_classes_from_its_class_data_archive(tmp_path):
+    """A JVM started with ``class_data=True`` on the module's classpath is given the archive trained for that
+    classpath and loads ``KafkaConsumer`` from it ("shared objects file"), not from the jar; without the flag, or
+    with ``$REBALANCE_CLASS_DATA=0``, it reads the jar."""
+    classpath = jvm.module_classpath()
+    archive = jvm.class_data_archive(os.pathsep.join(classpath))
+    assert archive is not None and archive.exists()
+
+    def source_of_kafka_consumer(class_data: bool) -> str:
+        j = JvmProcess(f"cds{int(class_data)}", jvm.TRAIN_CLASS, classpath, tmp_path, heap="256m",
+                       jvm_options=[*jvm.CLIENT_JVM_OPTIONS, "-Xlog:class+load=info:file=" + str(tmp_path / f"load{int(class_data)}.txt")],
+                       class_data=class_data)
+        try:
+            j.start()
+            assert j.wait(120) == 0, j.stderr_tail()
+        finally:
+            j.stop()
+        lines = (tmp_path / f"load{int(class_data)}.txt").read_text().splitlines()
+        return next(line for line in lines if "org.apache.kafka.clients.consumer.KafkaConsumer " in line)
+
+    assert "shared objects file" in source_of_kafka_consumer(True)
+    assert "shared objects file" not in source_of_kafka_consumer(False)
+    os.environ["REBALANCE_CLASS_DATA"] = "0"
+    try:
+        assert not any("SharedArchiveFile" in a for a in
+                       JvmProcess("x", jvm.TRAIN_CLASS, classpath, tmp_path, class_data=True).command())
+    finally:
+        del os.environ["REBALANCE_CLASS_DATA"]
+
+
+@needs_module
+def test_a_classpath_with_a_folder_has_no_class_data_archive(tmp_path):
+    """An archive takes jars only: a folder on the classpath (classes being developed) means none."""
+    assert jvm.class_data_archive(os.pathsep.join([str(tmp_path), *jvm.module_classpath()])) is None

@@ -32,7 +32,7 @@ class JsonLinesJvm(Generic[R]):
     """One JVM speaking the protocol: ``main_class`` of the Java module, named ``name`` (its files ``NAME.err``...
     in ``folder``), ``what`` naming it in every error (e.g. ``"member JVM 3 (ScenarioMembers)"``).  ``heap``,
     ``jvm_options``, ``classpath`` (default :func:`~rebalance.kafka.jvm.module_classpath`) and ``log4j2`` go to
-    :class:`~rebalance.kafka.jvm.JvmProcess`.
+    :class:`~rebalance.kafka.jvm.JvmProcess`, which starts it with its classpath's class-data archive.
 
     ``companions``: the other JVMs of the same run (a list the driver may still extend), checked alive too
     while this one is awaited, so a member JVM that dies while the driver waits on the admin JVM is reported
@@ -45,7 +45,8 @@ class JsonLinesJvm(Generic[R]):
                  jvm_options: Sequence[str] = CLIENT_JVM_OPTIONS, classpath: Optional[Sequence[str]] = None,
                  log4j2: Optional[str] = None, companions: Sequence["JsonLinesJvm[R]"] = ()):
         self.process = JvmProcess(name, main_class, list(classpath) if classpath is not None else module_classpath(),
-                                  folder, heap=heap, jvm_options=jvm_options, log4j2=log4j2, pipes="both")
+                                  folder, heap=heap, jvm_options=jvm_options, log4j2=log4j2, pipes="both",
+                                  class_data=True)
         self.what = what
         self.companions = companions
         self.records: List[R] = []

@@ -234,7 +234,8 @@ class ConnectDistributedCluster(StartedInWith):
                     w = ConnectWorker(f"w{i + 1}", port, self.workdir / f"w{i + 1}")
                     w.dir.mkdir()
                     w.process = JvmProcess("connect", _MAIN, [classpath], w.dir, [str(w.dir / "worker.properties")],
-                                           heap=self.heap, jvm_options=self.jvm_options, log4j2=log4j2, java=java)
+                                           heap=self.heap, jvm_options=self.jvm_options, log4j2=log4j2, java=java,
+                                           class_data=True)
                     self.workers.append(w)
                     self._write_config(w)
                 first, rest = self.workers[:1][:self.start_only], self.workers[1:self.start_only]
