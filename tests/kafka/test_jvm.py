@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from rebalance.errors import IllegalStateError, InputError, LiveClientError, WaitTimeoutError
-from rebalance.kafka import jvm
+from rebalance.kafka import class_data, jvm
 from rebalance.kafka.jvm import JvmProcess, StopAtExit, find_java, stop_together, wait_until
 from .processes import alive, wait_gone
 
@@ -178,27 +178,27 @@ def test_a_client_jvm_maps_the_kafka_classes_from_its_class_data_archive(tmp_pat
     classpath and loads ``KafkaConsumer`` from it ("shared objects file"), not from the jar; without the flag, or
     with ``$REBALANCE_CLASS_DATA=0``, it reads the jar."""
     classpath = jvm.module_classpath()
-    archive = jvm.class_data_archive(os.pathsep.join(classpath))
+    archive = class_data.class_data_archive(os.pathsep.join(classpath))
     assert archive is not None and archive.exists()
 
-    def source_of_kafka_consumer(class_data: bool) -> str:
-        j = JvmProcess(f"cds{int(class_data)}", jvm.TRAIN_CLASS, classpath, tmp_path, heap="256m",
-                       jvm_options=[*jvm.CLIENT_JVM_OPTIONS, "-Xlog:class+load=info:file=" + str(tmp_path / f"load{int(class_data)}.txt")],
-                       class_data=class_data)
+    def source_of_kafka_consumer(shared: bool) -> str:
+        log = tmp_path / f"load{int(shared)}.txt"
+        j = JvmProcess(f"cds{int(shared)}", class_data.TRAIN_CLASS, classpath, tmp_path, heap="256m",
+                       jvm_options=[*jvm.CLIENT_JVM_OPTIONS, f"-Xlog:class+load=info:file={log}"], class_data=shared)
         try:
             j.start()
             assert j.wait(120) == 0, j.stderr_tail()
         finally:
             j.stop()
-        lines = (tmp_path / f"load{int(class_data)}.txt").read_text().splitlines()
-        return next(line for line in lines if "org.apache.kafka.clients.consumer.KafkaConsumer " in line)
+        return next(line for line in log.read_text().splitlines()
+                    if "org.apache.kafka.clients.consumer.KafkaConsumer " in line)
 
     assert "shared objects file" in source_of_kafka_consumer(True)
     assert "shared objects file" not in source_of_kafka_consumer(False)
     os.environ["REBALANCE_CLASS_DATA"] = "0"
     try:
         assert not any("SharedArchiveFile" in a for a in
-                       JvmProcess("x", jvm.TRAIN_CLASS, classpath, tmp_path, class_data=True).command())
+                       JvmProcess("x", class_data.TRAIN_CLASS, classpath, tmp_path, class_data=True).command())
     finally:
         del os.environ["REBALANCE_CLASS_DATA"]
 
@@ -206,4 +206,4 @@ def test_a_client_jvm_maps_the_kafka_classes_from_its_class_data_archive(tmp_pat
 @needs_module
 def test_a_classpath_with_a_folder_has_no_class_data_archive(tmp_path):
     """An archive takes jars only: a folder on the classpath (classes being developed) means none."""
-    assert jvm.class_data_archive(os.pathsep.join([str(tmp_path), *jvm.module_classpath()])) is None
+    assert class_data.class_data_archive(os.pathsep.join([str(tmp_path), *jvm.module_classpath()])) is None

