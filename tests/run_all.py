@@ -7,7 +7,7 @@ shipped in ``tests/job-seconds.json``, which order a fresh clone's run);
 one of them first runs the builds: ``make conform vectors-check pdf site``, then ``tests/book`` and ``tests/site``,
 which read what they built.  At most two jobs that play real brokers and clients against a scenario's clock run at
 once (their timings suffer on a crowded machine), and the two that play many groups at once (``tests/diagnose``,
-chapter 18) run first, each beside no other; the third worker takes other jobs meanwhile, among them those
+chapter 18) run first, one after the other; the third worker takes other jobs meanwhile, among them those
 whose real clusters follow no clock (``tests/kafka (no clock)``: cluster starts, coordinators, replica placement;
 chapters 1, 12 and 13; ``tests/live``, whose librdkafka clients talk to an in-process mock cluster).  Most of the work waits (on JVMs, brokers, Spark, kernels and browsers), so three
 workers fill two cores.  Each job writes its log under ``_build/test-logs/``; when all are done the logs are
@@ -28,7 +28,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Set
 
 REPO = Path(__file__).resolve().parents[1]
 LOGS = REPO / "_build" / "test-logs"
@@ -53,9 +53,9 @@ REAL_CHAPTER = re.compile(r"on_kafka=True|run_until_seen|\brun_(?:[a-z]+_)?scena
 #: at most this many jobs with real brokers at a time (the third worker takes other jobs meanwhile)
 MAX_REAL = 2
 #: clocked jobs that play many groups at once (``diagnose``'s 34 scenarios five at a time; chapter 18's six groups side
-#: by side, some 42 client JVMs): each counts as :data:`MAX_REAL` jobs, so it runs beside no other clocked job (a
-#: fresh-clone run that let them overlap each other and chapter 16 reached a load average of 57 on 2 cores, and a
-#: Connect worker restarted three times over could not rejoin within its 20 s delay)
+#: by side): never two of them at once (a fresh-clone run that let them overlap each other and chapter 16 reached a
+#: load average of 57 on 2 cores, and a Connect worker restarted three times over could not rejoin within its 20 s
+#: delay), each beside at most one other clocked job
 CROWDED = ("tests/diagnose", "chapters/18-moving-to-kip848.ipynb")
 NBVAL = ["--nbval", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg", "--nbval-current-env"]
 
@@ -94,6 +94,7 @@ class Runner:
         self.real = {n for n in jobs if n in REAL_TESTS or (n in chapters and REAL_CHAPTER.search(
             (REPO / n).with_suffix(".md").read_text(encoding="utf-8", errors="replace")))}
         self.running_real = 0
+        self.running: Set[str] = set()  # the clocked jobs running
         self.queue = self.order(list(jobs))
         self.lock = threading.Lock()
         self.procs: List["subprocess.Popen[bytes]"] = []
@@ -105,8 +106,7 @@ class Runner:
 
     @staticmethod
     def order(names: List[str]) -> List[str]:
-        """The :data:`CROWDED` jobs first (each runs beside no other clocked job, so they go while the builds and
-        the jobs without a clock fill the other workers), then longest first: by the last run's times
+        """The :data:`CROWDED` jobs first (one at a time, so the second follows the first), then longest first: by the last run's times
         (:data:`TIMES`) over the shipped ones (:data:`SHIPPED_TIMES`); a job known to neither (a new one) goes
         first."""
         known: Dict[str, float] = {}
@@ -170,30 +170,25 @@ class Runner:
             finally:
                 if name in self.real:
                     with self.lock:
-                        self.running_real -= self.weight(name)
-
-    @staticmethod
-    def weight(name: str) -> int:
-        """How many of :data:`MAX_REAL`'s places a clocked job takes: all of them if it is :data:`CROWDED`."""
-        return MAX_REAL if name in CROWDED else 1
+                        self.running_real -= 1
+                        self.running.discard(name)
 
     def take(self) -> Optional[str]:
-        """The first job of the queue this worker may run now: a clocked job only while its :meth:`weight` fits
-        beside the clocked jobs running (:data:`MAX_REAL` places), and only in the queue's order (a clocked job
-        that must wait holds back the clocked jobs after it, so a crowded one is not passed over until the end);
-        ``None`` when the queue is empty (a worker that may run nothing yet waits)."""
+        """The first job of the queue this worker may run now: a clocked job only while fewer than :data:`MAX_REAL`
+        run, and a :data:`CROWDED` one only while no other runs; ``None`` when the queue is empty (a worker that
+        may run nothing yet waits)."""
         while True:
             with self.lock:
                 if self.stopping or not self.queue:
                     return None
-                held = False
+                crowded = any(n in CROWDED for n in self.running)
                 for k, name in enumerate(self.queue):
                     if name not in self.real:
                         return self.queue.pop(k)
-                    if not held and self.running_real + self.weight(name) <= MAX_REAL:
-                        self.running_real += self.weight(name)
+                    if self.running_real < MAX_REAL and not (crowded and name in CROWDED):
+                        self.running_real += 1
+                        self.running.add(name)
                         return self.queue.pop(k)
-                    held = True
             time.sleep(0.5)
 
     def stop(self) -> None:

@@ -183,22 +183,22 @@ def test_every_member_records_its_member_id(records):
     """Each member process writes a ``member_id`` record once it has a Kafka member id, whatever the protocol:
     every id its callbacks carry is one of them (a classic id begins with the member's client id), and each
     scenario's records begin with its clock."""
-    by_jvm: Dict[tuple, List[dict]] = {}
+    by_process: Dict[tuple, List[dict]] = {}
     for r in records:
-        by_jvm.setdefault((r["scenario"], r.get("jvm")), []).append(r)
+        by_process.setdefault((r["scenario"], r.get("process")), []).append(r)
     ran = {s["id"] for s in SCENARIOS if s["id"] != "bad"}
     clocks = {r["scenario"]: r for r in records if r["event"] == "clock"}
     assert set(clocks) == ran and all(c["t0"] > 0 and c["until_ms"] > 0 for c in clocks.values())
     members = 0
-    for (scenario, jvm), recs in sorted(by_jvm.items(), key=str):
+    for (scenario, process), recs in sorted(by_process.items(), key=str):
         callbacks = {r["member_id"] for r in recs if r["event"] in ("assigned", "revoked", "lost") and r.get("member_id")}
         if not callbacks:
             continue
         members += 1
         member = next(r["member"] for r in recs if r["event"] == "assigned")
         named = [r for r in recs if r["event"] == "member_id"]
-        assert named and {r["member"] for r in named} == {member}, (scenario, jvm, recs)
-        assert callbacks <= {r["member_id"] for r in named}, (scenario, jvm, callbacks, named)
+        assert named and {r["member"] for r in named} == {member}, (scenario, process, recs)
+        assert callbacks <= {r["member_id"] for r in named}, (scenario, process, callbacks, named)
         s = next(s for s in SCENARIOS if s["id"] == scenario)
         prefix = next(m.get("instance_id", m["id"]) for m in s["members"] if m["id"] == member)  # client.id = member
         for r in named:

@@ -41,11 +41,12 @@ Targets = Dict[str, Dict[str, List[int]]]
 
 @dataclass
 class ConsumerRun:
-    """Every record of one scenario's run, by JVM (its index in the run), in each JVM's order, which member
-    each JVM ran, and the wall clock of its ``t`` = 0."""
+    """Every record of one scenario's run by member process (an index in the run: a JVM's records that name
+    one member, or none), in its JVM's order; which member each process ran; and the wall clock of its ``t`` =
+    0."""
 
     records: Dict[int, List[ConsumerRecord]] = field(default_factory=dict)
-    jvm_member: Dict[int, str] = field(default_factory=dict)
+    process_member: Dict[int, str] = field(default_factory=dict)
     #: the wall clock (ms since the epoch, ``time.time()``) of the records' ``t`` = 0; 0 when not known
     t0: int = 0
 
@@ -327,7 +328,7 @@ def stop_measures(s: SimulationInput, run: ConsumerRun, ledger: Optional[Ownersh
     ledger = ownership(s, run) if ledger is None else ledger
     stops = ledger.stop_measures(s.measure_from_ms, s.until_ms, s.rebuild_ms_per_partition or 0)
     by_member: Dict[str, List[str]] = {}
-    for idx, name in run.jvm_member.items():
+    for idx, name in run.process_member.items():
         by_member.setdefault(name, []).append(f"jvm{idx}")
     waits: Dict[str, Optional[int]] = {}
     for e in s.events:

@@ -1,9 +1,10 @@
 """``python -m rebalance simulate FILE --on kafka``: a scenario's members as real consumers on a real broker.
 
 Each scenario gets its own one-broker :class:`~rebalance.kafka.cluster.KafkaCluster` (its broker settings come
-from the scenario's ``config``), its topics, and one JVM per member process running
-``org.rebalance.consumers.ScenarioMembers`` (the book's Java module): a real ``KafkaConsumer`` of the pinned
-release, subscribed with a rebalance listener that records every callback.  The events are played on the wall
+from the scenario's ``config``), its topics, and JVMs running ``org.rebalance.consumers.ScenarioMembers`` (the
+book's Java module): one per process of a member that crashes or restarts, and one for all the other members (and
+the admin and observer), each member a real ``KafkaConsumer`` of the pinned release on a thread of its own,
+subscribed with a rebalance listener that records every callback.  The events are played on the wall
 clock, 1:1: ``join`` sends the member's JVM its start command, ``leave`` makes it call ``close()``, ``crash``
 kills its JVM with SIGKILL (no LeaveGroup, no more heartbeats: the coordinator finds out at the session
 timeout, as when a process dies), ``subscribe`` makes it call ``subscribe(topics)`` again with the event's
@@ -165,8 +166,9 @@ def member_settings(s: SimulationInput, client: Mapping[str, str], member: Membe
 
 
 class _Player:
-    """Plays one scenario on a running broker (see the module docstring): one :class:`JsonLinesJvm` per member
-    process and one for the admin and observer, in a folder of their own."""
+    """Plays one scenario on a running broker (see the module docstring): one :class:`JsonLinesJvm` per process
+    of a member that crashes or restarts and one for the other members, the admin and the observer, in a folder
+    of their own."""
 
     def __init__(self, s: SimulationInput, bootstrap: str, on_clock: Optional[Callable[[int, str], None]] = None):
         self.s = s
@@ -195,13 +197,16 @@ class _Player:
         client, _, revoke_ms, batch_ms = _settings(s)
         group = f"rebalance-{uuid.uuid4().hex[:8]}"
         client.update({"bootstrap.servers": self.bootstrap, "group.id": group})
-        # one JVM per member process: the first run of each member, and one more per restart
-        incarnations = {m.id: [self._new_jvm()] for m in s.members}
+        # a member that crashes or restarts gets a JVM per process (its first run, one more per restart): a crash
+        # kills its JVM; the members that do neither run side by side in one JVM, with the admin and observer
+        own = {e.member for e in s.events if e.op in ("crash", "restart")}
+        shared = self._new_jvm()
+        shared.what = "the shared member and admin JVM (ScenarioMembers)"
+        incarnations = {m.id: [self._new_jvm() if m.id in own else shared] for m in s.members}
         for e in s.events:
             if e.op == "restart":
                 incarnations[e.member].append(self._new_jvm())
-        admin = self._new_jvm()
-        admin.what = "the admin JVM (ScenarioMembers)"
+        admin = shared
         for j in self.jvms:
             j.await_ready(_START_S)
         warming = [(j, j.ask({"op": "warm", "bootstrap": self.bootstrap})) for j in self.jvms]
@@ -227,12 +232,12 @@ class _Player:
             props = member_settings(s, client, m)
             if m.instance_id is not None:
                 props["group.instance.id"] = m.instance_id
-            j.what = f"the JVM of member {name} (ScenarioMembers, JVM {self.jvms.index(j)})"
+            if j is not shared:
+                j.what = f"the JVM of member {name} (ScenarioMembers, JVM {self.jvms.index(j)})"
             command: ConsumerStart = {"op": "start", "member": name, "t0": t0, "topics": list(m.topics),
                                       "props": props, "revoke_ms": revoke_ms,
                                       "batch_ms": batch_ms if m.poll_processing_ms is None else m.poll_processing_ms}
             j.send(command)
-            self.run.jvm_member[self.jvms.index(j)] = name
             current[name] = j
 
         def close(name: str, wait: bool) -> None:
@@ -276,8 +281,19 @@ class _Player:
         return self.records()
 
     def records(self) -> ConsumerRun:
-        """Every JVM's records so far, by JVM index."""
-        self.run.records = {k: list(j.records) for k, j in enumerate(self.jvms)}
+        """Every record so far, by member process: each JVM's records split by the member they name (in the
+        JVM's order; a JVM runs a member once at most, so a member of a JVM is one process), the records that
+        name none (warm-up, topics, observer) a process of their own."""
+        self.run.records, self.run.process_member = {}, {}
+        for j in self.jvms:
+            by_member: Dict[Optional[str], List[ConsumerRecord]] = {}
+            for r in list(j.records):
+                by_member.setdefault(r.get("member"), []).append(r)
+            for name, recs in by_member.items():
+                k = len(self.run.records)
+                self.run.records[k] = recs
+                if name is not None:
+                    self.run.process_member[k] = name
         return self.run
 
     def stop(self) -> int:
@@ -319,9 +335,9 @@ def run_scenario(value: object, cluster: Optional[Any] = None,
     ``GroupMetadataManager.prepareRebalance``).  Ctrl-C stops the member JVMs and the cluster it started before
     the ``KeyboardInterrupt`` goes on, its message saying what was stopped.  With ``REBALANCE_KAFKA_RECORDS=FILE``
     it appends to FILE a ``clock`` record (``t0``: the wall clock of ``t`` = 0, ms since the epoch; ``until_ms``)
-    and every record its JVMs wrote by ``until_ms``, each with its ``scenario`` (and ``jvm``), and then each
-    member still running's ``metrics`` record (its ``KafkaConsumer.metrics()`` of rebalances and polls at
-    ``until_ms``).  ``on_clock(t0, group)``, when given, is called as the scenario's clock starts, with its ``t0``
+    and every record its JVMs wrote by ``until_ms``, each with its ``scenario`` (and ``process``: the member
+    process, an index in the run), and then each member still running's ``metrics`` record (its
+    ``KafkaConsumer.metrics()`` of rebalances and polls at ``until_ms``).  ``on_clock(t0, group)``, when given, is called as the scenario's clock starts, with its ``t0``
     (ms since the epoch) and its group id (to look at the group from outside while it runs).
 
     Defined in chapter 10, *Watch real clients rebalance*."""
@@ -364,7 +380,7 @@ def run_scenario(value: object, cluster: Optional[Any] = None,
                                 "until_ms": s.until_ms}) + "\n")
             for idx, recs in sorted(run.records.items()):
                 for r in recs:
-                    f.write(json.dumps({"scenario": scenario.get("id"), "jvm": idx, **r}) + "\n")
+                    f.write(json.dumps({"scenario": scenario.get("id"), "process": idx, **r}) + "\n")
     if s.mixed:  # a migration: the classic generations the leader assigned and the epochs the broker assigned
         found = sorted(classic_rebalances(run, s) + kip848_rebalances(run, s), key=lambda f: f[0].at_ms)
     else:

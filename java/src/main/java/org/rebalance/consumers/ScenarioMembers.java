@@ -57,8 +57,9 @@ import org.rebalance.clients.JsonLines;
  *   {@code describeConsumerGroups} (group epoch, target assignment epoch, each member's epoch, assignment and
  *   target assignment).</li>
  * </ul>
- * A crash is not a command: the Python side runs one member per JVM and kills it (SIGKILL), so its heartbeats
- * stop with no LeaveGroup, as when a process dies.
+ * A crash is not a command: the Python side runs a member that crashes in a JVM of its own and kills it (SIGKILL),
+ * so its heartbeats stop with no LeaveGroup, as when a process dies; the members that neither crash nor restart
+ * share one JVM, each on its own thread.
  *
  * <p>Member records: {@code started}, {@code member_id} (member_id, generation: after a {@code poll} that found
  * {@code groupMetadata().memberId()} set or changed), {@code assigned}/{@code revoked}/{@code lost} (partitions,
