@@ -292,8 +292,9 @@ def test_crash_is_found_at_the_session_timeout(lines):
     as the simulator's."""
     rows = lines["eager-crash"]
     real, sim = _rebalances(rows), _simulated("eager-crash")
-    after = [r for r in real if r["at_ms"] >= 4000]
-    sim_after = [r for r in sim["rebalances"] if r["at_ms"] >= 4000]
+    # the rebalances after the group formed (generation 1 may complete after 4 s on a loaded machine)
+    after = [r for r in real if r["generation"] > 1]
+    sim_after = [r for r in sim["rebalances"] if r["generation"] > 1]
     assert [r["assignment"] for r in after] == [r["assignment"] for r in sim_after] == \
         [{"c1": ["t-0", "t-2", "t-4"], "c2": ["t-1", "t-3", "t-5"]}]
     found_from = 5000 + 6000 - 1000  # crash + session timeout - heartbeat interval

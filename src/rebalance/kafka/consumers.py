@@ -201,7 +201,7 @@ class _Player:
         # kills its JVM; the members that do neither run side by side in one JVM, with the admin and observer
         own = {e.member for e in s.events if e.op in ("crash", "restart")}
         shared = self._new_jvm()
-        shared.what = "the shared member and admin JVM (ScenarioMembers)"
+        shared.what = "member JVM 0 (ScenarioMembers: the members that neither crash nor restart, the admin)"
         incarnations = {m.id: [self._new_jvm() if m.id in own else shared] for m in s.members}
         for e in s.events:
             if e.op == "restart":
