@@ -1,16 +1,16 @@
 """``make test``'s runner: every test and every chapter's re-execution (nbval), side by side on the machine's cores.
 
 The work is a queue of jobs, each its own pytest: the test folders (``tests/kafka``, ``tests/diagnose``, ...; the
-files at the top of ``tests/`` together) and each chapter under nbval.  Three workers take jobs from it, longest
-first (by the last run's times, kept in ``_build/test-logs/job-seconds.json``, over the times of a fresh-clone run
+files at the top of ``tests/`` together) and each chapter under nbval.  :data:`WORKERS` workers take jobs from it,
+longest first (by the last run's times, kept in ``_build/test-logs/job-seconds.json``, over the times of a fresh-clone run
 shipped in ``tests/job-seconds.json``, which order a fresh clone's run);
 one of them first runs the builds: ``make conform vectors-check pdf site``, then ``tests/book`` and ``tests/site``,
 which read what they built.  At most two jobs that play real brokers and clients against a scenario's clock run at
 once (their timings suffer on a crowded machine), and the two that play many groups at once (``tests/diagnose``,
-chapter 18) run first, one after the other; the third worker takes other jobs meanwhile, among them those
+chapter 18) run first, one after the other; the other workers take other jobs meanwhile, among them those
 whose real clusters follow no clock (``tests/kafka (no clock)``: cluster starts, coordinators, replica placement;
-chapters 1, 12 and 13; ``tests/live``, whose librdkafka clients talk to an in-process mock cluster).  Most of the work waits (on JVMs, brokers, Spark, kernels and browsers), so three
-workers fill two cores.  Each job writes its log under ``_build/test-logs/``; when all are done the logs are
+chapters 1, 12 and 13; ``tests/live``, whose librdkafka clients talk to an in-process mock cluster).  Most of the work waits (on JVMs, brokers, Spark, kernels, browsers and scenario
+clocks), so four workers fill two cores.  Each job writes its log under ``_build/test-logs/``; when all are done the logs are
 printed (the tests, the builds, then each chapter in the book's order) with one line per job and its time, and the
 exit code is 0 only if every job passed.  Ctrl-C stops every process it started.
 
@@ -50,8 +50,11 @@ CLOCK_FREE = {"tests/kafka": ("test_agreement.py", "test_cluster.py", "test_conf
 #: what a chapter calls that plays real brokers and clients against a scenario's clock (a chapter that only starts a
 #: cluster and asks it where things are, as chapters 1, 12 and 13 do, follows no clock)
 REAL_CHAPTER = re.compile(r"on_kafka=True|run_until_seen|\brun_(?:[a-z]+_)?scenario\(|scale_out_and_in")
-#: at most this many jobs with real brokers at a time (the third worker takes other jobs meanwhile)
+#: at most this many jobs with real brokers at a time (the other workers take other jobs meanwhile)
 MAX_REAL = 2
+#: how many jobs run at once: the clocked jobs use about half a core each (they wait on their scenarios' clocks), and
+#: with three workers a fresh-clone run used 1.4 of the 2 cores on average (2,098 CPU-s in 25 min)
+WORKERS = 4
 #: clocked jobs that play many groups at once (``diagnose``'s 34 scenarios five at a time; chapter 18's six groups side
 #: by side): never two of them at once (a fresh-clone run that let them overlap each other and chapter 16 reached a
 #: load average of 57 on 2 cores, and a Connect worker restarted three times over could not rejoin within its 20 s
@@ -205,9 +208,9 @@ class Runner:
         LOGS.mkdir(parents=True, exist_ok=True)
         for old in LOGS.glob("*.log"):
             old.unlink()
-        self.say(f"{len(self.tests)} test jobs, {len(self.chapters)} chapters under nbval and the builds, three at a "
+        self.say(f"{len(self.tests)} test jobs, {len(self.chapters)} chapters under nbval and the builds, {WORKERS} at a "
                  f"time (logs: {LOGS.relative_to(REPO)}/)")
-        threads = [threading.Thread(target=self.worker, args=(k == 0,), daemon=True) for k in range(3)]
+        threads = [threading.Thread(target=self.worker, args=(k == 0,), daemon=True) for k in range(WORKERS)]
         for t in threads:
             t.start()
         try:
