@@ -58,7 +58,7 @@ run_mvn -Dbroker -Dkafka.version="$pinned" dependency:copy-dependencies -Dinclud
   -DoutputDirectory="target/broker-$pinned"
 # compiled against exactly the pinned release's runtime classpath (Kafka publishes some of its own modules,
 # e.g. kafka-group-coordinator-api, as runtime dependencies only, so Maven's compile classpath lacks them)
-rm -rf target/classes
+rm -rf target/classes target/rebalance.jar target/cds   # the jar and its class-data archives go with the classes
 mkdir -p target/classes
 find src/main/java -name '*.java' > target/sources.txt
 if ! javac --release 17 -encoding UTF-8 -Xlint:deprecation -nowarn -d target/classes -cp "target/lib-$pinned/*" @target/sources.txt 2>"$log"; then
@@ -68,8 +68,7 @@ if ! javac --release 17 -encoding UTF-8 -Xlint:deprecation -nowarn -d target/cla
 fi
 # resources (the service file through which Connect workers find the book's IdleSourceConnector on the classpath)
 [ ! -d src/main/resources ] || cp -R src/main/resources/. target/classes/
-# the same classes as one jar: a classpath of jars only can use a class-data archive (rebalance.kafka.jvm)
-rm -rf target/rebalance.jar target/cds   # and the class-data archives of the jar before
+# the same classes as one jar: a classpath of jars only can use a class-data archive (rebalance.kafka.class_data)
 jar --create --file target/rebalance.jar -C target/classes .
 touch "$stamp"
 echo "java: ready (Kafka $pinned: $(ls target/lib-$pinned | wc -l) jars; its broker: $(ls target/broker-$pinned | wc -l) jars)"

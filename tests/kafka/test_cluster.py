@@ -24,6 +24,7 @@ from rebalance.errors import IllegalStateError, InputError
 from rebalance.kafka import cluster as cluster_module
 from rebalance.kafka.broker_requests import metadata_brokers
 from rebalance.kafka.cluster import ClusterStartError, KafkaCluster
+from rebalance.kafka.jvm import find_java
 from rebalance.kafka.settings import config_value, properties_text
 from .built import needs_broker
 from .processes import alive, clean_up_child, port_open, processes_mentioning, wait_gone
@@ -130,8 +131,8 @@ def test_every_node_starts_with_the_class_data_archive_of_its_classpath(three):
     cp, _ = cluster_module.broker_classpath()
 
     def maps(classpath: str) -> bool:
-        return subprocess.run(["java", f"-XX:SharedArchiveFile={archive}", "-Xshare:on", "-cp", classpath, "-version"],
-                              capture_output=True, timeout=60).returncode == 0
+        return subprocess.run([find_java(), f"-XX:SharedArchiveFile={archive}", "-Xshare:on", "-cp", classpath,
+                               "-version"], capture_output=True, timeout=60).returncode == 0
 
     assert maps(cp)
     assert not maps(str(Path(cp).parent.parent / f"lib-{KAFKA_VERSION}" / "*"))

@@ -181,8 +181,9 @@ def test_nothing_left_running(lines):
 
 def test_every_member_records_its_member_id(records):
     """Each member process writes a ``member_id`` record once it has a Kafka member id, whatever the protocol:
-    every id its callbacks carry is one of them (a classic id begins with the member's client id), and each
-    scenario's records begin with its clock."""
+    every id its callbacks carry is one of them (a classic id begins with the member's client id), each process
+    names one member (members that share a JVM are told apart), a member has one process per run of its
+    consumer, and each scenario's records begin with its clock."""
     by_process: Dict[tuple, List[dict]] = {}
     for r in records:
         by_process.setdefault((r["scenario"], r.get("process")), []).append(r)
@@ -190,12 +191,14 @@ def test_every_member_records_its_member_id(records):
     clocks = {r["scenario"]: r for r in records if r["event"] == "clock"}
     assert set(clocks) == ran and all(c["t0"] > 0 and c["until_ms"] > 0 for c in clocks.values())
     members = 0
+    processes: Dict[tuple, int] = {}
     for (scenario, process), recs in sorted(by_process.items(), key=str):
         callbacks = {r["member_id"] for r in recs if r["event"] in ("assigned", "revoked", "lost") and r.get("member_id")}
         if not callbacks:
             continue
         members += 1
         member = next(r["member"] for r in recs if r["event"] == "assigned")
+        processes[(scenario, member)] = processes.get((scenario, member), 0) + 1
         named = [r for r in recs if r["event"] == "member_id"]
         assert named and {r["member"] for r in named} == {member}, (scenario, process, recs)
         assert callbacks <= {r["member_id"] for r in named}, (scenario, process, callbacks, named)
@@ -204,6 +207,12 @@ def test_every_member_records_its_member_id(records):
         for r in named:
             assert r["member_id"].startswith(prefix + "-") == (s["protocol"] != "consumer"), r
     assert members >= 15
+    # a member's consumers are one process each: its first and one per restart, whichever JVM they ran in
+    for (scenario, member), n in processes.items():
+        s = next(s for s in SCENARIOS if s["id"] == scenario)
+        restarts = sum(1 for e in s.get("events", []) if e["op"] == "restart" and e["member"] == member)
+        assert n <= 1 + restarts, (scenario, member, n)
+    assert [processes.get(("eager-leave", m)) for m in ("c1", "c2", "c3")] == [1, 1, 1]
 
 
 def _simulated(scenario_id: str) -> dict:
@@ -270,8 +279,9 @@ def test_cooperative_join_takes_two_rounds(lines):
     has no such load."""
     rows = lines["coop-join"]
     real, sim = _rebalances(rows), _simulated("coop-join")
-    after = [r for r in real if r["at_ms"] >= 5000]
-    sim_after = [r for r in sim["rebalances"] if r["at_ms"] >= 5000]
+    # the rounds of c3's join (the group's forming, c1 and c2 alone, may end after 5 s on a loaded machine)
+    after = [r for r in real if "c3" in r["assignment"]]
+    sim_after = [r for r in sim["rebalances"] if "c3" in r["assignment"]]
     counts = [{m: len(p) for m, p in r["assignment"].items()} for r in after]
     assert [{m: len(p) for m, p in r["assignment"].items()} for r in sim_after] == \
         [{"c1": 2, "c2": 2, "c3": 0}, {"c1": 2, "c2": 2, "c3": 2}]

@@ -173,10 +173,11 @@ needs_module = pytest.mark.skipif(not (REPO / "java" / "target" / "rebalance.jar
 
 @kafka
 @needs_module
-def test_a_client_jvm_maps_the_kafka_classes_from_its_class_data_archive(tmp_path):
+def test_a_client_jvm_maps_the_kafka_classes_from_its_class_data_archive(tmp_path, monkeypatch):
     """A JVM started with ``class_data=True`` on the module's classpath is given the archive trained for that
     classpath and loads ``KafkaConsumer`` from it ("shared objects file"), not from the jar; without the flag, or
     with ``$REBALANCE_CLASS_DATA=0``, it reads the jar."""
+    monkeypatch.delenv("REBALANCE_CLASS_DATA", raising=False)
     classpath = jvm.module_classpath()
     archive = class_data.class_data_archive(os.pathsep.join(classpath))
     assert archive is not None and archive.exists()
@@ -195,15 +196,45 @@ def test_a_client_jvm_maps_the_kafka_classes_from_its_class_data_archive(tmp_pat
 
     assert "shared objects file" in source_of_kafka_consumer(True)
     assert "shared objects file" not in source_of_kafka_consumer(False)
-    os.environ["REBALANCE_CLASS_DATA"] = "0"
-    try:
-        assert not any("SharedArchiveFile" in a for a in
-                       JvmProcess("x", class_data.TRAIN_CLASS, classpath, tmp_path, class_data=True).command())
-    finally:
-        del os.environ["REBALANCE_CLASS_DATA"]
+    monkeypatch.setenv("REBALANCE_CLASS_DATA", "0")
+    assert not any("SharedArchiveFile" in a for a in
+                   JvmProcess("x", class_data.TRAIN_CLASS, classpath, tmp_path, class_data=True).command())
 
 
 @needs_module
 def test_a_classpath_with_a_folder_has_no_class_data_archive(tmp_path):
     """An archive takes jars only: a folder on the classpath (classes being developed) means none."""
     assert class_data.class_data_archive(os.pathsep.join([str(tmp_path), *jvm.module_classpath()])) is None
+
+
+def test_a_failed_training_is_said_once_and_tried_again_later(tmp_path, monkeypatch, capsys):
+    """A training that fails leaves no archive, says so in one line on stderr and is not tried again until
+    ``RETRY_AFTER_S`` has passed; one that writes the archive makes it the classpath's (no JVM: the training is a
+    function here, the classpath one empty jar)."""
+    monkeypatch.setenv("REBALANCE_JAVA_DIR", str(tmp_path / "java"))
+    monkeypatch.delenv("REBALANCE_CLASS_DATA", raising=False)
+    jar = tmp_path / "one.jar"
+    jar.write_bytes(b"")
+    calls = []
+
+    def failing(java, flags):
+        calls.append(flags)
+        raise RuntimeError("no broker today")
+
+    assert class_data.class_data_archive(str(jar), "java", failing) is None
+    assert class_data.class_data_archive(str(jar), "java", failing) is None
+    assert len(calls) == 1 and any(f.startswith("-XX:ArchiveClassesAtExit=") for f in calls[0])
+    err = capsys.readouterr().err
+    assert err.count("no class-data archive") == 1, err
+    (failed,) = (tmp_path / "java" / "target" / "cds").glob("*.failed")
+    assert "no broker today" in failed.read_text()
+
+    def writing(java, flags):
+        calls.append(flags)
+        Path(next(f for f in flags if f.startswith("-XX:ArchiveClassesAtExit=")).split("=", 1)[1]).write_bytes(b"x")
+
+    old = time.time() - class_data.RETRY_AFTER_S - 1
+    os.utime(failed, (old, old))
+    archive = class_data.class_data_archive(str(jar), "java", writing)
+    assert archive is not None and archive.read_bytes() == b"x" and not failed.exists() and len(calls) == 2
+    assert class_data.class_data_archive(str(jar), "java", failing) == archive and len(calls) == 2

@@ -12,14 +12,16 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import sys
 import threading
+import time
 from pathlib import Path
 from typing import Callable, List, Optional
 
 from .classpath import java_module
 from .jvm import CLIENT_JVM_OPTIONS, JvmProcess, find_java, remove_dir
 
-__all__ = ["class_data_archive", "class_data_flags", "TRAIN_CLASS"]
+__all__ = ["class_data_archive", "class_data_flags", "TRAIN_CLASS", "RETRY_AFTER_S"]
 
 #: the Java module's class that trains a class-data archive (loads what the client JVMs load at start, then exits)
 TRAIN_CLASS = "org.rebalance.clients.Train"
@@ -27,6 +29,8 @@ TRAIN_CLASS = "org.rebalance.clients.Train"
 #: not match (a jar rebuilt since) is ignored without a word on stdout, which the JSON-lines JVMs answer on
 _CLASS_DATA_QUIET = ("-Xshare:auto", "-Xlog:cds=off", "-Xlog:cds+dynamic=off")
 _lock = threading.Lock()
+#: seconds after a failed training before it is tried again
+RETRY_AFTER_S = 600
 
 
 def _classpath_files(classpath: str) -> Optional[List[Path]]:
@@ -47,66 +51,89 @@ def class_data_archive(classpath: str, java: Optional[str] = None,
                        training: Optional[Callable[[str, List[str]], None]] = None) -> Optional[Path]:
     """The class-data archive (AppCDS) of the JVMs on ``classpath``: ``java/target/cds/<key>.jsa``, trained once
     (the first time it is asked for, a few seconds) by running :data:`TRAIN_CLASS` on that classpath (a
-    :class:`~rebalance.kafka.jvm.JvmProcess`) with
-    ``-XX:ArchiveClassesAtExit`` -- or ``training(java, flags)``, which must run JVMs on exactly ``classpath``
-    with the JVM flags ``flags`` and return once they have exited normally (the broker's: a one-node cluster
-    started and stopped, :mod:`rebalance.kafka.cluster`).  A JVM started with it maps the Kafka client classes it needs at start instead
-    of reading and verifying them from the jars, which halves the CPU of a member JVM's start and warm-up (0.8 s
-    against 1.6 s on 2 cores, 4.3.1's clients on Java 17).  The key covers the ``java`` binary and every jar's
-    path, size and time, so a rebuilt jar gets a new archive.
+    :class:`~rebalance.kafka.jvm.JvmProcess`) with ``-XX:ArchiveClassesAtExit`` -- or ``training(java, flags)``,
+    which must run JVMs on exactly ``classpath`` with the JVM flags ``flags`` and return once they have exited
+    normally, raising if they did not (the broker's: a one-node cluster started and stopped,
+    :mod:`rebalance.kafka.cluster`).  A JVM started with it maps the Kafka classes it needs at start instead of
+    reading and verifying them from the jars, which halves the CPU of a member JVM's start and warm-up (0.8 s
+    against 1.6 s on 2 cores, 4.3.1's clients on Java 17).  The key covers the JDK (the ``java`` binary and its
+    ``lib/modules``) and every jar's path, size and time, so a rebuilt jar or an updated JDK gets a new archive.
 
     ``None`` (the JVM starts as before) when ``$REBALANCE_CLASS_DATA`` is ``0``, when a folder is on the
-    classpath (``$REBALANCE_ORACLE_EXTRA_CP``, a module built before ``rebalance.jar``), or when training failed
-    (its output is kept in ``<key>.failed``, which stops it being tried again for that classpath).  Several
-    processes asking at once train it once (a file lock)."""
+    classpath (``$REBALANCE_ORACLE_EXTRA_CP``, a module built before ``rebalance.jar``), when the folder cannot
+    be written, or when training failed: one line on stderr says so, its output is kept in ``<key>.failed``, and
+    it is not tried again for :data:`RETRY_AFTER_S`.  Several processes asking at once train it once (a file lock
+    per archive)."""
     if os.environ.get("REBALANCE_CLASS_DATA", "1") == "0":
         return None
     files = _classpath_files(classpath)
     if not files:
         return None
     java = java or find_java()
-    digest = hashlib.sha256(str(Path(java).resolve()).encode())
-    for f in files:
-        st = f.stat()
-        digest.update(f"{f}:{st.st_size}:{st.st_mtime_ns}".encode())
+    home = Path(java).resolve().parent.parent
+    digest = hashlib.sha256(str(home).encode())
+    for f in [home / "lib" / "modules", *files]:
+        if f.exists():
+            st = f.stat()
+            digest.update(f"{f}:{st.st_size}:{st.st_mtime_ns}".encode())
     folder = java_module() / "target" / "cds"
-    archive = folder / f"{digest.hexdigest()[:20]}.jsa"
-    failed = archive.with_suffix(".failed")
+    key = digest.hexdigest()[:20]
+    archive, failed = folder / f"{key}.jsa", folder / f"{key}.failed"
+
+    def failed_lately() -> bool:
+        return failed.exists() and time.time() - failed.stat().st_mtime < RETRY_AFTER_S
+
     if archive.exists():
         return archive
-    if failed.exists():
+    if failed_lately():
         return None
-    with _lock:
-        folder.mkdir(parents=True, exist_ok=True)
-        with open(folder / ".lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if archive.exists() or failed.exists():
-                return archive if archive.exists() else None
-            trained = archive.with_suffix(f".{os.getpid()}.training")
-            flags = [f"-XX:ArchiveClassesAtExit={trained}", "-Xlog:cds=off", "-Xlog:cds+dynamic=off"]
-            why, ok = "", False
+    try:
+        with _lock:
+            folder.mkdir(parents=True, exist_ok=True)
+            with open(folder / f"{key}.lock", "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                if archive.exists():
+                    return archive
+                if failed_lately():
+                    return None
+                why = _train(classpath, java, training, folder / f"{key}.{os.getpid()}.training")
+                if not why:
+                    os.replace(folder / f"{key}.{os.getpid()}.training", archive)
+                    failed.unlink(missing_ok=True)
+                    return archive
+                failed.write_text(why)
+        print(f"rebalance: no class-data archive for a classpath (its training failed, see {failed}); its JVMs "
+              f"start without one", file=sys.stderr)
+    except OSError:  # a folder that cannot be written: the JVMs start without an archive
+        pass
+    return None
+
+
+def _train(classpath: str, java: str, training: Optional[Callable[[str, List[str]], None]], trained: Path) -> str:
+    """Train the archive into ``trained``: ``""`` when it is there, else why not."""
+    flags = [f"-XX:ArchiveClassesAtExit={trained}", "-Xlog:cds=off", "-Xlog:cds+dynamic=off"]
+    why = ""
+    try:
+        if training is not None:
+            training(java, flags)
+        else:
+            work = trained.with_suffix(".folder")
+            jvm = JvmProcess("train", TRAIN_CLASS, classpath.split(os.pathsep), work, heap="256m",
+                             jvm_options=[*CLIENT_JVM_OPTIONS, *flags], java=java)
             try:
-                if training is not None:
-                    training(java, flags)
-                    ok = True
-                else:
-                    jvm = JvmProcess("train", TRAIN_CLASS, classpath.split(os.pathsep), folder / "training",
-                                     heap="256m", jvm_options=[*CLIENT_JVM_OPTIONS, *flags], java=java)
-                    try:
-                        code = jvm.start().wait(180)
-                        ok = code == 0
-                        why = f"{' '.join(jvm.command())}\nexit code {code}\n{jvm.stderr_tail()}"
-                    finally:
-                        jvm.stop()
-                        remove_dir(folder / "training")
-            except Exception as exc:  # a failed training costs the archive only
-                why += f"\n{type(exc).__name__}: {exc}"
-            if ok and trained.exists():
-                os.replace(trained, archive)
-                return archive
-            trained.unlink(missing_ok=True)
-            failed.write_text(why or "the training wrote no archive\n")
-            return None
+                code = jvm.start().wait(180)
+                if code != 0:
+                    why = f"{' '.join(jvm.command())}\nexit code {code}\n{jvm.stderr_tail()}"
+            finally:
+                jvm.stop()
+                remove_dir(work)
+    except Exception as exc:  # a failed training costs the archive only
+        why = f"{type(exc).__name__}: {exc}"
+    if not why and not trained.exists():
+        why = "the training run wrote no archive"
+    if why:
+        trained.unlink(missing_ok=True)
+    return why
 
 
 def class_data_flags(classpath: str, java: str,

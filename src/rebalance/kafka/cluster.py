@@ -353,7 +353,11 @@ class KafkaCluster(StartedInWith):
         try:
             trainer.start()
         finally:
+            servers = [n.process.process for n in trainer.nodes if n.process is not None and n.process.process]
             trainer.stop(graceful=True)
+        codes = [p.returncode for p in servers]  # the processes themselves: a stopped JvmProcess lets go of its own
+        if not servers or any(c is None or c < 0 for c in codes):  # killed: its archive may be cut short
+            raise ClusterStartError(f"the training node did not stop by itself (exit codes {codes})")
 
     def _format(self, java: str, cp: str, began: float) -> None:
         """``kafka-storage.sh format -t CLUSTER_ID -c server.properties`` for every node, all at once."""

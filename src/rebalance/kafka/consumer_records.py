@@ -1,7 +1,7 @@
 """What the records of ``simulate --on kafka`` say (:mod:`rebalance.kafka.consumers` plays the scenario).
 
-A run's records (:class:`ConsumerRun`: every :class:`~rebalance.kafka.jsonlines.ConsumerRecord` of each member JVM,
-in that JVM's order) are read into:
+A run's records (:class:`ConsumerRun`: every :class:`~rebalance.kafka.jsonlines.ConsumerRecord` of each member
+process, in its JVM's order) are read into:
 
 * :func:`classic_rebalances` -- a classic group's completed rebalances: each leader's ``onPartitionsAssigned``
   that follows its ``RecordingAssignor`` record, and whether :func:`rebalance.consumer.assign` given exactly the
@@ -209,7 +209,7 @@ def _replayed_848(s: SimulationInput, topics: List[Dict[str, object]], targets: 
 
 
 def ownership(s: SimulationInput, run: ConsumerRun) -> OwnershipLedger:
-    """Who processed which partition when, from the listener's callbacks: each member process (JVM) owns a
+    """Who processed which partition when, from the listener's callbacks: each member process (one member's consumer in one JVM) owns a
     partition from the ``onPartitionsAssigned`` that gave it to the ``onPartitionsRevoked``/``Lost`` that took
     it, or to the process's kill (``crash``).  The same ledger as the simulators' (eager callbacks carry the
     whole assignment, cooperative and KIP-848 ones the change: adding and removing covers both)."""
@@ -322,7 +322,7 @@ def stop_measures(s: SimulationInput, run: ConsumerRun, ledger: Optional[Ownersh
     """What the rebalances cost the application, from the listener's callbacks, as the simulators measure it:
     :class:`~rebalance.protocol.ledger.StopMeasures` over ``[measure_from_ms, until_ms)`` (a member process is
     stopped from the callback that took its last partition to the ``onPartitionsAssigned`` that gives it one
-    again; each member JVM is one process, so a restarted member is a new one) charged the scenario's
+    again; a restarted member's next consumer, in a JVM of its own, is a new process) charged the scenario's
     ``rebuild_ms_per_partition`` (0 if it sets none), and the join waits of :func:`rebalance.simulate.join_waits`
     by scenario member id."""
     ledger = ownership(s, run) if ledger is None else ledger

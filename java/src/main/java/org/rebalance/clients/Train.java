@@ -25,7 +25,7 @@ import org.apache.kafka.streams.StreamsConfig;
 /**
  * The training run of a class-data archive (AppCDS): the classes the book's client JVMs load at start, loaded once.
  *
- * <p>{@code rebalance.kafka.jvm.class_data_archive} runs this class once per classpath with
+ * <p>{@code rebalance.kafka.class_data.class_data_archive} runs this class once per classpath with
  * {@code -XX:ArchiveClassesAtExit}; the JVMs it starts afterwards on that classpath map the archived classes
  * instead of reading, parsing and verifying them from the jars again, which halves a member JVM's start.  It builds
  * what those JVMs build -- a classic and a consumer-protocol {@code KafkaConsumer} that subscribe and poll, a
@@ -77,8 +77,9 @@ public final class Train {
             // as above
         }
         Properties streams = props(bootstrap);
+        java.nio.file.Path state = Files.createTempDirectory("rebalance-train");
         streams.put(StreamsConfig.APPLICATION_ID_CONFIG, "rebalance-train");
-        streams.put(StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory("rebalance-train").toString());
+        streams.put(StreamsConfig.STATE_DIR_CONFIG, state.toString());
         streams.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class);
         streams.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class);
         StreamsBuilder builder = new StreamsBuilder();
@@ -87,6 +88,9 @@ public final class Train {
             s.state();
         } catch (RuntimeException e) {
             // as above
+        }
+        try (java.util.stream.Stream<java.nio.file.Path> files = Files.walk(state)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
         }
         System.exit(0);
     }
