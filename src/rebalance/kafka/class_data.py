@@ -27,7 +27,8 @@ __all__ = ["class_data_archive", "class_data_flags", "TRAIN_CLASS", "RETRY_AFTER
 TRAIN_CLASS = "org.rebalance.clients.Train"
 #: the JVM flags of a JVM started with a class-data archive, after ``-XX:SharedArchiveFile``: an archive that does
 #: not match (a jar rebuilt since) is ignored without a word on stdout, which the JSON-lines JVMs answer on
-_CLASS_DATA_QUIET = ("-Xshare:auto", "-Xlog:cds=off", "-Xlog:cds+dynamic=off")
+_CDS_LOG_OFF = ("-Xlog:cds=off", "-Xlog:cds+dynamic=off")
+_CLASS_DATA_QUIET = ("-Xshare:auto", *_CDS_LOG_OFF)
 _lock = threading.Lock()
 #: seconds after a failed training before it is tried again
 RETRY_AFTER_S = 600
@@ -96,9 +97,10 @@ def class_data_archive(classpath: str, java: Optional[str] = None,
                     return archive
                 if failed_lately():
                     return None
-                why = _train(classpath, java, training, folder / f"{key}.{os.getpid()}.training")
+                trained = folder / f"{key}.{os.getpid()}.training"
+                why = _train(classpath, java, training, trained)
                 if not why:
-                    os.replace(folder / f"{key}.{os.getpid()}.training", archive)
+                    os.replace(trained, archive)
                     failed.unlink(missing_ok=True)
                     return archive
                 failed.write_text(why)
@@ -111,7 +113,7 @@ def class_data_archive(classpath: str, java: Optional[str] = None,
 
 def _train(classpath: str, java: str, training: Optional[Callable[[str, List[str]], None]], trained: Path) -> str:
     """Train the archive into ``trained``: ``""`` when it is there, else why not."""
-    flags = [f"-XX:ArchiveClassesAtExit={trained}", "-Xlog:cds=off", "-Xlog:cds+dynamic=off"]
+    flags = [f"-XX:ArchiveClassesAtExit={trained}", *_CDS_LOG_OFF]
     why = ""
     try:
         if training is not None:

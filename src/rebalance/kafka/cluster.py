@@ -50,8 +50,8 @@ from ..validation import require
 from ..versions import KAFKA_VERSION
 from .broker_requests import metadata_brokers
 from .jvm import (DEFAULT_JVM_OPTIONS, JvmProcess, StartedInWith, StopAtExit, broker_lib, check_jvm_settings,
-                  find_java, kill_and_reap, log4j2_properties, parent_death_prefix, remove_dir,
-                  stop_together, wait_each)
+                  find_java, kill_and_reap, log4j2_properties, parent_death_prefix, remove_dir, stop_together,
+                  wait_each)
 from .settings import checked_settings, pick, properties_text
 
 __all__ = ["KafkaCluster", "ClusterStartError", "Node", "broker_classpath", "free_ports", "random_cluster_id",

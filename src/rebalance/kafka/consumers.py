@@ -337,7 +337,8 @@ def run_scenario(value: object, cluster: Optional[Any] = None,
     it appends to FILE a ``clock`` record (``t0``: the wall clock of ``t`` = 0, ms since the epoch; ``until_ms``)
     and every record its JVMs wrote by ``until_ms``, each with its ``scenario`` (and ``process``: the member
     process, an index in the run), and then each member still running's ``metrics`` record (its
-    ``KafkaConsumer.metrics()`` of rebalances and polls at ``until_ms``).  ``on_clock(t0, group)``, when given, is called as the scenario's clock starts, with its ``t0``
+    ``KafkaConsumer.metrics()`` of rebalances and polls at ``until_ms``).  ``on_clock(t0, group)``, when given,
+    is called as the scenario's clock starts, with its ``t0``
     (ms since the epoch) and its group id (to look at the group from outside while it runs).
 
     Defined in chapter 10, *Watch real clients rebalance*."""
