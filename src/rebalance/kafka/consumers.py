@@ -10,7 +10,9 @@ kills its JVM with SIGKILL (no LeaveGroup, no more heartbeats: the coordinator f
 timeout, as when a process dies), ``subscribe`` makes it call ``subscribe(topics)`` again with the event's
 topics (a subscription change), ``restart`` closes it (as ``leave``) and, once ``close()`` has returned (and the event's ``down_ms`` later), starts
 a new consumer with the same ``client.id`` and ``group.instance.id`` in a fresh JVM.  Every JVM is started and
-warm before the scenario's clock starts, so a join is not delayed by the JVM's start.
+warm, and every member process's ``KafkaConsumer`` made (``prepare``), before the scenario's clock starts: a
+member's start at its time only subscribes and polls, so members that start at the same time start together and
+a join is not delayed by the JVM's start or the client's construction.
 
 The output lines are ``simulate``'s, plus ``"replayed"`` on each rebalance line:
 
@@ -214,30 +216,38 @@ class _Player:
             j.answer({"op": "warm"}, "warmed", _START_S, since)
         admin.request({"op": "create_topics", "bootstrap": self.bootstrap, "topics": dict(s.topics), "group": group},
                       "topics_created", _START_S)
-        t0 = int(time.time() * 1000)
-        self.run.t0 = t0
-        if self.on_clock is not None:
-            self.on_clock(t0, group)
-        if s.protocol == "consumer" or s.mixed:
-            admin.send({"op": "observe", "bootstrap": self.bootstrap, "group": group, "t0": t0,
-                        "interval_ms": OBSERVE_INTERVAL_MS, "topics": sorted(s.topics)})
+        # every member process's consumer made before the clock starts, so that members that start at the same
+        # time start together (a start only subscribes and polls)
         by_id = {m.id: m for m in s.members}
-        current: Dict[str, Optional[JsonLinesJvm[ConsumerRecord]]] = {m.id: None for m in s.members}
-        used = {m.id: 0 for m in s.members}
-
-        def start(name: str) -> None:
-            j = incarnations[name][used[name]]
-            used[name] += 1
+        preparing = []
+        for name, js in incarnations.items():
             m = by_id[name]
             props = member_settings(s, client, m)
             if m.instance_id is not None:
                 props["group.instance.id"] = m.instance_id
-            if j is not shared:
-                j.what = f"the JVM of member {name} (ScenarioMembers, JVM {self.jvms.index(j)})"
-            command: ConsumerStart = {"op": "start", "member": name, "t0": t0, "topics": list(m.topics),
-                                      "props": props, "revoke_ms": revoke_ms,
+            command: ConsumerStart = {"op": "prepare", "member": name, "topics": list(m.topics), "props": props,
+                                      "revoke_ms": revoke_ms,
                                       "batch_ms": batch_ms if m.poll_processing_ms is None else m.poll_processing_ms}
-            j.send(command)
+            for j in js:
+                if j is not shared:
+                    j.what = f"the JVM of member {name} (ScenarioMembers, JVM {self.jvms.index(j)})"
+                preparing.append((j, command, j.ask(command)))
+        for j, command, since in preparing:
+            j.answer(command, "prepared", _START_S, since)
+        t0 = int(time.time() * 1000)
+        self.run.t0 = t0
+        if self.on_clock is not None:
+            self.on_clock(t0, group)
+        current: Dict[str, Optional[JsonLinesJvm[ConsumerRecord]]] = {m.id: None for m in s.members}
+        used = {m.id: 0 for m in s.members}
+        if s.protocol == "consumer" or s.mixed:
+            admin.send({"op": "observe", "bootstrap": self.bootstrap, "group": group, "t0": t0,
+                        "interval_ms": OBSERVE_INTERVAL_MS, "topics": sorted(s.topics)})
+
+        def start(name: str) -> None:
+            j = incarnations[name][used[name]]
+            used[name] += 1
+            j.send({"op": "start", "member": name, "t0": t0})  # the consumer prepare() made
             current[name] = j
 
         def close(name: str, wait: bool) -> None:

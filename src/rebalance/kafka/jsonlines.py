@@ -86,8 +86,9 @@ class CreateTopics(Command, total=False):
 
 
 class ConsumerStart(Command, total=False):
-    """``start`` (C): a ``KafkaConsumer`` of ``topics`` with ``props``; ``revoke_ms`` slept in
-    ``onPartitionsRevoked``, ``batch_ms`` after each poll."""
+    """``prepare`` (C): a ``KafkaConsumer`` of ``topics`` with ``props`` made before the scenario's clock
+    (answered ``prepared``); ``start`` (C): its thread (a new consumer when none was prepared) subscribes and
+    polls; ``revoke_ms`` slept in ``onPartitionsRevoked``, ``batch_ms`` after each poll."""
 
     topics: List[str]
     props: Dict[str, str]

@@ -35,10 +35,13 @@ import org.rebalance.clients.JsonLines;
 /**
  * A scenario's consumers as real {@link KafkaConsumer}s, one client per {@code member}, driven through
  * {@link JsonLines} (the protocol and its table of commands and records are there): {@code warm},
- * {@code create_topics}, {@code start}, {@code subscribe}, {@code leave}, {@code observe}, {@code metrics}.
+ * {@code create_topics}, {@code prepare}, {@code start}, {@code subscribe}, {@code leave}, {@code observe},
+ * {@code metrics}.
  *
  * <ul>
- *   <li>{@code start} -- a consumer thread: {@code new KafkaConsumer(props)} (client.id = the member), {@code
+ *   <li>{@code prepare} -- {@code new KafkaConsumer(props)} (client.id = the member) before the scenario's clock
+ *   starts, so that members starting at the same time start together; answers {@code prepared};</li>
+ *   <li>{@code start} -- a consumer thread: the prepared consumer (or a new one), {@code
  *   subscribe(topics, listener)}, then {@code poll(100 ms)} and {@code batch_ms} of simulated work per loop; the
  *   listener sleeps {@code revoke_ms} in {@code onPartitionsRevoked} when it gives up partitions (the
  *   application's commit);</li>
@@ -85,6 +88,8 @@ public final class ScenarioMembers {
         final Properties props;
         final long revokeMs, batchMs;
         volatile boolean leave;
+        /** set once a {@code start} has given the member its thread (a member is started once per JVM) */
+        boolean started;
         /** the topics of a {@code subscribe} command not yet carried out by the member's thread, or {@code null} */
         volatile List<String> resubscribe;
         /** the last member id a {@code member_id} record named (only the member's thread reads it) */
@@ -146,11 +151,17 @@ public final class ScenarioMembers {
             callback("lost", partitions);
         }
 
+        /** The member's {@code KafkaConsumer} (no request is sent until it subscribes and polls) and its live
+         *  metrics (an unmodifiable view of the client's registry). */
+        void make() {
+            consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+            metrics = consumer.metrics();
+        }
+
         @Override
         public void run() {
             try {
-                consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-                metrics = consumer.metrics();   // an unmodifiable view of the client's live metrics registry
+                if (consumer == null) make();
                 consumer.subscribe(topics, this);
                 emit(record(name, "started"));
                 while (!leave) {
@@ -276,6 +287,7 @@ public final class ScenarioMembers {
         Map<String, JsonLines.Command> commands = JsonLines.commands();
         commands.put("warm", ScenarioMembers::warm);
         commands.put("create_topics", ScenarioMembers::createTopics);
+        commands.put("prepare", ScenarioMembers::prepare);
         commands.put("start", ScenarioMembers::start);
         commands.put("subscribe", ScenarioMembers::subscribe);
         commands.put("leave", ScenarioMembers::leave);
@@ -284,14 +296,31 @@ public final class ScenarioMembers {
         JsonLines.serve("ScenarioMembers", commands);
     }
 
+    static Member member(JsonNode cmd, String name) {
+        return new Member(name, texts(cmd, "topics"), memberProps(cmd, name), JsonLines.optionalLong(cmd, "revoke_ms", 0),
+            JsonLines.optionalLong(cmd, "batch_ms", 0));
+    }
+
+    /** {@code prepare}: the member's consumer made now, before the scenario's clock, so that its {@code start}
+     *  only subscribes and polls; answers {@code prepared}. */
+    static void prepare(JsonNode cmd) {
+        String name = JsonLines.member(cmd);
+        if (MEMBERS.containsKey(name)) throw new JsonLines.BadField("member", name + " was prepared or started in this JVM already");
+        Member m = member(cmd, name);
+        m.make();
+        MEMBERS.put(name, m);
+        emit(record(name, "prepared"));
+    }
+
+    /** {@code start}: the member's thread, with the consumer a {@code prepare} made (its settings are the
+     *  prepared ones), or with a new one made on that thread. */
     static void start(JsonNode cmd) {
         String name = JsonLines.member(cmd);
-        if (MEMBERS.containsKey(name)) throw new JsonLines.BadField("member", name + " was started in this JVM already");
-        Properties props = memberProps(cmd, name);
-        List<String> topics = texts(cmd, "topics");
-        Member m = new Member(name, topics, props, JsonLines.optionalLong(cmd, "revoke_ms", 0),
-            JsonLines.optionalLong(cmd, "batch_ms", 0));
-        MEMBERS.put(name, m);
+        Member m = MEMBERS.computeIfAbsent(name, n -> member(cmd, n));
+        synchronized (m) {
+            if (m.started) throw new JsonLines.BadField("member", name + " was started in this JVM already");
+            m.started = true;
+        }
         new Thread(m, "member-" + name).start();
     }
 
