@@ -10,7 +10,8 @@ once (their timings suffer on a crowded machine), and the two that play many gro
 chapter 18) run first, one after the other; the other workers take other jobs meanwhile, among them those
 whose real clusters follow no clock (``tests/kafka (no clock)``: cluster starts, coordinators, replica placement;
 chapters 1, 12 and 13; ``tests/live``, whose librdkafka clients talk to an in-process mock cluster).  Most of the work waits (on JVMs, brokers, Spark, kernels, browsers and scenario
-clocks), so three workers keep two cores busy (four loaded them past what the clocked runs bear).  Each job writes its log under ``_build/test-logs/``; when all are done the logs are
+clocks), so four workers keep two cores busy; every job but the clocked ones runs at :data:`NICE`, so that the
+clocked ones get the CPU first when the machine is loaded.  Each job writes its log under ``_build/test-logs/``; when all are done the logs are
 printed (the tests, the builds, then each chapter in the book's order) with one line per job and its time, and the
 exit code is 0 only if every job passed.  Ctrl-C stops every process it started.
 
@@ -52,15 +53,21 @@ CLOCK_FREE = {"tests/kafka": ("test_agreement.py", "test_cluster.py", "test_conf
 REAL_CHAPTER = re.compile(r"on_kafka=True|run_until_seen|\brun_(?:[a-z]+_)?scenario\(|scale_out_and_in")
 #: at most this many jobs with real brokers at a time (the other workers take other jobs meanwhile)
 MAX_REAL = 2
-#: how many jobs run at once.  Three leave the 2 cores partly idle (a fresh-clone run used 1.4 of them on average,
-#: 2,098 CPU-s in 25 min: the clocked jobs wait on their scenarios' clocks); four loaded the machine so that three
-#: real runs met late group formings and a share run its timeout in one fresh-clone run, for 3 minutes less
-WORKERS = 3
+#: how many jobs run at once.  Three left the 2 cores partly idle (a fresh-clone run used 1.4 of them on average,
+#: 2,098 CPU-s in 25 min: the clocked jobs wait on their scenarios' clocks); four, before the others ran at
+#: :data:`NICE` and before members started together, loaded the machine so that three real runs met late group
+#: formings and a share run its timeout in one fresh-clone run
+WORKERS = 4
 #: clocked jobs that play many groups at once (``diagnose``'s 34 scenarios five at a time; chapter 18's six groups side
 #: by side): never two of them at once (a fresh-clone run that let them overlap each other and chapter 16 reached a
 #: load average of 57 on 2 cores, and a Connect worker restarted three times over could not rejoin within its 20 s
 #: delay), each beside at most one other clocked job
 CROWDED = ("tests/diagnose", "chapters/18-moving-to-kip848.ipynb")
+#: the niceness of every job that follows no scenario's clock (the builds, the clock-free tests, the chapters
+#: with no real clients): on a busy machine the kernel's scheduler then gives the CPU to the clocked jobs first
+#: (nice 10 weighs about a tenth of nice 0), whose members, brokers and workers must keep their heartbeats and
+#: timers, while the others, which only wait longer, take what is left
+NICE = 10
 NBVAL = ["--nbval", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg", "--nbval-current-env"]
 
 
@@ -130,10 +137,13 @@ class Runner:
     def log_of(name: str) -> Path:
         return LOGS / (name.replace("/", "-").replace(" (no clock)", "-no-clock").replace(".ipynb", "") + ".log")
 
-    def run(self, args: List[str], log: Path) -> int:
-        """One command, its output into ``log`` (appended), in its own process group (Ctrl-C stops it whole)."""
+    def run(self, args: List[str], log: Path, nice: bool = False) -> int:
+        """One command, its output into ``log`` (appended), in its own process group (Ctrl-C stops it whole);
+        ``nice``: at :data:`NICE` (``nice`` runs the command in its own process, so its CPU is still counted)."""
         if self.stopping:
             return 130
+        if nice:
+            args = ["nice", "-n", str(NICE), *args]
         with open(log, "ab") as out:
             p = subprocess.Popen(args, cwd=REPO, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                  start_new_session=True)
@@ -151,7 +161,7 @@ class Runner:
 
     def job(self, name: str, args: List[str], what: str) -> None:
         began = time.monotonic()
-        rc = self.run(args, self.log_of(name))
+        rc = self.run(args, self.log_of(name), nice=name not in self.real)
         self.rc[name], self.seconds[name] = rc, time.monotonic() - began
         cpu = self.cpu.get(self.log_of(name).stem, 0.0)
         self.say(f"{name}: {'passed' if rc == 0 else 'FAILED'}{what} ({self.seconds[name]:.0f} s, "
