@@ -145,12 +145,12 @@ vectors: $(STAMP) java
 # tests/ includes the type check (tests/test_typecheck.py: mypy, configured in pyproject.toml) and the
 # docstring examples (tests/test_doctests.py), so both run here and in test-fast.
 # The set-up's three parts (the Python environment, the Java module, Chromium) run side by side.
-# tests/run_all.py runs four workers side by side once the environment is set up, over one queue of jobs, longest
+# tests/run_all.py runs three workers side by side once the environment is set up, over one queue of jobs, longest
 # first (each test folder, tests/kafka split into its clocked and its clock-free files, and each chapter under nbval);
 # one worker first runs conform, vectors-check, the PDF and the site, then the tests that read them (tests/book,
 # tests/site).  At most two jobs that play real clients against a scenario's clock run at once, and every other job
-# runs under nice.  Most of the work waits on JVMs, brokers, Spark, kernels and scenario clocks, so four workers keep
-# 2 cores busy.  Logs: _build/test-logs/; any job failing fails.
+# runs under nice.  Most of the work waits on JVMs, brokers, Spark, kernels and scenario clocks, so three workers
+# keep 2 cores busy.  Logs: _build/test-logs/; any job failing fails.
 TESTS ?= tests
 TEST_ENV = REBALANCE_VECTORS="$(abspath $(VECTORS))" REBALANCE_SITE_DIR="$(CURDIR)/_build/html" CHROMIUM="$(CHROMIUM)" \
 	REBALANCE_PDF="$(CURDIR)/_build/exports/rebalance.pdf" PATH="$(CURDIR)/$(BIN):$$PATH"
