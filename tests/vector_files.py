@@ -38,4 +38,4 @@ def oracle_or_skip(release=None):
         import pytest
 
         pytest.skip(str(exc))
-    return oracle.Oracle(*args)
+    return oracle.Oracle(*args, short=True)

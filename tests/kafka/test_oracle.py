@@ -194,3 +194,17 @@ def test_a_jvm_killed_mid_run_says_so_with_its_stderr_tail():
     assert re.match(r"the Kafka oracle JVM, after \d+ of 200000 answers, exited \(code -9\)", message), message
     assert "last lines of its stderr" in message and "Using Parallel" in message
     assert not folder.exists()
+
+
+
+def test_a_short_run_uses_the_serial_collector_and_answers_the_same():
+    """``short=True`` (the vectors' check): the flags of :data:`SHORT_RUN_OPTIONS` (the serial collector, the first
+    JIT tier only) instead of the parallel collector, and the same answers."""
+    scenario = {"kind": "coordinator_partition", "numPartitions": 50, "groupIds": ["my-group", "orders", "g-7"]}
+    answers, collectors = {}, {}
+    for short in (False, True):
+        with Oracle(jvm_options=["-Xlog:gc:stderr"], short=short) as kafka:
+            answers[short] = kafka.answer(scenario).output
+            collectors[short] = kafka.jvm.stderr_tail()
+    assert answers[True] == answers[False] and answers[True]["partitions"][0] == 12
+    assert "Using Parallel" in collectors[False] and "Using Serial" in collectors[True], collectors

@@ -31,8 +31,8 @@ from .jvm import JvmProcess, find_java, module_classpath, remove_dir
 if TYPE_CHECKING:
     from ..vectors import Line
 
-__all__ = ["MAIN_CLASS", "Oracle", "OracleAnswer", "Fault", "FileCheck", "answer_all", "answer_files", "check_files",
-           "classpath", "differences", "release_for", "rewrite_files", "run_lines", "main"]
+__all__ = ["MAIN_CLASS", "SHORT_RUN_OPTIONS", "Oracle", "OracleAnswer", "Fault", "FileCheck", "answer_all", "answer_files",
+           "check_files", "classpath", "differences", "release_for", "rewrite_files", "run_lines", "main"]
 
 MAIN_CLASS = "org.rebalance.oracle.Oracle"
 
@@ -80,12 +80,18 @@ class OracleAnswer:
     fault: Optional[Fault] = None
 
 
+#: the JVM flags of an oracle's short run (:class:`Oracle`'s ``short``): the serial collector and the first JIT tier
+#: only, as the book's client JVMs; the vectors' check takes about half the CPU it takes with the full JIT
+SHORT_RUN_OPTIONS = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData")
+
+
 class Oracle:
     """One JVM running Kafka's classes of ``release`` (default: the pinned one): a
     :class:`~rebalance.kafka.jvm.JvmProcess` that reads a scenario a line on stdin and writes its answer a line
     on stdout (``pipes="both"``), its stderr into a file of a temporary folder removed on :meth:`close`.
     ``heap``: its ``-Xmx`` (default ``$REBALANCE_ORACLE_HEAP``, else ``2g``); ``jvm_options``: more JVM flags
-    (after ``-XX:+UseParallelGC``); ``classpath``: the JVM's classpath instead of the module's one for ``release``
+    (after ``-XX:+UseParallelGC``, or with ``short`` after :data:`SHORT_RUN_OPTIONS`: a run of small inputs, such as
+    the vectors, where compiling is most of the JVM's CPU); ``classpath``: the JVM's classpath instead of the module's one for ``release``
     (a release that ``make java`` does not resolve: :mod:`rebalance.known_issues` runs the jars of the releases
     on each side of a fix).
 
@@ -95,10 +101,10 @@ class Oracle:
     """
 
     def __init__(self, release: str = KAFKA_VERSION, heap: Optional[str] = None, jvm_options: Sequence[str] = (),
-                 classpath: Optional[Sequence[str]] = None):
+                 classpath: Optional[Sequence[str]] = None, short: bool = False):
         self.release = release
         self.heap = heap or os.environ.get("REBALANCE_ORACLE_HEAP", "2g")
-        self.jvm_options = ["-XX:+UseParallelGC", *jvm_options]
+        self.jvm_options = [*(SHORT_RUN_OPTIONS if short else ("-XX:+UseParallelGC",)), *jvm_options]
         self._java = find_java()  # both raise JavaUnavailableError now, not when the JVM starts
         self._classpath = list(classpath) if classpath is not None else module_classpath(release)
         self._jvm: Optional[JvmProcess] = None
@@ -199,11 +205,12 @@ def _by_release(scenarios: Sequence[object], release: Optional[str]) -> Dict[str
 
 
 def answer_all(scenarios: Sequence[object], release: Optional[str] = None,
-               progress: Optional[Callable[[int], None]] = None) -> List[OracleAnswer]:
-    """Kafka's answers to ``scenarios``, each kind on its release (see :func:`release_for`); one JVM per release."""
+               progress: Optional[Callable[[int], None]] = None, short: bool = False) -> List[OracleAnswer]:
+    """Kafka's answers to ``scenarios``, each kind on its release (see :func:`release_for`); one JVM per release
+    (``short``: see :class:`Oracle`)."""
     answers: List[Optional[OracleAnswer]] = [None] * len(scenarios)
     for rel, positions in _by_release(scenarios, release).items():
-        with Oracle(rel) as kafka:
+        with Oracle(rel, short=short) as kafka:
             for pos, ans in zip(positions, kafka.answers(scenarios[p] for p in positions)):
                 answers[pos] = ans
                 if progress:
@@ -305,9 +312,10 @@ class FileCheck:
 
 def answer_files(paths: Iterable[Path], release: Optional[str] = None
                  ) -> List[Tuple[Path, List[VectorLine], List[OracleAnswer]]]:
-    """Each vectors file's lines with Kafka's answers to their inputs; all files go through one JVM per release."""
+    """Each vectors file's lines with Kafka's answers to their inputs; all files go through one JVM per release
+    (a short run: vectors are small inputs)."""
     files = [(path, _read_vectors(path)) for path in map(Path, paths)]
-    answers = answer_all([line.get("input") for _, lines in files for line in lines], release)
+    answers = answer_all([line.get("input") for _, lines in files for line in lines], release, short=True)
     out, start = [], 0
     for path, lines in files:
         out.append((path, lines, answers[start:start + len(lines)]))
