@@ -208,14 +208,13 @@ class _Player:
         for e in s.events:
             if e.op == "restart":
                 incarnations[e.member].append(self._new_jvm())
-        admin = shared
         for j in self.jvms:
             j.await_ready(_START_S)
         warming = [(j, j.ask({"op": "warm", "bootstrap": self.bootstrap})) for j in self.jvms]
         for j, since in warming:
             j.answer({"op": "warm"}, "warmed", _START_S, since)
-        admin.request({"op": "create_topics", "bootstrap": self.bootstrap, "topics": dict(s.topics), "group": group},
-                      "topics_created", _START_S)
+        shared.request({"op": "create_topics", "bootstrap": self.bootstrap, "topics": dict(s.topics), "group": group},
+                       "topics_created", _START_S)
         # every member process's consumer made before the clock starts, so that members that start at the same
         # time start together (a start only subscribes and polls)
         by_id = {m.id: m for m in s.members}
@@ -241,8 +240,8 @@ class _Player:
         current: Dict[str, Optional[JsonLinesJvm[ConsumerRecord]]] = {m.id: None for m in s.members}
         used = {m.id: 0 for m in s.members}
         if s.protocol == "consumer" or s.mixed:
-            admin.send({"op": "observe", "bootstrap": self.bootstrap, "group": group, "t0": t0,
-                        "interval_ms": OBSERVE_INTERVAL_MS, "topics": sorted(s.topics)})
+            shared.send({"op": "observe", "bootstrap": self.bootstrap, "group": group, "t0": t0,
+                         "interval_ms": OBSERVE_INTERVAL_MS, "topics": sorted(s.topics)})
 
         def start(name: str) -> None:
             j = incarnations[name][used[name]]
