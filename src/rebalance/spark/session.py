@@ -69,7 +69,7 @@ LOCAL_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 def class_data_options(java: str) -> str:
     """The driver JVM's flags that map the class-data archive (AppCDS) of PySpark's own jars, trained once by a
     local session (:func:`rebalance.kafka.class_data.class_data_archive`, under ``java/target/cds/``): a local
-    session and a small job then take about 8.4 CPU-s against 15.3 on 2 cores.  Empty (no archive) with a Spark
+    session and a small job then take about 8.5 CPU-s against 15 on 2 cores.  Empty (no archive) with a Spark
     of its own (``$SPARK_HOME``), without this checkout's ``java/`` folder, with ``$REBALANCE_CLASS_DATA=0``, or
     when the training failed (one line on stderr says so)."""
     if os.environ.get("SPARK_HOME"):
