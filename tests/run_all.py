@@ -11,9 +11,10 @@ chapter 18) run first, one after the other; the other workers take other jobs me
 whose real clusters follow no clock (``tests/kafka (no clock)``: cluster starts, coordinators, replica placement;
 chapters 1, 12 and 13; ``tests/live``, whose librdkafka clients talk to an in-process mock cluster).  Most of the work waits (on JVMs, brokers, Spark, kernels, browsers and scenario
 clocks), so three workers keep two cores busy (four loaded them past what the clocked runs bear); every job but
-the clocked ones runs at :data:`NICE`, so that the clocked ones get the CPU first when the machine is loaded.  Each job writes its log under ``_build/test-logs/``; when all are done the logs are
-printed (the tests, the builds, then each chapter in the book's order) with one line per job and its time, and the
-exit code is 0 only if every job passed.  Ctrl-C stops every process it started.
+the clocked ones runs at :data:`NICE`, so that the clocked ones get the CPU first when the machine is loaded.
+Each job writes its log under ``_build/test-logs/``; when all are done the logs are printed (the tests, the
+builds, then each chapter in the book's order) with one line per job and its time, and the exit code is 0 only if
+every job passed.  Ctrl-C stops every process it started.
 
 Not a test module (pytest collects ``test_*.py`` only); ``make test`` runs it with the test environment set.
 """

@@ -196,7 +196,6 @@ def test_a_jvm_killed_mid_run_says_so_with_its_stderr_tail():
     assert not folder.exists()
 
 
-
 def test_a_short_run_uses_the_serial_collector_and_answers_the_same():
     """``short=True`` (the vectors' check): the flags of :data:`SHORT_RUN_OPTIONS` (the serial collector, the first
     JIT tier only) instead of the parallel collector, and the same answers."""

@@ -211,8 +211,9 @@ def _replayed_848(s: SimulationInput, topics: List[Dict[str, object]], targets: 
 def ownership(s: SimulationInput, run: ConsumerRun) -> OwnershipLedger:
     """Who processed which partition when, from the listener's callbacks: each member process (one member's
     consumer in one JVM) owns a partition from the ``onPartitionsAssigned`` that gave it to the
-    ``onPartitionsRevoked``/``Lost`` that took it, or to the process's kill (``crash``).  The same ledger as the simulators' (eager callbacks carry the
-    whole assignment, cooperative and KIP-848 ones the change: adding and removing covers both)."""
+    ``onPartitionsRevoked``/``Lost`` that took it, or to the process's kill (``crash``).  The same ledger as the
+    simulators' (eager callbacks carry the whole assignment, cooperative and KIP-848 ones the change: adding and
+    removing covers both)."""
     partitions: List[TopicPartition] = [(t, p) for t in sorted({t for m in s.members for t in m.topics})
                   for p in range(s.topics[t])]
     ledger = OwnershipLedger(partitions)

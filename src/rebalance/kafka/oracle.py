@@ -26,13 +26,13 @@ from typing import TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Opti
 
 from ..errors import IllegalStateError, LiveClientError
 from ..versions import ADMINUTILS_RELEASE, KAFKA_VERSION
-from .jvm import JvmProcess, find_java, module_classpath, remove_dir
+from .jvm import CLIENT_JVM_OPTIONS, JvmProcess, find_java, module_classpath, remove_dir
 
 if TYPE_CHECKING:
     from ..vectors import Line
 
-__all__ = ["MAIN_CLASS", "SHORT_RUN_OPTIONS", "Oracle", "OracleAnswer", "Fault", "FileCheck", "answer_all", "answer_files",
-           "check_files", "classpath", "differences", "release_for", "rewrite_files", "run_lines", "main"]
+__all__ = ["MAIN_CLASS", "SHORT_RUN_OPTIONS", "Oracle", "OracleAnswer", "Fault", "FileCheck", "answer_all",
+           "answer_files", "check_files", "classpath", "differences", "release_for", "rewrite_files", "run_lines", "main"]
 
 MAIN_CLASS = "org.rebalance.oracle.Oracle"
 
@@ -80,9 +80,9 @@ class OracleAnswer:
     fault: Optional[Fault] = None
 
 
-#: the JVM flags of an oracle's short run (:class:`Oracle`'s ``short``): the serial collector and the first JIT tier
-#: only, as the book's client JVMs; the vectors' check takes about half the CPU it takes with the full JIT
-SHORT_RUN_OPTIONS = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData")
+#: the JVM flags of an oracle's short run (:class:`Oracle`'s ``short``): the book's client JVMs' (the serial collector
+#: and the first JIT tier only); the vectors' check takes about half the CPU it takes with the full JIT
+SHORT_RUN_OPTIONS = CLIENT_JVM_OPTIONS
 
 
 class Oracle:
@@ -91,8 +91,8 @@ class Oracle:
     on stdout (``pipes="both"``), its stderr into a file of a temporary folder removed on :meth:`close`.
     ``heap``: its ``-Xmx`` (default ``$REBALANCE_ORACLE_HEAP``, else ``2g``); ``jvm_options``: more JVM flags
     (after ``-XX:+UseParallelGC``, or with ``short`` after :data:`SHORT_RUN_OPTIONS`: a run of small inputs, such as
-    the vectors, where compiling is most of the JVM's CPU); ``classpath``: the JVM's classpath instead of the module's one for ``release``
-    (a release that ``make java`` does not resolve: :mod:`rebalance.known_issues` runs the jars of the releases
+    the vectors, where compiling is most of the JVM's CPU); ``classpath``: the JVM's classpath instead of the
+    module's one for ``release`` (a release that ``make java`` does not resolve: :mod:`rebalance.known_issues` runs the jars of the releases
     on each side of a fix).
 
     >>> with Oracle() as kafka:                                    # doctest: +SKIP
