@@ -21,7 +21,7 @@ Results are appended, one JSON line per scenario, to ``--jsonl`` (so a run cut s
 real runs' raw records to ``--records``; ``--report`` writes the Markdown summary from the JSON lines.
 
     python benchmarks/bench_kafka_peer.py [--n 30] [--seed 0] [--parallel 1] [--budget-s 1800]
-    python benchmarks/bench_kafka_peer.py --report-only
+    python benchmarks/bench_kafka_peer.py --report-only [--resimulate]
 """
 from __future__ import annotations
 
@@ -373,6 +373,9 @@ def main() -> None:
     parser.add_argument("--report", default=str(HERE / "kafka_peer_results.md"))
     parser.add_argument("--causes", help="JSON file: scenario id -> cause, written into the report")
     parser.add_argument("--report-only", action="store_true")
+    parser.add_argument("--resimulate", action="store_true",
+                        help="with --report-only: run each stored scenario through the simulator as it is now (the "
+                             "real runs stay as recorded), e.g. after the simulator changed")
     args = parser.parse_args()
     meta = {"date": time.strftime("%Y-%m-%d"), "seed": args.seed, "parallel": args.parallel,
             "load_start": f"{os.getloadavg()[0]:.1f}", "wall_s": 0.0}
@@ -401,6 +404,8 @@ def main() -> None:
                  "parallel": runs[-1]["parallel"]})
     rows = [json.loads(line) for line in open(args.jsonl, encoding="utf-8")]
     for r in rows:
+        if args.resimulate:
+            r["sim"] = simulated(r["scenario"])
         if r.get("kafka"):
             r["compare"] = compare(r["scenario"], r["sim"], r["kafka"])
     print("\n".join(table(rows)))

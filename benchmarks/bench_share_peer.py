@@ -23,7 +23,7 @@ orders members by them -- so which named member gets which partition is not):
 Every difference is classified (see :func:`classify`).  Results are appended, one JSON line per scenario, to
 ``--jsonl``; ``--report`` writes the Markdown table.
 
-    python benchmarks/bench_share_peer.py [--n 10] [--seed 0] [--budget-s 1200]
+    python benchmarks/bench_share_peer.py [--n 10] [--seed 0] [--first 0] [--budget-s 1200]
     python benchmarks/bench_share_peer.py --report-only
 """
 from __future__ import annotations
@@ -188,6 +188,9 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--first", type=int, default=0,
+                    help="run the drawn scenarios from this one on (the draw of --n is the same whatever --first:"
+                         " a run that stopped is continued with --first <scenarios already in --jsonl>)")
     ap.add_argument("--budget-s", type=float, default=1200)
     ap.add_argument("--jsonl", default=str(HERE / "share_peer_runs.jsonl"))
     ap.add_argument("--report", default=str(HERE / "share_peer_results.md"))
@@ -206,7 +209,7 @@ def main() -> int:
         began = time.monotonic()
         with KafkaCluster(brokers=1, broker_config=share_broker_config(parse_share_scenario(scenarios[0]))) as c:
             run_share_scenario(warm, cluster=c)
-            for sc in scenarios:
+            for sc in scenarios[args.first:]:
                 if time.monotonic() - began > args.budget_s:
                     print(f"budget reached after {sc['id']}")
                     break

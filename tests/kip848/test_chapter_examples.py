@@ -51,8 +51,10 @@ def test_join_at_scale_figures():
 
 
 def test_defaults_and_bounds_are_kafkas():
-    # GroupCoordinatorConfig (Kafka 3.8/3.9) lines 95-115
+    # GroupCoordinatorConfig (Kafka 3.8/3.9) lines 95-115; the assignment interval's (4.3.0 and later) lines 240-250
     config = KIP848Config()
     assert (config.heartbeat_interval_ms, config.session_timeout_ms) == (5_000, 45_000)
+    assert config.assignment_interval_ms == 1_000
     assert BROKER_BOUNDS_MS == {"group.consumer.heartbeat.interval.ms": (5_000, 15_000),
-                                "group.consumer.session.timeout.ms": (45_000, 60_000)}
+                                "group.consumer.session.timeout.ms": (45_000, 60_000),
+                                "group.consumer.assignment.interval.ms": (0, 15_000)}

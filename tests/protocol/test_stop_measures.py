@@ -119,8 +119,9 @@ def test_bad_stop_fields_are_named():
 
 def test_a_members_own_batch_time_reaches_both_simulators():
     """c2's 8 s batches: the eager barrier waits for it (c1 stops longer); a KIP-848 c2, whose batches run
-    from its first partitions at 5014 ms, gives up its partition for the joiner at its poll() at 21014 ms,
-    plus the 100 ms its onPartitionsRevoked takes."""
+    from its first partitions at 10014 ms (it joined within the broker's 1 s assignment interval of c1's target,
+    so its share waits for the heartbeats 5 s later and c1's revocation 5 s after that), gives up its partition
+    for the joiner at its poll() at 26014 ms, plus the 100 ms its onPartitionsRevoked takes."""
     base = {**JOIN, "topics": {"t": 6}, "config": {"max_poll_interval_ms": 10_000}, "rebuild_ms_per_partition": 0}
     slow_members = [{"id": "c1"}, {"id": "c2", "poll_processing_ms": 8_000}, {"id": "c3"}]
     fast, slow = simulate_scenario(base), simulate_scenario({**base, "members": slow_members})
@@ -130,8 +131,8 @@ def test_a_members_own_batch_time_reaches_both_simulators():
     for m in s.members:
         sim.join(m.id, 20_000 if m.id == "c3" else 0, poll_processing_ms=m.poll_processing_ms)
     sim.run(s.until_ms)
-    assert sim.ownership.acquired_ms("c2", 0, 20_000) == [5_014] * 3
-    assert [t for t, member, kind, _ in sim.ownership.changes() if member == "c2" and kind == "remove"] == [21_114]
+    assert sim.ownership.acquired_ms("c2", 0, 20_000) == [10_014] * 3
+    assert [t for t, member, kind, _ in sim.ownership.changes() if member == "c2" and kind == "remove"] == [26_114]
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

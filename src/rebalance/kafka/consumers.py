@@ -56,6 +56,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union, cast
 
+from ..kip848.config import KIP848Config
 from ..validation import require
 from ..simulate import MemberInput, SimulationInput, kind_compute, parse_scenario
 from ..vectors import Line, compute_lines
@@ -93,16 +94,20 @@ CLASSIC_SETTINGS = {
     "group_min_session_timeout_ms": ("broker", "group.min.session.timeout.ms"),
     "group_max_session_timeout_ms": ("broker", "group.max.session.timeout.ms"),
 }
-#: ``consumer`` (KIP-848) ``config`` fields -> settings; the session timeout and heartbeat interval are the
-#: broker's (``group.consumer.*``, their minimums lowered to match)
+#: ``consumer`` (KIP-848) ``config`` fields -> settings; the session timeout, heartbeat interval and assignment
+#: interval are the broker's (``group.consumer.*``, the first two's minimums lowered to match)
 CONSUMER_SETTINGS = {
     "session_timeout_ms": ("broker", "group.consumer.session.timeout.ms"),
     "heartbeat_interval_ms": ("broker", "group.consumer.heartbeat.interval.ms"),
     "max_poll_interval_ms": ("client", "max.poll.interval.ms"),
     "max_poll_records": ("client", "max.poll.records"),
     "assignor": ("client", "group.remote.assignor"),
+    "assignment_interval_ms": ("broker", "group.consumer.assignment.interval.ms"),
 }
 _EMULATED = {"revoke_ms", "poll_processing_ms", "record_processing_ms"}
+#: broker settings left to the cluster when the scenario has Kafka's default (a cluster started without them,
+#: as chapter 9's, runs the scenario): the assignment interval of Kafka 4.3 (``GroupCoordinatorConfig``, 1 s)
+_BROKER_DEFAULTS = {"group.consumer.assignment.interval.ms": KIP848Config().assignment_interval_ms}
 _TOPIC = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
 
 
@@ -134,7 +139,7 @@ def _settings(s: SimulationInput) -> Tuple[Dict[str, str], Dict[str, Union[str, 
         v = getattr(c, name)
         if where == "client":
             client[setting] = str(v)
-        else:
+        elif not (setting in _BROKER_DEFAULTS and v == _BROKER_DEFAULTS[setting]):
             broker[setting] = v
     if s.protocol == "consumer":
         client["group.protocol"] = "consumer"

@@ -2,7 +2,9 @@
 
 Early access in Kafka 3.7, preview in 3.8 and 3.9, generally available in 4.0.  The server-side assignors
 match Kafka 4.3.1; the reconciliation simulator is modelled on Kafka's source at commit 1eb7644 (trunk
-before 4.0) and not yet checked against a running Kafka.
+before 4.0), read again against 4.3.1's: the coordinator's assignment interval of Kafka 4.3 is modelled
+(:mod:`.coordinator`), the client's 4.3.1 changes listed in :mod:`.simulation` are not yet.  Its runs are compared
+with a real 4.3.1 broker's by ``benchmarks/bench_kafka_peer.py``.
 
 * :class:`ConsumerGroupPartitionAssignor` -- the server-side assignor interface; :data:`ASSIGNORS` its registry
   (``uniform``, ``range``), :class:`ReplayOptions` the switches only the vectors adapter passes;

@@ -26,7 +26,9 @@ __all__ = ["KIP848Config", "BROKER_BOUNDS_MS", "GROUP_CONFIGS", "group_config"]
 #: ``group.consumer.min/max.heartbeat.interval.ms`` and ``group.consumer.min/max.session.timeout.ms``);
 #: a client cannot ask for a value outside them.
 BROKER_BOUNDS_MS = {"group.consumer.heartbeat.interval.ms": (5_000, 15_000),
-                    "group.consumer.session.timeout.ms": (45_000, 60_000)}
+                    "group.consumer.session.timeout.ms": (45_000, 60_000),
+                    # lines 244-250 of 4.3.1 (new in 4.3.0): group.consumer.min/max.assignment.interval.ms
+                    "group.consumer.assignment.interval.ms": (0, 15_000)}
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,9 @@ class KIP848Config(PollLoopConfig):
     assignment_ms: int = 10
     restart_ms: int = 10000
     assignor: str = "uniform"
+    #: ``group.consumer.assignment.interval.ms`` (Kafka 4.3.0 and later, KIP-1263; 1 s by default): the least time
+    #: between two target assignments of a group; 0 computes one at every group-epoch bump, as before 4.3
+    assignment_interval_ms: int = 1000
 
     def validate(self) -> "KIP848Config":
         """Check every timing; ``InputError`` names the bad field."""
@@ -52,7 +57,7 @@ class KIP848Config(PollLoopConfig):
         for name in ("heartbeat_interval_ms", "session_timeout_ms"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) <= 0:
                 raise InputError(f"config.{name}", f"must be a positive number of ms, got {getattr(self, name)!r}")
-        for name in ("network_ms", "assignment_ms", "restart_ms"):
+        for name in ("network_ms", "assignment_ms", "restart_ms", "assignment_interval_ms"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
                 raise InputError(f"config.{name}", f"must be >= 0 ms, got {getattr(self, name)!r}")
         if self.heartbeat_interval_ms >= self.session_timeout_ms:
@@ -66,11 +71,13 @@ class KIP848Config(PollLoopConfig):
         return self
 
 
-#: The per-group overrides of the two timings, ``GroupConfig`` (new in 4.0; modelled on commit 1eb7644,
+#: The per-group overrides of the timings, ``GroupConfig`` (new in 4.0; modelled on commit 1eb7644,
 #: trunk before 4.0; KAFKA-14511 / KAFKA-17327: set with ``kafka-configs.sh --alter --entity-type groups --entity-name G --add-config ...``;
-#: not in 3.9): group config name -> the :class:`KIP848Config` field it overrides.
+#: not in 3.9; ``consumer.assignment.interval.ms`` new in 4.3.0, ``GroupConfig`` line 56 in 4.3.1): group config
+#: name -> the :class:`KIP848Config` field it overrides.
 GROUP_CONFIGS = {"consumer.heartbeat.interval.ms": "heartbeat_interval_ms",
-                 "consumer.session.timeout.ms": "session_timeout_ms"}
+                 "consumer.session.timeout.ms": "session_timeout_ms",
+                 "consumer.assignment.interval.ms": "assignment_interval_ms"}
 
 
 def group_config(overrides: Mapping[str, int], base: Optional[KIP848Config] = None,
@@ -89,8 +96,9 @@ def group_config(overrides: Mapping[str, int], base: Optional[KIP848Config] = No
         if name not in GROUP_CONFIGS:
             raise InputError(f"overrides[{name!r}]", f"Unknown group config name: {name} "
                              f"(known: {', '.join(sorted(GROUP_CONFIGS))})")
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise InputError(f"overrides[{name!r}]", f"must be an integer >= 1 (ms), got {value!r}")
+        least = 0 if name == "consumer.assignment.interval.ms" else 1   # GroupConfig: atLeast(0), the others atLeast(1)
+        if not isinstance(value, int) or isinstance(value, bool) or value < least:
+            raise InputError(f"overrides[{name!r}]", f"must be an integer >= {least} (ms), got {value!r}")
         low, high = bounds["group." + name]
         if value < low:
             raise InputError(f"overrides[{name!r}]", f"{name} must be greater than or equal to "

@@ -1,6 +1,7 @@
 """KIP-848 group coordinator: the consumer-group half of ``GroupMetadataManager`` for one group.
 
-Modelled on Kafka's source at commit 1eb7644 (trunk before 4.0): ``GroupMetadataManager.consumerGroupHeartbeat``
+First modelled on Kafka's source at commit 1eb7644 (trunk before 4.0), then checked against Kafka 4.3.1's (the
+assignment interval below is 4.3's): ``GroupMetadataManager.consumerGroupHeartbeat``
 (and ``consumerGroupLeave`` for epochs -1/-2, ``consumerGroupFenceMember``, the session timer),
 ``ConsumerGroup``'s partition epochs (``maybeUpdatePartitionEpoch`` / ``maybeRemovePartitionEpoch``) and
 ``TargetAssignmentBuilder``:
@@ -8,9 +9,22 @@ Modelled on Kafka's source at commit 1eb7644 (trunk before 4.0): ``GroupMetadata
 * **Group epoch.**  A member joining, leaving, being fenced or changing its subscription bumps the group
   epoch.  The next heartbeat from *any* member then recomputes the **target assignment** with the real
   server-side assignor (:mod:`rebalance.kip848.uniform` or :mod:`rebalance.kip848.range`) and stamps it with
-  that epoch (the *assignment epoch*).
+  that epoch (the *assignment epoch*) -- but, since Kafka 4.3.0 (KIP-1263), only once
+  ``group.consumer.assignment.interval.ms`` (1 s by default) has passed since the last target was computed
+  (``GroupMetadataManager.canComputeNextTargetAssignment``, 4.3.1 lines 3824-3845, called from
+  ``maybeUpdateTargetAssignment`` at 3871): a heartbeat before that is reconciled against the last target, and
+  nothing schedules the computation, so it waits for the first heartbeat after the interval.  A member that
+  joins within a second of the last computation therefore gets nothing until such a heartbeat, usually the
+  next one of the group's members a heartbeat interval later.  (Not in 4.2.1's jar; in 4.3.0's and 4.3.1's.)
 * **Member epoch and state.**  Each heartbeat advances the member with ``CurrentAssignmentBuilder``
   (:mod:`.reconciliation`).
+
+What else changed in these paths between commit 1eb7644 and 4.3.1, read from the two sources: the rest of
+``consumerGroupHeartbeat``, the leave and fence paths and the session timer that this model follows behave the
+same; ``CurrentAssignmentBuilder`` keeps the member epoch when a member stays in ``UNREVOKED_PARTITIONS``
+(KAFKA-19974, 4.3.1 lines 231-234: only the epoch numbers of that state differ, not who owns what or when) and
+does not count a partition the member itself is revoking as unreleased (KAFKA-19449, lines 404-410: a target that
+hands a partition straight back to its owner); the model follows 1eb7644 in both (see :mod:`.reconciliation`).
 """
 from __future__ import annotations
 
@@ -59,6 +73,8 @@ class GroupCoordinatorModel:
         self.session_timers: Dict[str, ScheduledEvent] = {}
         self.heartbeats = 0
         self.assignments_computed = 0
+        #: when the last target assignment was computed (``ConsumerGroup.assignmentTimestamp``; ``None``: never)
+        self.assignment_timestamp_ms: Optional[int] = None
 
     # -- partition epochs (ConsumerGroup.maybeUpdatePartitionEpoch) ---------------------------------
     def partition_epoch(self, topic: str, partition: int) -> int:
@@ -96,9 +112,19 @@ class GroupCoordinatorModel:
         self.target = {m: result.members.get(m) for m in self.members}
         self.assignment_epoch = self.group_epoch
         self.assignments_computed += 1
+        self.assignment_timestamp_ms = self.clock.now_ms
         self.log("coordinator", "target-assignment",
                  {"epoch": self.group_epoch, "builder": result.builder,
                   "target": {m: partition_names(self.target_of(self.members[m])) for m in self.members}})
+
+    def can_compute_next_target_assignment(self) -> bool:
+        """``GroupMetadataManager.canComputeNextTargetAssignment`` (Kafka 4.3.1, KIP-1263): no target yet, an
+        interval of 0, or the interval passed since the last one.  Its timestamp is the model's clock when the
+        last target was computed (``TargetAssignmentBuilder`` stamps the end of its build: the model's
+        assignor takes no time)."""
+        interval = self.config.assignment_interval_ms
+        return (self.assignment_timestamp_ms is None or interval == 0
+                or self.clock.now_ms >= self.assignment_timestamp_ms + interval)
 
     def _bump(self, reason: str) -> None:
         self.group_epoch += 1
@@ -142,7 +168,7 @@ class GroupCoordinatorModel:
                                          member.assigned, member.pending_revocation)
             self.members[member_id] = member
             self._bump("new member" if old is None else "subscription changed")
-        if self.group_epoch > self.assignment_epoch:
+        if self.group_epoch > self.assignment_epoch and self.can_compute_next_target_assignment():
             self._update_target_assignment()
         before = self.members[member_id]
         if not before.is_reconciled_to(self.assignment_epoch):

@@ -8,6 +8,12 @@ that is not reconciled to the group's target assignment on each of its heartbeat
 partitions are handed out only when their **partition epoch** is ``-1`` (nobody holds them); otherwise the
 member moves to the new epoch in ``UNRELEASED_PARTITIONS`` and picks them up on a later heartbeat.
 
+Two changes of Kafka 4.3.1's ``CurrentAssignmentBuilder`` are not followed (the model is 1eb7644's here): a member
+that stays in ``UNREVOKED_PARTITIONS`` keeps its member epoch instead of stepping to ``memberEpoch + 1`` (4.3.1
+lines 231-234; only the epoch numbers of that state differ, not who owns what when), and a partition the member
+itself is revoking is not counted as unreleased when the target hands it straight back (lines 404-410: that member
+keeps it a heartbeat sooner).
+
 The rest of the model lives in its own modules: :mod:`.config` (timings), :mod:`.coordinator`
 (``GroupMetadataManager.consumerGroupHeartbeat``, ``ConsumerGroup`` partition epochs, the target
 assignment), :mod:`.simulation` (the client's heartbeat loop, ``AsyncKafkaConsumer``'s membership manager,

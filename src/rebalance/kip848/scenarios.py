@@ -2,7 +2,8 @@
 
 Each runs a :class:`~.simulation.KIP848Simulation` (``GroupMetadataManager.consumerGroupHeartbeat`` and
 ``CurrentAssignmentBuilder`` on the coordinator side, ``AsyncKafkaConsumer``'s membership manager on the
-client side, modelled on Kafka's source at commit 1eb7644, trunk before 4.0) and returns a
+client side, modelled on Kafka's source at commit 1eb7644, trunk before 4.0, with 4.3's assignment interval on
+the coordinator) and returns a
 :class:`~.simulation.SimulationResult` whose metrics are the shared
 :class:`~rebalance.protocol.ledger.RebalanceMetrics`.
 """

@@ -18,6 +18,17 @@ releases its partitions as lost (simplified: at once, where Kafka's ``onPartitio
 everything, then sends epoch ``-1`` (``-2`` for a static member, whose assignment is then kept for it for
 ``session_timeout_ms``).  The coordinator is :class:`~.coordinator.GroupCoordinatorModel`.
 
+Against Kafka 4.3.1's client, read side by side with 1eb7644's (the model does not follow these yet): the
+membership manager starts a reconciliation only from the application's ``poll()`` when auto-commit is on or
+something is revoked (``AbstractMembershipManager.maybeReconcile``, 4.3.1 line 863), and applies a new assignment,
+with ``onPartitionsAssigned``, on the application thread inside ``poll()`` even without a listener
+(``ConsumerMembershipManager.signalPartitionsAssigned``, lines 382-388); the callback events are
+``PartitionsRemovedEvent`` and ``PartitionsAssignedEvent`` (lines 458 and 474).  A busy member may therefore need
+more than the one ``poll()`` the model gives it between a new target and its acknowledgement; how many depends
+on whether each ``poll()`` returns records at once, which no run here has measured yet.  The line numbers above
+are 1eb7644's: in 4.3.1 the poll-timer check is line 171 of ``AbstractHeartbeatRequestManager`` and
+``maybeRejoinStaleMember`` line 763 of ``AbstractMembershipManager``.
+
 :class:`KIP848Simulation` is a :class:`~rebalance.protocol.driver.ConsumerGroupDriver`, as the classic
 simulator is: ``join``, ``leave``, ``crash`` and ``restart`` a consumer by name at a virtual time, ``run`` to a
 time, ``metrics``, and listeners for completed rebalances and trace events.  A consumer's processes are

@@ -17,6 +17,13 @@ number of members (:mod:`.member`, ``ConsumerCoordinator`` / ``AbstractCoordinat
   ``restart``, ``run``, ``metrics`` and the event hooks) this simulator shares with the KIP-848 one.
 
 Same inputs, same run: nothing depends on wall-clock time or unseeded randomness.
+
+Read against Kafka 4.3.1's source, the paths modelled here behave as at 1eb7644 (the join and sync barrier, the
+initial rebalance delay, leader election, static replacement, session and heartbeat expiry, leave, the eager and
+cooperative callbacks, the heartbeat thread and the poll timeout, and every default); only the line numbers moved
+(``ConsumerCoordinator.poll`` line 470 is 511 in 4.3.1, ``joinGroupIfNeeded`` 457 is 463).  What 4.3.1 adds and
+the model leaves out: ``close(CloseOptions)`` (KIP-1092; a plain ``close()`` behaves as before) and the group
+coordinator's adaptive append linger (responses that wait for a log write, at most about 10 ms).
 """
 from __future__ import annotations
 
