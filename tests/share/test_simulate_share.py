@@ -18,9 +18,11 @@ from rebalance.simulate import simulate_lines
 from rebalance.vectors import Line
 
 ROOT = Path(__file__).resolve().parents[2]
+#: short timings for scenarios of a few seconds; without Kafka 4.3's assignment interval (0, as before 4.3), whose
+#: own tests are below, so that each change here completes at the heartbeat after it
 FAST = {"group.share.record.lock.duration.ms": 1000, "group.share.heartbeat.interval.ms": 500,
         "group.share.session.timeout.ms": 3000, "group.share.delivery.count.limit": 2, "max.poll.records": 3,
-        "record.processing.ms": 100}
+        "record.processing.ms": 100, "group.share.assignment.interval.ms": 0}
 
 
 def _rows(path: Path):
@@ -31,17 +33,19 @@ def test_the_example_crash_redelivers_the_batch_in_hand_once_its_locks_expire():
     scenario = _rows(ROOT / "examples" / "simulate_share.jsonl")[0]
     *changes, summary = simulate_share(scenario)
     assert changes == [
-        {"epoch": 3, "at_ms": 500, "assignment": {"m1": ["t-1"], "m2": ["t-0"]}, "moved": 0},
-        # m2 crashed at 6250 (last heartbeat 6000): its session times out at 12000; m3 joined at 8000 (epoch 4)
+        # m1's join computes epoch 1's target at 0 (no partition initialized yet); m2's, at 0 too, bumps the
+        # epoch to 2, whose target waits for the first heartbeat 1 s (the assignment interval) after epoch 1's
+        {"epoch": 2, "at_ms": 1000, "assignment": {"m1": ["t-1"], "m2": ["t-0"]}, "moved": 0},
+        # m2 crashed at 6250 (last heartbeat 6000): its session times out at 12000; m3 joined at 8000 (epoch 3)
         # but no change completes while m2 is in the group with its old epoch
-        {"epoch": 5, "at_ms": 12000, "assignment": {"m1": ["t-0"], "m3": ["t-1"]}, "moved": 1},
+        {"epoch": 4, "at_ms": 12000, "assignment": {"m1": ["t-0"], "m3": ["t-1"]}, "moved": 1},
     ]
     s = summary["summary"]
     assert s["crashes"] == [{"member": "m2", "at_ms": 6250, "in_flight": 5,
-                             "in_flight_records": {"t-0": [55, 56, 57, 58, 59]}, "locks_expire_ms": 9000,
+                             "in_flight_records": {"t-0": [50, 51, 52, 53, 54]}, "locks_expire_ms": 9000,
                              "redelivered": 5}]
     assert s["records"] == {"produced": 220, "acquired": 225, "acknowledged": 220, "redelivered": 5, "lock_expired": 5}
-    assert s["final"]["t-0"] == [[0, 54, "ACKNOWLEDGED", 1], [55, 59, "ACKNOWLEDGED", 2], [60, 109, "ACKNOWLEDGED", 1]]
+    assert s["final"]["t-0"] == [[0, 49, "ACKNOWLEDGED", 1], [50, 54, "ACKNOWLEDGED", 2], [55, 109, "ACKNOWLEDGED", 1]]
     assert s["delivery_counts"] == {"1": 215, "2": 5}
 
 
@@ -203,3 +207,21 @@ def test_a_runaway_run_is_an_event_limit_error_naming_until_ms(monkeypatch):
     with pytest.raises(EventLimitError) as err:
         simulate_share({"kind": "share", "topics": {"t": 1}, "members": [{"id": "a"}], "until_ms": 60000})
     assert err.value.field == "until_ms"
+
+
+def test_the_assignment_interval_holds_a_target_back_until_a_heartbeat_after_it():
+    """Kafka 4.3's ``group.share.assignment.interval.ms``: m2 and m3 join 200 and 400 ms after m1, whose target
+    was computed at 0 (heartbeats every 500 ms from each join: m1 at 500, 1000; m2 at 700, 1200; m3 at 900, 1400).
+    With the interval at 0 (as before 4.3) each join computes its target at once, and the three-member change
+    completes at m2's first heartbeat after m3's join (700); with 1 s the target of epoch 3 waits for m1's
+    heartbeat at 1000, and the change completes when the last member, m3, has heartbeated after it (1400)."""
+    def changes(interval):
+        scenario = {"kind": "share", "topics": {"q": 3}, "records": {"q": 60},
+                    "config": dict(FAST, **{"group.share.assignment.interval.ms": interval}),
+                    "members": [{"id": "m1"}, {"id": "m2"}, {"id": "m3"}],
+                    "events": [{"at_ms": 200, "op": "join", "member": "m2"}, {"at_ms": 400, "op": "join", "member": "m3"}],
+                    "until_ms": 3000}
+        return [(c["epoch"], c["at_ms"], sorted(c["assignment"])) for c in simulate_share(scenario)[:-1]]
+
+    assert changes(0) == [(1, 0, ["m1"]), (3, 700, ["m1", "m2", "m3"])]
+    assert changes(1000) == [(1, 0, ["m1"]), (3, 1400, ["m1", "m2", "m3"])]

@@ -14,12 +14,16 @@ The coordinator is modelled on ``GroupMetadataManager.shareGroupHeartbeat`` (gro
 member's first heartbeat (``join``, a ``restart``'s new process), a leave heartbeat (``leave``) and a session
 timeout (``crash``: ``group.share.session.timeout.ms`` after its last heartbeat) bump the group epoch and compute
 a target assignment with :class:`~rebalance.share.SimpleAssignor` (:func:`~rebalance.share.assign_share_group`,
-member id = the scenario's member id, the last target carried); a share partition is assignable only once its
+member id = the scenario's member id, the last target carried) -- since Kafka 4.3 only once
+``group.share.assignment.interval.ms`` (1 s by default) has passed since the last target, at the first heartbeat
+after it (``maybeUpdateTargetAssignment`` and ``canComputeNextTargetAssignment``, 4.3.1 lines 3943-3962 and
+3824-3845; until then a heartbeat is answered from the last target, and a member joining gets that target's
+share: nothing); a share partition is assignable only once its
 share-group state is initialized (``topicPartitionAllowedMap``): a subscription to a new topic starts the
 initialization, and the next heartbeat after it bumps the epoch again (``initializedAssignmentPending``).  A share
 group has no revocation: a member takes its target at its next heartbeat (every
-``group.share.heartbeat.interval.ms`` from its join).  An assignment change is *completed* when every member's
-epoch is the group epoch.
+``group.share.heartbeat.interval.ms`` from its join).  An assignment change is *completed* when the target is
+the group epoch's and every member's epoch is that epoch.
 
 Each member polls: it acquires up to ``max.poll.records`` records from its partitions
 (:class:`~rebalance.share.SharePartitionModel`, one per partition: ``SharePartition``), processes each for
@@ -60,6 +64,7 @@ SHARE_CONFIG: Dict[str, int] = {
     "group.share.session.timeout.ms": 45000,
     "group.share.record.lock.duration.ms": DEFAULT_RECORD_LOCK_DURATION_MS,
     "group.share.delivery.count.limit": DEFAULT_DELIVERY_COUNT_LIMIT,
+    "group.share.assignment.interval.ms": 1000,
     "max.poll.records": 500,
     "record.processing.ms": 0,
 }
@@ -67,7 +72,7 @@ SHARE_CONFIG: Dict[str, int] = {
 #: ``ShareGroupConfig``; a lock below 1 s, a heartbeat below 100 ms would not run on a real broker)
 _MINIMUM = {"group.share.heartbeat.interval.ms": 100, "group.share.session.timeout.ms": 1000,
             "group.share.record.lock.duration.ms": 1000, "group.share.delivery.count.limit": 2,
-            "max.poll.records": 1, "record.processing.ms": 0}
+            "group.share.assignment.interval.ms": 0, "max.poll.records": 1, "record.processing.ms": 0}
 _MAXIMUM = {"group.share.delivery.count.limit": 10}
 #: what an event does: to a member, or ``produce`` records
 SHARE_OPS = ("join", "leave", "crash", "restart", "produce")
@@ -256,6 +261,9 @@ class _ShareGroupRun:
         self.members: Dict[str, _Member] = {}
         self.incarnations: Dict[str, int] = {}
         self.group_epoch = 0
+        self.assignment_epoch = 0  # the group epoch of the last target computed
+        self.interval = c["group.share.assignment.interval.ms"]
+        self.assignment_ms: Optional[int] = None  # when the last target was computed (None: never)
         self.target: Dict[str, Dict[str, List[int]]] = {}
         self.previous: Optional[Any] = None  # the last GroupResult: the assignor's current assignment
         self.initialized: Set[str] = set()  # topics whose share-group state is initialized
@@ -303,10 +311,20 @@ class _ShareGroupRun:
         return sorted({t for m in self.members.values() for t in m.topics})
 
     def _bump(self, t: int) -> None:
-        """A new group epoch and its target assignment (``SimpleAssignor``, initialized partitions only)."""
+        """A new group epoch, and its target assignment when the assignment interval allows it."""
+        self.group_epoch += 1
+        self._maybe_update_target(t)
+
+    def _maybe_update_target(self, t: int) -> None:
+        """``maybeUpdateTargetAssignment``: a target for the group epoch (``SimpleAssignor``, initialized partitions
+        only) unless it has one, or the last was computed less than ``group.share.assignment.interval.ms`` ago."""
         from .group import assign_share_group
 
-        self.group_epoch += 1
+        if self.assignment_epoch >= self.group_epoch:
+            return
+        if not (self.assignment_ms is None or self.interval == 0 or t >= self.assignment_ms + self.interval):
+            return
+        self.assignment_epoch, self.assignment_ms = self.group_epoch, t
         topics = dict(self.s.topics)
         members = [{"id": m.key, "subscriptions": list(m.topics)} for m in self.members.values()]
         assignable: Dict[str, object] = {name: list(range(topics[name])) for name in sorted(self.initialized)}
@@ -332,7 +350,7 @@ class _ShareGroupRun:
                    for topic in self._subscribed() if topic in self.initialized)
 
     def _reconcile(self, m: _Member) -> None:
-        m.epoch = self.group_epoch
+        m.epoch = self.assignment_epoch
         m.assignment = self.target.get(m.key, {})
 
     def _on_initialized(self, t: int, topic: str) -> None:
@@ -360,9 +378,10 @@ class _ShareGroupRun:
         if m is None or m.crashed or m.left:
             return
         m.last_heartbeat_ms = t
-        if self._pending_assignment():
+        if self._pending_assignment() and self.assignment_epoch >= self.group_epoch:
             self._bump(t)
-        if m.epoch != self.group_epoch:
+        self._maybe_update_target(t)
+        if m.epoch != self.assignment_epoch:
             self._reconcile(m)
         self.at(t + self.hb, "heartbeat", name, k)
 
@@ -491,7 +510,7 @@ class _ShareGroupRun:
     # --- what completed ----------------------------------------------------------------------------------------
 
     def _maybe_completed(self, t: int) -> None:
-        if self.group_epoch <= self.reported_epoch or not self.members:
+        if self.group_epoch <= self.reported_epoch or not self.members or self.assignment_epoch != self.group_epoch:
             return
         if any(m.epoch != self.group_epoch for m in self.members.values()):
             return
