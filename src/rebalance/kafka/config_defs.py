@@ -46,6 +46,8 @@ GROUP_SETTINGS: Dict[str, Tuple[str, ...]] = {
         "group.consumer.session.timeout.ms", "group.consumer.min.session.timeout.ms",
         "group.consumer.max.session.timeout.ms", "group.consumer.heartbeat.interval.ms",
         "group.consumer.min.heartbeat.interval.ms", "group.consumer.max.heartbeat.interval.ms",
+        "group.consumer.assignment.interval.ms", "group.consumer.min.assignment.interval.ms",
+        "group.consumer.max.assignment.interval.ms",
         "group.share.session.timeout.ms", "group.share.min.session.timeout.ms", "group.share.max.session.timeout.ms",
         "group.share.heartbeat.interval.ms", "group.share.min.heartbeat.interval.ms",
         "group.share.max.heartbeat.interval.ms",
@@ -53,7 +55,8 @@ GROUP_SETTINGS: Dict[str, Tuple[str, ...]] = {
         "group.streams.max.session.timeout.ms", "group.streams.heartbeat.interval.ms",
         "group.streams.min.heartbeat.interval.ms", "group.streams.max.heartbeat.interval.ms",
         "group.streams.initial.rebalance.delay.ms"),
-    "GroupConfig": ("consumer.session.timeout.ms", "consumer.heartbeat.interval.ms", "share.session.timeout.ms",
+    "GroupConfig": ("consumer.session.timeout.ms", "consumer.heartbeat.interval.ms", "consumer.assignment.interval.ms",
+                    "share.session.timeout.ms",
                     "share.heartbeat.interval.ms", "streams.session.timeout.ms", "streams.heartbeat.interval.ms",
                     "streams.initial.rebalance.delay.ms"),
 }
