@@ -240,11 +240,10 @@ def main() -> int:
         for r in rows:
             model = simulate_share(drawn[r["id"]])
             m = model[-1]["summary"]
-            if (m["delivery_counts"] != r["model_counts"]
-                    or [[c["in_flight"], c["redelivered"]] for c in m["crashes"]] != [list(c) for c in r["model_crashes"]]):
+            crashes = [[c["in_flight"], c["redelivered"]] for c in m["crashes"]]
+            if m["delivery_counts"] != r["model_counts"] or crashes != [list(c) for c in r["model_crashes"]]:
                 r["final_by_partition"] = None  # recorded against another model's final states: unknown now
-            r["model_shape"], r["model_counts"] = _shape(model[:-1]), m["delivery_counts"]
-            r["model_crashes"] = [[c["in_flight"], c["redelivered"]] for c in m["crashes"]]
+            r["model_shape"], r["model_counts"], r["model_crashes"] = _shape(model[:-1]), m["delivery_counts"], crashes
             r["shape"] = r["model_shape"] == r["real_shape"]
             r["final"] = m["delivery_counts"] == r["real_counts"] and _finished(m["final"]) and r["unfinished"] == 0
             r["in_flight"] = r["model_crashes"] == [list(c) for c in r["real_crashes"]]

@@ -40,7 +40,7 @@ from .spec import Assignment
 from .reconciliation import (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, TopicPartition, ConsumerGroupMember,
                              copy_assignment, current_assignment_build, partition_names, topic_partitions)
 
-__all__ = ["HeartbeatResponse", "GroupCoordinatorModel"]
+__all__ = ["HeartbeatResponse", "GroupCoordinatorModel", "can_compute_next_target_assignment"]
 
 #: ``log(actor, kind, fields)``: how the coordinator records a trace event
 Log = Callable[[str, str, Dict[str, Any]], None]
@@ -54,6 +54,13 @@ class HeartbeatResponse:
     member_epoch: int
     assignment: Optional[Dict[str, Set[int]]]  # None when unchanged
     error: Optional[str] = None
+
+
+def can_compute_next_target_assignment(timestamp_ms: Optional[int], interval_ms: int, now_ms: int) -> bool:
+    """``GroupMetadataManager.canComputeNextTargetAssignment`` (Kafka 4.3.1 lines 3824-3845, KIP-1263; consumer,
+    share and streams groups alike): no target yet (``timestamp_ms`` ``None``), an interval of 0, or the interval
+    passed since the last target."""
+    return timestamp_ms is None or interval_ms == 0 or now_ms >= timestamp_ms + interval_ms
 
 
 class GroupCoordinatorModel:
@@ -118,13 +125,11 @@ class GroupCoordinatorModel:
                   "target": {m: partition_names(self.target_of(self.members[m])) for m in self.members}})
 
     def can_compute_next_target_assignment(self) -> bool:
-        """``GroupMetadataManager.canComputeNextTargetAssignment`` (Kafka 4.3.1, KIP-1263): no target yet, an
-        interval of 0, or the interval passed since the last one.  Its timestamp is the model's clock when the
-        last target was computed (``TargetAssignmentBuilder`` stamps the end of its build: the model's
+        """:func:`can_compute_next_target_assignment` for this group now.  Its timestamp is the model's clock when
+        the last target was computed (``TargetAssignmentBuilder`` stamps the end of its build: the model's
         assignor takes no time)."""
-        interval = self.config.assignment_interval_ms
-        return (self.assignment_timestamp_ms is None or interval == 0
-                or self.clock.now_ms >= self.assignment_timestamp_ms + interval)
+        return can_compute_next_target_assignment(self.assignment_timestamp_ms, self.config.assignment_interval_ms,
+                                                  self.clock.now_ms)
 
     def _bump(self, reason: str) -> None:
         self.group_epoch += 1

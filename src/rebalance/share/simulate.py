@@ -51,6 +51,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 from ..common import JsonRecord
 from ..errors import EventLimitError, InputError, KafkaError
 from ..validation import check_member_lives, check_size, json_object, require, scenario_event, whole
+from ..kip848.coordinator import can_compute_next_target_assignment
 from .share_partition import (DEFAULT_DELIVERY_COUNT_LIMIT, DEFAULT_RECORD_LOCK_DURATION_MS, AcknowledgeType,
                               RecordState, SharePartitionModel)
 
@@ -322,7 +323,7 @@ class _ShareGroupRun:
 
         if self.assignment_epoch >= self.group_epoch:
             return
-        if not (self.assignment_ms is None or self.interval == 0 or t >= self.assignment_ms + self.interval):
+        if not can_compute_next_target_assignment(self.assignment_ms, self.interval, t):
             return
         self.assignment_epoch, self.assignment_ms = self.group_epoch, t
         topics = dict(self.s.topics)
