@@ -97,6 +97,9 @@ def _simulate(args: argparse.Namespace) -> int:
         from .kafka.consumers import simulate_lines_on_kafka  # starts Kafka: imported only when asked
 
         return _write_outputs(args, read_scenarios, simulate_lines_on_kafka)
+    if args.alternatives:
+        return _write_outputs(args, read_scenarios,
+                              lambda lines, write: simulate_lines(lines, write, alternatives=args.alternatives))
     return _write_outputs(args, read_scenarios, simulate_lines)
 
 
@@ -140,6 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--on", choices=("model", "kafka"), default="model",
                    help="the package's simulators (default), or real KafkaConsumers of the pinned release on a "
                         "one-broker cluster on 127.0.0.1, in wall-clock time (needs Java 17+ and 'make java')")
+    p.add_argument("--alternatives", type=int, default=0, metavar="N",
+                   help="consumer groups: add to each rebalance line the other assignments it gets over N draws of "
+                        "member ids, as a real group's random ids break ties (default 0: none; with the model only)")
     p.set_defaults(func=_simulate)
 
     p = sub.add_parser("diagnose", help="read Kafka logs: one line per rebalance with its trigger, then a summary "

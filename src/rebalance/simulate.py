@@ -12,8 +12,10 @@ One scenario is a consumer group, its topics, its members and a schedule of what
 (:class:`rebalance.protocol.simulation.GroupSimulation`: ``ClassicGroup`` on the coordinator,
 ``ConsumerCoordinator`` on the client), ``consumer`` runs KIP-848's
 (:class:`rebalance.kip848.simulation.KIP848Simulation`: ``GroupMetadataManager.consumerGroupHeartbeat`` and
-the ``AsyncKafkaConsumer`` membership manager); both simulators are modelled on Kafka's source at commit
-1eb7644 (trunk before 4.0), and both are driven through the one interface
+the ``AsyncKafkaConsumer`` membership manager); both simulators were modelled on Kafka's source at commit
+1eb7644 (trunk before 4.0) and follow 4.3.1 where it changed what they model (KIP-848's assignment interval);
+each one's docstring lists what changed between the two and what is not followed yet.  Both are driven through
+the one interface
 :class:`~rebalance.protocol.driver.ConsumerGroupDriver` (:func:`driver_for`): ``join``, ``leave``, ``crash``
 and ``restart`` at a time, ``run``, ``metrics`` and a listener for completed rebalances.  ``config`` sets fields of
 :class:`~rebalance.protocol.config.ProtocolConfig` (classic) or :class:`~rebalance.kip848.config.KIP848Config`
@@ -33,6 +35,9 @@ A scenario's ``kind`` (:data:`KINDS`) says which kind of group it is: ``consumer
 any other kind is handed whole to its own module by :func:`kind_lines` (``share``: :mod:`rebalance.share.simulate`,
 and ``--on kafka`` :mod:`rebalance.kafka.share_scenarios`; ``streams``: :mod:`rebalance.streams.simulate` and
 :mod:`rebalance.kafka.streams.simulate`).
+
+Where Kafka breaks a tie by its random member ids, :func:`simulate_alternatives` runs the scenario again over
+draws of member ids (``simulate --alternatives N`` puts the other assignments on each line).
 
 The reading of the file, the size limit and the error lines follow ``run`` (:func:`rebalance.vectors.run_lines`); a run of more than
 :data:`MAX_EVENTS` events is an :class:`~rebalance.errors.EventLimitError` line naming ``until_ms``, and any
@@ -65,7 +70,8 @@ from .vectors import Line, compute_lines, parse_lines
 
 __all__ = ["PROTOCOLS", "GROUP_PROTOCOLS", "OPS", "play_scenario", "MemberInput", "EventInput", "SimulationInput", "CompletedRebalance",
            "SimulationOutput", "SimulationSummary", "parse_scenario", "config_from_json", "driver_for", "simulate_scenario",
-           "moved_partitions", "join_waits", "read_scenarios", "simulate_lines", "KINDS", "kind_compute"]
+           "moved_partitions", "join_waits", "read_scenarios", "simulate_lines", "KINDS", "kind_compute",
+           "ALTERNATIVE_DRAWS", "simulate_alternatives", "line_alternatives"]
 
 #: ``protocol`` values: the classic protocol's two rebalance protocols, and KIP-848's ``group.protocol=consumer``
 PROTOCOLS = (EAGER, COOPERATIVE, "consumer")
@@ -443,12 +449,14 @@ def parse_scenario(value: object) -> SimulationInput:
 # running
 
 
-def driver_for(s: SimulationInput) -> ConsumerGroupDriver:
+def driver_for(s: SimulationInput, member_id_seed: Optional[int] = None) -> ConsumerGroupDriver:
     """The simulator of ``s.protocol``, with the scenario's topics and config, not yet started: a
     :class:`~rebalance.protocol.simulation.GroupSimulation` whose members use ``s.assignors`` and
     ``s.protocol`` (eager or cooperative), or a :class:`~rebalance.kip848.simulation.KIP848Simulation`.  A
     simulator runs one protocol per group: a scenario whose members differ in ``group_protocol`` (a migration)
-    is an :class:`InputError` naming the first member that differs (run it ``--on kafka``)."""
+    is an :class:`InputError` naming the first member that differs (run it ``--on kafka``).  ``member_id_seed``:
+    a classic group's member ids drawn as Kafka draws them (see
+    :class:`~rebalance.protocol.simulation.GroupSimulation`); ``None``, numbered in join order."""
     if s.mixed:
         first = next(i for i, m in enumerate(s.members) if s.group_protocol_of(m) != s.group_protocol_of(s.members[0]))
         raise InputError(f"members[{first}].group_protocol",
@@ -462,7 +470,7 @@ def driver_for(s: SimulationInput) -> ConsumerGroupDriver:
         check_group_size(sim.catalog, len(s.members))
         return sim
     return GroupSimulation(s.topics, typing.cast(ProtocolConfig, s.config), record_heartbeats=False,
-                           default_assignors=s.assignors, default_protocol=s.protocol)
+                           default_assignors=s.assignors, default_protocol=s.protocol, member_id_seed=member_id_seed)
 
 
 def simulate_scenario(scenario: Union[SimulationInput, Mapping[str, Any]]) -> SimulationOutput:
@@ -484,15 +492,17 @@ def simulate_scenario(scenario: Union[SimulationInput, Mapping[str, Any]]) -> Si
 
 
 def play_scenario(scenario: Union[SimulationInput, Mapping[str, Any]],
-                  on_rebalance: Optional[Callable[[CompletedRebalance], None]] = None) -> ConsumerGroupDriver:
+                  on_rebalance: Optional[Callable[[CompletedRebalance], None]] = None,
+                  member_id_seed: Optional[int] = None) -> ConsumerGroupDriver:
     """The simulator of a scenario (:func:`driver_for`) after its run to ``until_ms``: each member without a
     ``join`` event joins at 0, then every event in time order; ``on_rebalance`` hears each completed rebalance.
-    Its ``events`` are the run's log (a classic coordinator's ``rebalance`` events carry its ``reason``)."""
+    Its ``events`` are the run's log (a classic coordinator's ``rebalance`` events carry its ``reason``).
+    ``member_id_seed``: as :func:`driver_for`."""
     s = scenario if isinstance(scenario, SimulationInput) else parse_scenario(scenario)
     for k, e in enumerate(s.events):
         require(e.op != "subscribe", f"events[{k}].op", "a subscription change runs only on a real cluster "
                 "(simulate --on kafka): the simulators keep each member's subscription")
-    sim = driver_for(s)
+    sim = driver_for(s, member_id_seed)
     sim.max_events = MAX_EVENTS
     if on_rebalance is not None:
         sim.on_rebalance_completed(on_rebalance)
@@ -513,6 +523,98 @@ def play_scenario(scenario: Union[SimulationInput, Mapping[str, Any]],
             sim.restart(e.member, e.at_ms, down_ms=e.down_ms)
     sim.run(s.until_ms)
     return sim
+
+
+#: member-id draws of :func:`simulate_alternatives` unless told otherwise
+ALTERNATIVE_DRAWS = 32
+
+
+def _renamed(s: SimulationInput, names: Mapping[str, str], order: Sequence[str]) -> SimulationInput:
+    """``s`` with each member's name replaced by ``names[name]`` (its events follow it) and its members listed in
+    ``order`` (of the old names): the members that start at 0 join in that order."""
+    by_id = {m.id: m for m in s.members}
+    return dataclasses.replace(s, members=tuple(dataclasses.replace(by_id[m], id=names[m]) for m in order),
+                               events=tuple(dataclasses.replace(e, member=names[e.member]) for e in s.events))
+
+
+def _member_draws(names: Sequence[str], starters: Sequence[str], draws: int) -> List[Tuple[Dict[str, str], List[str]]]:
+    """Up to ``draws`` (renaming, member order) pairs: the names permuted among the members, and the members that
+    start together (``starters``) in another order; every pair when there are no more than ``draws``, else
+    ``draws`` seeded random ones.  The identity first."""
+    import itertools
+    import math
+    import random
+
+    rest = [n for n in names if n not in starters]
+    identity = (dict(zip(names, names)), list(names))
+    if math.factorial(len(names)) * math.factorial(len(starters)) <= draws:
+        pairs = [(dict(zip(names, p)), list(o) + rest) for p in itertools.permutations(names)
+                 for o in itertools.permutations(starters)]
+    else:
+        rng = random.Random(0)
+        pairs = [(dict(zip(names, rng.sample(list(names), len(names)))), rng.sample(list(starters), len(starters)) + rest)
+                 for _ in range(draws - 1)]
+    return [identity] + [p for p in pairs if p != identity]
+
+
+def simulate_alternatives(scenario: Union[SimulationInput, Mapping[str, Any]],
+                          draws: int = ALTERNATIVE_DRAWS) -> List[List[CompletedRebalance]]:
+    """The distinct rebalance sequences (generation and assignment of each completed rebalance) a consumer-group
+    scenario shows when its member ids are drawn as a real group draws them, the simulator's own run first.
+
+    A real group's member ids are random, and Kafka breaks some ties by them: a classic leader fills its
+    subscription ``HashMap`` in the order the ids hash to (``ConsumerCoordinator.onLeaderElected``), so which of
+    equally loaded members gives up a partition follows them; a KIP-848 group's ids are random UUIDs, which the
+    coordinator's assignors order, and which of the members started together heartbeats first decides who is
+    assigned first (with the assignment interval, the first member alone gets every partition, and the uniform
+    assignor keeps its share sticky).  Classic: ``draws`` runs with member-id suffixes drawn as random UUIDs
+    (seeds 0 to ``draws - 1``, :class:`~rebalance.protocol.simulation.GroupSimulation`'s ``member_id_seed``);
+    KIP-848, whose simulator uses the member's name as its id: runs with the names permuted among the members and
+    the members that start at 0 in another order (every combination when there are at most ``draws``, else
+    ``draws`` random ones), each run's assignment renamed back.  Each sequence is one a real
+    group can show; the set is a sample (of ``draws`` draws), not a proof that no other exists."""
+    s = scenario if isinstance(scenario, SimulationInput) else parse_scenario(scenario)
+    require(isinstance(draws, int) and not isinstance(draws, bool) and draws >= 1, "draws",
+            f"must be a whole number >= 1, got {draws!r}")
+
+    def run(s2: SimulationInput, seed: Optional[int], back: Mapping[str, str]) -> List[CompletedRebalance]:
+        got: List[CompletedRebalance] = []
+        play_scenario(s2, got.append, member_id_seed=seed)
+        return [CompletedRebalance(r.generation, r.at_ms, {back[m]: list(v) for m, v in sorted(r.assignment.items(),
+                                                                                          key=lambda kv: back[kv[0]])})
+                for r in got]
+
+    identity = {m.id: m.id for m in s.members}
+    runs = [run(s, None, identity)]
+    if s.protocol == "consumer":
+        joining = {e.member for e in s.events if e.op == "join"}
+        starters = [m.id for m in s.members if m.id not in joining]
+        for names, order in _member_draws([m.id for m in s.members], starters, draws)[1:]:
+            runs.append(run(_renamed(s, names, order), None, {v: k for k, v in names.items()}))
+    else:
+        runs += [run(s, seed, identity) for seed in range(draws)]
+    out: List[List[CompletedRebalance]] = []
+    seen = set()
+    for r in runs:
+        key = json.dumps([[x.generation, x.assignment] for x in r], sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
+
+
+def line_alternatives(sequences: Sequence[Sequence[CompletedRebalance]]) -> List[List[Dict[str, List[str]]]]:
+    """For each rebalance of the first sequence, the other assignments the same rebalance has in the sequences of
+    as many rebalances (:func:`simulate_alternatives`), each once, in the order found."""
+    first = sequences[0]
+    out: List[List[Dict[str, List[str]]]] = []
+    for i, r in enumerate(first):
+        seen = [r.assignment]
+        for seq in sequences[1:]:
+            if len(seq) == len(first) and seq[i].assignment not in seen:
+                seen.append(seq[i].assignment)
+        out.append(seen[1:])
+    return out
 
 
 def join_waits(ledger: OwnershipLedger, s: SimulationInput) -> Dict[str, Optional[int]]:
@@ -578,18 +680,25 @@ def kind_compute(value: object, on_kafka: bool = False) -> Optional[Callable[[ob
     return typing.cast(Callable[[object], List[JsonRecord]], getattr(importlib.import_module(module), function))
 
 
-def simulate_lines(lines: Iterable[Line], write: Callable[[JsonRecord], None]) -> Tuple[int, int]:
+def simulate_lines(lines: Iterable[Line], write: Callable[[JsonRecord], None], alternatives: int = 0) -> Tuple[int, int]:
     """Simulate each scenario: its rebalance lines and summary line, or one error line naming the bad
     field (the other scenarios still run).  Returns (ok, errors), as :func:`rebalance.vectors.run_lines`.
-    A scenario of another ``kind`` goes to that kind's simulator (:func:`kind_compute`)."""
+    A scenario of another ``kind`` goes to that kind's simulator (:func:`kind_compute`).  ``alternatives`` > 0
+    (``simulate --alternatives N``): each consumer group's rebalance line also has ``"alternatives"``, the other
+    assignments that rebalance gets over that many member-id draws (:func:`simulate_alternatives`; ``[]``: the
+    ids decide nothing there)."""
 
     def compute(value: object) -> List[JsonRecord]:
         other = kind_compute(value)
         if other is not None:
             return other(value)
-        out = simulate_scenario(parse_scenario(value))
+        s = parse_scenario(value)
+        out = simulate_scenario(s)
         rows: List[JsonRecord] = [{"generation": r.generation, "at_ms": r.at_ms, "assignment": r.assignment}
                             for r in out.rebalances]
+        if alternatives > 0:
+            for row, alt in zip(rows, line_alternatives(simulate_alternatives(s, alternatives))):
+                row["alternatives"] = alt
         return rows + [{"summary": out.summary()}]
 
     return compute_lines(lines, write, compute)

@@ -42,7 +42,7 @@ _EXPORTS = {
     "hashmap_member_order": ".model", "parse_task": ".model", "task_str": ".model",
     "ExtendedWorkerState": ".protocol",
     "ConnectScenario": ".simulate", "connect_summary": ".simulate", "parse_connect_scenario": ".simulate",
-    "simulate_connect": ".simulate",
+    "simulate_connect": ".simulate", "connect_alternatives": ".simulate",
 }
 __all__ = sorted(_EXPORTS)
 
@@ -66,6 +66,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the s
                         parse_task as parse_task, task_str as task_str)
     from .protocol import ExtendedWorkerState as ExtendedWorkerState
     from .simulate import (ConnectScenario as ConnectScenario, connect_summary as connect_summary,
-                           parse_connect_scenario as parse_connect_scenario, simulate_connect as simulate_connect)
+                           parse_connect_scenario as parse_connect_scenario, simulate_connect as simulate_connect,
+                           connect_alternatives as connect_alternatives)
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -38,7 +38,10 @@ A member's member id is ``connect-NN-K`` (``NN`` its place in :attr:`ConnectScen
 that start at 0, then the others, each in ``members`` order; ``K`` its process's incarnation), so the eager
 assignor's deal by member id follows that order (as on the real cluster of
 ``simulate --on kafka``, whose worker ids sort in that order); the incremental assignor's ``HashMap`` order of
-member ids is this id's, which a real cluster's random member ids do not share.
+member ids is this id's, which a real cluster's random member ids do not share.  With ``member_id_seed``
+(:func:`simulate_connect`) ``K`` is instead a random UUID drawn from a generator seeded with it, as a real
+member id ends (``connect-<host:port>-<uuid>``): :func:`connect_alternatives` runs a scenario over such draws to
+show which outcomes the real cluster's ids can give.
 
 Output: one line per completed round (``generation``, ``at_ms``, ``leader``, ``assignment``: worker ->
 ``{"connectors", "tasks"}``; ``moved``: ``revoked`` and ``assigned`` per worker; ``delayed``, ``delay_ms`` and
@@ -49,8 +52,11 @@ Defined in chapter 11, *Kafka Connect: from stop-the-world to incremental*.
 """
 from __future__ import annotations
 
+import json
+import random
 import re
 import typing
+import uuid
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, TypedDict
 
@@ -63,7 +69,7 @@ from .incremental import DEFAULT_START_TIME_MS
 from .model import connector_key, task_key, task_str
 
 __all__ = ["CONNECT_CONFIG", "CONNECT_OPS", "ConnectEvent", "ConnectScenario", "ConnectSummary", "connect_summary",
-           "parse_connect_scenario", "simulate_connect", "compute", "rebalance_row"]
+           "parse_connect_scenario", "simulate_connect", "connect_alternatives", "compute", "rebalance_row"]
 
 #: the scenario's ``config``: Kafka's names and their defaults (Connect's ``DistributedConfig`` for the worker's
 #: settings, the broker's ``group.initial.rebalance.delay.ms``)
@@ -292,8 +298,10 @@ def connect_summary(rows: Sequence[JsonRecord], eager: bool = False) -> ConnectS
 class _Run:
     """The coordinator's and the herders' clocks around :class:`ConnectCluster` (see the module docstring)."""
 
-    def __init__(self, s: ConnectScenario):
+    def __init__(self, s: ConnectScenario, member_id_seed: Optional[int] = None):
         self.s = s
+        self.random = None if member_id_seed is None else random.Random(member_id_seed)
+        self.suffix: Dict[Tuple[str, int], str] = {}
         c = s.config
         self.hb, self.session = int(c["heartbeat.interval.ms"]), int(c["session.timeout.ms"])
         self.rebalance_timeout, self.initial_delay = int(c["rebalance.timeout.ms"]), int(c["group.initial.rebalance.delay.ms"])
@@ -317,7 +325,10 @@ class _Run:
 
     # members
     def _member_id(self, worker: str) -> str:
-        return f"connect-{self.s.worker_order.index(worker) + 1:02d}-{self.incarnation[worker]}"
+        k = self.incarnation[worker]
+        if self.random is not None and (worker, k) not in self.suffix:
+            self.suffix[(worker, k)] = str(uuid.UUID(int=self.random.getrandbits(128), version=4))
+        return f"connect-{self.s.worker_order.index(worker) + 1:02d}-{self.suffix.get((worker, k), k)}"
 
     def start(self, worker: str, t: int) -> None:
         if self.current(worker) is not None:  # its running process closes first
@@ -504,14 +515,36 @@ class _Run:
                 queue.append((t + e.down_ms, order + 0.5, ConnectEvent(t + e.down_ms, "join", w)))
 
 
-def simulate_connect(scenario: object) -> List[JsonRecord]:
+def simulate_connect(scenario: object, member_id_seed: Optional[int] = None) -> List[JsonRecord]:
     """Run a ``kind: connect`` scenario (its JSON object or a :class:`ConnectScenario`) to ``until_ms``: its
     rebalance lines (:func:`rebalance_row`), then ``{"summary": ...}`` (:func:`connect_summary`).
+    ``member_id_seed``: member ids ending in random UUIDs drawn from it (see the module docstring); ``None``,
+    numbered.
 
     Defined in chapter 11, *Kafka Connect: from stop-the-world to incremental*."""
     s = scenario if isinstance(scenario, ConnectScenario) else parse_connect_scenario(scenario)
-    rows = _Run(s).run()
+    rows = _Run(s, member_id_seed).run()
     return rows + [{"summary": connect_summary(rows, s.connect_protocol == "eager")}]
+
+
+def connect_alternatives(scenario: object, draws: int = 32) -> List[List[JsonRecord]]:
+    """The distinct runs (:func:`simulate_connect`'s lines, without ``at_ms``) of a ``kind: connect`` scenario over
+    ``draws`` draws of member ids (seeds 0 to ``draws - 1``), the numbered run first.  The incremental assignor
+    walks its workers in the ``HashMap`` order of their member ids (which of equally loaded workers loses a task
+    to a new one follows it), and a real cluster's ids end in random UUIDs: each run is one a real cluster can
+    show; the set is a sample, not a proof that no other exists."""
+    s = scenario if isinstance(scenario, ConnectScenario) else parse_connect_scenario(scenario)
+    require(isinstance(draws, int) and not isinstance(draws, bool) and draws >= 1, "draws",
+            f"must be a whole number >= 1, got {draws!r}")
+    out: List[List[JsonRecord]] = []
+    seen: Set[str] = set()
+    for seed in [None, *range(draws)]:
+        rows = [{k: v for k, v in r.items() if k != "at_ms"} for r in simulate_connect(s, seed)]
+        key = json.dumps(rows, sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            out.append(rows)
+    return out
 
 
 def compute(value: object) -> List[JsonRecord]:

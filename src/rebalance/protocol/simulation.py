@@ -27,6 +27,8 @@ coordinator's adaptive append linger (responses that wait for a log write, at mo
 """
 from __future__ import annotations
 
+import random
+import uuid
 from collections import Counter
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -67,6 +69,12 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
     same run as the step-by-step simulation that ``fast_heartbeats=False`` gives; recording heartbeats in
     the message trace (``record_heartbeats=True``) always runs step by step.
 
+    ``member_id_seed`` (default ``None``: member ids ``client-1``, ``client-2``, ... in the order members join, so
+    runs repeat) draws each member id's suffix as Kafka does, a random version-4 UUID
+    (``ClassicGroup.generateMemberId``: ``clientId + "-" + UUID.randomUUID()``), from a generator seeded with it:
+    the leader's subscription ``HashMap`` then iterates members in the order those ids hash to, so runs with
+    different seeds show the ties a real group breaks by its random member ids.
+
     ``summary_from`` (default ``None``: keep everything) runs the group for its summary only, for runs too
     long to keep whole: no message trace (``messages`` stays empty; ``message_counts`` still counts), only
     the ``state`` events in ``events``, and an ownership ledger without history
@@ -80,7 +88,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
                  brokers: Sequence[int] = (0, 1, 2), offsets_partitions: int = OFFSETS_TOPIC_PARTITIONS_DEFAULT,
                  record_heartbeats: bool = True, fast_heartbeats: bool = True,
                  summary_from: Optional[int] = None, default_assignors: Sequence[str] = ("range",),
-                 default_protocol: Optional[str] = None):
+                 default_protocol: Optional[str] = None, member_id_seed: Optional[int] = None):
         require(isinstance(topics, Mapping) and len(topics) > 0, "topics", "must map topic -> partition count")
         for t, n in topics.items():
             require(isinstance(t, str) and t != "", f"topics[{t!r}]", "topic names are non-empty strings")
@@ -116,6 +124,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
         self._start_after_close: Dict[str, int] = {}  # name -> down_ms
         self._msg_ids = 0
         self._member_id_counter = 0
+        self._member_id_random = None if member_id_seed is None else random.Random(member_id_seed)
         self._lose_leader_at: List[Tuple[Optional[int], Optional[int]]] = []
         self._fault_times: List[int] = []
         self.message_counts: Counter[str] = Counter()
@@ -148,6 +157,8 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
 
     def _next_member_suffix(self, client_id: str) -> str:
         self._member_id_counter += 1
+        if self._member_id_random is not None:
+            return str(uuid.UUID(int=self._member_id_random.getrandbits(128), version=4))
         return str(self._member_id_counter)
 
     def in_group(self, name: str) -> bool:

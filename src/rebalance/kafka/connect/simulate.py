@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ...common import JsonRecord
@@ -37,7 +38,7 @@ from .logs import RealRound
 from .replay import compare_rounds, real_shares
 from .workers import ConnectDistributedCluster
 
-__all__ = ["MAX_UNTIL_MS", "broker_config", "compute", "run_connect_scenario"]
+__all__ = ["MAX_UNTIL_MS", "ConnectRun", "broker_config", "compute", "play_connect_scenario", "run_connect_scenario"]
 
 #: the longest scenario the wall clock plays
 MAX_UNTIL_MS = 600_000
@@ -112,10 +113,20 @@ def _play(s: ConnectScenario, connect: ConnectDistributedCluster, t0: float) -> 
     return removed
 
 
-def run_connect_scenario(value: object, kafka: Optional[KafkaCluster] = None) -> List[JsonRecord]:
-    """One ``kind: connect`` scenario on a real Connect cluster (see the module docstring): its rebalance lines,
-    each with ``replayed``, and its summary line.  ``kafka``: a running cluster to use (its broker settings must
-    be :func:`broker_config`'s), else one of its own."""
+@dataclass
+class ConnectRun:
+    """One scenario's run on a real Connect cluster: its rebalance lines (each with ``replayed``) and summary line,
+    the rounds read from the workers' logs (with the real member ids: for a benchmark's record, not a notebook),
+    and when each removed connector's ``DELETE`` was sent (seconds since the epoch), which the replay needs."""
+
+    rows: List[JsonRecord]
+    rounds: List[RealRound]
+    removed: Dict[str, float]
+
+
+def play_connect_scenario(value: object, kafka: Optional[KafkaCluster] = None) -> ConnectRun:
+    """One ``kind: connect`` scenario on a real Connect cluster (see the module docstring).  ``kafka``: a running
+    cluster to use (its broker settings must be :func:`broker_config`'s), else one of its own."""
     s = value if isinstance(value, ConnectScenario) else parse_connect_scenario(value)
     _check(s)
     broker = broker_config(s)
@@ -135,8 +146,15 @@ def run_connect_scenario(value: object, kafka: Optional[KafkaCluster] = None) ->
             # loaded machine) would otherwise eat into until_ms and cut the last rounds off
             t0 = time.time()
             removed = _play(s, connect, t0)
-            rows = _rows(s, connect.rounds(), t0, removed)
-    return rows + [{"summary": connect_summary(rows, s.connect_protocol == "eager")}]
+            rounds = list(connect.rounds())
+            rows = _rows(s, rounds, t0, removed)
+    return ConnectRun(rows + [{"summary": connect_summary(rows, s.connect_protocol == "eager")}], rounds, removed)
+
+
+def run_connect_scenario(value: object, kafka: Optional[KafkaCluster] = None) -> List[JsonRecord]:
+    """One ``kind: connect`` scenario on a real Connect cluster (:func:`play_connect_scenario`): its rebalance
+    lines, each with ``replayed``, and its summary line."""
+    return play_connect_scenario(value, kafka).rows
 
 
 def compute(value: object) -> List[JsonRecord]:

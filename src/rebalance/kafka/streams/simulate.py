@@ -29,7 +29,11 @@ Streams protocol (KIP-1071): the group is described over and over (``describeStr
 is completed at the first description where the target epoch is the group epoch and every member has the group
 epoch and runs its target's active tasks (a member's epoch moves on while tasks it is to get are still revoked); ``replayed``: the book's broker-side ``StickyTaskAssignor`` (``num.standby.replicas`` from the
 broker's ``group.streams.num.standby.replicas``) given the members of the description before the epoch changed,
-with their target tasks, in the coordinator's member-map order, answers the described target assignment.
+with their target tasks, in the coordinator's member-map order, answers the described target assignment.  The
+group is described from before the first instance starts, so that the start's epochs (one per instance joining;
+with 4.3's ``group.streams.assignment.interval.ms`` the first member alone gets every task, and the later
+targets are sticky to that) are replayed each from the one before; they are one line at ``at_ms`` 0, the last,
+replayed if each was.
 """
 from __future__ import annotations
 
@@ -143,6 +147,7 @@ class _StreamsPlayer:
         last, since = None, time.monotonic()
         want = sorted(f"0_{p}" for p in range(self.s.partitions))
         while time.monotonic() < deadline:
+            self._describe()
             now = self._all_tasks()
             if now != last:
                 last, since = now, time.monotonic()
@@ -157,16 +162,21 @@ class _StreamsPlayer:
         return sum(a.count() for apps in self.jvms.values() for a in apps if a.jvm is not None and not a.jvm.stopped
                    and a.running)
 
+    def _describe(self) -> None:
+        """With the streams protocol: one description of the group, kept with the scenario's time."""
+        if self.s.protocol == "streams" and self.admin is not None:
+            try:
+                g = self.admin.describe_group()
+                self.descriptions.append((self._now(), g))
+            except Exception:  # the group may not exist yet
+                pass
+
     def _wait_until(self, at_ms: int) -> None:
         """Until the scenario's clock reads ``at_ms``: describing the streams group over and over (streams
         protocol), or checking the JVMs are alive."""
         while self._now() < at_ms:
             if self.s.protocol == "streams" and self.admin is not None:
-                try:
-                    g = self.admin.describe_group()
-                    self.descriptions.append((self._now(), g))
-                except Exception:  # the group may not exist yet
-                    pass
+                self._describe()
                 time.sleep(0.05)
             else:
                 time.sleep(min(0.2, max(0.0, (at_ms - self._now()) / 1000)))
@@ -188,10 +198,15 @@ class _StreamsPlayer:
                 self.jvms[m.id].append(self._app(m.id))
             self.current[m.id] = 0
         self.admin = self._app("admin")
+        # the start is described too (the group's epochs as the instances join, before the scenario's clock),
+        # so that its target assignment is replayed from the one before it; its times are moved to the clock below
+        self.t0 = int(time.time() * 1000)
+        self._describe()  # the admin client's first call is slow (the group does not exist yet): made before the start
         joins = {e.member for e in s.events if e.op == "join"}
         for m in s.members:
             if m.id not in joins:
                 self.jvms[m.id][0].start_instance(m.id)
+                self._describe()
         self._wait_settled(_SETTLE_S)
         if s.records:
             self.admin.produce(s.records, s.keys)
@@ -199,7 +214,9 @@ class _StreamsPlayer:
             while self._count() != s.records:
                 require(time.monotonic() < deadline, "records", f"the instances did not count {s.records} records")
                 time.sleep(0.5)
-        self.t0 = int(time.time() * 1000)
+        start = int(time.time() * 1000)
+        self.descriptions = [(t - (start - self.t0), g) for t, g in self.descriptions]
+        self.t0 = start
         for e in s.events:
             self._wait_until(e.at_ms)
             self.changes.append(self._now())
@@ -318,6 +335,7 @@ def _streams_rows(s: StreamsScenarioInput, player: _StreamsPlayer) -> List[JsonR
     before: Dict[int, Optional[StreamsRecord]] = {}
     last_completed: Optional[StreamsRecord] = None
     last_owner: Dict[str, str] = {}
+    start: List[JsonRecord] = []
     for t, g in player.descriptions:
         epoch = g["group_epoch"]
         before.setdefault(epoch, latest)
@@ -337,8 +355,13 @@ def _streams_rows(s: StreamsScenarioInput, player: _StreamsPlayer) -> List[JsonR
                     if last_owner.get(task, inst) != inst and last_owner.get(task) in named)
         rows.append({"generation": epoch, "at_ms": max(0, t), "assignment": named, "moved": moved, "warmups": {},
                      "probing": False, "followup": None, "replayed": replayed})
+        if t <= 0:
+            start.append(rows.pop())
         last_epoch, last_completed = epoch, g
         last_owner = {task: inst for inst, a in named.items() for task in a["active"]}
+    # the rebalances of the start (before the clock) as one line: the last, replayed if every one was
+    if start:
+        rows.insert(0, dict(start[-1], moved=0, replayed=all(r["replayed"] for r in start)))
     return rows
 
 
