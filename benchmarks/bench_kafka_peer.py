@@ -114,28 +114,31 @@ POLL_MS = 500
 
 
 #: member-id draws per scenario for :func:`among_alternatives`
-ALTERNATIVE_DRAWS = 128
+ALTERNATIVE_DRAWS = 256
+#: the draw that gave each recorded real run, as the last report found it (a test re-runs just that draw)
+DRAWS_FILE = HERE / "kafka_peer_draws.json"
 
 
-def among_alternatives(scenario: dict, real_after: List[dict], real_moved: int) -> Optional[int]:
-    """The rank of the real run among the simulator's member-id draws (``simulate --alternatives``,
-    :func:`rebalance.simulate.simulate_alternatives`; 0 is the simulator's own run) whose rebalances after
-    ``measure_from_ms`` have the real assignments and move as many partitions; ``None`` if none has."""
-    from rebalance.simulate import moved_partitions, simulate_alternatives, simulate_scenario
+def among_alternatives(scenario: dict, real_after: List[dict], real_moved: int,
+                       hint: Optional[int] = None) -> Optional[int]:
+    """Which of the simulator's member-id draws (:func:`rebalance.simulate.simulate_draw`; ``simulate
+    --alternatives``) has the real run's rebalances after ``measure_from_ms`` and as many moved partitions: 0 for
+    the simulator's own run, ``k + 1`` for the draw of seed ``k`` (``hint``, such a number, is tried first);
+    ``None`` if none of :data:`ALTERNATIVE_DRAWS` has."""
+    from rebalance.simulate import moved_partitions, parse_scenario, simulate_draw
 
     since = scenario["measure_from_ms"]
     want = [r["assignment"] for r in real_after]
-    own = simulate_scenario(scenario).rebalances  # the first draw: most real runs are the simulator's own
-    if [r.assignment for r in own if r.at_ms >= since] == want and moved_partitions(own, since) == real_moved:
-        return 0
-    for rank, seq in enumerate(simulate_alternatives(scenario, ALTERNATIVE_DRAWS)):
-        after = [r.assignment for r in seq if r.at_ms >= since]
-        if after == want and moved_partitions(seq, since) == real_moved:
-            return rank
+    s = parse_scenario(scenario)
+    order = ([hint] if hint is not None else []) + [k for k in range(ALTERNATIVE_DRAWS + 1) if k != hint]
+    for k in order:
+        seq = simulate_draw(s, None if k == 0 else k - 1)
+        if [r.assignment for r in seq if r.at_ms >= since] == want and moved_partitions(seq, since) == real_moved:
+            return k
     return None
 
 
-def compare(scenario: dict, sim: dict, kafka: dict) -> dict:
+def compare(scenario: dict, sim: dict, kafka: dict, hint: Optional[int] = None) -> dict:
     since = scenario["measure_from_ms"]
     s_after = [r for r in sim["rebalances"] if r["at_ms"] >= since]
     k_after = [r for r in kafka["rebalances"] if r["at_ms"] >= since]
@@ -157,13 +160,13 @@ def compare(scenario: dict, sim: dict, kafka: dict) -> dict:
     within = len(s_after) == len(k_after) and all(abs(d) <= tolerance for d in dts)
     same_moved = sim["summary"]["moved_partitions"] == kafka["summary"]["moved_partitions"]
     replayed = all(r.get("replayed") for r in kafka["rebalances"])
-    alternative = among_alternatives(scenario, k_after, kafka["summary"]["moved_partitions"])
+    alternative = among_alternatives(scenario, k_after, kafka["summary"]["moved_partitions"], hint)
     tie_ok = (seq is True and same_moved) or alternative is not None
     if scenario["protocol"] == "consumer":
         same_counts = len(s_after) == len(k_after) and all(
             sorted(sizes(a["assignment"]).values()) == sorted(sizes(b["assignment"]).values())
             for a, b in zip(s_after, k_after))
-        standard = same_count and same_counts and replayed and alternative is not None
+        standard = same_count and replayed and alternative is not None  # a draw's counts are the real ones
     else:
         same_counts = None
         standard = same_count and tie_ok and within
@@ -250,7 +253,7 @@ CLASSES = {
          "server-side assignors order members by them, so which named member gets which partitions (with "
          "mixed subscriptions, even how many) varies from run to run.  Every such real assignment is still "
          "replayed exactly by the book's assignor from the real inputs (no class R).  A scenario is in class D only "
-         "when the real run is none of the simulator's member-id draws (`simulate --alternatives 128`, "
+         "when the real run is none of the simulator's member-id draws (`simulate --alternatives 256`, "
          "`rebalance.simulate.simulate_alternatives`: the same assignments after `measure_from_ms` and as many "
          "moved partitions); when it is one, the tie is predicted and the scenario meets the standard on it",
     "T": "the same assignments (the simulator's or one of its member-id draws'), rebalances and moved partitions, but some rebalance's `at_ms` beyond a "
@@ -268,8 +271,8 @@ def classes(r: dict) -> List[str]:
         out.append("R")
     if not c["same_rebalances"]:
         out.append("C")
-    elif c.get("same_counts_848") is False or ((not c["same_final"] or c["same_sequence"] is False
-                                                  or not c["same_moved"]) and c.get("alternative") is None):
+    elif (c.get("same_counts_848") is False or not c["same_final"] or c["same_sequence"] is False
+          or not c["same_moved"]) and c.get("alternative") is None:
         out.append("D")
     elif not c["within_tolerance"]:
         out.append("T")
@@ -278,7 +281,7 @@ def classes(r: dict) -> List[str]:
 
 def report(rows: List[dict], path: Path, meta: dict) -> None:
     for r in rows:
-        if r.get("kafka"):
+        if r.get("kafka") and not r.get("compare"):
             r["compare"] = compare(r["scenario"], r["sim"], r["kafka"])
     ok = [r for r in rows if r.get("compare")]
     dts = [d for r in ok for d in r["compare"]["at_ms_diffs"]]
@@ -294,11 +297,11 @@ def report(rows: List[dict], path: Path, meta: dict) -> None:
            f"`until_ms`); the simulator takes {statistics.median(r['sim_seconds'] for r in rows):.2f} s. "
            f"Wall clock for the whole run: {meta['wall_s']:.0f} s.", ""]
     drawn = [r for r in ok if r["compare"].get("alternative") is not None]
-    out += [f"The real run is one of the simulator's member-id draws (`simulate --alternatives 128`: the same "
+    out += [f"The real run is one of the simulator's member-id draws (`simulate --alternatives 256`: the same "
             f"assignments after `measure_from_ms`, as many moved partitions) in {len(drawn)} of {len(ok)} scenarios: "
             f"{sum(1 for r in drawn if r['compare']['alternative'] == 0)} the simulator's own run, "
             f"{sum(1 for r in drawn if r['compare']['alternative'] > 0)} another draw (a tie the real ids broke "
-            f"otherwise).", ""]
+            f"otherwise; which draw, in `kafka_peer_draws.json`).", ""]
     if dts:
         out += [f"at_ms, broker minus simulator, over the {len(dts)} rebalances after `measure_from_ms` of scenarios "
                 f"with as many on both sides: median {statistics.median(dts):+.0f} ms, min {min(dts):+d}, max "
@@ -405,6 +408,9 @@ def main() -> None:
     parser.add_argument("--records", default="/tmp/kafka_peer_records.jsonl")
     parser.add_argument("--report", default=str(HERE / "kafka_peer_results.md"))
     parser.add_argument("--causes", help="JSON file: scenario id -> cause, written into the report")
+    parser.add_argument("--draws", default=str(DRAWS_FILE),
+                        help="JSON file: scenario id -> the member-id draw that gave the real run (read as hints, "
+                             "written anew)")
     parser.add_argument("--report-only", action="store_true")
     parser.add_argument("--resimulate", action="store_true",
                         help="with --report-only: run each stored scenario through the simulator as it is now (the "
@@ -436,11 +442,14 @@ def main() -> None:
                  "load_start": ", ".join(r["load_start"] for r in runs), "date": runs[-1]["date"],
                  "parallel": runs[-1]["parallel"]})
     rows = [json.loads(line) for line in open(args.jsonl, encoding="utf-8")]
+    hints = json.loads(Path(args.draws).read_text()) if Path(args.draws).exists() else {}
     for r in rows:
         if args.resimulate:
             r["sim"] = simulated(r["scenario"])
         if r.get("kafka"):
-            r["compare"] = compare(r["scenario"], r["sim"], r["kafka"])
+            r["compare"] = compare(r["scenario"], r["sim"], r["kafka"], hints.get(r["id"]))
+    Path(args.draws).write_text(json.dumps({r["id"]: r["compare"]["alternative"] for r in rows if r.get("compare")},
+                                           indent=0) + "\n")
     print("\n".join(table(rows)))
     report(rows, Path(args.report), meta)
     print(f"wrote {args.report}")

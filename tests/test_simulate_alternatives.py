@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from rebalance.connect import connect_alternatives, simulate_connect
-from rebalance.simulate import line_alternatives, moved_partitions, simulate_alternatives, simulate_scenario
+from rebalance.simulate import (line_alternatives, moved_partitions, simulate_alternatives, simulate_draw,
+                                simulate_scenario)
 
 ROOT = Path(__file__).resolve().parents[1]
 PEER = ROOT / "benchmarks"
@@ -26,23 +27,30 @@ def _peer_row(name, jsonl):
     raise AssertionError(f"{name} is not in {jsonl}")
 
 
-def _real_is_drawn(row):
+DRAWS = json.loads((PEER / "kafka_peer_draws.json").read_text())
+
+
+def _matches(row, seq):
     s, real = row["scenario"], row["kafka"]
     since = s["measure_from_ms"]
-    want = [r["assignment"] for r in real["rebalances"] if r["at_ms"] >= since]
-    return [rank for rank, seq in enumerate(simulate_alternatives(s, 128))
-            if [r.assignment for r in seq if r.at_ms >= since] == want
-            and moved_partitions(seq, since) == real["summary"]["moved_partitions"]]
+    return ([r.assignment for r in seq if r.at_ms >= since]
+            == [r["assignment"] for r in real["rebalances"] if r["at_ms"] >= since]
+            and moved_partitions(seq, since) == real["summary"]["moved_partitions"])
 
 
 @pytest.mark.parametrize("name", ["s057-cooperative-cooperative-sticky", "s098-eager-sticky",
-                                  "s016-consumer-uniform"])
+                                  "s016-consumer-uniform", "s083-consumer-range"])
 def test_the_real_tie_is_one_of_the_draws_and_not_the_simulators_own_run(name):
-    """Three recorded real runs whose ties the broker broke otherwise than the simulator's numbered ids: each is
-    one of the draws (a classic leader's HashMap order of ``c1-<uuid>`` ids; a KIP-848 group's member order and
-    which member heartbeated first), and not the first (the simulator's own run)."""
-    ranks = _real_is_drawn(_peer_row(name, "kafka_peer_runs.jsonl"))
-    assert ranks and 0 not in ranks
+    """Four recorded real runs whose ties the broker broke otherwise than the simulator's own ids: each is the draw
+    ``kafka_peer_draws.json`` names (a classic leader's HashMap order of ``c1-<uuid>`` ids; a KIP-848 group's
+    random ids, a restarted member's new one anywhere among the others, and which member heartbeated first), and
+    not the simulator's own run."""
+    row = _peer_row(name, "kafka_peer_runs.jsonl")
+    draw = DRAWS[name]
+    assert draw > 0
+    assert not _matches(row, simulate_draw(row["scenario"], None))
+    assert _matches(row, simulate_draw(row["scenario"], draw - 1))
+    assert any(_matches(row, seq) for seq in simulate_alternatives(row["scenario"], draw))
 
 
 def test_the_simulators_own_run_comes_first_and_a_range_group_has_no_tie():

@@ -71,7 +71,7 @@ from .vectors import Line, compute_lines, parse_lines
 __all__ = ["PROTOCOLS", "GROUP_PROTOCOLS", "OPS", "play_scenario", "MemberInput", "EventInput", "SimulationInput", "CompletedRebalance",
            "SimulationOutput", "SimulationSummary", "parse_scenario", "config_from_json", "driver_for", "simulate_scenario",
            "moved_partitions", "join_waits", "read_scenarios", "simulate_lines", "KINDS", "kind_compute",
-           "ALTERNATIVE_DRAWS", "simulate_alternatives", "line_alternatives"]
+           "ALTERNATIVE_DRAWS", "simulate_alternatives", "simulate_draw", "line_alternatives"]
 
 #: ``protocol`` values: the classic protocol's two rebalance protocols, and KIP-848's ``group.protocol=consumer``
 PROTOCOLS = (EAGER, COOPERATIVE, "consumer")
@@ -455,8 +455,9 @@ def driver_for(s: SimulationInput, member_id_seed: Optional[int] = None) -> Cons
     ``s.protocol`` (eager or cooperative), or a :class:`~rebalance.kip848.simulation.KIP848Simulation`.  A
     simulator runs one protocol per group: a scenario whose members differ in ``group_protocol`` (a migration)
     is an :class:`InputError` naming the first member that differs (run it ``--on kafka``).  ``member_id_seed``:
-    a classic group's member ids drawn as Kafka draws them (see
-    :class:`~rebalance.protocol.simulation.GroupSimulation`); ``None``, numbered in join order."""
+    member ids drawn at random as Kafka's are (see :class:`~rebalance.protocol.simulation.GroupSimulation` and
+    :class:`~rebalance.kip848.simulation.KIP848Simulation`); ``None``: numbered in join order (classic), the
+    member's name (KIP-848)."""
     if s.mixed:
         first = next(i for i, m in enumerate(s.members) if s.group_protocol_of(m) != s.group_protocol_of(s.members[0]))
         raise InputError(f"members[{first}].group_protocol",
@@ -466,7 +467,7 @@ def driver_for(s: SimulationInput, member_id_seed: Optional[int] = None) -> Cons
         from .kip848.group import check_group_size
         from .kip848.simulation import KIP848Simulation
 
-        sim = KIP848Simulation(s.topics, typing.cast(KIP848Config, s.config))
+        sim = KIP848Simulation(s.topics, typing.cast(KIP848Config, s.config), member_id_seed=member_id_seed)
         check_group_size(sim.catalog, len(s.members))
         return sim
     return GroupSimulation(s.topics, typing.cast(ProtocolConfig, s.config), record_heartbeats=False,
@@ -529,32 +530,23 @@ def play_scenario(scenario: Union[SimulationInput, Mapping[str, Any]],
 ALTERNATIVE_DRAWS = 32
 
 
-def _renamed(s: SimulationInput, names: Mapping[str, str], order: Sequence[str]) -> SimulationInput:
-    """``s`` with each member's name replaced by ``names[name]`` (its events follow it) and its members listed in
-    ``order`` (of the old names): the members that start at 0 join in that order."""
-    by_id = {m.id: m for m in s.members}
-    return dataclasses.replace(s, members=tuple(dataclasses.replace(by_id[m], id=names[m]) for m in order),
-                               events=tuple(dataclasses.replace(e, member=names[e.member]) for e in s.events))
-
-
-def _member_draws(names: Sequence[str], starters: Sequence[str], draws: int) -> List[Tuple[Dict[str, str], List[str]]]:
-    """Up to ``draws`` (renaming, member order) pairs: the names permuted among the members, and the members that
-    start together (``starters``) in another order; every pair when there are no more than ``draws``, else
-    ``draws`` seeded random ones.  The identity first."""
-    import itertools
-    import math
+def simulate_draw(scenario: Union[SimulationInput, Mapping[str, Any]], seed: Optional[int]) -> List[CompletedRebalance]:
+    """The completed rebalances of one draw of :func:`simulate_alternatives`: ``seed`` ``None`` is the simulator's
+    own run (:func:`simulate_scenario`'s); otherwise the member ids are drawn at random from ``seed`` (the
+    simulators' ``member_id_seed``: classic ``c1-<uuid>`` as ``ClassicGroup.generateMemberId`` makes them,
+    KIP-848 a random part in front of the name) and, for KIP-848, the members that start at 0 join in an order
+    drawn from it."""
     import random
 
-    rest = [n for n in names if n not in starters]
-    identity = (dict(zip(names, names)), list(names))
-    if math.factorial(len(names)) * math.factorial(len(starters)) <= draws:
-        pairs = [(dict(zip(names, p)), list(o) + rest) for p in itertools.permutations(names)
-                 for o in itertools.permutations(starters)]
-    else:
-        rng = random.Random(0)
-        pairs = [(dict(zip(names, rng.sample(list(names), len(names)))), rng.sample(list(starters), len(starters)) + rest)
-                 for _ in range(draws - 1)]
-    return [identity] + [p for p in pairs if p != identity]
+    s = scenario if isinstance(scenario, SimulationInput) else parse_scenario(scenario)
+    if seed is not None and s.protocol == "consumer":
+        joining = {e.member for e in s.events if e.op == "join"}
+        starters = [m for m in s.members if m.id not in joining]
+        order = random.Random(seed).sample(starters, len(starters)) + [m for m in s.members if m.id in joining]
+        s = dataclasses.replace(s, members=tuple(order))
+    got: List[CompletedRebalance] = []
+    play_scenario(s, got.append, member_id_seed=seed)
+    return got
 
 
 def simulate_alternatives(scenario: Union[SimulationInput, Mapping[str, Any]],
@@ -565,37 +557,18 @@ def simulate_alternatives(scenario: Union[SimulationInput, Mapping[str, Any]],
     A real group's member ids are random, and Kafka breaks some ties by them: a classic leader fills its
     subscription ``HashMap`` in the order the ids hash to (``ConsumerCoordinator.onLeaderElected``), so which of
     equally loaded members gives up a partition follows them; a KIP-848 group's ids are random UUIDs, which the
-    coordinator's assignors order, and which of the members started together heartbeats first decides who is
-    assigned first (with the assignment interval, the first member alone gets every partition, and the uniform
-    assignor keeps its share sticky).  Classic: ``draws`` runs with member-id suffixes drawn as random UUIDs
-    (seeds 0 to ``draws - 1``, :class:`~rebalance.protocol.simulation.GroupSimulation`'s ``member_id_seed``);
-    KIP-848, whose simulator uses the member's name as its id: runs with the names permuted among the members and
-    the members that start at 0 in another order (every combination when there are at most ``draws``, else
-    ``draws`` random ones), each run's assignment renamed back.  Each sequence is one a real
+    coordinator's assignors order (a restarted member's new id anywhere among the others), and which of the
+    members started together heartbeats first decides who is assigned first (with the assignment interval, the
+    first member alone gets every partition, and the uniform assignor keeps its share sticky).  The draws are
+    :func:`simulate_draw`'s with seeds 0 to ``draws - 1``.  Each sequence is one a real
     group can show; the set is a sample (of ``draws`` draws), not a proof that no other exists."""
     s = scenario if isinstance(scenario, SimulationInput) else parse_scenario(scenario)
     require(isinstance(draws, int) and not isinstance(draws, bool) and draws >= 1, "draws",
             f"must be a whole number >= 1, got {draws!r}")
-
-    def run(s2: SimulationInput, seed: Optional[int], back: Mapping[str, str]) -> List[CompletedRebalance]:
-        got: List[CompletedRebalance] = []
-        play_scenario(s2, got.append, member_id_seed=seed)
-        return [CompletedRebalance(r.generation, r.at_ms, {back[m]: list(v) for m, v in sorted(r.assignment.items(),
-                                                                                          key=lambda kv: back[kv[0]])})
-                for r in got]
-
-    identity = {m.id: m.id for m in s.members}
-    runs = [run(s, None, identity)]
-    if s.protocol == "consumer":
-        joining = {e.member for e in s.events if e.op == "join"}
-        starters = [m.id for m in s.members if m.id not in joining]
-        for names, order in _member_draws([m.id for m in s.members], starters, draws)[1:]:
-            runs.append(run(_renamed(s, names, order), None, {v: k for k, v in names.items()}))
-    else:
-        runs += [run(s, seed, identity) for seed in range(draws)]
     out: List[List[CompletedRebalance]] = []
     seen = set()
-    for r in runs:
+    for seed in [None, *range(draws)]:
+        r = simulate_draw(s, seed)
         key = json.dumps([[x.generation, x.assignment] for x in r], sort_keys=True)
         if key not in seen:
             seen.add(key)

@@ -43,6 +43,8 @@ events and the epochs are Kafka's.
 """
 from __future__ import annotations
 
+import base64
+import random
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple, Union, cast
@@ -66,8 +68,10 @@ HEARTBEAT_API = "ConsumerGroupHeartbeat"
 
 
 def process_of(member_id: str) -> str:
-    """The process a member id runs in: a restarted consumer is ``name~k``, the same process as ``name``."""
-    return member_id.split("~")[0]
+    """The process a member id runs in: a restarted consumer is ``name~k``, the same process as ``name``; with
+    drawn member ids (``member_id_seed``) an id is ``~<random>~name`` or ``~<random>~name~k``."""
+    parts = member_id.split("~")
+    return parts[2] if member_id.startswith("~") else parts[0]
 
 
 @dataclass
@@ -139,8 +143,11 @@ class KIP848Simulation(DriverHooks):
     Defined in chapter 9, *KIP-848: rebalancing without the barrier*."""
 
     def __init__(self, topics: Union[TopicCatalog, Mapping[str, Any]], config: Optional[KIP848Config] = None,
-                 clock: Optional[VirtualClock] = None):
+                 clock: Optional[VirtualClock] = None, member_id_seed: Optional[int] = None):
         self.config = (config or KIP848Config()).validate()
+        #: ``member_id_seed``: member ids start with a random part drawn from it (a real consumer's id is a random
+        #: ``Uuid``, which the assignors order), ``~<22 characters>~name``; ``None``: the name, then ``name~k``
+        self._id_random = None if member_id_seed is None else random.Random(member_id_seed)
         self.clock = clock or VirtualClock()
         self.catalog = topics if isinstance(topics, TopicCatalog) else TopicCatalog.parse(topics)
         self.trace: List[TraceEvent] = []
@@ -377,12 +384,20 @@ class KIP848Simulation(DriverHooks):
         client.running = False
         self._log(member_id, "crash", {})
 
+    def _member_id(self, name: str) -> str:
+        """The member id of a new process ``name`` (``c1`` or ``c1~k``): itself, or with a drawn random part in
+        front, as ``Uuid.toString`` writes one (22 characters of URL-safe base64)."""
+        if self._id_random is None:
+            return name
+        raw = self._id_random.getrandbits(128).to_bytes(16, "big")
+        return f"~{base64.urlsafe_b64encode(raw).decode().rstrip('=')}~{name}"
+
     def _restart(self, old: ClientMember) -> None:
         old.restart_after_close = False
         self._restarts += 1
         # a restarted consumer gets a new member id; a static one keeps its group.instance.id
         base = process_of(old.member_id)
-        new_id = f"{base}~{self._restarts}"
+        new_id = self._member_id(f"{base}~{self._restarts}")
         del self.clients[old.member_id]
         self.start_member(new_id, old.subscriptions, old.instance_id, old.poll_processing_ms)
 
@@ -410,8 +425,8 @@ class KIP848Simulation(DriverHooks):
                                                and not isinstance(poll_processing_ms, bool) and poll_processing_ms >= 0),
                 "poll_processing_ms", f"must be a whole number of milliseconds >= 0, got {poll_processing_ms!r}")
         subscriptions = tuple(topics) if topics is not None else tuple(t.name for t in self.catalog.topics())
-        self.clock.schedule_at(at_ms, lambda: self.start_member(name, subscriptions, instance_id, poll_processing_ms),
-                               f"start {name}")
+        self.clock.schedule_at(at_ms, lambda: self.start_member(self._member_id(name), subscriptions, instance_id,
+                                                                poll_processing_ms), f"start {name}")
 
     def leave(self, name: str, at_ms: int, /) -> None:
         """``close()`` of ``name`` at ``at_ms``: revoke, then epoch -1 (-2 for a static member); nothing if
