@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import statistics
 import time
 from collections import Counter
 from pathlib import Path
@@ -138,6 +139,13 @@ def report(rows: List[Dict[str, Any]], path: Path, meta: Dict[str, Any]) -> None
         n = len(rs)
         lines.append(f"| {protocol} | {n} | " + " | ".join(
             f"{sum(1 for r in rs if r[k])}" for k in ("replayed", "start", "lines", "summary", "agree")) + " |")
+    for protocol in ("classic", "streams"):
+        dts = [b["at_ms"] - a["at_ms"] for r in rows if r["protocol"] == protocol and "error" not in r
+               and len(r["model"]) == len(r["real"]) for a, b in zip(r["model"][1:], r["real"][1:])]
+        if dts:
+            lines += ["", f"{protocol}: at_ms, real minus model, over the {len(dts)} rebalances after the start of the "
+                          f"scenarios with as many on both sides: median {statistics.median(dts):+.0f} ms, min "
+                          f"{min(dts):+d}, max {max(dts):+d} (not compared)."]
     errors = [r for r in rows if "error" in r]
     lines += ["", f"Scenarios that failed to run: {len(errors)}"]
     for r in errors:

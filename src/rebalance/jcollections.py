@@ -15,7 +15,8 @@ remembers how Java would iterate it:
   ``new HashMap<>(n)``) and the growth rule;
 * ``LinkedHashMap``/``LinkedHashSet``: insertion order;
 * ``TreeMap``: key order;
-* Kafka's ``RangeSet``: ascending integers.
+* Kafka's ``RangeSet``: ascending integers;
+* Kafka's ``TimelineHashMap`` (the coordinator's map of a group's members): :class:`TimelineHashOrder`.
 
 Nothing here re-implements the JDK hash rules; they come from :mod:`rebalance.java`.
 """
@@ -36,7 +37,7 @@ __all__ = [
     "JavaHashSet",
     "JSet", "HashJSet", "LinkedJSet", "RangeSet",
     "JMap", "HashJMap", "LinkedJMap", "TreeJMap",
-    "new_set", "new_map", "deep_copy_assignment",
+    "new_set", "new_map", "deep_copy_assignment", "TimelineHashOrder",
 ]
 
 
@@ -348,3 +349,56 @@ def deep_copy_assignment(assignment: JMap[K, JSet[int]], topic_hash: Callable[[K
     for topic_id, partitions in assignment.items():
         copy.put(topic_id, HashJSet.copy_of(partitions))
     return copy
+
+
+class TimelineHashOrder(Generic[K]):
+    """The iteration order of Kafka's ``org.apache.kafka.timeline.TimelineHashMap`` at its latest state, from the
+    keys put and removed (``BaseHashTable``, ``server-common`` 4.3.1): a table of ``expectedSizeToCapacity``
+    slots (2 for a map created empty, ``new TimelineHashMap<>(registry, 0)``) that doubles when ``(size + 1) *
+    0.75`` exceeds it, never shrinks; a key goes to slot ``(hashCode * -7046029254386353131L) >>> (65 -
+    log2size)`` (``findSlot``), a slot that holds several keeps them in the order they came (a rehash visits the
+    old slots in order); iteration is slot by slot.  The group coordinator fills ``TargetAssignmentBuilder``'s
+    member ``HashMap`` by iterating a group's members in this order, which decides the order of two member ids
+    that fall into one of that ``HashMap``'s buckets.  ``hash_fn``: the key's ``hashCode`` (``String``'s by
+    default)."""
+
+    def __init__(self, hash_fn: Optional[Callable[[K], int]] = None, capacity: int = 2):
+        self._hash: Callable[[K], int] = hash_fn or cast(Callable[[K], int], string_hash)
+        self._slots: List[List[K]] = [[] for _ in range(capacity)]
+        self._size = 0
+
+    def _slot(self, key: K, n: int) -> int:
+        log2size = n.bit_length()  # 32 - Integer.numberOfLeadingZeros(n)
+        product = (self._hash(key) * -7046029254386353131) & 0xFFFFFFFFFFFFFFFF
+        return product >> (65 - log2size)
+
+    def __contains__(self, key: object) -> bool:
+        return any(key in slot for slot in self._slots)
+
+    def put(self, key: K) -> None:
+        """``baseAddOrReplace``: a new key (a key already there keeps its place)."""
+        if key in self:
+            return
+        if (self._size + 1) * 0.75 > len(self._slots) and len(self._slots) < (1 << 30):
+            old, self._slots = self._slots, [[] for _ in range(len(self._slots) * 2)]
+            for slot in old:
+                for k in slot:
+                    self._slots[self._slot(k, len(self._slots))].append(k)
+        self._slots[self._slot(key, len(self._slots))].append(key)
+        self._size += 1
+
+    def remove(self, key: K) -> None:
+        """``baseRemove`` (nothing if the key is not there)."""
+        for slot in self._slots:
+            if key in slot:
+                slot.remove(key)
+                self._size -= 1
+                return
+
+    @property
+    def capacity(self) -> int:
+        """The table's number of slots."""
+        return len(self._slots)
+
+    def keys(self) -> List[K]:
+        return [k for slot in self._slots for k in slot]

@@ -39,9 +39,10 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from ..common import JsonRecord
+from ..jcollections import TimelineHashOrder
 from ..share.simulate import ShareScenario, parse_share_scenario
 from ..validation import require
 from .jsonlines import ShareRecord, ShareStart
@@ -213,10 +214,12 @@ def _by_id(g: ShareRecord) -> Dict[str, Dict[str, List[int]]]:
 
 
 def replays(s: ShareScenario, topic_ids: Dict[str, str], g: ShareRecord,
-            previous: Dict[str, Dict[str, List[int]]]) -> bool:
+            previous: Dict[str, Dict[str, List[int]]], order: Optional[Sequence[str]] = None) -> bool:
     """Whether ``SimpleAssignor`` (:func:`rebalance.share.assign_share_group`) returns the assignment of the
     description ``g`` for its members (real member ids, subscriptions, topic ids), each starting from its
-    assignment in ``previous``, with the described partitions as the initialized ones."""
+    assignment in ``previous``, with the described partitions as the initialized ones.  ``order``: the member ids
+    in the order the coordinator put them into ``TargetAssignmentBuilder``'s member ``HashMap`` (which decides
+    the order of two ids in one of its buckets); by default the description's."""
     from ..share.group import assign_share_group
 
     by_id = _by_id(g)
@@ -227,8 +230,10 @@ def replays(s: ShareScenario, topic_ids: Dict[str, str], g: ShareRecord,
             allowed.setdefault(tp, set()).update(ps)
     assignable: Dict[str, object] = {tp: sorted(ps) for tp, ps in allowed.items()}
     topics = [{"name": name, "id": topic_ids[name], "partitions": n} for name, n in s.topics.items()]
+    rank = {mid: i for i, mid in enumerate(order or ())}
+    members = sorted(g["members"], key=lambda m: rank.get(m["member_id"], len(rank)))
     spec = [{"id": m["member_id"], "subscriptions": subs.get(m["client_id"], []),
-             "assignment": previous.get(m["member_id"], {})} for m in g["members"]]
+             "assignment": previous.get(m["member_id"], {})} for m in members]
     result = assign_share_group(topics, spec, assignable=assignable).by_name()
     return all({tp: ps for tp, ps in result.get(mid, {}).items() if ps} == a for mid, a in by_id.items())
 
@@ -243,17 +248,34 @@ def _changes(s: ShareScenario, player: _SharePlayer) -> List[JsonRecord]:
     last_completed: Dict[str, Dict[str, List[int]]] = {}
     latest: Dict[str, Dict[str, List[int]]] = {}
     before: Dict[int, Dict[str, Dict[str, List[int]]]] = {}  # group epoch -> assignments just before it
+    # the coordinator's TimelineHashMap of members, as the descriptions show them come and go; the orders it can
+    # fill TargetAssignmentBuilder's member map in: its own, or (a target computed in a newcomer's own heartbeat,
+    # before the newcomer is in the map) the members before the epoch in it, then the newcomers
+    timeline: TimelineHashOrder[str] = TimelineHashOrder()
+    orders: Dict[int, List[List[str]]] = {}
     for t, g in player.descriptions:
         members = g["members"]
         epoch = g["group_epoch"]
         before.setdefault(epoch, dict(latest))
+        ids = [m["member_id"] for m in members]
+        if epoch not in orders:
+            old = timeline.keys()
+            new = [i for i in ids if i not in old]
+            for gone in old:
+                if gone not in ids:
+                    timeline.remove(gone)
+            kept = timeline.keys()
+            for i in new:
+                timeline.put(i)
+            orders[epoch] = [timeline.keys(), kept + new]
         latest = _by_id(g)
         if epoch <= last_epoch or not members or g["target_epoch"] != epoch \
                 or any(m["member_epoch"] != epoch for m in members):
             continue
         named = {m["client_id"]: sorted(f"{tp}-{p}" for tp, ps in latest[m["member_id"]].items() for p in ps)
                  for m in sorted(members, key=lambda m: m["client_id"])}
-        replayed = replays(s, player.topic_ids, g, before[epoch]) or replays(s, player.topic_ids, g, last_completed)
+        replayed = any(replays(s, player.topic_ids, g, prev, order) for prev in (before[epoch], last_completed)
+                       for order in orders[epoch])
         moved = sum(1 for mid, tps in last_named.items() if mid in named for tp in tps if tp not in named[mid])
         rows.append({"epoch": epoch, "at_ms": t, "assignment": named, "moved": moved, "replayed": replayed})
         last_epoch, last_named, last_completed = epoch, named, latest

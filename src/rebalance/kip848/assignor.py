@@ -104,7 +104,11 @@ class ReplayOptions:
 
     ``assignment_map``: each member's current assignment as a ``HashMap`` of ``HashSet`` (``"hash"``, as the
     coordinator builds it) or in insertion order (``"linked"``, as some unit tests build it);
-    ``subscription_set``: the member's subscribed topic ids as a ``HashSet`` or a ``LinkedHashSet``;
+    ``subscription_set``: the member's subscribed topic ids as a ``HashSet`` or a ``LinkedHashSet`` (as the unit
+    tests build them), or ``"names"``: as the coordinator itself does, a ``TopicIds`` view over the member's
+    subscribed topic *names* in a ``HashSet<String>`` (``ConsumerGroupMember`` / ``ShareGroupMember``:
+    ``new HashSet<>(subscribedTopicList)``; ``TargetAssignmentBuilder.newMemberSubscriptionAndAssignment``), which
+    iterates in the order the names hash to;
     ``subscription_type``: force ``HOMOGENEOUS``/``HETEROGENEOUS`` instead of computing it
     (``ModernGroup.subscriptionType``); ``inverted_assignment``: ``{topic: {partition: member}}`` in place of
     the one derived from the members' assignments.
@@ -123,8 +127,9 @@ class ReplayOptions:
 
         if self.assignment_map not in ("hash", "linked"):
             raise InputError(name("assignment_map"), f"must be 'hash' or 'linked', got {self.assignment_map!r}")
-        if self.subscription_set not in ("hash", "linked"):
-            raise InputError(name("subscription_set"), f"must be 'hash' or 'linked', got {self.subscription_set!r}")
+        if self.subscription_set not in ("hash", "linked", "names"):
+            raise InputError(name("subscription_set"),
+                             f"must be 'hash', 'linked' or 'names', got {self.subscription_set!r}")
         if self.subscription_type is not None and self.subscription_type not in (HOMOGENEOUS, HETEROGENEOUS):
             raise InputError(name("subscription_type"),
                              f"must be HOMOGENEOUS or HETEROGENEOUS, got {self.subscription_type!r}")
@@ -132,7 +137,7 @@ class ReplayOptions:
 
 
 #: the defaults: what the group coordinator itself builds
-COORDINATOR = ReplayOptions()
+COORDINATOR = ReplayOptions(subscription_set="names")
 
 __all__ = ["ASSIGNORS", "COORDINATOR", "ConsumerGroupPartitionAssignor", "MAP_KINDS", "RangeAssignor",
            "ReplayOptions", "SubscribedTopicDescriber", "UniformAssignor", "assignor_for", "check_members_map",

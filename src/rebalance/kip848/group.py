@@ -16,7 +16,7 @@ from ..errors import InputError, KafkaError
 from ..java import INT_MAX, INT_MIN
 from ..validation import check_size
 from .assignor import ASSIGNORS, COORDINATOR, ReplayOptions, assignor_for, check_members_map
-from ..jcollections import HashJSet, JMap, LinkedJSet, new_map, new_set
+from ..jcollections import HashJSet, JMap, JSet, LinkedJSet, new_map, new_set
 from .spec import Assignment, GroupAssignment, GroupSpec, MemberSpec, TopicDescriber, inverted_assignment
 from .spec import subscription_type as compute_subscription_type
 from .uuid import Uuid, topic_id_for_name, uuid_hash
@@ -215,6 +215,7 @@ def build_group_spec(members: Sequence[MemberInput], catalog: TopicCatalog, *, m
     check_members_map(members_map)
     replay = (replay or COORDINATOR).check()
     spec_map: JMap[str, MemberSpec] = new_map(members_map)
+    names_by_id: Optional[Dict[Uuid, str]] = None
     seen = set()
     specs = []
     for i, m in enumerate(members):
@@ -223,7 +224,15 @@ def build_group_spec(members: Sequence[MemberInput], catalog: TopicCatalog, *, m
             raise InputError(f"{f}.id", f"duplicate member id {m.member_id!r}")
         seen.add(m.member_id)
         subs = [catalog.resolve(s, f"{f}.subscriptions[{j}]") for j, s in enumerate(m.subscriptions)]
-        subscribed = (HashJSet.copy_of(subs, uuid_hash) if replay.subscription_set == "hash" else LinkedJSet(subs))
+        if replay.subscription_set == "names":  # TopicIds over new HashSet<>(names): the names' hash order
+            if names_by_id is None:
+                names_by_id = {t.id: t.name for t in catalog.topics()}
+            by_name = {names_by_id.get(t, str(t)): t for t in subs}  # an unknown id stays (the assignor refuses it)
+            subscribed: JSet[Uuid] = LinkedJSet(by_name[n] for n in HashJSet.copy_of(list(by_name)))
+        elif replay.subscription_set == "hash":
+            subscribed = HashJSet.copy_of(subs, uuid_hash)
+        else:
+            subscribed = LinkedJSet(subs)
         assignment = m.assignment
         if isinstance(assignment, str):
             raise InputError(f"{f}.assignment", f"unexpected {assignment!r} (only a step may carry)")
