@@ -18,6 +18,9 @@ classified, the first that applies:
   (:func:`rebalance.connect.simulate.connect_alternatives`, 32 draws): the incremental assignor walks the workers
   in the ``HashMap`` order of their member ids, which end in random UUIDs on a real cluster, so which of equally
   loaded workers gives up a task follows them -- a predicted outcome, counted as met;
+* ``instant restart`` -- a worker restarted with ``down_ms`` 0 is out of a real round (its leave completes a
+  round of its own while its new JVM starts, seconds), where the simulator's new process rejoins in the same
+  instant and the leave and the join fold into one round: the work is dealt again differently;
 * ``final counts`` -- the last rounds give the workers different numbers of connectors and tasks, and no draw
   does as the real cluster did;
 * ``final placement`` -- the same numbers, other items, and no draw does as the real cluster did.
@@ -103,6 +106,12 @@ def classify(sim: List[Dict[str, Any]], real: List[Dict[str, Any]], scenario: Di
         return "agree"
     if any(alt[:-1] and alt[-2]["assignment"] == ra for alt in connect_alternatives(scenario, ALTERNATIVE_DRAWS)):
         return "tie"
+    for e in scenario["events"]:
+        if e["op"] == "restart" and not e.get("down_ms"):
+            def out(rows: List[Dict[str, Any]]) -> bool:
+                return any(r["at_ms"] >= e["at_ms"] and e["member"] not in r["assignment"] for r in rows)
+            if out(rr) and not out(sr):
+                return "instant restart"
     return "final counts" if counts(sa) != counts(ra) else "final placement"
 
 

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from rebalance.connect import connect_alternatives, simulate_connect
+from rebalance.share import share_alternatives, simulate_share
 from rebalance.simulate import (line_alternatives, moved_partitions, simulate_alternatives, simulate_draw,
                                 simulate_scenario)
 
@@ -135,3 +136,20 @@ def test_the_readme_sentence_on_the_eager_sticky_example():
     join = [r for r in seqs[0] if r.at_ms >= 20_000][0]
     alts = line_alternatives(seqs)[seqs[0].index(join)]
     assert sorted(tp for a in [join.assignment, *alts] for tp in a["c4"]) == ["t-3", "t-4", "t-5"]
+
+
+def test_a_share_group_tie_the_broker_broke_otherwise_is_one_of_the_draws():
+    """A recorded real share run (``share-peer-041``) whose partition counts per member differ from the model's own
+    run: ``SimpleAssignor`` orders members by their random ids on the broker; a draw of ids does as the broker did."""
+    sys.path.insert(0, str(PEER))
+    try:
+        import bench_share_peer as b
+    finally:
+        sys.path.remove(str(PEER))
+    row = _peer_row("share-peer-041", "share_peer_runs.jsonl")
+    scenario = {s["id"]: s for s in b.draw(42, 0)}["share-peer-041"]
+    own = simulate_share(scenario)
+    assert b._shape(own[:-1]) != row["real_shape"]
+    draws = share_alternatives(scenario, 32)
+    assert draws[0] == own
+    assert any(b._shape(d[:-1]) == row["real_shape"] for d in draws[1:])

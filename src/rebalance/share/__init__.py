@@ -39,7 +39,7 @@ _EXPORTS = {
     "DEFAULT_RECORD_LOCK_DURATION_MS": ".share_partition", "AcknowledgeType": ".share_partition",
     "DeliveryCountOps": ".share_partition", "InFlightState": ".share_partition", "RecordState": ".share_partition",
     "SharePartitionModel": ".share_partition",
-    "simulate_share": ".simulate",
+    "simulate_share": ".simulate", "share_alternatives": ".simulate",
     "SHARE_ASSIGNORS": ".simple", "ShareGroupPartitionAssignor": ".simple", "SimpleAssignor": ".simple",
     "share_assignor_for": ".simple",
     "assign_heterogeneous": ".simple_heterogeneous",
@@ -58,7 +58,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the s
                                   AcknowledgeType as AcknowledgeType, DeliveryCountOps as DeliveryCountOps,
                                   InFlightState as InFlightState, RecordState as RecordState,
                                   SharePartitionModel as SharePartitionModel)
-    from .simulate import simulate_share as simulate_share
+    from .simulate import share_alternatives as share_alternatives, simulate_share as simulate_share
     from .simple import (SHARE_ASSIGNORS as SHARE_ASSIGNORS,
                          ShareGroupPartitionAssignor as ShareGroupPartitionAssignor, SimpleAssignor as SimpleAssignor,
                          share_assignor_for as share_assignor_for)

@@ -43,7 +43,10 @@ count).  Bad input is an :class:`~rebalance.errors.InputError` naming the field.
 """
 from __future__ import annotations
 
+import base64
 import heapq
+import json
+import random
 import typing
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
@@ -56,6 +59,7 @@ from .share_partition import (DEFAULT_DELIVERY_COUNT_LIMIT, DEFAULT_RECORD_LOCK_
                               RecordState, SharePartitionModel)
 
 __all__ = ["SHARE_CONFIG", "SHARE_OPS", "ShareScenario", "ShareMember", "ShareEvent", "parse_share_scenario",
+           "share_alternatives",
            "simulate_share", "share_lines", "MAX_SHARE_EVENTS"]
 
 #: ``config`` names and defaults: the broker's (``GroupCoordinatorConfig``/``ShareGroupConfig``, 4.3.1), the share
@@ -245,8 +249,12 @@ def _key(name: str, k: int) -> str:
 class _ShareGroupRun:
     """One scenario on the virtual clock (see the module docstring)."""
 
-    def __init__(self, s: ShareScenario):
+    def __init__(self, s: ShareScenario, member_id_seed: Optional[int] = None):
         self.s = s
+        #: the member id the assignor sees for each member key: the key itself, or (``member_id_seed``) a random
+        #: 22-character id as a real share consumer's ``Uuid`` is, which ``SimpleAssignor`` orders members by
+        self._id_random = None if member_id_seed is None else random.Random(member_id_seed)
+        self._ids: Dict[str, str] = {}
         c = s.config
         self.hb = c["group.share.heartbeat.interval.ms"]
         self.session = c["group.share.session.timeout.ms"]
@@ -327,16 +335,25 @@ class _ShareGroupRun:
             return
         self.assignment_epoch, self.assignment_ms = self.group_epoch, t
         topics = dict(self.s.topics)
-        members = [{"id": m.key, "subscriptions": list(m.topics)} for m in self.members.values()]
+        members = [{"id": self._member_id(m.key), "subscriptions": list(m.topics)} for m in self.members.values()]
         assignable: Dict[str, object] = {name: list(range(topics[name])) for name in sorted(self.initialized)}
         result = assign_share_group(topics, members, assignable=assignable, previous=self.previous)
         self.previous = result
-        by_name = result.by_name()
+        keys = {self._member_id(m.key): m.key for m in self.members.values()}
+        by_name = {keys[i]: a for i, a in result.by_name().items()}
         self.target = {m: {tp: ps for tp, ps in sorted(a.items()) if ps} for m, a in by_name.items()}
         for topic in self._subscribed():
             if topic not in self.initialized and topic not in self.initializing:
                 self.initializing.add(topic)
                 self.at(t, "initialized", topic)  # InitializeShareGroupState answered (the persister, at once)
+
+    def _member_id(self, key: str) -> str:
+        if self._id_random is None:
+            return key
+        if key not in self._ids:
+            raw = self._id_random.getrandbits(128).to_bytes(16, "big")
+            self._ids[key] = base64.urlsafe_b64encode(raw).decode().rstrip("=")
+        return self._ids[key]
 
     def _pending_assignment(self) -> bool:
         """``initializedAssignmentPending``: a subscribed initialized topic whose partitions the target does not
@@ -545,15 +562,36 @@ class _ShareGroupRun:
                 "final": final}
 
 
-def simulate_share(value: object) -> List[JsonRecord]:
+def simulate_share(value: object, member_id_seed: Optional[int] = None) -> List[JsonRecord]:
     """Run one ``kind: share`` scenario (a :class:`ShareScenario` or its JSON object): its completed assignment
-    changes, then ``{"summary": ...}`` (see the module docstring).
+    changes, then ``{"summary": ...}`` (see the module docstring).  ``member_id_seed``: the assignor sees member
+    ids drawn at random from it, as a real group's are (``None``: the members' names).
 
     Defined in chapter 14, *Share groups: queues for Kafka*."""
     s = value if isinstance(value, ShareScenario) else parse_share_scenario(value)
-    run = _ShareGroupRun(s)
+    run = _ShareGroupRun(s, member_id_seed)
     run.run()
     return list(run.changes) + [{"summary": run.summary()}]
+
+
+def share_alternatives(value: object, draws: int = 32) -> List[List[JsonRecord]]:
+    """The distinct runs of a ``kind: share`` scenario (:func:`simulate_share`'s lines) over ``draws`` draws of
+    member ids (seeds 0 to ``draws - 1``), the run with the members' names first.  ``SimpleAssignor`` walks the
+    members in the ``HashMap`` order of their ids, which are random UUIDs on a real broker, so which member gets
+    which partitions (and, with more members than partitions, which share them) follows them: each run is one a
+    real group can show; the set is a sample, not a proof that no other exists."""
+    s = value if isinstance(value, ShareScenario) else parse_share_scenario(value)
+    require(isinstance(draws, int) and not isinstance(draws, bool) and draws >= 1, "draws",
+            f"must be a whole number >= 1, got {draws!r}")
+    out: List[List[JsonRecord]] = []
+    seen: Set[str] = set()
+    for seed in [None, *range(draws)]:
+        rows = simulate_share(s, seed)
+        key = json.dumps(rows, sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            out.append(rows)
+    return out
 
 
 def share_lines(value: object) -> List[JsonRecord]:
