@@ -156,7 +156,7 @@ def report(rows: List[Dict[str, Any]], path: Path, note: str = "") -> None:
     text = [f"# `simulate` against `simulate --on kafka`, kind connect\n",
             f"{total} random scenarios (seed {rows[0]['seed'] if rows else '-'}), about {minutes:.0f} minutes of runs; "
             "classes as in `benchmarks/bench_connect_peer.py`; the recorded runs are in `connect_peer_runs.jsonl`.\n",
-            note, "\n".join(table), "", "## Every scenario that differs", ""]
+            note + "\n" if note else "", "\n".join(table), "", "## Every scenario that differs", ""]
     for r in rows:
         if r["verdict"] == "agree":
             continue

@@ -48,3 +48,40 @@ def test_the_consumer_peer_figures_in_the_readme():
     assert (f"the real run is the simulator's own in {kip848['own']} and another of its {b.ALTERNATIVE_DRAWS} "
             f"`--alternatives` draws in the other {kip848['other']}") in text
     assert kip848["own"] + kip848["other"] == kip848["n"]
+
+
+def test_the_connect_peer_figures_in_the_readme():
+    """Every recorded Connect run compared again (the simulator, its member-id draws and the replay of the real
+    rounds as they are now); the README's sentence gives the counts of each class."""
+    from collections import Counter
+
+    b = _bench("bench_connect_peer")
+    rows = [json.loads(x) for x in (BENCH / "connect_peer_runs.jsonl").read_text().splitlines() if x.strip()]
+    found = Counter(b.resimulate(r)["verdict"] for r in rows if r["verdict"] != "failed")
+    text = _one_line(README)
+    assert (f"{sum(found.values())} random scenarios on 2026-11-30: {found['agree']} end with the same assignment"
+            in text), found
+    assert f"{found['tie']} with a tie the real member ids broke otherwise" in text
+    assert f"{found['instant restart']} restart a worker with `down_ms` 0" in text
+    assert f"{found['delay']} differ in whether a scheduled delay was sent" in text
+    assert set(found) <= {"agree", "tie", "instant restart", "delay"}, found
+
+
+def _table_row(report, first_cell):
+    for line in (BENCH / report).read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells and cells[0] == first_cell:
+            return cells
+    raise AssertionError(f"no row {first_cell!r} in {report}")
+
+
+def test_the_streams_and_share_peer_figures_in_the_readme_are_the_reports():
+    """The README quotes the reports' tables (which their benches write from the recorded runs)."""
+    text = _one_line(README)
+    classic = _table_row("streams_peer_results.md", "classic")
+    streams = _table_row("streams_peer_results.md", "streams")
+    assert (f"{classic[1]} classic scenarios agree in {classic[6]} and {streams[1]} streams-protocol ones in "
+            f"{streams[6]}") in text
+    share = _table_row("share_peer_results.md", "agree")
+    n = (BENCH / "share_peer_results.md").read_text().split("(", 1)[1].split(" scenarios)")[0]
+    assert f"of {n} random scenarios, {share[6]} agree on the first four checks" in text
