@@ -250,7 +250,8 @@ def _changes(s: ShareScenario, player: _SharePlayer) -> List[JsonRecord]:
     before: Dict[int, Dict[str, Dict[str, List[int]]]] = {}  # group epoch -> assignments just before it
     # the coordinator's TimelineHashMap of members, as the descriptions show them come and go; the orders it can
     # fill TargetAssignmentBuilder's member map in: its own, or (a target computed in a newcomer's own heartbeat,
-    # before the newcomer is in the map) the members before the epoch in it, then the newcomers
+    # before the newcomer is in the map) the members before the epoch in it, then the newcomers; and, as before
+    # the emulation, the description's order (members that joined between two descriptions came in some order)
     timeline: TimelineHashOrder[str] = TimelineHashOrder()
     orders: Dict[int, List[List[str]]] = {}
     for t, g in player.descriptions:
@@ -267,7 +268,7 @@ def _changes(s: ShareScenario, player: _SharePlayer) -> List[JsonRecord]:
             kept = timeline.keys()
             for i in new:
                 timeline.put(i)
-            orders[epoch] = [timeline.keys(), kept + new]
+            orders[epoch] = [timeline.keys(), kept + new, [m["member_id"] for m in members]]
         latest = _by_id(g)
         if epoch <= last_epoch or not members or g["target_epoch"] != epoch \
                 or any(m["member_epoch"] != epoch for m in members):
