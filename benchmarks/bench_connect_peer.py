@@ -19,8 +19,9 @@ classified, the first that applies:
   in the ``HashMap`` order of their member ids, which end in random UUIDs on a real cluster, so which of equally
   loaded workers gives up a task follows them -- a predicted outcome, counted as met;
 * ``instant restart`` -- a worker restarted with ``down_ms`` 0 is out of a real round (its leave completes a
-  round of its own while its new JVM starts, seconds), where the simulator's new process rejoins in the same
-  instant and the leave and the join fold into one round: the work is dealt again differently;
+  round of its own while its new process starts, seconds) and not of the simulator's (the class of 5 scenarios
+  while the simulator's new process rejoined in the same instant; since its restarts take
+  ``WORKER_START_MS``, measured by :func:`restart_gaps`, none);
 * ``final counts`` -- the last rounds give the workers different numbers of connectors and tasks, and no draw
   does as the real cluster did;
 * ``final placement`` -- the same numbers, other items, and no draw does as the real cluster did.
@@ -41,13 +42,14 @@ import argparse
 import dataclasses
 import json
 import random
+import statistics
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any, Dict, List
 
 from rebalance.connect import connect_alternatives, simulate_connect
-from rebalance.connect.simulate import parse_connect_scenario
+from rebalance.connect.simulate import WORKER_START_MS, parse_connect_scenario
 from rebalance.kafka.cluster import KafkaCluster
 from rebalance.kafka.connect.logs import RealRound, WorkerAssignment
 from rebalance.kafka.connect.replay import compare_rounds
@@ -143,6 +145,23 @@ def resimulate(row: Dict[str, Any]) -> Dict[str, Any]:
     return dict(row, sim=sim, real=real, verdict=classify(sim, real, s), differing=differing_rounds(s, rounds, row["removed"]))
 
 
+def restart_gaps(rows: List[Dict[str, Any]]) -> List[int]:
+    """For every ``restart`` of the recorded real runs that the rounds show (the worker out, then back): the ms from
+    the end of its ``down_ms`` to the first round with it back (its new process's start-up and that round's
+    heartbeat), the measurement behind the simulator's ``WORKER_START_MS``."""
+    gaps = []
+    for r in rows:
+        rounds = [x for x in r["real"] if "assignment" in x]
+        for e in r["scenario"]["events"]:
+            if e["op"] != "restart":
+                continue
+            out = [x["at_ms"] for x in rounds if x["at_ms"] >= e["at_ms"] and e["member"] not in x["assignment"]]
+            back = [x["at_ms"] for x in rounds if out and x["at_ms"] >= out[0] and e["member"] in x["assignment"]]
+            if back:
+                gaps.append(back[0] - e["at_ms"] - e.get("down_ms", 0))
+    return gaps
+
+
 def report(rows: List[Dict[str, Any]], path: Path, note: str = "") -> None:
     found = Counter(r["verdict"] for r in rows)
     total = len(rows)
@@ -156,7 +175,15 @@ def report(rows: List[Dict[str, Any]], path: Path, note: str = "") -> None:
     text = [f"# `simulate` against `simulate --on kafka`, kind connect\n",
             f"{total} random scenarios (seed {rows[0]['seed'] if rows else '-'}), about {minutes:.0f} minutes of runs; "
             "classes as in `benchmarks/bench_connect_peer.py`; the recorded runs are in `connect_peer_runs.jsonl`.\n",
-            note + "\n" if note else "", "\n".join(table), "", "## Every scenario that differs", ""]
+            note + "\n" if note else "", "\n".join(table), ""]
+    gaps = restart_gaps(rows)
+    if gaps:
+        text += [f"Restarts: over the {len(gaps)} real restarts whose worker the rounds show out and back, the round "
+                 f"that took it back came {min(gaps) / 1000:.1f} to {max(gaps) / 1000:.1f} s (median "
+                 f"{statistics.median(gaps) / 1000:.1f} s) after its `down_ms` had passed: its new process's "
+                 f"start-up and a heartbeat; the simulator's new process joins `WORKER_START_MS` "
+                 f"({WORKER_START_MS} ms) after `down_ms`.", ""]
+    text += ["## Every scenario that differs", ""]
     for r in rows:
         if r["verdict"] == "agree":
             continue

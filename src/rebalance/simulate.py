@@ -60,6 +60,7 @@ from .consumer.assignor import assignor_for as consumer_assignor_for
 from .errors import InputError
 from .kip848.assignor import assignor_for
 from .kip848.config import KIP848Config
+from .member_ids import distinct_draws
 from .protocol.clock import MAX_EVENTS
 from .protocol.config import ProtocolConfig
 from .protocol.driver import CompletedRebalance, ConsumerGroupDriver
@@ -563,17 +564,8 @@ def simulate_alternatives(scenario: Union[SimulationInput, Mapping[str, Any]],
     :func:`simulate_draw`'s with seeds 0 to ``draws - 1``.  Each sequence is one a real
     group can show; the set is a sample (of ``draws`` draws), not a proof that no other exists."""
     s = scenario if isinstance(scenario, SimulationInput) else parse_scenario(scenario)
-    require(isinstance(draws, int) and not isinstance(draws, bool) and draws >= 1, "draws",
-            f"must be a whole number >= 1, got {draws!r}")
-    out: List[List[CompletedRebalance]] = []
-    seen = set()
-    for seed in [None, *range(draws)]:
-        r = simulate_draw(s, seed)
-        key = json.dumps([[x.generation, x.assignment] for x in r], sort_keys=True)
-        if key not in seen:
-            seen.add(key)
-            out.append(r)
-    return out
+    return distinct_draws(lambda seed: simulate_draw(s, seed), draws,
+                          lambda r: [[x.generation, x.assignment] for x in r])
 
 
 def line_alternatives(sequences: Sequence[Sequence[CompletedRebalance]]) -> List[List[Dict[str, List[str]]]]:

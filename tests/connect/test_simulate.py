@@ -33,7 +33,8 @@ def test_bounce_within_the_delay_holds_the_work_back_and_gives_it_back():
         (2, 5000, False, None),   # the connector: every worker rejoins when it reads the config topic
         (3, 5000, False, None),   # its six task configs, written by c1 on w1
         (4, 18000, True, 38000),  # w2 left at 15000, the others rejoin a heartbeat later: its tasks held back
-        (5, 23000, True, 38000),  # w2 is back at 20000 (+3000): still within the delay, it gets nothing
+        (5, 26000, True, 38000),  # w2's new process starts at 20000 and joins at 23000 (WORKER_START_MS), the
+                                  # others a heartbeat (3000) later: still within the delay, it gets nothing
         (6, 38000, False, None)]  # the delay ran out: w2's two tasks go back to it
     assert rows[2]["assignment"]["w2"] == {"connectors": [], "tasks": ["c1-1", "c1-4"]}
     assert "w2" not in rows[3]["assignment"]

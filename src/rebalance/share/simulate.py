@@ -19,8 +19,10 @@ member id = the scenario's member id, the last target carried) -- since Kafka 4.
 after it (``maybeUpdateTargetAssignment`` and ``canComputeNextTargetAssignment``, 4.3.1 lines 3943-3962 and
 3824-3845; until then a heartbeat is answered from the last target, and a member joining gets that target's
 share: nothing); a share partition is assignable only once its
-share-group state is initialized (``topicPartitionAllowedMap``): a subscription to a new topic starts the
-initialization, and the next heartbeat after it bumps the epoch again (``initializedAssignmentPending``).  A share
+share-group state is initialized (``topicPartitionAllowedMap``): every heartbeat, a join's included and whether
+or not it computed a target, starts initializing the group's subscribed topics that are not yet
+(``maybeCreateInitializeShareGroupStateRequest``), and the next heartbeat after it bumps the epoch again
+(``initializedAssignmentPending``).  A share
 group has no revocation: a member takes its target at its next heartbeat (every
 ``group.share.heartbeat.interval.ms`` from its join).  An assignment change is *completed* when the target is
 the group epoch's and every member's epoch is that epoch.
@@ -45,7 +47,6 @@ from __future__ import annotations
 
 import base64
 import heapq
-import json
 import random
 import typing
 from dataclasses import dataclass, field
@@ -55,6 +56,7 @@ from ..common import JsonRecord
 from ..errors import EventLimitError, InputError, KafkaError
 from ..validation import check_member_lives, check_size, json_object, require, scenario_event, whole
 from ..kip848.coordinator import can_compute_next_target_assignment
+from ..member_ids import distinct_draws
 from .share_partition import (DEFAULT_DELIVERY_COUNT_LIMIT, DEFAULT_RECORD_LOCK_DURATION_MS, AcknowledgeType,
                               RecordState, SharePartitionModel)
 
@@ -342,6 +344,10 @@ class _ShareGroupRun:
         keys = {self._member_id(m.key): m.key for m in self.members.values()}
         by_name = {keys[i]: a for i, a in result.by_name().items()}
         self.target = {m: {tp: ps for tp, ps in sorted(a.items()) if ps} for m, a in by_name.items()}
+
+    def _maybe_initialize(self, t: int) -> None:
+        """``maybeCreateInitializeShareGroupStateRequest``: every heartbeat, whether or not it computed a target,
+        starts the initialization of the group's subscribed topics that are neither initialized nor initializing."""
         for topic in self._subscribed():
             if topic not in self.initialized and topic not in self.initializing:
                 self.initializing.add(topic)
@@ -388,6 +394,7 @@ class _ShareGroupRun:
         self.members[m.key] = m
         self._bump(t)
         self._reconcile(m)
+        self._maybe_initialize(t)
         self.at(t + self.hb, "heartbeat", name, k)
         self.at(t, "poll", name, k)
 
@@ -401,6 +408,7 @@ class _ShareGroupRun:
         self._maybe_update_target(t)
         if m.epoch != self.assignment_epoch:
             self._reconcile(m)
+        self._maybe_initialize(t)
         self.at(t + self.hb, "heartbeat", name, k)
 
     def _remove(self, t: int, m: _Member) -> None:
@@ -581,17 +589,7 @@ def share_alternatives(value: object, draws: int = 32) -> List[List[JsonRecord]]
     which partitions (and, with more members than partitions, which share them) follows them: each run is one a
     real group can show; the set is a sample, not a proof that no other exists."""
     s = value if isinstance(value, ShareScenario) else parse_share_scenario(value)
-    require(isinstance(draws, int) and not isinstance(draws, bool) and draws >= 1, "draws",
-            f"must be a whole number >= 1, got {draws!r}")
-    out: List[List[JsonRecord]] = []
-    seen: Set[str] = set()
-    for seed in [None, *range(draws)]:
-        rows = simulate_share(s, seed)
-        key = json.dumps(rows, sort_keys=True)
-        if key not in seen:
-            seen.add(key)
-            out.append(rows)
-    return out
+    return distinct_draws(lambda seed: simulate_share(s, seed), draws)
 
 
 def share_lines(value: object) -> List[JsonRecord]:
