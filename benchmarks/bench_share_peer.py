@@ -26,9 +26,11 @@ Every difference is classified (see :func:`classify`).  Results are appended, on
     python benchmarks/bench_share_peer.py [--n 10] [--seed 0] [--first 0] [--budget-s 1200]
     python benchmarks/bench_share_peer.py --report-only [--resimulate]
 
-``--resimulate`` runs each recorded scenario through the model as it is now, against the real runs as recorded
-(after the model changed): ``shape``, ``final`` and ``in_flight`` are compared again; ``final_by_partition``
-needs the real run's per-partition final states, which a row does not keep, so it stays as recorded.
+A scenario recorded more than once (run again with a later driver) counts by its latest run.  ``--resimulate`` runs
+each recorded scenario through the model as it is now, against the real runs as recorded
+(after the model changed): ``shape``, ``final`` and ``in_flight`` are compared again, and ``final_by_partition``
+where the row keeps the real per-partition final states (``real_final``, rows recorded since 2026-11-30 noon); an
+older row's stays as recorded.
 """
 from __future__ import annotations
 
@@ -100,6 +102,11 @@ def _multiset(final: Dict[str, List[List[Any]]]) -> Dict[str, List[Any]]:
             for tp, runs in sorted(final.items())}
 
 
+def _norm(value: Any) -> Any:
+    """``value`` as it reads back from a JSON line (tuples as lists)."""
+    return json.loads(json.dumps(value))
+
+
 def _finished(final: Dict[str, List[List[Any]]]) -> bool:
     return all(run[2] in ("ACKNOWLEDGED", "ARCHIVED") for runs in final.values() for run in runs)
 
@@ -130,6 +137,7 @@ def compare(model: List[Dict[str, Any]], real: List[Dict[str, Any]]) -> Dict[str
             "model_counts": m["delivery_counts"], "real_counts": r["delivery_counts"],
             "model_crashes": [(c["in_flight"], c["redelivered"]) for c in m["crashes"]],
             "real_crashes": [(c["in_flight"], c["redelivered"]) for c in r["crashes"]],
+            "real_final": _norm(_multiset(r["final"])),
             "unfinished": sum(1 for runs in r["final"].values() for run in runs if run[2] != "ACKNOWLEDGED"
                               for _ in range(run[1] - run[0] + 1)),
             "errors": r.get("errors", 0)}
@@ -232,7 +240,8 @@ def main() -> int:
                 with jsonl.open("a", encoding="utf-8") as f:
                     f.write(json.dumps(row) + "\n")
                 print(sc["id"], {k: row[k] for k in ("replayed", "shape", "final", "in_flight")}, classify(row), flush=True)
-    rows = [json.loads(line) for line in jsonl.read_text().splitlines() if line.strip()] if jsonl.exists() else []
+    recorded = [json.loads(line) for line in jsonl.read_text().splitlines() if line.strip()] if jsonl.exists() else []
+    rows = list({r["id"]: r for r in recorded}.values())  # a scenario run again: its latest run counts
     drawn = {sc["id"]: sc for sc in draw(max(args.n, len(rows)), args.seed)}
     rows = [upgrade(r, drawn) for r in rows]
     note = ""
@@ -244,18 +253,24 @@ def main() -> int:
         def checks(r: Dict[str, Any], model: List[Dict[str, Any]]) -> Dict[str, Any]:
             m = model[-1]["summary"]
             crashes = [[c["in_flight"], c["redelivered"]] for c in m["crashes"]]
-            return {"model_shape": _shape(model[:-1]), "model_counts": m["delivery_counts"], "model_crashes": crashes,
-                    "shape": _shape(model[:-1]) == r["real_shape"],
-                    "final": m["delivery_counts"] == r["real_counts"] and _finished(m["final"]) and r["unfinished"] == 0,
-                    "in_flight": crashes == [list(c) for c in r["real_crashes"]]}
+            out = {"model_shape": _shape(model[:-1]), "model_counts": m["delivery_counts"], "model_crashes": crashes,
+                   "shape": _shape(model[:-1]) == r["real_shape"],
+                   "final": m["delivery_counts"] == r["real_counts"] and _finished(m["final"]) and r["unfinished"] == 0,
+                   "in_flight": crashes == [list(c) for c in r["real_crashes"]]}
+            if "real_final" in r:  # a row that keeps the real per-partition final states: checked again
+                out["final_by_partition"] = (_norm(_multiset(m["final"])) == r["real_final"]
+                                             and m["delivery_counts"] == r["real_counts"])
+            return out
 
         for r in rows:
             # the model's own run, else the first of its member-id draws that agrees on the most of the three
             runs = share_alternatives(drawn[r["id"]], ALTERNATIVE_DRAWS)
-            scored = [(sum(c[k] for k in ("shape", "final", "in_flight")), -i, i, c)
+            scored = [(sum(c[k] for k in ("shape", "final", "in_flight")), bool(c.get("final_by_partition")), -i, i, c)
                       for i, c in enumerate(checks(r, model) for model in runs)]
-            _, _, which, best = max(scored, key=lambda x: (x[0], x[1]))
-            if best["model_counts"] != r["model_counts"] or best["model_crashes"] != [list(c) for c in r["model_crashes"]]:
+            _, _, _, which, best = max(scored, key=lambda x: (x[0], x[1], x[2]))
+            if "final_by_partition" not in best and (
+                    best["model_counts"] != r["model_counts"]
+                    or best["model_crashes"] != [list(c) for c in r["model_crashes"]]):
                 r["final_by_partition"] = None  # recorded against another model's final states: unknown now
             r.update(best, draw=which)
         note = ("Re-simulated (`--resimulate`): the real runs as recorded, the model as it is now, its own run or, "
@@ -265,6 +280,9 @@ def main() -> int:
                 f"{sum(1 for r in rows if r.get('draw'))} scenarios agree through another draw than the model's own. "
                 "`final_by_partition` stays as recorded (a row keeps no real per-partition final states), and is "
                 "unknown (None) where the model's final states now compare otherwise.")
+    if len(recorded) > len(rows):
+        note = (f"{len(recorded) - len(rows)} runs were superseded by a later run of the same scenario (the latest "
+                "counts; every run stays in the JSON lines). " + note)
     report(rows, Path(args.report), note)
     print(f"{len(rows)} scenarios in {args.report}")
     return 0

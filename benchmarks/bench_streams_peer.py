@@ -25,7 +25,10 @@ Every difference is classified by :func:`classify`.  Results are appended, one J
 the same whatever ``--first``).
 
     python benchmarks/bench_streams_peer.py [--n 10] [--seed 0] [--first 0] [--budget-s 1800] [--protocols classic,streams]
-    python benchmarks/bench_streams_peer.py --report-only
+    python benchmarks/bench_streams_peer.py --report-only [--resimulate]
+
+A scenario recorded more than once (run again with a later driver) counts by its latest run.  ``--resimulate``
+judges the recorded real runs against the simulator as it is now (the real lines as recorded).
 """
 from __future__ import annotations
 
@@ -93,20 +96,49 @@ def _view(row: Dict[str, Any], protocol: str) -> Dict[str, Any]:
 
 def compare(scenario: Dict[str, Any], model: List[Dict[str, Any]], real: List[Dict[str, Any]]) -> Dict[str, Any]:
     protocol = scenario["config"].get("group.protocol", "classic")
-    *m_rows, m_sum = model
     *r_rows, r_sum = real
     out: Dict[str, Any] = {"id": scenario["id"], "protocol": protocol,
-                           "replayed": all(r.get("replayed") for r in r_rows) and bool(r_rows)}
-    out["start"] = bool(m_rows and r_rows) and _view(m_rows[0], protocol)["assignment"] == _view(r_rows[0], protocol)["assignment"]
-    out["lines"] = [_view(r, protocol) for r in m_rows[1:]] == [_view(r, protocol) for r in r_rows[1:]]
-    keys = ("settled", "probing_rebalances", "warmups", "moved")
-    out["summary"] = all(m_sum["summary"][k] == r_sum["summary"][k] for k in keys)
-    out["agree"] = out["replayed"] and out["start"] and out["lines"] and out["summary"]
-    out["model"] = [_view(r, protocol) | {"at_ms": r["at_ms"]} for r in m_rows]
-    out["real"] = [_view(r, protocol) | {"at_ms": r["at_ms"]} for r in r_rows]
-    out["classes"] = classify(out, m_rows, r_rows)
+                           "replayed": all(r.get("replayed") for r in r_rows) and bool(r_rows),
+                           "real": [_view(r, protocol) | {"at_ms": r["at_ms"]} for r in r_rows]}
     out["not_replayed"] = [[r.get("generation"), r.get("at_ms")] for r in r_rows if not r.get("replayed")]
+    return judge(out, model, r_sum["summary"])
+
+
+SUMMARY_KEYS = ("settled", "probing_rebalances", "warmups", "moved")
+
+
+def summary_of(views: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """The summary keys compared, from a side's lines as recorded (as the driver's summary computes them)."""
+    return {"settled": bool(views) and views[-1]["followup"] is None,
+            "probing_rebalances": sum(1 for v in views if v["probing"]),
+            "warmups": sum(len(x) for v in views for x in v["warmups"].values()),
+            "moved": sum(v["moved"] for v in views)}
+
+
+def judge(out: Dict[str, Any], model: List[Dict[str, Any]], r_sum: Dict[str, Any]) -> Dict[str, Any]:
+    """``out`` (``id``, ``protocol``, ``replayed``, ``real``: the real lines' views) judged against the simulator's
+    ``model`` run: ``start``, ``lines``, ``summary``, ``agree``, ``model`` and ``classes``."""
+    protocol = out["protocol"]
+    *m_rows, m_sum = model
+    out["model"] = [_view(r, protocol) | {"at_ms": r["at_ms"]} for r in m_rows]
+
+    def bare(views: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+        return [{k: v for k, v in x.items() if k != "at_ms"} for x in views]
+    m_views, r_views = bare(out["model"]), bare(out["real"])
+    out["start"] = bool(m_views and r_views) and m_views[0]["assignment"] == r_views[0]["assignment"]
+    out["lines"] = m_views[1:] == r_views[1:]
+    out["summary"] = all(m_sum["summary"][k] == r_sum[k] for k in SUMMARY_KEYS)
+    out["agree"] = out["replayed"] and out["start"] and out["lines"] and out["summary"]
+    out["classes"] = classify(out, m_views, r_views)
     return out
+
+
+def resimulate(row: Dict[str, Any], scenario: Dict[str, Any]) -> Dict[str, Any]:
+    """A recorded row judged again against the simulator as it is now (the real side as recorded)."""
+    from rebalance.streams.simulate import simulate_streams
+
+    kept = {k: row[k] for k in ("id", "protocol", "replayed", "real", "not_replayed", "wall_s") if k in row}
+    return judge(kept, simulate_streams(scenario), summary_of(row["real"]))
 
 
 def classify(out: Dict[str, Any], m_rows: List[Dict[str, Any]], r_rows: List[Dict[str, Any]]) -> List[str]:
@@ -147,6 +179,9 @@ def report(rows: List[Dict[str, Any]], path: Path, meta: Dict[str, Any]) -> None
                           f"scenarios with as many on both sides: median {statistics.median(dts):+.0f} ms, min "
                           f"{min(dts):+d}, max {max(dts):+d} (not compared)."]
     errors = [r for r in rows if "error" in r]
+    if meta.get("superseded"):
+        lines += ["", f"Runs superseded by a later run of the same scenario (the latest counts; all stay in the "
+                      f"JSON lines): {meta['superseded']}"]
     lines += ["", f"Scenarios that failed to run: {len(errors)}"]
     for r in errors:
         lines.append(f"- {r['id']}: {r['error'][:300]}")
@@ -175,6 +210,8 @@ def main() -> int:
     ap.add_argument("--report", default=str(HERE / "streams_peer_results.md"))
     ap.add_argument("--note", default="")
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--resimulate", action="store_true",
+                    help="judge the recorded real runs against the simulator as it is now")
     args = ap.parse_args()
     jsonl = Path(args.jsonl)
     if not args.report_only:
@@ -200,8 +237,15 @@ def main() -> int:
                     with jsonl.open("a", encoding="utf-8") as f:
                         f.write(json.dumps(row) + "\n")
                     print(json.dumps({k: row.get(k) for k in ("id", "agree", "classes", "error")}), flush=True)
-    rows = [json.loads(t) for t in jsonl.read_text().splitlines() if t.strip()] if jsonl.exists() else []
-    report(rows, Path(args.report), {"date": time.strftime("%Y-%m-%d"), "note": args.note})
+    recorded = [json.loads(t) for t in jsonl.read_text().splitlines() if t.strip()] if jsonl.exists() else []
+    latest = {r["id"]: r for r in recorded}  # a scenario run again: its latest run counts
+    rows = list(latest.values())
+    if args.resimulate:
+        scenarios = {s["id"]: s for p in ("classic", "streams")
+                     for s in draw(1 + max((int(r["id"].rsplit("-", 1)[1]) for r in rows), default=0), args.seed, p)}
+        rows = [resimulate(r, scenarios[r["id"]]) if "error" not in r else r for r in rows]
+    report(rows, Path(args.report), {"date": time.strftime("%Y-%m-%d"), "note": args.note,
+                                     "superseded": len(recorded) - len(rows)})
     return 0
 
 

@@ -225,3 +225,19 @@ def test_the_assignment_interval_holds_a_target_back_until_a_heartbeat_after_it(
 
     assert changes(0) == [(1, 0, ["m1"]), (3, 700, ["m1", "m2", "m3"])]
     assert changes(1000) == [(1, 0, ["m1"]), (3, 1400, ["m1", "m2", "m3"])]
+
+
+def test_every_heartbeat_starts_initializing_the_groups_new_topics():
+    """``maybeCreateInitializeShareGroupStateRequest`` (4.3.1) runs on every heartbeat, whether or not the
+    assignment interval let it compute a target: m2's join at 0 starts initializing ``b`` at once, so the first
+    target with initialized partitions, at m1's heartbeat a second later, assigns both topics' partitions in one
+    change (before this, a topic's initialization began only with a target: the group formed ``a`` first, then
+    ``b`` a second later, a change the broker never shows -- share-peer-032 of the peer run)."""
+    scenario = {"kind": "share", "topics": {"a": 1, "b": 2}, "records": {"a": 10, "b": 10},
+                "config": {"group.share.heartbeat.interval.ms": 500, "record.processing.ms": 10},
+                "members": [{"id": "m1", "topics": ["b"]}, {"id": "m2", "topics": ["a", "b"]}],
+                "events": [], "until_ms": 5000}
+    changes = [c for c in simulate_share(scenario)[:-1] if any(c["assignment"].values())]
+    first = changes[0]["assignment"]
+    assert sorted({tp.rsplit("-", 1)[0] for a in first.values() for tp in a}) == ["a", "b"]
+    assert len(changes) == 1

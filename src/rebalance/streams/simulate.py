@@ -27,15 +27,22 @@ assignment settings from the next rebalance on; classic only).
 runs :class:`~rebalance.streams.HighAvailabilityTaskAssignor` over the clients, given their lags by the model of
 :func:`rebalance.streams.assign_round` (chapter 15's :func:`~rebalance.streams.probing_rounds` runs the same): a
 task a client ran as active is ``Task.LATEST_OFFSET``; a task whose state it holds (a standby, a warm-up, state a
-closed or revoked task left on disk) has caught up by the next rebalance (lag 0; no records are produced after
-the clock starts) -- but not by an immediate follow-up at the same instant (still restoring: lagging, a previous
-standby); any other task lags its changelog's end offset, the records of its input partition (the
-default partitioner's ``murmur2`` of the keys ``k0``, ``k1``, ... in turn, as the real driver produces them).  A
-join, a leave, a restart's leave and rejoin, and a crashed member's session timeout each start a rebalance, which
-completes at once -- unless a crashed member is still in the group: the coordinator waits for it until its
-session ends.  After a rebalance: a probing rebalance ``probing.rebalance.interval.ms`` later when the assignor
-asks for one (warm-ups handed out), or an immediate follow-up when active tasks change owner (a client still in
-the group revokes them first: the new owner gets them in the follow-up, Streams' cooperative rebalancing).
+closed or revoked task left on disk) has caught up (lag 0; no records are produced after the clock starts) in
+a subscription sent after the rebalance that handed it out -- but not in one sent at that instant (still
+restoring: lagging, a previous standby); any other task lags its changelog's end offset, the records of its
+input partition (the default partitioner's ``murmur2`` of the keys ``k0``, ``k1``, ... in turn, as the real
+driver produces them).  A join, a leave, a restart's leave and rejoin, and a crashed member's session timeout
+each start a rebalance, which completes at once -- unless a crashed member is still in the group: the
+coordinator waits for it until its session ends.  After a rebalance: a probing rebalance
+``probing.rebalance.interval.ms`` later when the assignor asks for one (warm-ups handed out), or a follow-up
+when active tasks change owner (a client still in the group revokes them first: the new owner gets them in the
+follow-up, Streams' cooperative rebalancing).  The follow-up's timing is ``StreamsPartitionAssignor``'s (4.3.1):
+the new owner of a withheld task is told to rebalance at once (``setNextRebalanceTime(0)``) and the old owner
+rejoins after revoking, so these members subscribe at once, with their new replicas still restoring; every
+other member rejoins at its next heartbeat (``heartbeat.interval.ms`` later), its replicas restored by then, and
+the follow-up completes then.  When every member is a new or an old owner, it completes at once.  (On the real
+cluster of the peer run, ``benchmarks/streams_peer_results.md``, such follow-ups came 19-384 ms after the
+rebalance and the others 883-1036 ms.)
 
 **Streams protocol** (``group.protocol=streams``, KIP-1071): each membership change bumps the group epoch and
 the coordinator's :class:`~rebalance.streams.StickyTaskAssignor` computes the target assignment from the members'
@@ -337,6 +344,7 @@ class _StreamsRun:
         self.balanced_after: Optional[int] = None
         self.needs_probe = False
         self.immediate = False
+        self.rejoin_at: Dict[str, int] = {}
 
     def at(self, t: int, kind: str, *args: Any) -> None:
         self.seq += 1
@@ -401,6 +409,10 @@ class _StreamsRun:
     def _on_set_config(self, t: int, _member: Any, _down: int, changes: Mapping[str, int]) -> None:
         self.config.update(changes)
 
+    def _on_followup(self, t: int, generation: int) -> None:
+        if generation == self.generation and self.pending is None:
+            self.pending = "immediate"
+
     def _on_probe(self, t: int, generation: int) -> None:
         if generation == self.generation and self.pending is None:
             self.pending = "probing"
@@ -452,8 +464,11 @@ class _StreamsRun:
         capacity = int(str(self.config["num.stream.threads"]))
         by_pid = {m.pid: m for m in members}
         behind = self.end_offsets if self.produced else {t_: 0 for t_ in self.tasks}
-        # a replica handed out at this instant (a follow-up's) has not caught up yet; an earlier one has
-        caught = {m.pid: {task for task, since in m.held.items() if since < t} for m in members}
+        # a replica handed out before a member sent its subscription has caught up in it (no records are produced
+        # after the start), one handed out at that instant has not (still restoring)
+        sent = {m.pid: min(t, self.rejoin_at.get(m.id, t)) if reason == "immediate" else t for m in members}
+        caught = {m.pid: {task for task, since in m.held.items() if since < sent[m.pid]} for m in members}
+        self.rejoin_at = {}
         result = assign_round([m.pid for m in members], {m.pid: capacity for m in members}, self.tasks,
                               {m.pid: sorted(m.active) for m in members},
                               {m.pid: sorted(m.standby & caught[m.pid]) for m in members}, configs, behind,
@@ -463,10 +478,12 @@ class _StreamsRun:
         owner = {task: m.id for m in members for task in m.active}
         moved = 0
         new_active: Dict[str, Set[TaskId]] = {m.id: set() for m in members}
+        involved: Set[str] = set()
         for mid, (active, _) in answer.items():
             for task in active:
                 if owner.get(task, mid) != mid:
                     moved += 1  # withheld: its owner revokes it first; the follow-up hands it over
+                    involved |= {mid, owner[task]}
                 else:
                     new_active[mid].add(task)
         for m in members:
@@ -486,7 +503,16 @@ class _StreamsRun:
         if not self.produced:
             self.produced = True  # the records arrive once the first instances run
         if moved:
-            self.pending = "immediate"
+            # the follow-up: the members a withheld task goes to or comes from rejoin at once (the new owner's
+            # StreamsPartitionAssignor asks for an immediate rebalance, the old owner's ConsumerCoordinator rejoins
+            # after revoking), with what their state stores hold at once; the others at their next heartbeat, by
+            # when what they were handed has been restored
+            hb = int(str(self.config["heartbeat.interval.ms"]))
+            self.rejoin_at = {m.id: t if m.id in involved else t + hb for m in members}
+            if involved >= {m.id for m in members}:
+                self.pending = "immediate"
+            else:
+                self.at(t + hb, "followup", self.generation)
         elif result.probing_rebalance_needed:
             self.at(t + configs.probing_rebalance_interval_ms, "probe", self.generation)
 
