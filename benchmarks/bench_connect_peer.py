@@ -11,13 +11,15 @@ cluster (:func:`rebalance.kafka.connect.simulate.run_connect_scenario`, one brok
 classified, the first that applies:
 
 * ``replay`` -- a real round the book's model, given that round's real inputs, does not reproduce (a model bug);
-* ``delay`` -- one side sent a scheduled delay and the other did not (the real worker's JVM takes seconds to start
-  and join, so a restart the simulator brings back within the delay can outlast it);
 * ``agree`` -- the same final assignment, a delay on both sides or on neither, every real round replayed;
-* ``tie`` -- the real final assignment is another of the simulator's member-id draws'
+* ``tie`` -- the real final assignment, and a delay sent or not, are another of the simulator's member-id draws'
   (:func:`rebalance.connect.simulate.connect_alternatives`, 32 draws): the incremental assignor walks the workers
   in the ``HashMap`` order of their member ids, which end in random UUIDs on a real cluster, so which of equally
-  loaded workers gives up a task follows them -- a predicted outcome, counted as met;
+  loaded workers gives up a task follows them, and when the leader leaves the coordinator's next leader is the
+  first member id of its ``HashMap`` (a new leader knows no previous assignment, so it sends no delay for what a
+  worker that left had) -- a predicted outcome, counted as met;
+* ``delay`` -- one side sent a scheduled delay and the other did not, and no draw does as the real cluster did (the real worker's JVM takes seconds to start
+  and join, so a restart the simulator brings back within the delay can outlast it);
 * ``instant restart`` -- a worker restarted with ``down_ms`` 0 is out of a real round (its leave completes a
   round of its own while its new process starts, seconds) and not of the simulator's (the class of 5 scenarios
   while the simulator's new process rejoined in the same instant; since its restarts take
@@ -101,13 +103,18 @@ def classify(sim: List[Dict[str, Any]], real: List[Dict[str, Any]], scenario: Di
     sr, rr = sim[:-1], real[:-1]
     if not all(r["replayed"] for r in rr):
         return "replay"
-    if any(r["delayed"] for r in sr) != any(r["delayed"] for r in rr):
-        return "delay"
-    sa, ra = (sr[-1]["assignment"] if sr else {}), (rr[-1]["assignment"] if rr else {})
-    if sa == ra:
+    ra = rr[-1]["assignment"] if rr else {}
+    delayed = any(r["delayed"] for r in rr)
+
+    def meets(rows: List[Dict[str, Any]]) -> bool:  # a delay sent alike, the same final assignment
+        return any(r["delayed"] for r in rows) == delayed and (rows[-1]["assignment"] if rows else {}) == ra
+    if meets(sr):
         return "agree"
-    if any(alt[:-1] and alt[-2]["assignment"] == ra for alt in connect_alternatives(scenario, ALTERNATIVE_DRAWS)):
+    if any(meets(alt[:-1]) for alt in connect_alternatives(scenario, ALTERNATIVE_DRAWS)):
         return "tie"
+    if any(r["delayed"] for r in sr) != delayed:
+        return "delay"
+    sa = sr[-1]["assignment"] if sr else {}
     for e in scenario["events"]:
         if e["op"] == "restart" and not e.get("down_ms"):
             def out(rows: List[Dict[str, Any]]) -> bool:

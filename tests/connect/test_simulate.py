@@ -191,3 +191,23 @@ def test_generations_count_up_and_time_never_goes_back(s):
     assert [r["generation"] for r in rows] == list(range(1, len(rows) + 1))
     assert all(a["at_ms"] <= b["at_ms"] <= s["until_ms"] for a, b in zip(rows, rows[1:]))
     assert all((r["expires_at_ms"] is not None) == r["delayed"] for r in rows)
+
+
+def test_a_leader_that_leaves_is_followed_by_the_first_member_id_of_the_coordinators_hashmap():
+    """``ClassicGroup.remove`` (4.3.1): when the leader leaves, the next leader is the first key of the group's
+    ``members`` ``HashMap`` -- the member ids' hash order, not the order the workers joined.  With member ids
+    drawn as a real cluster's end (``member_id_seed``) either remaining worker leads; a new leader knows no
+    previous assignment, so it hands the leaver's work out at once instead of holding it back for the delay (the
+    Connect peer's scenarios peer-57 and peer-74)."""
+    s = {"kind": "connect", "id": "leader-leaves", "members": [{"id": "w1"}, {"id": "w2"}, {"id": "w3"}],
+         "config": {"scheduled.rebalance.max.delay.ms": 8000, "session.timeout.ms": 6000,
+                    "heartbeat.interval.ms": 1000, "group.initial.rebalance.delay.ms": 0},
+         "events": [{"at_ms": 2000, "op": "add_connector", "connector": "c1", "tasks.max": 6},
+                    {"at_ms": 10000, "op": "leave", "member": "w1"}],
+         "until_ms": 40000}
+    runs = [simulate_connect(s, seed)[:-1] for seed in range(16)]
+    assert all(run[2]["leader"] == "w1" for run in runs)  # the first member to join led the formation
+    assert {run[3]["leader"] for run in runs} == {"w2", "w3"}
+    for run in runs:
+        assert not any(r["delayed"] for r in run)
+        assert sum(len(a["tasks"]) for a in run[3]["assignment"].values()) == 6

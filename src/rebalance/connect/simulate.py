@@ -34,7 +34,8 @@ this module's own timing model of the group coordinator (``ClassicGroup``) and t
   a delay (``scheduled.rebalance.max.delay.ms`` running: the lost assignments are held back) makes every worker
   rejoin when it expires (``DistributedHerder.scheduledRebalance``);
 * an event during a join phase is folded into it; the coordinator keeps its leader while it stays, else the
-  earliest-joined member leads; no SyncGroup fails, no network time is spent.
+  first member of its ``members`` ``HashMap`` (keyed by member id) leads (``ClassicGroup.remove`` and
+  ``maybeElectNewJoinedLeader``, 4.3.1); no SyncGroup fails, no network time is spent.
 
 A member's member id is ``connect-NN-K`` (``NN`` its place in :attr:`ConnectScenario.worker_order`: the members
 that start at 0, then the others, each in ``members`` order; ``K`` its process's incarnation), so the eager
@@ -68,7 +69,7 @@ from ..member_ids import distinct_draws
 from ..validation import check_size, json_object, require, scenario_event, whole
 from .cluster import ConnectCluster, Running, RoundResult
 from .incremental import DEFAULT_START_TIME_MS
-from .model import connector_key, task_key, task_str
+from .model import connector_key, hashmap_member_order, task_key, task_str
 
 __all__ = ["CONNECT_CONFIG", "CONNECT_OPS", "ConnectEvent", "ConnectScenario", "ConnectSummary", "connect_summary",
            "parse_connect_scenario", "simulate_connect", "connect_alternatives", "compute", "rebalance_row"]
@@ -368,7 +369,7 @@ class _Run:
             if self.group:
                 self.trigger(t, set())
             else:
-                self.rejoin, self.phase_end_initial = None, None
+                self.rejoin, self.phase_end_initial, self.leader = None, None, None
 
     def crash(self, worker: str, t: int) -> None:
         self.crashed[self._member_id(worker)] = t + self.session
@@ -407,10 +408,13 @@ class _Run:
                 self.crashed.pop(mid, None)
         self.rejoin, self.phase_end_initial = None, None
         if not self.group:
+            self.leader = None
             return
         members: Dict[str, Running] = {m: self.model.running.get(m, ([], [])) for m in self.group}
-        if self.leader not in members:
+        if self.leader is None:  # ClassicGroup.add: a group's first member leads
             self.leader = next(iter(members))
+        elif self.leader not in members:  # ClassicGroup.remove: the first of its members HashMap (by member id)
+            self.leader = hashmap_member_order(list(members))[0]
         self.generation += 1
         self.model.time.set(DEFAULT_START_TIME_MS + t)
         self.model.connectors = dict(self.config)
@@ -489,6 +493,8 @@ class _Run:
                 self.model.running.pop(mid, None)
                 if self.group:
                     self.trigger(t, set())
+                else:
+                    self.leader = None
             elif kind == 2:
                 self.complete(t)
             else:
