@@ -209,6 +209,28 @@ def run_one(scenario: dict, records: str, lock: threading.Lock, jsonl: str) -> d
     return row
 
 
+def rereplay(rows: List[dict], records: str) -> None:
+    """Each KIP-848 scenario's real rebalances' ``replayed`` anew, from its records (the observer's descriptions)
+    through :func:`rebalance.kafka.consumer_records.kip848_rebalances` as it is now."""
+    import gzip
+
+    from rebalance.kafka.consumer_records import ConsumerRun, kip848_rebalances
+    from rebalance.simulate import parse_scenario
+
+    by_scenario: Dict[str, List[dict]] = defaultdict(list)
+    with (gzip.open(records, "rt") if records.endswith(".gz") else open(records)) as f:
+        for line in f:
+            rec = json.loads(line)
+            by_scenario[rec.get("scenario", "")].append(rec)
+    for r in rows:
+        if r["scenario"]["protocol"] != "consumer" or not r.get("kafka"):
+            continue
+        got = {c.generation: ok for c, ok in kip848_rebalances(ConsumerRun(records={0: by_scenario[r["id"]]}),
+                                                                  parse_scenario(r["scenario"]))}
+        for x in r["kafka"]["rebalances"]:
+            x["replayed"] = got.get(x["generation"], x["replayed"])
+
+
 def table(rows: List[dict]) -> List[str]:
     groups: Dict[tuple, List[dict]] = defaultdict(list)
     for r in rows:
@@ -411,6 +433,10 @@ def main() -> None:
     parser.add_argument("--draws", default=str(DRAWS_FILE),
                         help="JSON file: scenario id -> the member-id draw that gave the real run (read as hints, "
                              "written anew)")
+    parser.add_argument("--rereplay", metavar="RECORDS",
+                        help="with --report-only: replay each KIP-848 group's real targets again from the run's records "
+                             "(the --records file, or its .gz) with the replay as it is now, e.g. after it changed")
+    parser.add_argument("--only", default="", help="comma-separated scenario ids of the draw: run just those")
     parser.add_argument("--report-only", action="store_true")
     parser.add_argument("--resimulate", action="store_true",
                         help="with --report-only: run each stored scenario through the simulator as it is now (the "
@@ -425,6 +451,9 @@ def main() -> None:
         start = time.monotonic()
         lock = threading.Lock()
         scenarios = draw(args.n, args.seed)
+        if args.only:
+            wanted = set(args.only.split(","))
+            scenarios = [s for s in scenarios if s["id"] in wanted]
 
         def task(s: dict) -> Optional[dict]:
             if time.monotonic() - start > args.budget_s:
@@ -443,6 +472,8 @@ def main() -> None:
                  "parallel": runs[-1]["parallel"]})
     rows = [json.loads(line) for line in open(args.jsonl, encoding="utf-8")]
     hints = json.loads(Path(args.draws).read_text()) if Path(args.draws).exists() else {}
+    if args.rereplay:
+        rereplay(rows, args.rereplay)
     for r in rows:
         if args.resimulate:
             r["sim"] = simulated(r["scenario"])

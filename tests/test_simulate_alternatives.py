@@ -28,7 +28,7 @@ def _peer_row(name, jsonl):
     raise AssertionError(f"{name} is not in {jsonl}")
 
 
-DRAWS = json.loads((PEER / "kafka_peer_draws.json").read_text())
+DRAWS = json.loads((PEER / "kafka_peer_draws_2026-11-27.json").read_text())  # the run of 2026-11-27
 
 
 def _matches(row, seq):
@@ -43,10 +43,10 @@ def _matches(row, seq):
                                   "s016-consumer-uniform", "s083-consumer-range"])
 def test_the_real_tie_is_one_of_the_draws_and_not_the_simulators_own_run(name):
     """Four recorded real runs whose ties the broker broke otherwise than the simulator's own ids: each is the draw
-    ``kafka_peer_draws.json`` names (a classic leader's HashMap order of ``c1-<uuid>`` ids; a KIP-848 group's
+    ``kafka_peer_draws_2026-11-27.json`` names (a classic leader's HashMap order of ``c1-<uuid>`` ids; a KIP-848 group's
     random ids, a restarted member's new one anywhere among the others, and which member heartbeated first), and
     not the simulator's own run."""
-    row = _peer_row(name, "kafka_peer_runs.jsonl")
+    row = _peer_row(name, "kafka_peer_runs_2026-11-27.jsonl")
     draw = DRAWS[name]
     assert draw > 0
     assert not _matches(row, simulate_draw(row["scenario"], None))

@@ -83,3 +83,29 @@ def test_a_member_id_record_names_a_member_before_its_callbacks():
     run.records[0].insert(0, {"event": "member_id", "t": 5, "member": "c1", "member_id": "m1", "generation": 1})
     [(rebalance, replayed)] = classic_rebalances(run, CLASSIC)
     assert (rebalance.assignment, replayed) == ({"c1": ["t-0", "t-1"]}, True)
+
+
+def test_a_kip848_target_replays_in_the_coordinators_timelinehashmap_order():
+    """A real uniform group (the consumer peer's s034, 2026-11-30): two member ids share a bucket of
+    ``TargetAssignmentBuilder``'s member ``HashMap`` (``NY-e...`` and ``sz2h...``, both slot 4 of 16), so which of
+    them takes the extra partition follows the order the coordinator's ``TimelineHashMap`` of members fills that
+    map in, not the description's; and the formation's target was computed from one member's, with the three others
+    joining together (the assignment interval), which only an ordered grouping of the joiners replays."""
+    import json
+    from pathlib import Path
+
+    from rebalance.kafka import consumer_records
+
+    first, *records = [json.loads(x) for x in
+                       (Path(__file__).parent / "recorded" / "kip848-uniform-s034.jsonl").read_text().splitlines()]
+    s = parse_scenario(first["scenario"])
+    got = kip848_rebalances(ConsumerRun(records={0: records}), s)
+    assert [(c.generation, ok) for c, ok in got] == [(5, True), (6, True), (7, True)]
+    # the description's order alone does not replay epoch 7
+    groups = [r for r in records if r["event"] == "group"]
+    ids = next(r["ids"] for r in records if r["event"] == "topic_ids")
+    topics = [{"name": t, "id": ids[t], "partitions": n} for t, n in sorted(s.topics.items())]
+    targets = {}
+    for r in groups:
+        targets.setdefault(r["target_epoch"], r["members"])
+    assert not consumer_records._replayed_848(s, topics, targets, 7, None)

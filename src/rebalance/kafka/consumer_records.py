@@ -21,7 +21,6 @@ assignment; an exception inside the book's code is not a disagreement and propag
 from __future__ import annotations
 
 import base64
-import itertools
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Mapping, Optional, Set, Tuple, TypedDict
 
@@ -30,6 +29,7 @@ from ..errors import LiveClientError
 from ..protocol.driver import CompletedRebalance, format_assignment
 from ..protocol.ledger import OwnershipLedger, StopMeasures
 from ..simulate import SimulationInput, moved_partitions
+from ..jcollections import TimelineHashOrder
 from .jsonlines import ConsumerGroupMember, ConsumerRecord
 
 __all__ = ["ConsumerRun", "GroupType", "RunSummary", "group_types", "classic_rebalances", "kip848_rebalances", "ownership", "stop_measures",
@@ -156,6 +156,20 @@ def kip848_rebalances(run: ConsumerRun, s: SimulationInput) -> List[Tuple[Comple
             # a group being upgraded: the broker converts the classic group's assignment into the first target
             # (ConsumerGroup.fromClassicGroup), so the last classic description is the target before any epoch
             targets[0] = [{**m, "target": m["assignment"]} for m in r["members"]]
+    # the coordinator's TimelineHashMap of members, as the descriptions show them come and go: the order
+    # TargetAssignmentBuilder fills its member HashMap in, which decides where two member ids share a bucket
+    timeline: TimelineHashOrder[str] = TimelineHashOrder()
+    orders: Dict[int, List[str]] = {}
+    for r in snaps:
+        member_ids = [m["member_id"] for m in r["members"]]
+        if r["group_epoch"] > 0 and r["group_epoch"] not in orders:
+            for gone in timeline.keys():
+                if gone not in member_ids:
+                    timeline.remove(gone)
+            for i in member_ids:
+                if i not in timeline.keys():
+                    timeline.put(i)
+            orders[r["group_epoch"]] = timeline.keys()
     out: List[Tuple[CompletedRebalance, bool]] = []
     done: Set[int] = set()
     for r in snaps:
@@ -173,14 +187,26 @@ def kip848_rebalances(run: ConsumerRun, s: SimulationInput) -> List[Tuple[Comple
         assignment = format_assignment({m["client_id"] if m["client_id"] in by_member
                                         else _name_of(m["member_id"], {}, s, m["instance_id"]):
                                         topic_partitions(m["assignment"]) for m in ms})
-        out.append((CompletedRebalance(e, int(r["t"]), assignment), _replayed_848(s, topics, targets, e)))
+        out.append((CompletedRebalance(e, int(r["t"]), assignment), _replayed_848(s, topics, targets, e, orders.get(e))))
     return out
 
 
 def _replayed_848(s: SimulationInput, topics: List[Dict[str, object]], targets: Dict[int, List[ConsumerGroupMember]],
-                  epoch: int) -> bool:
+                  epoch: int, order: Optional[List[str]] = None) -> bool:
+    """Whether the book's assignor gives the broker's target of ``epoch``: the members in the coordinator's
+    ``TimelineHashMap`` ``order`` (see :func:`kip848_rebalances`), else in the description's."""
+    described = targets[epoch]
+    if order is not None and set(order) == {m["member_id"] for m in described}:
+        rank = {m: k for k, m in enumerate(order)}
+        timeline_order = sorted(described, key=lambda m: rank[m["member_id"]])
+        if timeline_order != described and _replayed_848_in(s, topics, targets, epoch, timeline_order):
+            return True
+    return _replayed_848_in(s, topics, targets, epoch, described)
+
+
+def _replayed_848_in(s: SimulationInput, topics: List[Dict[str, object]],
+                     targets: Dict[int, List[ConsumerGroupMember]], epoch: int, now: List[ConsumerGroupMember]) -> bool:
     by_member = {m.id: m for m in s.members}
-    now = targets[epoch]  # the completing description itself has this target epoch
     subs = {m["member_id"]: list(by_member[m["client_id"]].topics) if m["client_id"] in by_member else sorted(s.topics)
             for es in targets.values() for m in es}
     want = _target_by_name(now)
@@ -191,21 +217,36 @@ def _replayed_848(s: SimulationInput, topics: List[Dict[str, object]], targets: 
     # epoch often comes straight from an older one: first from the last target observed before it
     if _replay_848(s, topics, now, prev, subs) == want:
         return True
-    # else from targets the polls missed: every order of the members that joined in between, one each
+    # else from targets the polls missed: the members that joined in between came in some order, some of them
+    # together (with the assignment interval, one target for all who joined within it): every ordered grouping
     before = {m["member_id"] for m in prev_members}
     after = {m["member_id"]: m for m in now}
     added = [m for m in after if m not in before]
     if not before <= set(after) or len(added) < 2 or len(added) > 5:
         return False
-    for order in itertools.permutations(added):
+    for groups in _ordered_groupings(added):
         members = [after[m] for m in after if m in before]
         target = prev
-        for m in order:
-            members = members + [after[m]]
+        for group in groups:
+            members = members + [after[m] for m in group]
             target = _replay_848(s, topics, members, target, subs)
         if target == want:
             return True
     return False
+
+
+def _ordered_groupings(items: List[str]) -> Iterable[List[List[str]]]:
+    """Every split of ``items`` into non-empty groups, in every order of the groups (each group keeps ``items``'
+    order): the ways a few members can join between two observed targets."""
+    if not items:
+        yield []
+        return
+    n = len(items)
+    for mask in range(1, 2 ** n):  # the first group: any non-empty subset
+        first = [items[k] for k in range(n) if mask >> k & 1]
+        rest = [items[k] for k in range(n) if not mask >> k & 1]
+        for tail in _ordered_groupings(rest):
+            yield [first] + tail
 
 
 def ownership(s: SimulationInput, run: ConsumerRun) -> OwnershipLedger:

@@ -82,8 +82,10 @@ _ASSIGNOR_CLASS = {"range": "Range", "roundrobin": "RoundRobin", "sticky": "Stic
                    "cooperative-sticky": "CooperativeSticky"}
 #: classic ``config`` fields -> ("client" | "broker", Kafka setting); the rest of the poll loop is emulated:
 #: ``revoke_ms`` is slept in onPartitionsRevoked, ``poll_processing_ms``/``max_poll_records`` *
-#: ``record_processing_ms`` after each poll (the topics stay empty; a member's own ``poll_processing_ms`` for
-#: that member)
+#: ``record_processing_ms`` after each poll while the member owns partitions (a full batch, as the simulators
+#: assume; the topics stay empty; a member's own ``poll_processing_ms`` for that member), nothing while it owns
+#: none (since 2026-11-30: before, every poll was followed by a batch, so an eager member that had revoked
+#: everything still answered the group a batch later than the simulator's)
 CLASSIC_SETTINGS = {
     "session_timeout_ms": ("client", "session.timeout.ms"),
     "heartbeat_interval_ms": ("client", "heartbeat.interval.ms"),

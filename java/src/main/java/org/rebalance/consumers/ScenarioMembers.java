@@ -42,7 +42,8 @@ import org.rebalance.clients.JsonLines;
  *   <li>{@code prepare} -- {@code new KafkaConsumer(props)} (client.id = the member) before the scenario's clock
  *   starts, so that members starting at the same time start together; answers {@code prepared};</li>
  *   <li>{@code start} -- a consumer thread: the prepared consumer (or a new one), {@code
- *   subscribe(topics, listener)}, then {@code poll(100 ms)} and {@code batch_ms} of simulated work per loop; the
+ *   subscribe(topics, listener)}, then {@code poll(100 ms)} and, while it owns partitions, {@code batch_ms} of
+ *   simulated work per loop (a full batch of records, as the simulators assume; the topics stay empty); the
  *   listener sleeps {@code revoke_ms} in {@code onPartitionsRevoked} when it gives up partitions (the
  *   application's commit);</li>
  *   <li>{@code subscribe} -- {@code subscribe(topics, listener)} again, with new {@code topics}, on that consumer's
@@ -175,7 +176,10 @@ public final class ScenarioMembers {
                     }
                     consumer.poll(Duration.ofMillis(100));
                     memberId();
-                    if (batchMs > 0 && !leave) sleep(batchMs);
+                    // a batch to process only while it owns partitions: the simulators' application gets full
+                    // batches from what it owns and, owning nothing (an eager member that has revoked, a member
+                    // not assigned yet), gets nothing from poll() and polls again at once
+                    if (batchMs > 0 && !leave && !consumer.assignment().isEmpty()) sleep(batchMs);
                 }
                 ObjectNode closing = record(name, "closing");
                 emit(closing);
