@@ -278,8 +278,8 @@ def main() -> int:
                 "(`rebalance.share.share_alternatives`: `SimpleAssignor` orders members by their random ids on a real "
                 "broker) that agrees on the most of shape, final and in-flight; "
                 f"{sum(1 for r in rows if r.get('draw'))} scenarios agree through another draw than the model's own. "
-                "`final_by_partition` stays as recorded (a row keeps no real per-partition final states), and is "
-                "unknown (None) where the model's final states now compare otherwise.")
+                "`final_by_partition` is compared again where the row keeps the real per-partition final states "
+                "(every run since 2026-11-30 noon), and otherwise stays as recorded.")
     if len(recorded) > len(rows):
         note = (f"{len(recorded) - len(rows)} runs were superseded by a later run of the same scenario (the latest "
                 "counts; every run stays in the JSON lines). " + note)
