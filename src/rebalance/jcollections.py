@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from typing import Dict, Generic, List, Optional, Tuple, TypeVar, Union, cast, overload
+from typing import Dict, Generic, List, Optional, Sequence, Tuple, TypeVar, Union, cast, overload
 
 from .java import JavaHashOrder, hash_set_copy_capacity, java_string_key, spread, string_hash, to_int32
 
@@ -402,3 +402,13 @@ class TimelineHashOrder(Generic[K]):
 
     def keys(self) -> List[K]:
         return [k for slot in self._slots for k in slot]
+
+    def follow(self, keys: Sequence[K]) -> List[K]:
+        """The map after a group's members became ``keys``: those not among them removed, then the new ones put
+        in ``keys``' order.  Returns the keys kept, in their order before the new ones came."""
+        for gone in [k for k in self.keys() if k not in keys]:
+            self.remove(gone)
+        kept = self.keys()
+        for k in keys:
+            self.put(k)
+        return kept

@@ -69,3 +69,21 @@ def test_the_timeline_order_grows_and_forgets_as_kafka_s_table_does():
     left = order.keys()
     assert sorted(left) == sorted(set(keys) - set(keys[::3]))
     assert order.capacity == 32  # doubled from 2 whenever (size + 1) * 0.75 > capacity; removals never shrink it
+
+
+def test_following_a_group_removes_the_gone_and_puts_the_new_in_order():
+    """``TimelineHashOrder.follow``: the same map as removing the members that left, then putting the new ones."""
+    keys = [f"member-{i}" for i in range(12)]
+    by_hand, followed = TimelineHashOrder(), TimelineHashOrder()
+    for k in keys:
+        by_hand.put(k)
+        followed.put(k)
+    now = keys[3:9] + ["member-20", "member-21"]
+    for k in keys:
+        if k not in now:
+            by_hand.remove(k)
+    kept = by_hand.keys()
+    for k in now[6:]:
+        by_hand.put(k)
+    assert followed.follow(now) == kept
+    assert followed.keys() == by_hand.keys()

@@ -362,14 +362,22 @@ class _Run:
     def leave(self, worker: str, t: int) -> None:
         mid = self._member_id(worker)
         if mid in self.group:
-            del self.group[mid]
-            self.model.running.pop(mid, None)
+            self._drop(mid)
             if self.rejoin is not None:
                 self.rejoin.pop(mid, None)
             if self.group:
                 self.trigger(t, set())
             else:
-                self.rejoin, self.phase_end_initial, self.leader = None, None, None
+                self.rejoin, self.phase_end_initial = None, None
+
+    def _drop(self, mid: str) -> None:
+        """Member ``mid`` is out of the group; a group left empty has no leader (the next one's first member
+        leads, ``ClassicGroup.add``)."""
+        del self.group[mid]
+        self.model.running.pop(mid, None)
+        self.crashed.pop(mid, None)
+        if not self.group:
+            self.leader = None
 
     def crash(self, worker: str, t: int) -> None:
         self.crashed[self._member_id(worker)] = t + self.session
@@ -403,12 +411,9 @@ class _Run:
         assert self.rejoin is not None
         for mid in list(self.group):
             if mid in self.crashed or mid not in self.rejoin or self.rejoin[mid] > t:
-                del self.group[mid]
-                self.model.running.pop(mid, None)
-                self.crashed.pop(mid, None)
+                self._drop(mid)
         self.rejoin, self.phase_end_initial = None, None
         if not self.group:
-            self.leader = None
             return
         members: Dict[str, Running] = {m: self.model.running.get(m, ([], [])) for m in self.group}
         if self.leader is None:  # ClassicGroup.add: a group's first member leads
@@ -488,13 +493,9 @@ class _Run:
                 self._event(e, t, queue, order)
             elif kind == 1:
                 mid = min((exp, m) for m, exp in self.crashed.items() if m in self.group)[1]
-                del self.group[mid]
-                self.crashed.pop(mid)
-                self.model.running.pop(mid, None)
+                self._drop(mid)
                 if self.group:
                     self.trigger(t, set())
-                else:
-                    self.leader = None
             elif kind == 2:
                 self.complete(t)
             else:

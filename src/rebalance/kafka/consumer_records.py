@@ -161,14 +161,8 @@ def kip848_rebalances(run: ConsumerRun, s: SimulationInput) -> List[Tuple[Comple
     timeline: TimelineHashOrder[str] = TimelineHashOrder()
     orders: Dict[int, List[str]] = {}
     for r in snaps:
-        member_ids = [m["member_id"] for m in r["members"]]
         if r["group_epoch"] > 0 and r["group_epoch"] not in orders:
-            for gone in timeline.keys():
-                if gone not in member_ids:
-                    timeline.remove(gone)
-            for i in member_ids:
-                if i not in timeline.keys():
-                    timeline.put(i)
+            timeline.follow([m["member_id"] for m in r["members"]])
             orders[r["group_epoch"]] = timeline.keys()
     out: List[Tuple[CompletedRebalance, bool]] = []
     done: Set[int] = set()

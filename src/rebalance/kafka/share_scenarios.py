@@ -260,14 +260,8 @@ def _changes(s: ShareScenario, player: _SharePlayer) -> List[JsonRecord]:
         before.setdefault(epoch, dict(latest))
         ids = [m["member_id"] for m in members]
         if epoch not in orders:
-            old = timeline.keys()
-            new = [i for i in ids if i not in old]
-            for gone in old:
-                if gone not in ids:
-                    timeline.remove(gone)
-            kept = timeline.keys()
-            for i in new:
-                timeline.put(i)
+            kept = timeline.follow(ids)
+            new = [i for i in ids if i not in kept]
             orders[epoch] = [timeline.keys(), kept + new, [m["member_id"] for m in members]]
         latest = _by_id(g)
         if epoch <= last_epoch or not members or g["target_epoch"] != epoch \
