@@ -30,7 +30,7 @@ from __future__ import annotations
 import random
 import uuid
 from collections import Counter
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..common import JsonRecord, TopicPartition
 from ..consumer.assignor import COOPERATIVE, EAGER
@@ -368,9 +368,34 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
     def live_members(self) -> List[ConsumerMember]:
         return [m for m in self.members.values() if m.alive]
 
-    def is_settled(self) -> bool:
+    def stranded_partitions(self) -> Set[TopicPartition]:
+        """Subscribed partitions no member's assignment of the current generation holds, left so by a static
+        member replaced without a rebalance.
+
+        A cooperative leader withholds a partition that moves for a second round, which its old owner starts
+        by rejoining once it has revoked it.  If that owner's process is restarted (a static member, closed
+        without LeaveGroup) and its new process joins while the group is Stable, the coordinator hands it the
+        stored assignment without a rebalance (``GroupMetadataManager.updateStaticMemberThenRebalanceOrCompleteJoin``,
+        4.3.1); the new process revoked nothing, so it does not rejoin either, and nobody starts the second
+        round: the partition stays unowned until something else rebalances the group.  Empty unless such a
+        replacement happened in the current generation."""
+        c = self.coordinator
+        if c.state != STABLE:
+            return set()
+        stable_since = max((e.time_ms for e in self.events if e.kind == "state" and e.fields.get("state") == STABLE
+                            and e.fields.get("generation") == c.generation), default=None)
+        if stable_since is None or not any(
+                e.kind == "decision" and e.fields.get("what") == "replaceStaticMember" and e.time_ms >= stable_since
+                for e in self.events):
+            return set()
+        subscribed = {t for m in self.live_members() for t in m.topics}
+        held = {tp for m in c.members.values() for tp in m.assignment}
+        return {tp for tp in self.partitions if tp[0] in subscribed and tp not in held}
+
+    def is_settled(self, *, except_stranded: bool = False) -> bool:
         """Group Stable, every live member in it and STABLE with nothing pending, every subscribed
-        partition owned by exactly one live member."""
+        partition owned by exactly one live member (``except_stranded``: or by none, if it is one of the
+        :meth:`stranded_partitions`)."""
         c = self.coordinator
         if not self.coordinator_available or c.state != STABLE or c.pending_sync:
             return False
@@ -382,7 +407,9 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
             return False
         subscribed = {t for m in live for t in m.topics}
         owners = self.ownership.current()
-        return all(len(owners.get(tp, ())) == 1 for tp in self.partitions if tp[0] in subscribed)
+        stranded = self.stranded_partitions() if except_stranded else set()
+        return all(len(owners.get(tp, ())) == (0 if tp in stranded else 1)
+                   for tp in self.partitions if tp[0] in subscribed)
 
     def last_change_ms(self) -> int:
         """Virtual time of the last state change, decision, revocation, assignment or ownership change."""
