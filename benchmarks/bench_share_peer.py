@@ -15,9 +15,11 @@ orders members by them -- so which named member gets which partition is not):
 
 * ``replayed`` -- every completed change on the broker is ``SimpleAssignor``'s (the book's) for its inputs;
 * ``shape`` -- the non-empty completed changes, each as its sorted partition counts, are the model's;
-* ``final`` -- every record finished (``ACKNOWLEDGED`` or ``ARCHIVED``) on both sides and the same
-  ``delivery_counts``; ``final_by_partition`` -- also the same multiset of (state, delivery count) in each
-  partition (which partition a crashed member held depends on the member ids, which offsets on its timing);
+* ``final`` -- every record's final state and delivery count: the same ``delivery_counts`` and the same multiset
+  of (state, delivery count) over the group's records, a record left ``AVAILABLE`` on both sides included (a row
+  without the real final states, as share-peer-074 to -099 are, agrees only when every record finished on both
+  sides); ``final_by_partition`` -- the same multiset in each partition (which partition a crashed member held
+  depends on the member ids, which offsets on its timing);
 * ``in_flight`` -- each crash's in-flight and redelivered counts are the model's.
 
 Every difference is classified (see :func:`classify`).  Results are appended, one JSON line per scenario, to
@@ -124,23 +126,51 @@ def upgrade(row: Dict[str, Any], scenarios: Dict[str, Dict[str, Any]]) -> Dict[s
                 and row["unfinished"] == 0)
 
 
-def compare(model: List[Dict[str, Any]], real: List[Dict[str, Any]]) -> Dict[str, Any]:
-    m, r = model[-1]["summary"], real[-1]["summary"]
-    return {"replayed": all(row.get("replayed") for row in real[:-1]),
-            "shape": _shape(model[:-1]) == _shape(real[:-1]),
-            "final_by_partition": _multiset(m["final"]) == _multiset(r["final"])
-                                  and m["delivery_counts"] == r["delivery_counts"],
-            "final": m["delivery_counts"] == r["delivery_counts"] and _finished(m["final"]) and _finished(r["final"]),
-            "in_flight": [(c["in_flight"], c["redelivered"]) for c in m["crashes"]] ==
-                         [(c["in_flight"], c["redelivered"]) for c in r["crashes"]],
-            "model_shape": _shape(model[:-1]), "real_shape": _shape(real[:-1]),
-            "model_counts": m["delivery_counts"], "real_counts": r["delivery_counts"],
-            "model_crashes": [(c["in_flight"], c["redelivered"]) for c in m["crashes"]],
-            "real_crashes": [(c["in_flight"], c["redelivered"]) for c in r["crashes"]],
+def _states(by_partition: Dict[str, List[Any]]) -> List[Any]:
+    """The group's records as a sorted multiset of ((state, delivery count), how many), over all partitions."""
+    total: Counter = Counter()
+    for runs in by_partition.values():
+        for (state, count), n in runs:
+            total[(state, count)] += n
+    return sorted([list(k), v] for k, v in total.items())
+
+
+def real_side(real: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """What a row keeps of a real run (``simulate --on kafka``'s lines)."""
+    r = real[-1]["summary"]
+    return {"replayed": all(row.get("replayed") for row in real[:-1]), "real_shape": _shape(real[:-1]),
+            "real_counts": r["delivery_counts"],
+            "real_crashes": _norm([(c["in_flight"], c["redelivered"]) for c in r["crashes"]]),
             "real_final": _norm(_multiset(r["final"])),
             "unfinished": sum(1 for runs in r["final"].values() for run in runs if run[2] != "ACKNOWLEDGED"
                               for _ in range(run[1] - run[0] + 1)),
             "errors": r.get("errors", 0)}
+
+
+def checks(row: Dict[str, Any], model: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """The model's run against a row's real run: ``shape``, ``final``, ``in_flight`` and, where the row keeps the
+    real per-partition final states (``real_final``, every row since 2026-11-30 noon), ``final_by_partition``.
+
+    ``final``: the same delivery counts and, with ``real_final``, every record's final state (the multiset of
+    (state, delivery count) over the group's records: a record both sides leave ``AVAILABLE`` agrees); a row without
+    it agrees only when every record finished on both sides (all the older rows tell)."""
+    m = model[-1]["summary"]
+    crashes = _norm([(c["in_flight"], c["redelivered"]) for c in m["crashes"]])
+    mine = _norm(_multiset(m["final"]))
+    same_counts = m["delivery_counts"] == row["real_counts"]
+    out = {"model_shape": _shape(model[:-1]), "model_counts": m["delivery_counts"], "model_crashes": crashes,
+           "shape": _shape(model[:-1]) == row["real_shape"],
+           "final": same_counts and (_states(mine) == _states(row["real_final"]) if "real_final" in row
+                                     else _finished(m["final"]) and row["unfinished"] == 0),
+           "in_flight": crashes == _norm(row["real_crashes"])}
+    if "real_final" in row:
+        out["final_by_partition"] = same_counts and mine == row["real_final"]
+    return out
+
+
+def compare(model: List[Dict[str, Any]], real: List[Dict[str, Any]]) -> Dict[str, Any]:
+    row = real_side(real)
+    return dict(row, **checks(row, model))
 
 
 def classify(c: Dict[str, Any]) -> List[str]:
@@ -165,10 +195,15 @@ def classify(c: Dict[str, Any]) -> List[str]:
             causes.append("crash timing: the killed member held another number of records (between two polls, or "
                           "mid-commit, on the wall clock)")
     if c["final"] and c["final_by_partition"] is False:
-        causes.append("final states per partition: the crashed member held another partition (member ids)")
+        if c["real_crashes"]:
+            causes.append("final states per partition: the crashed member held another partition (member ids)")
+        else:
+            causes.append("final states per partition: the records left unfinished at until_ms lie in another "
+                          "partition (the batch in hand when the run ends)")
     if not c["final"]:
         if c["unfinished"]:
-            causes.append("unfinished: records not acknowledged by until_ms on the broker (slower than the model)")
+            causes.append("unfinished: the records left unacknowledged at until_ms differ (how many a topic's only "
+                          "subscriber took before it left follows the wall clock)")
         elif not c["in_flight"]:
             causes.append("delivery counts follow the crash's in-flight records")
         else:
@@ -249,18 +284,6 @@ def main() -> int:
         from rebalance.share.simulate import simulate_share
 
         from rebalance.share import share_alternatives
-
-        def checks(r: Dict[str, Any], model: List[Dict[str, Any]]) -> Dict[str, Any]:
-            m = model[-1]["summary"]
-            crashes = [[c["in_flight"], c["redelivered"]] for c in m["crashes"]]
-            out = {"model_shape": _shape(model[:-1]), "model_counts": m["delivery_counts"], "model_crashes": crashes,
-                   "shape": _shape(model[:-1]) == r["real_shape"],
-                   "final": m["delivery_counts"] == r["real_counts"] and _finished(m["final"]) and r["unfinished"] == 0,
-                   "in_flight": crashes == [list(c) for c in r["real_crashes"]]}
-            if "real_final" in r:  # a row that keeps the real per-partition final states: checked again
-                out["final_by_partition"] = (_norm(_multiset(m["final"])) == r["real_final"]
-                                             and m["delivery_counts"] == r["real_counts"])
-            return out
 
         for r in rows:
             # the model's own run, else the first of its member-id draws that agrees on the most of the three

@@ -241,3 +241,16 @@ def test_every_heartbeat_starts_initializing_the_groups_new_topics():
     first = changes[0]["assignment"]
     assert sorted({tp.rsplit("-", 1)[0] for a in first.values() for tp in a}) == ["a", "b"]
     assert len(changes) == 1
+
+
+def test_a_member_takes_its_batches_from_its_partitions_in_turn_as_the_broker_hands_them_out():
+    """The broker rotates a share session's partitions and reads last the partitions it just took records from
+    (``rebalance.share.share_fetch``): a member alone on two partitions takes its batches from each in turn, not
+    from the first until it is drained.  Three batches (at 1, 1.5 and 2 s) before it leaves: two from t-0, one
+    from t-1."""
+    sc = {"kind": "share", "id": "turns", "topics": {"t": 2}, "records": {"t": 20}, "members": [{"id": "m1"}],
+          "config": {"group.share.heartbeat.interval.ms": 500, "max.poll.records": 5, "record.processing.ms": 100},
+          "events": [{"at_ms": 2100, "op": "leave", "member": "m1"}], "until_ms": 5000}
+    final = simulate_share(sc)[-1]["summary"]["final"]
+    assert final == {"t-0": [[0, 9, "ACKNOWLEDGED", 1], [10, 19, "AVAILABLE", 0]],
+                     "t-1": [[0, 4, "ACKNOWLEDGED", 1], [5, 19, "AVAILABLE", 0]]}

@@ -212,6 +212,14 @@ class SharePartitionModel:
         """The offset after the last in-flight record (Kafka's ``endOffset() + 1``), or the start offset."""
         return max(self.records, default=self.start_offset - 1) + 1
 
+    @property
+    def next_fetch_offset(self) -> int:
+        """``SharePartition.nextFetchOffset``: the first ``AVAILABLE`` in-flight record without an ongoing
+        transition (records released or whose lock expired), else the offset after the in-flight records."""
+        return min((o for o, r in self.records.items()
+                    if r.state is RecordState.AVAILABLE and not r.has_ongoing_state_transition()),
+                   default=self.end_offset)
+
     def state_of(self, offset: int) -> RecordState:
         """A record's state: an in-flight record's own; ``AVAILABLE`` for a record of the log not fetched yet.
         Before the start offset nothing is tracked any more (``InputError``)."""

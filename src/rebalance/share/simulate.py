@@ -28,7 +28,9 @@ group has no revocation: a member takes its target at its next heartbeat (every
 the group epoch's and every member's epoch is that epoch.
 
 Each member polls: it acquires up to ``max.poll.records`` records from its partitions
-(:class:`~rebalance.share.SharePartitionModel`, one per partition: ``SharePartition``), processes each for
+(:class:`~rebalance.share.SharePartitionModel`, one per partition: ``SharePartition``), taking them from the
+partitions in the order the broker does (:mod:`~rebalance.share.share_fetch`: the share session's round-robin
+rotation by session epoch, partitions read again for a new fetch offset last), processes each for
 ``record.processing.ms`` (not a Kafka setting: the application's time per record, default 0), then acknowledges
 the batch (``ACCEPT``, ``commitSync``) and polls again; with nothing to fetch it polls again after 100 ms (a
 ``poll(100 ms)``).  A ``leave`` finishes the batch in hand first; a ``crash`` leaves its batch ``ACQUIRED`` until
@@ -57,6 +59,7 @@ from ..errors import EventLimitError, InputError, KafkaError
 from ..validation import check_member_lives, check_size, json_object, require, scenario_event, whole
 from ..kip848.coordinator import can_compute_next_target_assignment
 from ..member_ids import distinct_draws
+from .share_fetch import ShareSession, acquire_order
 from .share_partition import (DEFAULT_DELIVERY_COUNT_LIMIT, DEFAULT_RECORD_LOCK_DURATION_MS, AcknowledgeType,
                               RecordState, SharePartitionModel)
 
@@ -237,6 +240,8 @@ class _Member:
     #: a ``restart`` waits for this member's close: its new process starts this long after it
     restart_down_ms: Optional[int] = None
     left: bool = False
+    #: its share session with the broker: the order its fetches take partitions in (:mod:`.share_fetch`)
+    session: ShareSession = field(default_factory=ShareSession)
 
     @property
     def key(self) -> str:
@@ -285,6 +290,8 @@ class _ShareGroupRun:
         self.counters = {"produced": 0, "acquired": 0, "acknowledged": 0, "redelivered": 0, "lock_expired": 0}
         self.crashes: List[Dict[str, Any]] = []
         self.events_run = 0
+        #: each share partition's offset its log was last read at (``SharePartition.fetchOffsetMetadata``)
+        self.read_offset: Dict[Tuple[str, int], Optional[int]] = {}
         #: (topic, partition, offset) -> (state, delivery count), kept past the partition's cache
         self.state: Dict[Tuple[str, int, int], Tuple[str, int]] = {}
 
@@ -496,20 +503,29 @@ class _ShareGroupRun:
                 self.at(t + m.restart_down_ms, "join", name)
             return
         got: List[Tuple[str, int, int]] = []
-        for topic in sorted(m.assignment):
-            for p in m.assignment[topic]:
-                room = self.max_records - len(got)
-                if room <= 0:
-                    break
-                sp = self.partitions[(topic, p)]
-                self._expire(topic, p, t)
-                offsets = sp.acquire(m.key, room, t)
-                self._note(sp, topic, p, offsets, "ACQUIRED")
-                for offset in offsets:
-                    got.append((topic, p, offset))
-                    self.counters["acquired"] += 1
-                    if sp.records[offset].delivery_count > 1:
-                        self.counters["redelivered"] += 1
+        m.session.update([(topic, p) for topic in sorted(m.assignment) for p in sorted(m.assignment[topic])])
+        rotated = m.session.fetch_order()
+        for topic, p in rotated:
+            self._expire(topic, p, t)
+        order = acquire_order(rotated, {tp: self.partitions[tp].next_fetch_offset for tp in rotated},
+                              self.read_offset)
+        with_records: List[Tuple[str, int]] = []
+        for topic, p in order:
+            room = self.max_records - len(got)
+            if room <= 0:
+                break
+            sp = self.partitions[(topic, p)]
+            offsets = sp.acquire(m.key, room, t)
+            self._note(sp, topic, p, offsets, "ACQUIRED")
+            if offsets:
+                with_records.append((topic, p))
+            for offset in offsets:
+                got.append((topic, p, offset))
+                self.counters["acquired"] += 1
+                if sp.records[offset].delivery_count > 1:
+                    self.counters["redelivered"] += 1
+        if rotated:
+            m.session.fetched(with_records)  # the ShareFetch answered
         if not got:
             self.at(t + IDLE_POLL_MS, "poll", name, k)
             return
@@ -531,6 +547,7 @@ class _ShareGroupRun:
             self._note(sp, topic, p, [offset], "ACKNOWLEDGED")
             self.counters["acknowledged"] += 1
         m.batch = []
+        m.session.acknowledged()  # commitSync(): the ShareAcknowledge
         self.at(t, "poll", name, k)
 
     # --- what completed ----------------------------------------------------------------------------------------
