@@ -6,7 +6,8 @@ Default: 30 scenarios drawn with the seed, cycling through eager (range, roundro
 (cooperative-sticky) and consumer/KIP-848 (uniform, range): 1-2 topics of 2-8 partitions, 2-4 members (some
 subscribing to one topic of two), a third of the groups static (``instance_id``), and 2 events (``join`` of a
 late member, ``leave``, ``crash``, ``restart``) 8 to 15 s apart, the first at 10-12 s; session timeout 6 s,
-heartbeat 1 s.  Events are spaced beyond a rebalance, as the agreement standard asks: classic groups form with
+heartbeat 1 s; the classic members' ``poll()`` lasts 100 ms (``poll_timeout_ms``: the driver's
+``poll(Duration.ofMillis(100))`` on empty topics, :func:`with_driver_poll`).  Events are spaced beyond a rebalance, as the agreement standard asks: classic groups form with
 Kafka's default ``group.initial.rebalance.delay.ms`` (3 s), so every member starting at 0 is in the first
 generation on both sides; a ``restart``'s new process starts 3 s (``down_ms``) after the old one has closed, as
 a real process's restart takes seconds.  ``measure_from_ms`` is 2 s before the first event.
@@ -86,17 +87,31 @@ def draw(n: int, seed: int) -> List[dict]:
         if protocol == "consumer":
             config: Dict[str, Any] = {"session_timeout_ms": 6000, "heartbeat_interval_ms": 1000}
         else:
-            config = {"session_timeout_ms": 6000, "heartbeat_interval_ms": 1000, "initial_rebalance_delay_ms": INITIAL_DELAY_MS}
+            config = {"session_timeout_ms": 6000, "heartbeat_interval_ms": 1000, "initial_rebalance_delay_ms": INITIAL_DELAY_MS,
+                      **DRIVER_POLL}
         out.append({"id": (f"s{i:03d}" if seed == 0 else f"s{seed}.{i:03d}") + f"-{protocol}-{assignor}", "protocol": protocol, "assignor": assignor,
                     "topics": topics, "members": members, "config": config, "events": events,
                     "until_ms": last + 13000, "measure_from_ms": events[0]["at_ms"] - 2000})
     return out
 
 
+#: the driver's members call ``poll(Duration.ofMillis(100))`` on empty topics: a classic scenario's members are
+#: simulated with that poll (``ProtocolConfig.poll_timeout_ms``), every recorded run's included (its driver polled
+#: the same; the scenarios recorded before the simulator modelled the poll do not say so)
+DRIVER_POLL = {"poll_timeout_ms": 100}
+
+
+def with_driver_poll(scenario: dict) -> dict:
+    """``scenario`` with the driver's poll in its config (classic groups; KIP-848 members poll in the background)."""
+    if scenario["protocol"] == "consumer" or "poll_timeout_ms" in (scenario.get("config") or {}):
+        return scenario
+    return dict(scenario, config={**(scenario.get("config") or {}), **DRIVER_POLL})
+
+
 def simulated(scenario: dict) -> dict:
     from rebalance.simulate import simulate_scenario
 
-    out = simulate_scenario(scenario)
+    out = simulate_scenario(with_driver_poll(scenario))
     return {"rebalances": [{"generation": r.generation, "at_ms": r.at_ms, "assignment": r.assignment}
                            for r in out.rebalances], "summary": out.summary()}
 
@@ -129,7 +144,7 @@ def among_alternatives(scenario: dict, real_after: List[dict], real_moved: int,
 
     since = scenario["measure_from_ms"]
     want = [r["assignment"] for r in real_after]
-    s = parse_scenario(scenario)
+    s = parse_scenario(with_driver_poll(scenario))
     order = ([hint] if hint is not None else []) + [k for k in range(ALTERNATIVE_DRAWS + 1) if k != hint]
     for k in order:
         seq = simulate_draw(s, None if k == 0 else k - 1)

@@ -241,3 +241,22 @@ def test_the_readme_example_is_the_command_output():
     res = _cli(str(ROOT / "examples" / "simulate_join.jsonl"))
     assert res.returncode == 0
     assert [json.loads(x) for x in shown] == [json.loads(x) for x in res.stdout.splitlines()]
+
+
+def test_on_kafka_runs_only_the_poll_its_driver_makes():
+    """A classic member's poll() returns at once unless the config gives ``poll_timeout_ms`` (records waiting);
+    the real cluster's driver polls 100 ms on empty topics, so ``--on kafka`` takes that value or none, and
+    refuses another, naming the field."""
+    from rebalance.kafka.consumers import check_runnable
+
+    sc = {"id": "p", "protocol": "cooperative", "assignor": "cooperative-sticky", "topics": {"t": 4},
+          "members": [{"id": "c1"}, {"id": "c2"}], "events": [], "until_ms": 20_000}
+    assert parse_scenario(sc).config.poll_timeout_ms == 0
+    check_runnable(sc, parse_scenario(sc))
+    driver = dict(sc, config={"poll_timeout_ms": 100})
+    assert parse_scenario(driver).config.poll_timeout_ms == 100
+    check_runnable(driver, parse_scenario(driver))
+    slow = dict(sc, config={"poll_timeout_ms": 500})
+    with pytest.raises(InputError) as err:
+        check_runnable(slow, parse_scenario(slow))
+    assert err.value.field == "config.poll_timeout_ms"

@@ -20,7 +20,11 @@ the one interface
 and ``restart`` at a time, ``run``, ``metrics`` and a listener for completed rebalances.  ``config`` sets fields of
 :class:`~rebalance.protocol.config.ProtocolConfig` (classic) or :class:`~rebalance.kip848.config.KIP848Config`
 (``consumer``) by name -- whatever fields those dataclasses have.  A member's ``poll_processing_ms`` gives that
-consumer its own time per ``poll()`` batch (a slow member), instead of the config's.
+consumer its own time per ``poll()`` batch (a slow member), instead of the config's.  A classic member's ``poll()``
+returns at once by default, as a consumer's does when records are waiting; ``poll_timeout_ms`` makes each of its
+polls last that long while it owns partitions, as a consumer's does on topics without records
+(``ClassicKafkaConsumer.poll`` handles every group response that arrives within its timeout in one call):
+``simulate --on kafka``'s members call ``poll(100 ms)`` on empty topics, which ``poll_timeout_ms: 100`` models.
 
 The output of a scenario is one line per *completed rebalance* -- classic: each time the coordinator moves
 the group to ``Stable`` after the leader's ``SyncGroup`` (``ClassicGroup`` ``CompletingRebalance -> Stable``),

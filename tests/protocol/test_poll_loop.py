@@ -130,3 +130,55 @@ def test_kip848_member_whose_batch_exceeds_max_poll_interval_leaves_and_rejoins(
     beats = [(e.time_ms, e.fields["epoch"]) for e in r.trace if e.kind == "heartbeat" and e.actor == who
              and e.time_ms >= at]
     assert beats[0] == (at, -1) and (at + 5_000, 0) in beats
+
+
+def cooperative_join(poll_timeout_ms):
+    """c3 joins a stable cooperative group of c1, c2 whose members process 500 ms batches; the generations'
+    completion times and the member that leads (ClassicKafkaConsumer.poll with ``poll_timeout_ms``)."""
+    cfg = ProtocolConfig(initial_rebalance_delay_ms=0, revoke_ms=0, poll_processing_ms=500,
+                         poll_timeout_ms=poll_timeout_ms)
+    sim = GroupSimulation({"t": 6}, cfg)
+    sim.start_stable({"c1": [("t", p) for p in range(3)], "c2": [("t", p) for p in range(3, 6)]},
+                     assignors=("cooperative-sticky",), protocol="cooperative")
+    sim.add_member("c3", 10_000, assignors=("cooperative-sticky",), protocol="cooperative")
+    sim.run(40_000)
+    assert sim.is_settled()
+    stable = [e.time_ms for e in sim.events if e.kind == "state" and e.fields.get("state") == "Stable"
+              and e.time_ms >= 10_000]
+    return sim, stable
+
+
+def test_a_poll_that_lasts_handles_every_response_that_arrives_within_it():
+    """With a 100 ms poll a busy member answers the JoinGroup response, sends its SyncGroup and runs
+    onJoinComplete in the poll in which they arrive, where a poll that returns at once takes a batch for each
+    step.  Here the leader's poll is under way when the JoinGroup responses arrive: it assigns, syncs, revokes
+    and rejoins for the second round at once (13.375 s), before the other member, in its batch, has synced --
+    whose late SyncGroup then gets REBALANCE_IN_PROGRESS and which revokes a round later, as a real group with
+    those timings does.  The end is the same assignment."""
+    quick, at_quick = cooperative_join(100)
+    slow, at_slow = cooperative_join(0)
+    assert at_quick == [13_375, 16_379, 19_383] and at_slow == [13_519, 16_519], (at_quick, at_slow)
+    late = [m for m in quick.messages if m.api == "SyncGroup" and m.dst == "c2"]
+    assert late[0].fields.get("error") == "REBALANCE_IN_PROGRESS"
+    assert quick.assignment() == slow.assignment()
+    # the cycle of a member that owns partitions: its poll, then its batch
+    member = quick.members["c1"]
+    assert member.cycle_ms == 600 and slow.members["c1"].cycle_ms == 500
+
+
+def test_a_rebalance_heard_between_the_sync_response_and_the_next_poll_is_joined_after_it():
+    """The SyncGroup response makes a member STABLE as it arrives (``SyncGroupResponseHandler``): a
+    REBALANCE_IN_PROGRESS its heartbeat thread hears before the application's next poll() is a rejoin after
+    onJoinComplete.  Drawn by hypothesis (with 100 ms polls): a member with 6 s batches, whose onJoinComplete waits for its next
+    poll while the leader's second cooperative round starts; it must join that round, not be removed from it."""
+    from rebalance.simulate import simulate_scenario
+
+    scenario = {"id": "p", "protocol": "cooperative", "topics": {"t": 5},
+                "members": [{"id": "c0"}, {"id": "c1", "poll_processing_ms": 6000}, {"id": "new"}],
+                "config": {"max_poll_interval_ms": 10_000, "poll_timeout_ms": 100},
+                "events": [{"at_ms": 10_000, "op": "join", "member": "new"}], "until_ms": 70_000,
+                "measure_from_ms": 9_000, "rebuild_ms_per_partition": 0}
+    out = simulate_scenario(scenario)
+    assert out.stops.stopped_ms == {"c0": 0, "c1": 0, "new": 0}
+    assert all("c1" in r.assignment for r in out.rebalances)
+    assert [r.assignment for r in out.rebalances][-1] == {"c0": ["t-0", "t-2"], "c1": ["t-1", "t-3"], "new": ["t-4"]}

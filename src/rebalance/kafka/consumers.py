@@ -106,7 +106,10 @@ CONSUMER_SETTINGS = {
     "assignor": ("client", "group.remote.assignor"),
     "assignment_interval_ms": ("broker", "group.consumer.assignment.interval.ms"),
 }
-_EMULATED = {"revoke_ms", "poll_processing_ms", "record_processing_ms"}
+_EMULATED = {"revoke_ms", "poll_processing_ms", "record_processing_ms", "poll_timeout_ms"}
+#: the driver's members call ``poll(Duration.ofMillis(100))`` on empty topics (``ScenarioMembers``): a classic
+#: scenario that gives ``poll_timeout_ms`` (``ProtocolConfig``: 0, records waiting, unless given) must give this
+DRIVER_POLL_MS = 100
 #: broker settings left to the cluster when the scenario has Kafka's default (a cluster started without them,
 #: as chapter 9's, runs the scenario): the assignment interval of Kafka 4.3 (``GroupCoordinatorConfig``, 1 s)
 _BROKER_DEFAULTS = {"group.consumer.assignment.interval.ms": KIP848Config().assignment_interval_ms}
@@ -121,6 +124,10 @@ def check_runnable(value: Mapping[str, Any], s: SimulationInput) -> None:
     for key in config:
         require(key in known or key in _EMULATED, f"config.{key}",
                 f"has no Kafka setting a real cluster can run (--on kafka runs {', '.join(sorted(set(known) | _EMULATED))})")
+    if s.protocol != "consumer":
+        require(config.get("poll_timeout_ms", DRIVER_POLL_MS) == DRIVER_POLL_MS, "config.poll_timeout_ms",
+                f"--on kafka's members poll {DRIVER_POLL_MS} ms (poll(Duration.ofMillis({DRIVER_POLL_MS}))), got "
+                f"{config.get('poll_timeout_ms')!r}")
     for name, count in s.topics.items():
         require(name not in (".", "..") and bool(_TOPIC.match(name)), f"topics.{name}",
                 "is not a Kafka topic name (1-249 characters of a-z A-Z 0-9 . _ -)")

@@ -21,7 +21,7 @@ __all__ = ["ProtocolConfig", "MemberSpec", "assignor_list"]
 
 _WHOLE_MS = ("session_timeout_ms", "heartbeat_interval_ms", "network_ms", "initial_rebalance_delay_ms",
              "retry_backoff_ms", "new_member_join_timeout_ms", "group_min_session_timeout_ms",
-             "group_max_session_timeout_ms")
+             "group_max_session_timeout_ms", "poll_timeout_ms")
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,14 @@ class ProtocolConfig(PollLoopConfig):
     require_known_member_id: bool = True      # JoinGroup v4+ (KIP-394)
     group_min_session_timeout_ms: int = 6_000       # group.min.session.timeout.ms (broker)
     group_max_session_timeout_ms: int = 1_800_000   # group.max.session.timeout.ms (broker)
+    #: how long a ``poll()`` of a member that owns partitions lasts when no records are waiting: the
+    #: application's ``poll(Duration)`` (an assumption, not a Kafka setting).  ``ClassicKafkaConsumer.poll``
+    #: loops ``updateAssignmentMetadataIfNeeded`` and ``pollForFetches`` until its timeout (4.3.1 lines
+    #: 647-681), so a JoinGroup response, the SyncGroup it sends and the SyncGroup response that arrive within
+    #: it are all handled in that one call.  0 (the default): records are always waiting, a ``poll()`` returns
+    #: at once and each response waits for the next one.  ``simulate --on kafka``'s members poll 100 ms on empty
+    #: topics (``poll_timeout_ms=100``)
+    poll_timeout_ms: int = 0
 
     @classmethod
     def instant(cls, **overrides: Any) -> "ProtocolConfig":
@@ -80,6 +88,8 @@ class MemberSpec:
     revoke_ms: int
     #: time the application spends on one poll()'s records (``ProtocolConfig.batch_ms`` unless given)
     batch_ms: int = 0
+    #: how long a poll() of this member lasts while it owns partitions (``ProtocolConfig.poll_timeout_ms``)
+    poll_timeout_ms: int = 0
 
     @property
     def rebalance_timeout_ms(self) -> int:

@@ -28,7 +28,9 @@ The application thread's poll loop (:class:`~.config.ProtocolConfig`: ``max_poll
 * a cooperative member keeps processing its owned partitions during the rebalance (KIP-429); its heartbeat
   thread is disabled while the JoinGroup is in flight (``MemberState.hasNotJoinedGroup``, line 128), so the
   JoinGroup response is handled (and the leader assigns) at its next ``poll()``, and ``onJoinComplete``
-  (revoke, assign) runs at the ``poll()`` after the SyncGroup response;
+  (revoke, assign) runs at the ``poll()`` after the SyncGroup response -- or in the same ``poll()`` if the
+  responses arrive while it lasts (``ProtocolConfig.poll_timeout_ms``: ``ClassicKafkaConsumer.poll`` loops
+  until its timeout when no records are waiting, Kafka 4.3.1 lines 647-681);
 * an eager member has given up every partition before it joins, so its ``poll()`` returns no records and it
   acts on each response at once.
 
@@ -93,7 +95,7 @@ class ConsumerMember:
     def __init__(self, sim: "GroupSimulation", name: str, *, topics: Sequence[str], assignors: Sequence[str],
                  protocol: str, instance_id: Optional[str], session_timeout_ms: int,
                  max_poll_interval_ms: int, heartbeat_interval_ms: int, revoke_ms: int, incarnation: int,
-                 batch_ms: int = 0):
+                 batch_ms: int = 0, poll_timeout_ms: int = 0):
         self.sim = sim
         self.name = name
         self.topics = sorted(topics)
@@ -108,6 +110,8 @@ class ConsumerMember:
         self.revoke_ms = revoke_ms
         #: time the application spends on one poll()'s records
         self.batch_ms = batch_ms
+        #: how long its poll() lasts while it owns partitions (``ProtocolConfig.poll_timeout_ms``)
+        self.poll_timeout_ms = poll_timeout_ms
         self.incarnation = incarnation
         self.state = UNJOINED
         self.member_id = ""
@@ -115,10 +119,12 @@ class ConsumerMember:
         self.owned: List[Tuple[str, int]] = []
         self.rejoin_needed = True
         self.joining = False
+        #: the SyncGroup response arrived (the member is STABLE), onJoinComplete waits for the next poll()
+        self.synced = False
         self.coordinator_known = False
         self.finding_coordinator = False
         self.busy_until = 0
-        #: the application thread's batches start at ``_batch_anchor + k * batch_ms`` while it owns partitions
+        #: the application thread's polls start at ``_batch_anchor + k * cycle_ms`` while it owns partitions
         self._batch_anchor = 0
         #: until then the member cannot reach the coordinator (heartbeats are not delivered)
         self.partitioned_until = 0
@@ -182,20 +188,32 @@ class ConsumerMember:
         self._log("member", what="start", instance=self.instance_id, protocol=self.protocol)
         self.request_poll()
 
+    @property
+    def cycle_ms(self) -> int:
+        """One turn of the application's loop while it owns partitions: its ``poll()`` (``poll_timeout_ms``)
+        and the batch after it (``batch_ms``)."""
+        return self.batch_ms + (self.poll_timeout_ms if self.batch_ms > 0 else 0)
+
     def set_batch_phase(self) -> None:
         """Start the batches at a phase fixed per process (a long-running group's members are not in step)."""
-        batch = self.batch_ms
+        batch = self.cycle_ms
         if batch > 0:
             self._batch_anchor = self.now - random.Random(f"{self.name}/{self.incarnation}").randrange(batch)
             self._arm_poll_timer()
 
     def _batch_end_delay(self) -> int:
-        """Time until the application thread finishes its current batch of records and calls ``poll()``
-        again: 0 if it owns nothing (its ``poll()`` returns no records), else the rest of the batch of
-        ``batch_ms`` that started at the last ``poll()``."""
+        """Time until the application thread is inside ``poll()`` again: 0 if it owns nothing (its ``poll()``
+        returns no records, and it polls again at once), else 0 while its current ``poll()`` lasts (the first
+        ``poll_timeout_ms`` of each cycle, ``ClassicKafkaConsumer.poll`` looping until its timeout) and
+        otherwise the rest of the batch of ``batch_ms`` that follows it."""
         if not self.owned:
             return 0
-        return next_poll_delay(self.now, self._batch_anchor, self.batch_ms)
+        window = self.poll_timeout_ms
+        if window <= 0 or self.batch_ms <= 0:
+            return next_poll_delay(self.now, self._batch_anchor, self.batch_ms)
+        cycle = window + self.batch_ms
+        at = (self.now - self._batch_anchor) % cycle
+        return 0 if at < window else cycle - at
 
     def _arm_poll_timer(self) -> None:
         """A batch longer than ``max.poll.interval.ms`` trips the heartbeat thread's poll timer that long
@@ -203,7 +221,7 @@ class ConsumerMember:
         batch = self.batch_ms
         if batch <= self.max_poll_interval_ms or not self.owned:
             return
-        started = self.now - ((self.now - self._batch_anchor) % batch)
+        started = self.now - ((self.now - self._batch_anchor) % self.cycle_ms)
         anchor = self._batch_anchor
 
         def expired() -> None:
@@ -414,6 +432,11 @@ class ConsumerMember:
     def _on_sync_response(self, resp: JsonRecord) -> None:
         error = resp["error"]
         if error == NONE:  # onJoinComplete runs on the application thread, at its next poll()
+            # the response handler (AbstractCoordinator.SyncGroupResponseHandler, 4.3.1 lines 836-856) makes the
+            # member STABLE and clears rejoinNeeded as the response arrives: a REBALANCE_IN_PROGRESS heard by the
+            # heartbeat thread before the application's next poll() asks for a rejoin after onJoinComplete
+            self.rejoin_needed = False
+            self.synced = True
             assigned = [tuple(tp) for tp in resp["assignment"]]
             self._at_next_poll(lambda: self._on_join_complete(assigned), "join-complete")
         elif error == REBALANCE_IN_PROGRESS:
@@ -436,10 +459,13 @@ class ConsumerMember:
             self.request_poll()
 
     def _on_join_complete(self, assigned: List[Tuple[str, int]]) -> None:
-        """``ConsumerCoordinator.onJoinComplete``."""
+        """``ConsumerCoordinator.onJoinComplete`` (then a rejoin the heartbeat asked for since the SyncGroup
+        response, in the same ``poll()``)."""
         self.joining = False
-        self.rejoin_needed = False
+        self.synced = False
         self.state = STABLE
+        if self.rejoin_needed:
+            self.request_poll()
         self.on_assignment(assigned, self.generation)
         if self.protocol == EAGER:
             self.owned = []
@@ -503,6 +529,7 @@ class ConsumerMember:
             self.member_id = ""
         self.state = UNJOINED
         self.rejoin_needed = True
+        self.synced = False
         self.epoch += 1
         self._disable_heartbeat()
 
@@ -561,7 +588,7 @@ class ConsumerMember:
         if error == NONE:
             return
         if error == REBALANCE_IN_PROGRESS:
-            if not self.joining:
+            if not self.joining or self.synced:  # STABLE once the SyncGroup response arrived
                 self.rejoin_needed = True
                 self.request_poll(wait_batch=True)
         elif error in (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID):

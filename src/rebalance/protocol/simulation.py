@@ -263,7 +263,8 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
                           session_timeout_ms if session_timeout_ms is not None else c.session_timeout_ms,
                           max_poll_interval_ms if max_poll_interval_ms is not None else c.max_poll_interval_ms,
                           c.heartbeat_interval_ms, revoke_ms if revoke_ms is not None else c.revoke_ms,
-                          poll_processing_ms if poll_processing_ms is not None else c.batch_ms)
+                          poll_processing_ms if poll_processing_ms is not None else c.batch_ms,
+                          c.poll_timeout_ms)
         self.specs[name] = spec
         self.clock.schedule_at(at, lambda: self._start(name), f"start:{name}")
 
@@ -275,7 +276,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
                               instance_id=spec.instance_id, session_timeout_ms=spec.session_timeout_ms,
                               max_poll_interval_ms=spec.max_poll_interval_ms,
                               heartbeat_interval_ms=spec.heartbeat_interval_ms, revoke_ms=spec.revoke_ms,
-                              batch_ms=spec.batch_ms,
+                              batch_ms=spec.batch_ms, poll_timeout_ms=spec.poll_timeout_ms,
                               incarnation=self._incarnations[name])
 
     def start_stable(self, assignment: Mapping[str, Sequence[TopicPartition]], *, generation: int = 1,
