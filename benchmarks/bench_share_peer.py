@@ -10,6 +10,10 @@ member, ``join`` of the late member, ``produce`` of 5-20 records per partition);
 session 6 s, ``max.poll.records`` 5, 100 ms per record; ``until_ms`` 14 s after the last event, or later when the
 records need it (100 ms each, shared by the members left, and 8 s more).
 
+The model takes a member's records from its partitions in the order the broker hands them out
+(:mod:`rebalance.share.share_fetch`); with the driver's ``share.acquire.mode=record_limit`` a fetch acquires at most
+``max.poll.records`` (5) records, from the next partition as well only when the first runs short.
+
 What is compared, per scenario (the member ids differ -- the broker's are random UUIDs and ``SimpleAssignor``
 orders members by them -- so which named member gets which partition is not):
 

@@ -5,21 +5,22 @@ Mirrors Kafka 4.3.1's broker (``SharePartitionManager.fetchMessages``, ``Partiti
 (``ShareSessionHandler``):
 
 * a member's share session lists its partitions: the first ``ShareFetch`` (session epoch 0) creates it in the
-  client's order (its assignment, sorted by topic and partition); later requests add newly assigned partitions at
-  its end and remove lost ones; and every later ``ShareFetch`` moves each partition whose response carried records
+  client's order (its assignment, sorted by topic and partition: the caller's order); later requests add newly
+  assigned partitions at its end and remove lost ones; and every later ``ShareFetch`` moves each partition whose response carried records
   to the end (``ShareSessionContext.PartitionIterator``: ``remove`` then ``mustAdd``);
 * every ``ShareFetch`` and every ``ShareAcknowledge`` answered moves the session epoch on by one
   (``ShareSessionHandler.handleResponse``);
 * a fetch with epoch ``e >= 1`` over ``n > 1`` partitions starts at index ``e % n`` (``rotateRoundRobin``: the list
   rotated left by it);
-* ``DelayedShareFetch`` reads the log first for the partitions whose cached fetch-offset metadata is not for their
-  next fetch offset (``maybeReadFromLog``: a partition something was acquired from, or released, since it was last
-  read), and ``combineLogReadResponse`` puts those reads *after* the others: the records are acquired from the
-  partitions in that order, up to ``max.poll.records`` in all (``processFetchResponse``, ``MaxRecords``).  The
+* ``DelayedShareFetch`` reads the log again for the partitions whose cached fetch-offset metadata is not for
+  their next fetch offset (``maybeReadFromLog``: a partition something was acquired from, or released, since it
+  was last read), and ``combineLogReadResponse`` puts those reads *after* the others: the records are acquired from
+  the partitions in that order (:func:`acquire_order`), up to ``max.poll.records`` in all (``processFetchResponse``,
+  ``MaxRecords``; the caller counts them).  The
   cached offset belongs to the share partition (``SharePartition.fetchOffsetMetadata``), whoever fetched it.
 
 Checked on a real 4.3.1 broker's request log and ``DelayedShareFetch`` trace (two runs of a member with four and
-five partitions: every one of 22 fetches each took the partition this order gives).
+five partitions: every one of the 22 fetches of each run took the partition and offsets this order gives).
 """
 from __future__ import annotations
 
