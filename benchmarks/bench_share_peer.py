@@ -21,7 +21,7 @@ orders members by them -- so which named member gets which partition is not):
 * ``shape`` -- the non-empty completed changes, each as its sorted partition counts, are the model's;
 * ``final`` -- every record's final state and delivery count: the same ``delivery_counts`` and the same multiset
   of (state, delivery count) over the group's records, a record left ``AVAILABLE`` on both sides included (a row
-  without the real final states, as share-peer-074 to -099 are, agrees only when every record finished on both
+  without the real final states (none of the latest runs lacks them) agrees only when every record finished on both
   sides); ``final_by_partition`` -- the same multiset in each partition (which partition a crashed member held
   depends on the member ids, which offsets on its timing);
 * ``in_flight`` -- each crash's in-flight and redelivered counts are the model's.
@@ -35,7 +35,7 @@ Every difference is classified (see :func:`classify`).  Results are appended, on
 A scenario recorded more than once (run again with a later driver) counts by its latest run.  ``--resimulate`` runs
 each recorded scenario through the model as it is now, against the real runs as recorded
 (after the model changed): ``shape``, ``final`` and ``in_flight`` are compared again, and ``final_by_partition``
-where the row keeps the real per-partition final states (``real_final``, rows recorded since 2026-11-30 noon); an
+where the row keeps the real per-partition final states (``real_final``, every row written by the present bench); an
 older row's stays as recorded.
 """
 from __future__ import annotations
@@ -153,7 +153,7 @@ def real_side(real: List[Dict[str, Any]]) -> Dict[str, Any]:
 
 def checks(row: Dict[str, Any], model: List[Dict[str, Any]]) -> Dict[str, Any]:
     """The model's run against a row's real run: ``shape``, ``final``, ``in_flight`` and, where the row keeps the
-    real per-partition final states (``real_final``, every row since 2026-11-30 noon), ``final_by_partition``.
+    real per-partition final states (``real_final``, every row written by the present bench), ``final_by_partition``.
 
     ``final``: the same delivery counts and, with ``real_final``, every record's final state (the multiset of
     (state, delivery count) over the group's records: a record both sides leave ``AVAILABLE`` agrees); a row without
@@ -306,7 +306,7 @@ def main() -> int:
                 "broker) that agrees on the most of shape, final and in-flight; "
                 f"{sum(1 for r in rows if r.get('draw'))} scenarios agree through another draw than the model's own. "
                 "`final_by_partition` is compared again where the row keeps the real per-partition final states "
-                "(every run since 2026-11-30 noon), and otherwise stays as recorded.")
+                "(every row written by the present bench), and otherwise stays as recorded.")
     if len(recorded) > len(rows):
         note = (f"{len(recorded) - len(rows)} runs were superseded by a later run of the same scenario (the latest "
                 "counts; every run stays in the JSON lines). " + note)
