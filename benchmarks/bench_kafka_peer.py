@@ -38,6 +38,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+from rebalance.kafka.consumers import DRIVER_POLL_MS
+
 HERE = Path(__file__).resolve().parent
 
 KINDS = [("eager", "range"), ("eager", "roundrobin"), ("eager", "sticky"), ("cooperative", "cooperative-sticky"),
@@ -98,7 +100,7 @@ def draw(n: int, seed: int) -> List[dict]:
 #: the driver's members call ``poll(Duration.ofMillis(100))`` on empty topics: a classic scenario's members are
 #: simulated with that poll (``ProtocolConfig.poll_timeout_ms``), every recorded run's included (its driver polled
 #: the same; the scenarios recorded before the simulator modelled the poll do not say so)
-DRIVER_POLL = {"poll_timeout_ms": 100}
+DRIVER_POLL = {"poll_timeout_ms": DRIVER_POLL_MS}
 
 
 def with_driver_poll(scenario: dict) -> dict:

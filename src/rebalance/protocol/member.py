@@ -208,12 +208,7 @@ class ConsumerMember:
         otherwise the rest of the batch of ``batch_ms`` that follows it."""
         if not self.owned:
             return 0
-        window = self.poll_timeout_ms
-        if window <= 0 or self.batch_ms <= 0:
-            return next_poll_delay(self.now, self._batch_anchor, self.batch_ms)
-        cycle = window + self.batch_ms
-        at = (self.now - self._batch_anchor) % cycle
-        return 0 if at < window else cycle - at
+        return next_poll_delay(self.now, self._batch_anchor, self.batch_ms, self.poll_timeout_ms)
 
     def _arm_poll_timer(self) -> None:
         """A batch longer than ``max.poll.interval.ms`` trips the heartbeat thread's poll timer that long

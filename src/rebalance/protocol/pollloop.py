@@ -71,9 +71,12 @@ class PollLoopConfig:
                 prefix + "record_processing_ms", f"must be a number of milliseconds >= 0, got {v!r}")
 
 
-def next_poll_delay(now_ms: int, anchor_ms: int, batch_ms: int) -> int:
-    """Time until the application thread's next ``poll()``, for batches of ``batch_ms`` that started at
-    ``anchor_ms`` and every ``batch_ms`` since (0 when it processes nothing, ``batch_ms`` = 0)."""
+def next_poll_delay(now_ms: int, anchor_ms: int, batch_ms: int, poll_ms: int = 0) -> int:
+    """Time until the application thread is inside ``poll()`` again, for a loop that started a ``poll()`` at
+    ``anchor_ms`` and every ``poll_ms + batch_ms`` since, each ``poll()`` lasting ``poll_ms`` and followed by a
+    batch of ``batch_ms``: 0 while a ``poll()`` lasts, and when it processes nothing (``batch_ms`` = 0)."""
     if batch_ms <= 0:
         return 0
-    return batch_ms - ((now_ms - anchor_ms) % batch_ms)
+    cycle = poll_ms + batch_ms
+    at = (now_ms - anchor_ms) % cycle
+    return 0 if at < poll_ms else cycle - at
