@@ -12,10 +12,11 @@ Kafka's default ``group.initial.rebalance.delay.ms`` (3 s), so every member star
 generation on both sides; a ``restart``'s new process starts 3 s (``down_ms``) after the old one has closed, as
 a real process's restart takes seconds.  ``measure_from_ms`` is 2 s before the first event.
 
-The standard (issue 24): classic -- the same assignment per generation after ``measure_from_ms``, the same
-``rebalances`` and ``moved_partitions``, and each rebalance's ``at_ms`` within a heartbeat interval plus a poll
-of the simulator's; KIP-848 -- the same rebalances and partition counts per rebalance, and every real target
-assignment replayed exactly by the book's assignor.  Per scenario it also records the final assignment and
+The standard (issues 24 and 35): the same ``rebalances``, the same assignment per generation after
+``measure_from_ms`` and ``moved_partitions`` as the simulator's run or, where Kafka breaks a tie by random member
+ids, as one of its member-id draws' (:func:`among_alternatives`), and each rebalance's ``at_ms`` within a
+heartbeat interval plus a poll of that run's; for KIP-848 also every real target assignment replayed exactly by
+the book's assignor.  Per scenario it also records the final assignment and
 whether every real rebalance was ``replayed: true``.
 
 Results are appended, one JSON line per scenario, to ``--jsonl`` (so a run cut short keeps what it did), the
@@ -36,7 +37,7 @@ import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from rebalance.kafka.consumers import DRIVER_POLL_MS
 
@@ -137,11 +138,11 @@ DRAWS_FILE = HERE / "kafka_peer_draws.json"
 
 
 def among_alternatives(scenario: dict, real_after: List[dict], real_moved: int,
-                       hint: Optional[int] = None) -> Optional[int]:
+                       hint: Optional[int] = None) -> Optional[Tuple[int, List[int]]]:
     """Which of the simulator's member-id draws (:func:`rebalance.simulate.simulate_draw`; ``simulate
     --alternatives``) has the real run's rebalances after ``measure_from_ms`` and as many moved partitions: 0 for
-    the simulator's own run, ``k + 1`` for the draw of seed ``k`` (``hint``, such a number, is tried first);
-    ``None`` if none of :data:`ALTERNATIVE_DRAWS` has."""
+    the simulator's own run, ``k + 1`` for the draw of seed ``k`` (``hint``, such a number, is tried first), with
+    that draw's ``at_ms`` of those rebalances; ``None`` if none of :data:`ALTERNATIVE_DRAWS` has."""
     from rebalance.simulate import moved_partitions, parse_scenario, simulate_draw
 
     since = scenario["measure_from_ms"]
@@ -150,12 +151,17 @@ def among_alternatives(scenario: dict, real_after: List[dict], real_moved: int,
     order = ([hint] if hint is not None else []) + [k for k in range(ALTERNATIVE_DRAWS + 1) if k != hint]
     for k in order:
         seq = simulate_draw(s, None if k == 0 else k - 1)
-        if [r.assignment for r in seq if r.at_ms >= since] == want and moved_partitions(seq, since) == real_moved:
-            return k
+        after = [r for r in seq if r.at_ms >= since]
+        if [r.assignment for r in after] == want and moved_partitions(seq, since) == real_moved:
+            return k, [r.at_ms for r in after]
     return None
 
 
 def compare(scenario: dict, sim: dict, kafka: dict, hint: Optional[int] = None) -> dict:
+    """The standard for one scenario: the same rebalances, and the real assignments after ``measure_from_ms``
+    and moved partitions the simulator's own or one of its member-id draws' (a tie Kafka breaks by random ids),
+    each real rebalance's ``at_ms`` within :data:`POLL_MS` plus a heartbeat interval of that draw's (the
+    simulator's own run's when no draw has the real assignments)."""
     since = scenario["measure_from_ms"]
     s_after = [r for r in sim["rebalances"] if r["at_ms"] >= since]
     k_after = [r for r in kafka["rebalances"] if r["at_ms"] >= since]
@@ -163,10 +169,8 @@ def compare(scenario: dict, sim: dict, kafka: dict, hint: Optional[int] = None) 
     k_final = kafka["rebalances"][-1]["assignment"] if kafka["rebalances"] else {}
     same_count = sim["summary"]["rebalances"] == kafka["summary"]["rebalances"]
     seq = None
-    dts: List[int] = []
     if len(s_after) == len(k_after):
         seq = all(a["assignment"] == b["assignment"] for a, b in zip(s_after, k_after))
-        dts = [b["at_ms"] - a["at_ms"] for a, b in zip(s_after, k_after)]
     s_before = [r for r in sim["rebalances"] if r["at_ms"] < since]
     k_before = [r for r in kafka["rebalances"] if r["at_ms"] < since]
     same_start = (s_before[-1]["assignment"] if s_before else {}) == (k_before[-1]["assignment"] if k_before else {})
@@ -174,16 +178,20 @@ def compare(scenario: dict, sim: dict, kafka: dict, hint: Optional[int] = None) 
     sizes = lambda a: {m: len(v) for m, v in a.items()}  # noqa: E731
     cfg = scenario.get("config", {})
     tolerance = cfg.get("heartbeat_interval_ms", 3000) + max(cfg.get("poll_processing_ms", 0), POLL_MS)
-    within = len(s_after) == len(k_after) and all(abs(d) <= tolerance for d in dts)
     same_moved = sim["summary"]["moved_partitions"] == kafka["summary"]["moved_partitions"]
     replayed = all(r.get("replayed") for r in kafka["rebalances"])
-    alternative = among_alternatives(scenario, k_after, kafka["summary"]["moved_partitions"], hint)
+    found = among_alternatives(scenario, k_after, kafka["summary"]["moved_partitions"], hint)
+    alternative = None if found is None else found[0]
+    timed = found[1] if found is not None else [r["at_ms"] for r in s_after]
+    dts = [b["at_ms"] - a for a, b in zip(timed, k_after)] if len(timed) == len(k_after) else []
+    within = len(timed) == len(k_after) and all(abs(d) <= tolerance for d in dts)
     tie_ok = (seq is True and same_moved) or alternative is not None
     if scenario["protocol"] == "consumer":
         same_counts = len(s_after) == len(k_after) and all(
             sorted(sizes(a["assignment"]).values()) == sorted(sizes(b["assignment"]).values())
             for a, b in zip(s_after, k_after))
-        standard = same_count and replayed and alternative is not None  # a draw's counts are the real ones
+        # a draw's counts are the real ones
+        standard = same_count and replayed and alternative is not None and within
     else:
         same_counts = None
         standard = same_count and tie_ok and within
@@ -195,7 +203,7 @@ def compare(scenario: dict, sim: dict, kafka: dict, hint: Optional[int] = None) 
             "kafka_rebalances": kafka["summary"]["rebalances"],
             "same_moved": same_moved,
             "sim_moved": sim["summary"]["moved_partitions"], "kafka_moved": kafka["summary"]["moved_partitions"],
-            "same_final": s_final == k_final, "same_sequence": seq, "at_ms_diffs": dts,
+            "same_final": s_final == k_final, "same_sequence": seq, "at_ms_diffs": dts, "timed_sim_at_ms": timed,
             "all_replayed": replayed, "alternative": alternative,
             "kafka_errors": kafka["summary"].get("errors", [])}
 
@@ -296,7 +304,7 @@ CLASSES = {
          "`rebalance.simulate.simulate_alternatives`: the same assignments after `measure_from_ms` and as many "
          "moved partitions); when it is one, the tie is predicted and the scenario meets the standard on it",
     "T": "the same assignments (the simulator's or one of its member-id draws'), rebalances and moved partitions, but some rebalance's `at_ms` beyond a "
-         "heartbeat interval plus a poll of the simulator's",
+         "heartbeat interval plus a poll of that run's (the draw with the real assignments, else the simulator's own)",
 }
 
 
@@ -347,10 +355,8 @@ def report(rows: List[dict], path: Path, meta: dict) -> None:
                 f"{max(dts):+d}.", ""]
     by_op: Dict[str, List[int]] = defaultdict(list)
     for r in ok:
-        since = r["scenario"]["measure_from_ms"]
-        s_after = [x for x in r["sim"]["rebalances"] if x["at_ms"] >= since]
-        for x, d in zip(s_after, r["compare"]["at_ms_diffs"]):
-            before = [e for e in r["scenario"]["events"] if e["at_ms"] <= x["at_ms"]]
+        for at, d in zip(r["compare"]["timed_sim_at_ms"], r["compare"]["at_ms_diffs"]):
+            before = [e for e in r["scenario"]["events"] if e["at_ms"] <= at]
             if before:
                 kind = before[-1]["op"] + (" static" if any(m["id"] == before[-1]["member"] and m.get("instance_id")
                                                             for m in r["scenario"]["members"]) else "")
@@ -418,9 +424,14 @@ def report(rows: List[dict], path: Path, meta: dict) -> None:
                        f"{c['kafka_moved']}, same assignment at measure_from {c['same_start']} (formation: "
                        f"{c['sim_formation']} rebalance(s) simulated, {c['kafka_formation']} on the broker), final {'same' if c['same_final'] else 'different'}, all replayed "
                        f"{c['all_replayed']}" + (f", errors {c['kafka_errors']}" if c["kafka_errors"] else ""))
+            if c.get("alternative"):
+                out.append(f"- the real assignments are member-id draw {c['alternative'] - 1}'s (`simulate_draw`), "
+                           f"whose rebalances after `measure_from_ms` complete at "
+                           f"{', '.join(str(a) for a in c['timed_sim_at_ms'])} ms (broker minus draw: "
+                           f"{', '.join(f'{d:+d}' for d in c['at_ms_diffs'])} ms)")
         if c:
             tags = classes(r)
-            out.append(f"- classes: {', '.join(tags) if tags else 'none of A-C'}")
+            out.append(f"- classes: {', '.join(tags) if tags else 'none: the standard is met'}")
         cause = meta.get("causes", {}).get(r["id"])
         if cause:
             out.append(f"- cause: {cause}")

@@ -49,9 +49,12 @@ def test_the_consumer_peer_figures_in_the_readme():
     assert (f"the real run is the simulator's own in {kip848['own']} and another of its {b.ALTERNATIVE_DRAWS} "
             f"`--alternatives` draws in the other {kip848['other']}") in text
     assert kip848["own"] + kip848["other"] == kip848["n"]
-    met = sum(b.compare(r["scenario"], b.simulated(r["scenario"]), r["kafka"], hints.get(r["id"]))["standard"]
-              for r in rows)
+    compared = [b.compare(r["scenario"], b.simulated(r["scenario"]), r["kafka"], hints.get(r["id"])) for r in rows]
+    met = sum(c["standard"] for c in compared)
     assert f"{met} of {len(rows)} meet the standard" in text
+    timed = sum(c["within_tolerance"] for c in compared)
+    assert f"timing: in {timed} of {len(rows)} scenarios the real rebalances complete within 1.5 s" in text
+    assert all(c["tolerance_ms"] == 1500 for c in compared)  # the README's 1.5 s
 
 
 def test_the_connect_peer_figures_in_the_readme():
