@@ -57,6 +57,22 @@ def test_the_consumer_peer_figures_in_the_readme():
     assert all(c["tolerance_ms"] == 1500 for c in compared)  # the README's 1.5 s
 
 
+def test_the_default_poll_peer_figures_in_the_readme():
+    """The run with ``poll_timeout_ms`` 0 (``--poll-timeout-ms 0``): every row compared again with the simulator
+    as it is now; the README gives how many meet the standard and names the one that does not."""
+    b = _bench("bench_kafka_peer")
+    rows = [json.loads(x) for x in (BENCH / "kafka_peer_poll0_runs.jsonl").read_text().splitlines()]
+    hints = json.loads((BENCH / "kafka_peer_poll0_draws.json").read_text())
+    assert all(r["scenario"]["config"]["poll_timeout_ms"] == 0 for r in rows)
+    compared = {r["id"]: b.compare(r["scenario"], b.simulated(r["scenario"]), r["kafka"], hints.get(r["id"]))
+                for r in rows}
+    met = sum(c["standard"] for c in compared.values())
+    missed = sorted(i.split("-")[0] for i, c in compared.items() if not c["standard"])
+    text = _one_line(README)
+    assert f"were run again with `\"poll_timeout_ms\": 0`" in text
+    assert f"{met} of {len(rows)} meet the standard; the other, {', '.join(missed)}, has the same assignments" in text
+
+
 def test_the_connect_peer_figures_in_the_readme():
     """Every recorded Connect run compared again (the simulator, its member-id draws and the replay of the real
     rounds as they are now); the README's sentence gives the counts of each class."""

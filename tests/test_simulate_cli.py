@@ -243,20 +243,20 @@ def test_the_readme_example_is_the_command_output():
     assert [json.loads(x) for x in shown] == [json.loads(x) for x in res.stdout.splitlines()]
 
 
-def test_on_kafka_runs_only_the_poll_its_driver_makes():
-    """A classic member's poll() returns at once unless the config gives ``poll_timeout_ms`` (records waiting);
-    the real cluster's driver polls 100 ms on empty topics, so ``--on kafka`` takes that value or none, and
-    refuses another, naming the field."""
-    from rebalance.kafka.consumers import check_runnable
+def test_on_kafka_plays_the_scenarios_poll():
+    """A classic member's poll() returns at once unless the config gives ``poll_timeout_ms``; ``--on kafka``
+    hands that value to each classic member's driver (``poll_ms``: poll(Duration.ofMillis(poll_ms)) while it
+    owns partitions and processes batches) and the driver's idle poll to KIP-848 members."""
+    from rebalance.kafka.consumers import DRIVER_POLL_MS, check_runnable, driver_poll_ms
 
     sc = {"id": "p", "protocol": "cooperative", "assignor": "cooperative-sticky", "topics": {"t": 4},
           "members": [{"id": "c1"}, {"id": "c2"}], "events": [], "until_ms": 20_000}
     assert parse_scenario(sc).config.poll_timeout_ms == 0
     check_runnable(sc, parse_scenario(sc))
-    driver = dict(sc, config={"poll_timeout_ms": 100})
-    assert parse_scenario(driver).config.poll_timeout_ms == 100
-    check_runnable(driver, parse_scenario(driver))
     slow = dict(sc, config={"poll_timeout_ms": 500})
-    with pytest.raises(InputError) as err:
-        check_runnable(slow, parse_scenario(slow))
-    assert err.value.field == "config.poll_timeout_ms"
+    check_runnable(slow, parse_scenario(slow))
+    s, p = parse_scenario(sc), parse_scenario(slow)
+    assert [driver_poll_ms(s, m) for m in s.members] == [0, 0]
+    assert [driver_poll_ms(p, m) for m in p.members] == [500, 500]
+    k = parse_scenario(dict(sc, protocol="consumer", assignor="uniform"))
+    assert [driver_poll_ms(k, m) for m in k.members] == [DRIVER_POLL_MS, DRIVER_POLL_MS]

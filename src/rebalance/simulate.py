@@ -24,7 +24,8 @@ consumer its own time per ``poll()`` batch (a slow member), instead of the confi
 returns at once by default, as a consumer's does when records are waiting; ``poll_timeout_ms`` makes each of its
 polls last that long while it owns partitions, as a consumer's does on topics without records
 (``ClassicKafkaConsumer.poll`` handles every group response that arrives within its timeout in one call):
-``simulate --on kafka``'s members call ``poll(100 ms)`` on empty topics, which ``poll_timeout_ms: 100`` models.
+``simulate --on kafka``'s classic members call ``poll(Duration.ofMillis(poll_timeout_ms))`` while they own partitions
+and process batches (``rebalance.kafka.consumers.driver_poll_ms``), so both sides play the same application.
 
 The output of a scenario is one line per *completed rebalance* -- classic: each time the coordinator moves
 the group to ``Stable`` after the leader's ``SyncGroup`` (``ClassicGroup`` ``CompletingRebalance -> Stable``),

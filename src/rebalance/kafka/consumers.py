@@ -64,7 +64,7 @@ from .consumer_records import ConsumerRun, classic_rebalances, kip848_rebalances
 from .jsonlines import ConsumerRecord, ConsumerStart, Subscribe
 from .jsonlines_jvm import JsonLinesJvm, pause
 
-__all__ = ["MAIN_CLASS", "run_scenario", "member_settings", "simulate_lines_on_kafka", "check_runnable", "broker_config_for",
+__all__ = ["MAIN_CLASS", "run_scenario", "member_settings", "simulate_lines_on_kafka", "check_runnable", "driver_poll_ms", "DRIVER_POLL_MS", "broker_config_for",
            "CLASSIC_SETTINGS", "CONSUMER_SETTINGS", "MAX_WALL_MS", "OBSERVE_INTERVAL_MS", "MEMBER_HEAP"]
 
 MAIN_CLASS = "org.rebalance.consumers.ScenarioMembers"
@@ -85,7 +85,9 @@ _ASSIGNOR_CLASS = {"range": "Range", "roundrobin": "RoundRobin", "sticky": "Stic
 #: ``record_processing_ms`` after each poll while the member owns partitions (a full batch, as the simulators
 #: assume; the topics stay empty; a member's own ``poll_processing_ms`` for that member), nothing while it owns
 #: none (since 2026-11-30: before, every poll was followed by a batch, so an eager member that had revoked
-#: everything still answered the group a batch later than the simulator's)
+#: everything still answered the group a batch later than the simulator's); a classic member's ``poll()`` lasts
+#: ``poll_timeout_ms`` while it owns partitions and processes batches (0, the default: it returns at once, as the
+#: simulator's does), :data:`DRIVER_POLL_MS` otherwise
 CLASSIC_SETTINGS = {
     "session_timeout_ms": ("client", "session.timeout.ms"),
     "heartbeat_interval_ms": ("client", "heartbeat.interval.ms"),
@@ -107,8 +109,11 @@ CONSUMER_SETTINGS = {
     "assignment_interval_ms": ("broker", "group.consumer.assignment.interval.ms"),
 }
 _EMULATED = {"revoke_ms", "poll_processing_ms", "record_processing_ms", "poll_timeout_ms"}
-#: the driver's members call ``poll(Duration.ofMillis(100))`` on empty topics (``ScenarioMembers``): a classic
-#: scenario that gives ``poll_timeout_ms`` (``ProtocolConfig``: 0, records waiting, unless given) must give this
+#: the timeout of the driver's ``poll()`` (``ScenarioMembers.IDLE_POLL_MS``) when a member owns nothing or
+#: processes nothing, and always for a KIP-848 member (whose ``poll()`` the simulator does not model): on empty
+#: topics the consumer loops until then, acting on each response as it arrives, as the simulators' member that
+#: processes nothing acts at once.  Before 2026-11-30 every classic member polled this long, whatever the scenario
+#: said (the recorded peer runs; ``bench_kafka_peer.with_driver_poll``)
 DRIVER_POLL_MS = 100
 #: broker settings left to the cluster when the scenario has Kafka's default (a cluster started without them,
 #: as chapter 9's, runs the scenario): the assignment interval of Kafka 4.3 (``GroupCoordinatorConfig``, 1 s)
@@ -124,10 +129,6 @@ def check_runnable(value: Mapping[str, Any], s: SimulationInput) -> None:
     for key in config:
         require(key in known or key in _EMULATED, f"config.{key}",
                 f"has no Kafka setting a real cluster can run (--on kafka runs {', '.join(sorted(set(known) | _EMULATED))})")
-    if s.protocol != "consumer":
-        require(config.get("poll_timeout_ms", DRIVER_POLL_MS) == DRIVER_POLL_MS, "config.poll_timeout_ms",
-                f"--on kafka's members poll {DRIVER_POLL_MS} ms (poll(Duration.ofMillis({DRIVER_POLL_MS}))), got "
-                f"{config.get('poll_timeout_ms')!r}")
     for name, count in s.topics.items():
         require(name not in (".", "..") and bool(_TOPIC.match(name)), f"topics.{name}",
                 "is not a Kafka topic name (1-249 characters of a-z A-Z 0-9 . _ -)")
@@ -179,6 +180,15 @@ def member_settings(s: SimulationInput, client: Mapping[str, str], member: Membe
             props.pop(key, None)
         props["group.protocol"] = "consumer"
     return props
+
+
+def driver_poll_ms(s: SimulationInput, member: MemberInput) -> int:
+    """The timeout of ``member``'s ``poll()`` while it owns partitions and processes batches: the scenario's
+    ``poll_timeout_ms`` for a classic member (0 by default: ``poll()`` returns at once, as the simulator's does);
+    :data:`DRIVER_POLL_MS` for a KIP-848 member, whose ``poll()`` the simulator does not model."""
+    if s.group_protocol_of(member) == "consumer":
+        return DRIVER_POLL_MS
+    return int(getattr(s.config, "poll_timeout_ms"))
 
 
 class _Player:
@@ -240,7 +250,8 @@ class _Player:
                 props["group.instance.id"] = m.instance_id
             command: ConsumerStart = {"op": "prepare", "member": name, "topics": list(m.topics), "props": props,
                                       "revoke_ms": revoke_ms,
-                                      "batch_ms": batch_ms if m.poll_processing_ms is None else m.poll_processing_ms}
+                                      "batch_ms": batch_ms if m.poll_processing_ms is None else m.poll_processing_ms,
+                                      "poll_ms": driver_poll_ms(s, m)}
             for j in js:
                 if j is not shared:
                     j.what = f"the JVM of member {name} (ScenarioMembers, JVM {self.jvms.index(j)})"

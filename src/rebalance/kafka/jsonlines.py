@@ -88,12 +88,14 @@ class CreateTopics(Command, total=False):
 class ConsumerStart(Command, total=False):
     """``prepare`` (C): a ``KafkaConsumer`` of ``topics`` with ``props`` made before the scenario's clock
     (answered ``prepared``); ``start`` (C): its thread (a new consumer when none was prepared) subscribes and
-    polls; ``revoke_ms`` slept in ``onPartitionsRevoked``, ``batch_ms`` after each poll."""
+    polls; ``revoke_ms`` slept in ``onPartitionsRevoked``, ``batch_ms`` after each poll while it owns partitions,
+    each such poll lasting ``poll_ms`` (default 100; 100 while it owns or processes nothing)."""
 
     topics: List[str]
     props: Dict[str, str]
     revoke_ms: int
     batch_ms: int
+    poll_ms: int
 
 
 class Subscribe(Command, total=False):

@@ -46,8 +46,8 @@ class ProtocolConfig(PollLoopConfig):
     #: loops ``updateAssignmentMetadataIfNeeded`` and ``pollForFetches`` until its timeout (4.3.1 lines
     #: 647-681), so a JoinGroup response, the SyncGroup it sends and the SyncGroup response that arrive within
     #: it are all handled in that one call.  0 (the default): records are always waiting, a ``poll()`` returns
-    #: at once and each response waits for the next one.  ``simulate --on kafka``'s members poll 100 ms on empty
-    #: topics (``poll_timeout_ms=100``)
+    #: at once and each response waits for the next one.  ``simulate --on kafka``'s members poll this long on empty
+    #: topics while they own partitions (``rebalance.kafka.consumers.driver_poll_ms``)
     poll_timeout_ms: int = 0
 
     @classmethod

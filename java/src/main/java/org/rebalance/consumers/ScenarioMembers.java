@@ -42,8 +42,10 @@ import org.rebalance.clients.JsonLines;
  *   <li>{@code prepare} -- {@code new KafkaConsumer(props)} (client.id = the member) before the scenario's clock
  *   starts, so that members starting at the same time start together; answers {@code prepared};</li>
  *   <li>{@code start} -- a consumer thread: the prepared consumer (or a new one), {@code
- *   subscribe(topics, listener)}, then {@code poll(100 ms)} and, while it owns partitions, {@code batch_ms} of
- *   simulated work per loop (a full batch of records, as the simulators assume; the topics stay empty); the
+ *   subscribe(topics, listener)}, then {@code poll()} and, while it owns partitions, {@code batch_ms} of
+ *   simulated work per loop (a full batch of records, as the simulators assume; the topics stay empty); a
+ *   {@code poll()} lasts {@code poll_ms} (default 100) while the member owns partitions and processes batches,
+ *   {@value #IDLE_POLL_MS} ms otherwise (on empty topics it loops until then, acting on each response); the
  *   listener sleeps {@code revoke_ms} in {@code onPartitionsRevoked} when it gives up partitions (the
  *   application's commit);</li>
  *   <li>{@code subscribe} -- {@code subscribe(topics, listener)} again, with new {@code topics}, on that consumer's
@@ -71,6 +73,9 @@ import org.rebalance.clients.JsonLines;
  * {@code closed}; the observer's {@code topic_ids} and {@code group}.
  */
 public final class ScenarioMembers {
+    /** a {@code poll()}'s timeout while a member owns nothing or processes nothing (and the default
+     *  {@code poll_ms}) */
+    static final long IDLE_POLL_MS = 100;
     private static final Map<String, Member> MEMBERS = new java.util.concurrent.ConcurrentHashMap<>();
     /** the metrics the {@code metrics} command reports: {@code consumer-coordinator-metrics} (the classic
      *  {@code ConsumerCoordinator}'s and the consumer protocol's {@code ConsumerRebalanceMetricsManager}) and
@@ -88,6 +93,9 @@ public final class ScenarioMembers {
         final List<String> topics;
         final Properties props;
         final long revokeMs, batchMs;
+        /** how long a {@code poll()} lasts while the member owns partitions and processes batches (the scenario's
+         *  {@code poll_timeout_ms}): 0 is a consumer whose {@code poll()} returns at once, as with records waiting */
+        final long pollMs;
         volatile boolean leave;
         /** set once a {@code start} has given the member its thread (a member is started once per JVM) */
         boolean started;
@@ -99,12 +107,21 @@ public final class ScenarioMembers {
         /** the live metrics of {@link #METRICS}, taken by the member's thread once the consumer is made */
         volatile Map<org.apache.kafka.common.MetricName, ? extends org.apache.kafka.common.Metric> metrics = Map.of();
 
-        Member(String name, List<String> topics, Properties props, long revokeMs, long batchMs) {
+        Member(String name, List<String> topics, Properties props, long revokeMs, long batchMs, long pollMs) {
             this.name = name;
             this.topics = topics;
             this.props = props;
             this.revokeMs = revokeMs;
             this.batchMs = batchMs;
+            this.pollMs = pollMs;
+        }
+
+        /** The next {@code poll()}'s timeout: {@link #pollMs} while the member owns partitions and processes
+         *  batches; else {@value #IDLE_POLL_MS} ms, in which the consumer acts on each response as it arrives (it
+         *  loops until the timeout on empty topics), as the simulators' member that processes nothing acts at once
+         *  (and without a busy loop when {@code pollMs} is 0). */
+        long pollTimeoutMs() {
+            return batchMs > 0 && !consumer.assignment().isEmpty() ? pollMs : IDLE_POLL_MS;
         }
 
         private void callback(String event, Collection<TopicPartition> tps) {
@@ -174,7 +191,7 @@ public final class ScenarioMembers {
                         r.set("topics", topicsNode(next));
                         emit(r);
                     }
-                    consumer.poll(Duration.ofMillis(100));
+                    consumer.poll(Duration.ofMillis(pollTimeoutMs()));
                     memberId();
                     // a batch to process only while it owns partitions: the simulators' application gets full
                     // batches from what it owns and, owning nothing (an eager member that has revoked, a member
@@ -302,7 +319,7 @@ public final class ScenarioMembers {
 
     static Member member(JsonNode cmd, String name) {
         return new Member(name, texts(cmd, "topics"), memberProps(cmd, name), JsonLines.optionalLong(cmd, "revoke_ms", 0),
-            JsonLines.optionalLong(cmd, "batch_ms", 0));
+            JsonLines.optionalLong(cmd, "batch_ms", 0), JsonLines.optionalLong(cmd, "poll_ms", IDLE_POLL_MS));
     }
 
     /** {@code prepare}: the member's consumer made now, before the scenario's clock, so that its {@code start}
