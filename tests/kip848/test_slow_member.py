@@ -1,8 +1,10 @@
 """One slow member, and the ranking once moved partitions cost a rebuild (rebalance.kip848.compare).
 
 The scenarios of ``examples/slow_member.jsonl`` are :func:`slow_member_scenarios`' defaults; on the simulators
-eager stops every member that held partitions while the slow member holds the barrier, cooperative and KIP-848
-none; the rebuild charge is the moved partitions times the rebuild time, added to the unowned partition-seconds,
+eager stops every member that held partitions while the slow member holds the barrier, KIP-848 none, and the
+cooperative coordinator removes the slow member (8 s batches, 10 s rebalance timeout) from its second round: it
+reads each group response a batch later, so its rejoin after the SyncGroup's ``REBALANCE_IN_PROGRESS`` comes two
+batches after the round began (as on a real broker, chapter 7); the rebuild charge is the moved partitions times the rebuild time, added to the unowned partition-seconds,
 and the break-even it reports is where two protocols' totals meet.
 """
 from __future__ import annotations
@@ -44,18 +46,33 @@ def test_bad_parameters_are_named():
     assert e.value.field == "rebuild_ms_per_partition[1]"
 
 
-def test_on_the_simulators_only_eager_stops_members():
+def test_on_the_simulators_eager_stops_everyone_and_cooperative_the_slow_member():
     rows = {r["protocol"]: r for r in slow_member(rebuild_ms_per_partition=1_000)}
     assert {r["where"] for r in rows.values()} == {"simulator"}
     eager, coop, kip = rows["eager"], rows["cooperative"], rows["KIP-848"]
     assert eager["members stopped"] == 3 and eager["processing_stopped_member_seconds"] > 0
-    assert coop["members stopped"] == kip["members stopped"] == 0
-    assert coop["processing_stopped_member_seconds"] == kip["processing_stopped_member_seconds"] == 0
+    assert kip["members stopped"] == 0 and kip["processing_stopped_member_seconds"] == 0
+    # the slow member is removed from the cooperative second round: it alone stops, loses its 4 partitions and
+    # is given partitions again in a fourth rebalance
+    assert coop["members stopped"] == 1 and coop["processing_stopped_member_seconds"] > 0
+    assert coop["rebalances"] == 4
     # c1, c2 and slow own 4 partitions each, and each gives one to the new member; Range moves 4 (c1 0-3, c2 4-7,
-    # slow 8-11 become c1 0-2, c2 3-5, new 6-8, slow 9-11: 3, 6, 7 and 8 change owner); 1 s of rebuilding each
-    assert [r["moved_partitions"] for r in rows.values()] == [4, 3, 3]
-    assert [r["rebuild_cost"] for r in rows.values()] == [4.0, 3.0, 3.0]
-    assert eager["rebalances"] == kip["rebalances"] == 1 and coop["rebalances"] >= 2
+    # slow 8-11 become c1 0-2, c2 3-5, new 6-8, slow 9-11: 3, 6, 7 and 8 change owner); 1 s of rebuilding each;
+    # cooperative: 9 changes of owner between rebalances; the rebuild is charged for the 5 partitions taken up
+    # by another process than the one that released them (StopMeasures.partitions_moved)
+    assert [r["moved_partitions"] for r in rows.values()] == [4, 9, 3]
+    assert [r["rebuild_cost"] for r in rows.values()] == [4.0, 5.0, 3.0]
+    assert eager["rebalances"] == kip["rebalances"] == 1
+
+
+def test_the_slow_member_stays_when_it_reads_responses_within_its_poll():
+    """With ``poll_timeout_ms`` (a consumer on empty topics) the slow member handles the SyncGroup response within
+    the poll() that sent it and rejoins at once: the cooperative group keeps it."""
+    from rebalance.simulate import simulate_scenario
+
+    coop = next(s for s in slow_member_scenarios() if s["protocol"] == "cooperative")
+    kept = simulate_scenario(dict(coop, config={**coop["config"], "poll_timeout_ms": 100})).summary()
+    assert kept["members_stopped"] == 0 and kept["moved_partitions"] == 3
 
 
 def test_the_sweep_the_chapter_reads():
@@ -65,7 +82,9 @@ def test_the_sweep_the_chapter_reads():
     by = {(r["slow batch (s)"], r["protocol"]): r for r in rows}
     for b in (0.5, 8.0):
         assert not by[(b, "eager")]["fewest stops"]
-        assert by[(b, "cooperative")]["fewest stops"] and by[(b, "KIP-848")]["fewest stops"]
+        assert by[(b, "KIP-848")]["fewest stops"]
+        # two 8 s batches exceed max.poll.interval.ms (10 s): the cooperative coordinator removes the slow member
+        assert by[(b, "cooperative")]["fewest stops"] is (b == 0.5)
         # cooperative's new member waits for more of the slow member's polls than eager's
         assert by[(b, "cooperative")]["new member waited (s)"] > by[(b, "eager")]["new member waited (s)"]
     # the eager barrier holds every member for longer when the slow member's batch is longer
@@ -106,3 +125,17 @@ def test_the_rebuild_charge_and_where_the_ranking_flips():
         # at the break-even both leave as many partition-seconds unprocessed
         assert leader["unowned_partition_seconds"] + leader["partitions_moved"] * at == pytest.approx(
             other["unowned_partition_seconds"] + other["partitions_moved"] * at, abs=0.01)
+
+
+def test_a_slow_leader_stays_in_the_cooperative_group():
+    """Chapter 7: ``slow`` starts after the others so that it does not lead; a slow leader sends the first
+    round's SyncGroup itself, which ends that round, and rejoins for the second within the rebalance timeout."""
+    from rebalance.kip848.compare import SLOW_START_MS
+    from rebalance.simulate import simulate_scenario
+
+    coop = next(s for s in slow_member_scenarios() if s["protocol"] == "cooperative")
+    assert coop["events"][0] == {"at_ms": SLOW_START_MS, "op": "join", "member": "slow"}
+    slow = next(m for m in coop["members"] if m["id"] == "slow")
+    leading = dict(coop, members=[slow] + [m for m in coop["members"] if m is not slow], events=coop["events"][1:])
+    led = simulate_scenario(leading).summary()
+    assert led["members_stopped"] == 0 and led["moved_partitions"] == 3 and led["rebalances"] == 2

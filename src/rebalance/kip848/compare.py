@@ -228,6 +228,10 @@ def join_at_scale(members: int = 100, topics: int = 20, partitions: int = 50, se
 #: when the new member joins a slow-member group: after the group has formed (a slow member makes a classic
 #: group's first rebalances wait for its polls, on a real broker for up to about 25 s)
 SLOW_JOIN_MS = 30_000
+#: when the slow member starts: just after the others, so that it is not the classic group's leader (a slow leader
+#: sends the first round's SyncGroup itself, which completes that round, and is back for the second in time; with
+#: members that start together, which one leads varies from run to run on a real broker)
+SLOW_START_MS = 200
 #: the slow-member runs: (label, the scenario's ``protocol``, its assignor: each protocol's default)
 SLOW_MEMBER_PROTOCOLS = (
     ("eager", "eager", "range"),
@@ -248,7 +252,8 @@ def slow_member_scenarios(batch_ms: int = 8_000, *, max_poll_interval_ms: int = 
     """The ``simulate`` scenarios of one slow member, one per :data:`SLOW_MEMBER_PROTOCOLS`: ``members``
     consumers read a topic of ``partitions`` partitions (named ``slow-<protocol>``, so that the three can
     share one broker); the last of them, ``slow``, spends ``batch_ms`` on each ``poll()`` batch, the others
-    the poll loop's default; ``max.poll.interval.ms`` is ``max_poll_interval_ms`` for all (shortened from
+    the poll loop's default, and starts :data:`SLOW_START_MS` after them (so that it does not lead the classic
+    group); ``max.poll.interval.ms`` is ``max_poll_interval_ms`` for all (shortened from
     Kafka's 300 s so that a run stays short; in a classic group it is also the rebalance timeout, how long the
     coordinator waits for the slow member to rejoin).  A new member, ``new``, joins at ``join_ms``; the
     summaries count from the join to ``run_ms`` after it, with the stop measures at ``rebuild_ms_per_partition``.
@@ -267,7 +272,8 @@ def slow_member_scenarios(batch_ms: int = 8_000, *, max_poll_interval_ms: int = 
     group = [{"id": f"c{i + 1}"} for i in range(members - 1)] + [{"id": "slow", "poll_processing_ms": batch_ms}]
     return [{"id": label, "protocol": protocol, "assignor": assignor, "topics": {f"slow-{protocol}": partitions},
              "members": group + [{"id": "new"}], "config": {"max_poll_interval_ms": max_poll_interval_ms},
-             "events": [{"at_ms": join_ms, "op": "join", "member": "new"}], "until_ms": join_ms + run_ms,
+             "events": [{"at_ms": SLOW_START_MS, "op": "join", "member": "slow"},
+                        {"at_ms": join_ms, "op": "join", "member": "new"}], "until_ms": join_ms + run_ms,
              "measure_from_ms": join_ms, "rebuild_ms_per_partition": rebuild_ms_per_partition}
             for label, protocol, assignor in SLOW_MEMBER_PROTOCOLS]
 

@@ -434,14 +434,16 @@ class ConsumerMember:
             self.synced = True
             assigned = [tuple(tp) for tp in resp["assignment"]]
             self._at_next_poll(lambda: self._on_join_complete(assigned), "join-complete")
+        # an error fails the join future (SyncGroupResponseHandler); the application thread sends the next
+        # JoinGroup from joinGroupIfNeeded, within the poll() it is in or at its next one
         elif error == REBALANCE_IN_PROGRESS:
             self.joining = False
             self.rejoin_needed = True
-            self.request_poll()
+            self.request_poll(wait_batch=True)
         elif error in (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION):
             self.joining = False
             self._reset("sync: " + error, reset_member_id=error == UNKNOWN_MEMBER_ID)
-            self.request_poll()
+            self.request_poll(wait_batch=True)
         elif error == FENCED_INSTANCE_ID:
             self._fatal(error)
         elif error in _COORDINATOR_ERRORS:
@@ -451,7 +453,7 @@ class ConsumerMember:
         else:
             self.joining = False
             self.rejoin_needed = True
-            self.request_poll()
+            self.request_poll(wait_batch=True)
 
     def _on_join_complete(self, assigned: List[Tuple[str, int]]) -> None:
         """``ConsumerCoordinator.onJoinComplete`` (then a rejoin the heartbeat asked for since the SyncGroup
