@@ -31,6 +31,11 @@ The application thread's poll loop (:class:`~.config.ProtocolConfig`: ``max_poll
   (revoke, assign) runs at the ``poll()`` after the SyncGroup response -- or in the same ``poll()`` if the
   responses arrive while it lasts (``ProtocolConfig.poll_timeout_ms``: ``ClassicKafkaConsumer.poll`` loops
   until its timeout when no records are waiting, Kafka 4.3.1 lines 647-681);
+* a SyncGroup error (``REBALANCE_IN_PROGRESS``, ``UNKNOWN_MEMBER_ID``, ``ILLEGAL_GENERATION``) only fails the
+  join future (``SyncGroupResponseHandler``); the next JoinGroup comes from ``joinGroupIfNeeded`` on the
+  application thread, within the ``poll()`` it is in or at its next one (followed since 2026-11-30, after a
+  real broker removed chapter 7's slow cooperative member from a second round that the simulator's member had
+  rejoined at once);
 * an eager member has given up every partition before it joins, so its ``poll()`` returns no records and it
   acts on each response at once.
 
