@@ -230,8 +230,7 @@ def join_at_scale(members: int = 100, topics: int = 20, partitions: int = 50, se
 SLOW_JOIN_MS = 30_000
 #: when the slow member starts: after the others, so that it is not the classic group's leader (a slow leader
 #: sends the first round's SyncGroup itself, which completes that round, and is back for the second in time; with
-#: members that start together, which one leads varies from run to run on a real broker; with a start 200 ms after
-#: the others, chapter 7's broker check failed once in a fresh-clone run on a loaded machine, most likely so)
+#: members that start together, which one leads varies from run to run on a real broker)
 SLOW_START_MS = 600
 #: the slow-member runs: (label, the scenario's ``protocol``, its assignor: each protocol's default)
 SLOW_MEMBER_PROTOCOLS = (
