@@ -103,6 +103,8 @@ def test_the_streams_and_share_peer_figures_in_the_readme_are_the_reports():
     streams = _table_row("streams_peer_results.md", "streams")
     assert (f"{classic[1]} classic scenarios agree in {classic[6]} and {streams[1]} streams-protocol ones in "
             f"{streams[6]}") in text
+    assert (f"timing standard (every `at_ms` within a heartbeat plus a poll) {classic[8]} classic and {streams[8]} "
+            "streams-protocol scenarios meet it") in text
     share = _table_row("share_peer_results.md", "agree")
     n = (BENCH / "share_peer_results.md").read_text().split("(", 1)[1].split(" scenarios)")[0]
     assert f"of {n} random scenarios, {share[6]} agree on the first four checks" in text

@@ -44,7 +44,7 @@ def test_a_streams_scenario_on_kafka_agrees_with_the_simulator():
         return [{k: r[k] for k in SAME} for r in real] == [{k: r[k] for k in SAME} for r in model]
 
     # once seen at a load average of 28: i3's JVM took so long to join that its rebalance came after i1's session
-    # had expired, which the model (at_ms 3000) cannot follow; the scenario is then run once more, and every real
+    # had expired, which the model (at_ms 5000) cannot follow; the scenario is then run once more, and every real
     # rebalance of both runs must be replayed
     for attempt in range(2):
         *real, summary = run_streams_scenario(SCENARIO)
@@ -52,11 +52,13 @@ def test_a_streams_scenario_on_kafka_agrees_with_the_simulator():
         if same_lines(real):
             break
     assert same_lines(real), (real, model)
-    # after the start, each rebalance comes in its event's window: not before the simulator's time (less a second of
-    # clock rounding) and before the next event (a real join took 3.5 s at a load average of 37, 8.9 s in CI)
+    # after the start, each rebalance comes in the window of the event the simulator's follows: not before that event
+    # and before the next one (a real join took 3.5 s at a load average of 37, 8.9 s in CI; the peer run,
+    # benchmarks/streams_peer_results.md, holds at_ms to a heartbeat plus a poll on a machine not so loaded)
     times = [e["at_ms"] for e in SCENARIO["events"]] + [SCENARIO["until_ms"]]
     for r, m in zip(real[1:], model[1:]):
-        assert m["at_ms"] - 1000 <= r["at_ms"] < min(t for t in times if t > m["at_ms"]), (real, model)
+        cause = max(t for t in [0] + times if t <= m["at_ms"])
+        assert cause <= r["at_ms"] < min(t for t in times if t > m["at_ms"]), (real, model)
     s = summary["summary"]
     assert s["records_counted"] == 2000 and s["replayed"]
     same = [k for k in model_summary["summary"] if k != "generation"]  # the start may take the real group two

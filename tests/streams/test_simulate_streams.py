@@ -48,11 +48,14 @@ def test_scale_out_warms_up_then_probes_until_balanced():
     *rows, summary = simulate_streams(_examples()[0])
     assert [(r["generation"], r["at_ms"], r["probing"], r["followup"], r["moved"]) for r in rows] == [
         (1, 0, False, None, 0),
-        (2, 5000, False, "probing", 0),       # i3 has no state: two warm-ups (max.warmup.replicas), no active moves
-        (3, 65000, True, "immediate", 2),     # the probe: the warmed-up tasks move; their owners revoke them first,
-        (4, 65000, False, "probing", 0),      # and the follow-up's new warm-ups have not caught up yet
-        (5, 125000, True, "immediate", 2),
-        (6, 125000, False, None, 0)]
+        # i3 starts at 5000 and its JoinGroup comes INSTANCE_START_MS (1100) later; i1 and i2 hear of the rebalance
+        # at their next heartbeat (every 3000 ms since the first rebalance): 9000.  i3 has no state: two warm-ups
+        # (max.warmup.replicas), no active moves
+        (2, 9000, False, "probing", 0),
+        (3, 69000, True, "immediate", 2),     # the probe: the warmed-up tasks move; their owners revoke them first,
+        (4, 69000, False, "probing", 0),      # and the follow-up's new warm-ups have not caught up yet
+        (5, 129000, True, "immediate", 2),
+        (6, 129000, False, None, 0)]
     assert rows[1]["warmups"] == {"i1": ["0_3"], "i3": ["0_2"]}
     assert rows[3]["warmups"] == rows[2]["warmups"] == {"i2": ["0_4"], "i3": ["0_5"]}
     assert _actives(rows[1]) == _actives(rows[0]) | {"i3": []}
@@ -79,7 +82,8 @@ def test_scale_in_gives_the_leavers_tasks_to_the_others_with_warm_ups():
                                                 until_ms=200000))
     assert sorted(_actives(rows[0])) == ["i1", "i2", "i3"]
     after = rows[1]
-    assert after["at_ms"] == 5000 and sorted(after["assignment"]) == ["i1", "i2"]
+    # i3's LeaveGroup comes CLOSE_MS (300) after close(); the others hear of it at their next heartbeat
+    assert after["at_ms"] == 6000 and sorted(after["assignment"]) == ["i1", "i2"]
     assert sorted(t for ts in _actives(after).values() for t in ts) == [f"0_{p}" for p in range(6)]
     assert summary["summary"]["settled"] is True
 
@@ -105,6 +109,11 @@ def test_a_join_while_a_crashed_member_is_in_the_group_waits_for_its_session():
 def test_the_streams_group_protocol_moves_tasks_at_once_without_warm_ups():
     *rows, summary = simulate_streams(_examples()[2])
     assert [r["generation"] for r in rows] == [1, 2, 3]
+    # i3's first heartbeat at 6100 (INSTANCE_START_MS after 5000); i1 and i2 hear of the new target at their next
+    # heartbeat (group.streams.heartbeat.interval.ms 5000), 10000, revoke and heartbeat at once; i3 gets the tasks at
+    # its next heartbeat, 11100.  i1's LeaveGroup at 20300; i2 and i3 take its tasks at their next heartbeats, i2's
+    # (every 5000 ms since its heartbeat at 10000) the later: 25000
+    assert [r["at_ms"] for r in rows] == [0, 11100, 25000]
     assert _actives(rows[1]) == {"i1": ["0_0", "0_2"], "i2": ["0_1", "0_3"], "i3": ["0_4", "0_5"]}
     assert all(r["warmups"] == {} and r["followup"] is None for r in rows)
     assert summary["summary"]["probing_rebalances"] == 0
@@ -127,9 +136,10 @@ def test_a_restart_keeps_its_state_so_it_needs_no_warm_ups():
     s = _scenario(members=[{"id": "i1"}, {"id": "i2"}],
                   events=[{"at_ms": 5000, "op": "restart", "member": "i2", "down_ms": 2000}])
     *rows, _ = simulate_streams(s)
-    # i1 took i2's tasks at 5000; i2 is back at 7000 with their state: they move back (i1 revokes them first)
-    assert [(r["at_ms"], r["moved"], r["followup"]) for r in rows] == [(0, 0, None), (5000, 0, None),
-                                                                       (7000, 3, "immediate"), (7000, 0, None)]
+    # i1 took i2's tasks at its heartbeat after i2's LeaveGroup (6000); i2's new process starts at 7000 and joins at
+    # 8100 with their state, i1 hears of it at 9000: the tasks move back (i1 revokes them first)
+    assert [(r["at_ms"], r["moved"], r["followup"]) for r in rows] == [(0, 0, None), (6000, 0, None),
+                                                                       (9000, 3, "immediate"), (9000, 0, None)]
     assert all(r["warmups"] == {} for r in rows) and _actives(rows[-1]) == _actives(rows[0])
 
 
