@@ -172,6 +172,26 @@ def test_failover_during_rebalance_finishes_the_rebalance():
     assert sim.metrics().double_ownership == 0
 
 
+def test_a_joingroup_error_is_read_at_the_next_poll_like_a_success():
+    """While its JoinGroup is in flight a member's heartbeat thread is disabled (``AbstractCoordinator``'s
+    ``HeartbeatThread``: ``state.hasNotJoinedGroup()``, 4.3.1 line 1495), so the application thread reads the
+    response, an error as much as a success, at its next ``poll()``: a member in a 2 s batch looks for the new
+    coordinator after the batch, not when ``NOT_COORDINATOR`` arrives."""
+    cfg = ProtocolConfig(initial_rebalance_delay_ms=0, poll_processing_ms=2000, revoke_ms=0, session_timeout_ms=10_000,
+                         heartbeat_interval_ms=1000, max_poll_interval_ms=30_000)
+    sim = GroupSimulation({"t": 4}, cfg, assignors=STANDINS)
+    sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": [("t", 2), ("t", 3)]}, assignors=("cooperative-sticky",))
+    sim.add_member("c3", 1000, assignors=("cooperative-sticky",))
+    sim.coordinator_failover(1500, 2000)
+    sim.run(40_000)
+    c1 = [line.split() for line in sim.format_messages(apis=["JoinGroup", "FindCoordinator"]) if " c1" in line]
+    refused = next(int(t) for t, *rest in c1 if "JoinGroupResponse(NOT_COORDINATOR)" in rest)
+    sent = next(int(t) for t, *rest in c1 if int(t) < refused and rest[0] == "c1" and rest[3].startswith("JoinGroup("))
+    looked = next(int(t) for t, *rest in c1 if int(t) > refused and rest[0] == "c1" and rest[3].startswith("FindCoordinator("))
+    assert looked == sent + 2000  # the JoinGroup went out with the poll that began a 2 s batch
+    assert sim.is_settled() and len(sim.assignment()) == 3
+
+
 def test_runs_are_deterministic():
     def once():
         sim = rolling_restart(4, {"a": 5, "b": 3}, protocol="cooperative", assignor="cooperative-sticky",

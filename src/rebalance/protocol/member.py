@@ -27,7 +27,8 @@ The application thread's poll loop (:class:`~.config.ProtocolConfig`: ``max_poll
   current batch is done (``AbstractCoordinator.joinGroupIfNeeded``, line 457);
 * a cooperative member keeps processing its owned partitions during the rebalance (KIP-429); its heartbeat
   thread is disabled while the JoinGroup is in flight (``MemberState.hasNotJoinedGroup``, line 128), so the
-  JoinGroup response is handled (and the leader assigns) at its next ``poll()``, and ``onJoinComplete``
+  JoinGroup response -- an error as much as a success (followed for errors since 2026-11-30) -- is handled (and
+  the leader assigns, or the member retries) at its next ``poll()``, and ``onJoinComplete``
   (revoke, assign) runs at the ``poll()`` after the SyncGroup response -- or in the same ``poll()`` if the
   responses arrive while it lasts (``ProtocolConfig.poll_timeout_ms``: ``ClassicKafkaConsumer.poll`` loops
   until its timeout when no records are waiting, Kafka 4.3.1 lines 647-681);
@@ -362,14 +363,18 @@ class ConsumerMember:
                                   "owned": len(self.owned)})
 
     def _on_join_response(self, resp: JsonRecord) -> None:
+        # the heartbeat thread is disabled while JoinGroup is in flight: the response, whatever its error, is read
+        # at the application thread's next poll(), whose joinGroupIfNeeded loop then sends the next JoinGroup
+        self._at_next_poll(lambda: self._handle_join_response(resp), "join-response")
+
+    def _handle_join_response(self, resp: JsonRecord) -> None:
+        """``JoinGroupResponseHandler.handle``, then ``joinGroupIfNeeded``'s next turn."""
         error = resp["error"]
         if error == MEMBER_ID_REQUIRED:
             self.member_id = resp["memberId"]
             self._send_join()
         elif error == NONE:
-            # the heartbeat thread is disabled while JoinGroup is in flight: the response is handled at the
-            # application thread's next poll()
-            self._at_next_poll(lambda: self._on_join_success(resp), "join-response")
+            self._on_join_success(resp)
         elif error == UNKNOWN_MEMBER_ID:
             self._reset("join: " + error, reset_member_id=True)
             self.joining = False
