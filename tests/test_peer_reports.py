@@ -59,7 +59,7 @@ def test_the_consumer_peer_figures_in_the_readme():
 
 def test_the_default_poll_peer_figures_in_the_readme():
     """The run with ``poll_timeout_ms`` 0 (``--poll-timeout-ms 0``): every row compared again with the simulator
-    as it is now; the README gives how many meet the standard and names the one that does not."""
+    as it is now; the README gives how many meet the standard and names those that do not."""
     b = _bench("bench_kafka_peer")
     rows = [json.loads(x) for x in (BENCH / "kafka_peer_poll0_runs.jsonl").read_text().splitlines()]
     hints = json.loads((BENCH / "kafka_peer_poll0_draws.json").read_text())
@@ -70,7 +70,8 @@ def test_the_default_poll_peer_figures_in_the_readme():
     missed = sorted(i.split("-")[0] for i, c in compared.items() if not c["standard"])
     text = _one_line(README)
     assert f"were run again with `\"poll_timeout_ms\": 0`" in text
-    assert f"{met} of {len(rows)} meet the standard; the other, {', '.join(missed)}, has the same assignments" in text
+    others = "the other, {}, has" if len(missed) == 1 else "the others, {}, have"
+    assert f"{met} of {len(rows)} meet the standard; {others.format(', '.join(missed))} the same assignments" in text
 
 
 def test_the_connect_peer_figures_in_the_readme():

@@ -122,9 +122,11 @@ def test_the_rebuild_charge_and_where_the_ranking_flips():
             assert f["moves fewer partitions"] <= 0
             continue
         other = free[f["protocol"]]
-        # at the break-even both leave as many partition-seconds unprocessed
+        # at the break-even both leave as many partition-seconds unprocessed (up to the break-even's rounding to
+        # the millisecond, times the partitions moved)
+        slack = 0.0005 * max(leader["partitions_moved"], other["partitions_moved"]) + 0.002
         assert leader["unowned_partition_seconds"] + leader["partitions_moved"] * at == pytest.approx(
-            other["unowned_partition_seconds"] + other["partitions_moved"] * at, abs=0.01)
+            other["unowned_partition_seconds"] + other["partitions_moved"] * at, abs=slack)
 
 
 def test_a_slow_leader_stays_in_the_cooperative_group():

@@ -192,6 +192,21 @@ def test_a_joingroup_error_is_read_at_the_next_poll_like_a_success():
     assert sim.is_settled() and len(sim.assignment()) == 3
 
 
+def test_a_graceful_leave_closes_once_the_batch_in_hand_is_done():
+    """A shutdown hook's ``wakeup()`` interrupts a waiting ``poll()``, not the processing of a batch: the
+    application calls ``close()``, and the member sends its LeaveGroup, when its batch in hand is done."""
+    cfg = ProtocolConfig(initial_rebalance_delay_ms=0, poll_processing_ms=2000, revoke_ms=0, session_timeout_ms=10_000,
+                         heartbeat_interval_ms=1000, max_poll_interval_ms=30_000)
+    sim = GroupSimulation({"t": 4}, cfg, assignors=STANDINS)
+    sim.start_stable({"c1": [("t", 0), ("t", 1)], "c2": [("t", 2), ("t", 3)]})
+    sim.shutdown("c2", 5300)
+    sim.run(20_000)
+    stop, = [e.fields["close_at_ms"] for e in sim.events if e.actor == "c2" and e.fields.get("what") == "stopPolling"]
+    leave, = [int(line.split()[0]) for line in sim.format_messages(apis=["LeaveGroup"]) if "c2 -> coordinator" in line]
+    assert 5300 < stop == leave < 5300 + 2000
+    assert sim.is_settled() and sorted(sim.assignment()) == ["c1"]
+
+
 def test_runs_are_deterministic():
     def once():
         sim = rolling_restart(4, {"a": 5, "b": 3}, protocol="cooperative", assignor="cooperative-sticky",

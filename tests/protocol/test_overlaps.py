@@ -87,9 +87,11 @@ def test_montecarlo_runs_with_two_owners_are_fixed(run):
 def test_run_1466_closing_member_does_not_rejoin_after_its_eager_revocation():
     """Run 1466 (eager): c5 starts its eager revocation at 226,264 for a rebalance, is closed at 226,340
     (the next rolling-restart step), and used to send its JoinGroup at 226,464 and take t1-16..t1-19 at
-    226,472 although it left the group; c6 then got t1-19 too."""
+    226,472 although it left the group; c6 then got t1-19 too.  (The run had ``down_ms`` 39,784 when a bounced
+    member's new process started ``down_ms`` after the shutdown event; since it starts ``down_ms`` after the old
+    process has stopped, 39,016 gives the same schedule.)"""
     cfg = ProtocolConfig.instant(revoke_ms=200, network_ms=2)
-    sim = rolling_restart(6, {"t0": 1, "t1": 23}, protocol="eager", assignor="range", down_ms=39784,
+    sim = rolling_restart(6, {"t0": 1, "t1": 23}, protocol="eager", assignor="range", down_ms=39016,
                           gap_ms=41585, start_ms=START_MS, settle_ms=SETTLE_MS, config=cfg)
     revoke = [e.time_ms for e in sim.events if e.actor == "c5" and e.kind == "revoke" and 226_000 < e.time_ms < 227_000]
     close = [e.time_ms for e in sim.events if e.actor == "c5" and e.fields.get("what") == "close"]

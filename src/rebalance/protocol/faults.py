@@ -16,7 +16,7 @@ loads the group from its last record, ``GroupMetadataManager.loadGroupsForPartit
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Set, Tuple
 
 from ..common import JsonRecord
 from ..validation import require
@@ -45,6 +45,7 @@ class FaultsMixin:
     members: Dict[str, "ConsumerMember"]
     _lose_leader_at: List[Tuple[Optional[int], Optional[int]]]
     _fault_times: List[int]
+    _bounced: Set[str]
     log: Callable[..., None]
     _start: Callable[[str], None]
     _start_after_close: Dict[str, int]
@@ -112,18 +113,30 @@ class FaultsMixin:
                 return
             self._start_after_close[name] = down_ms  # before close(): a close with nothing to revoke stops at once
             if not m.closing:
-                m.close()
+                m.close_after_batch()
         self._at(at, act, f"restart:{name}")
 
     def shutdown(self, name: str, at: int) -> None:
-        """Graceful close at ``at``: revoke, then LeaveGroup for a dynamic member."""
-        self._on_live(name, at, "shutdown", lambda m: m.close())
+        """Graceful stop at ``at``: the application calls ``close()`` (revoke, then LeaveGroup for a dynamic
+        member) when its batch in hand is done (:meth:`~.member.ConsumerMember.close_after_batch`)."""
+        self._on_live(name, at, "shutdown", lambda m: m.close_after_batch())
 
     def bounce(self, name: str, at: int, down_ms: int) -> None:
-        """Rolling-restart step: graceful shutdown at ``at``, new process ``down_ms`` later (or as soon as
-        the close has finished, if that takes longer: :meth:`restart`)."""
-        self.shutdown(name, at)
-        self.restart(name, at + down_ms)
+        """Rolling-restart step: graceful shutdown at ``at`` (the process closes once its batch in hand is
+        done), and the new process ``down_ms`` after the old one has stopped (as :meth:`restart` starts it)."""
+        require(name in self.specs, "name", f"unknown member {name!r}")
+        require(isinstance(down_ms, int) and down_ms >= 0, "down_ms", f"must be a whole number of ms >= 0, got {down_ms!r}")
+
+        def act() -> None:
+            m = self._live(name)
+            if m is None:
+                return
+            self.log("fault", name, what="shutdown")
+            self._start_after_close[name] = down_ms  # before close(): a close with nothing to revoke stops at once
+            self._bounced.add(name)
+            if not m.closing:
+                m.close_after_batch()
+        self._at(at, act, f"bounce:{name}")
 
     def start_duplicate(self, name: str, at: int, copy_name: Optional[str] = None) -> str:
         """At ``at`` start a *second* process with ``name``'s configuration (the same

@@ -127,6 +127,8 @@ class ConsumerMember:
         self.joining = False
         #: the SyncGroup response arrived (the member is STABLE), onJoinComplete waits for the next poll()
         self.synced = False
+        #: the application was told to stop and calls close() when its batch in hand is done
+        self.close_pending = False
         self.coordinator_known = False
         self.finding_coordinator = False
         self.busy_until = 0
@@ -616,6 +618,26 @@ class ConsumerMember:
             self.sim.ownership.release(self.name, list(self.owned), self.now, "crash")
             self.owned = []
         self._stop()
+
+    def close_after_batch(self) -> None:
+        """A graceful stop: the application's poll loop ends (``KafkaConsumer.wakeup()`` from a shutdown hook
+        interrupts a ``poll()`` that is waiting, not the processing of a batch) and it calls :meth:`close` -- at
+        once if it is inside ``poll()`` or owns nothing, else when the batch in hand is done (followed since
+        2026-11-30, after the peer run's real members, which close between two polls, left up to a batch later)."""
+        if self.close_pending or self.state == STOPPED:
+            return
+        wait = max(self._batch_end_delay(), self.busy_until - self.now)
+        if wait <= 0:
+            self.close()
+            return
+        self.close_pending = True
+        self._log("member", what="stopPolling", close_at_ms=self.now + wait)
+
+        def close() -> None:
+            self.close_pending = False
+            if self.state != STOPPED:
+                self.close()
+        self._later(wait, close, "close-after-batch")
 
     def close(self) -> None:
         """``KafkaConsumer.close``: revoke owned partitions, then LeaveGroup unless the member is static."""

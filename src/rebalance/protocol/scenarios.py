@@ -44,7 +44,8 @@ def rolling_restart(n_members: int, topics: Mapping[str, int], *, protocol: str 
                     batch: int = 1, run: bool = True, fast_heartbeats: bool = True,
                     summary_only: bool = False) -> GroupSimulation:
     """Restart every member once: members are taken down ``batch`` at a time (a Deployment's
-    ``maxUnavailable``); wave *w* shuts down at ``start_ms + w*gap_ms`` and is back ``down_ms`` later.
+    ``maxUnavailable``); wave *w* shuts down at ``start_ms + w*gap_ms`` (each member closes once its batch in
+    hand is done) and is back ``down_ms`` after it has closed.
     With ``static=True`` every member has ``group.instance.id`` (``down_ms`` shorter than the session
     timeout means no rebalance at all).  ``summary_only`` keeps only what ``metrics(sim.measure_from)``
     needs (``GroupSimulation(summary_from=start_ms)``), for groups too large to keep their whole trace.

@@ -122,6 +122,8 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
         self._incarnations: Counter[str] = Counter()
         #: members whose new process starts when the current one has finished closing (``restart``)
         self._start_after_close: Dict[str, int] = {}  # name -> down_ms
+        #: of those, the ones a rolling-restart step (``bounce``) closed: their new process is logged as a restart
+        self._bounced: Set[str] = set()
         self._msg_ids = 0
         self._member_id_counter = 0
         self._member_id_random = None if member_id_seed is None else random.Random(member_id_seed)
@@ -227,10 +229,17 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
         name = member.name
         if name in self._start_after_close and self.members.get(name) is member:
             down_ms = self._start_after_close.pop(name)
-            if down_ms:
-                self.clock.schedule_at(self.clock.now_ms + down_ms, lambda: self._start(name), f"start:{name}")
-            else:
+            bounced = name in self._bounced
+            self._bounced.discard(name)
+
+            def start() -> None:
+                if bounced:  # a rolling-restart step's new process (``bounce``)
+                    self.log("fault", name, what="restart")
                 self._start(name)
+            if down_ms:
+                self.clock.schedule_at(self.clock.now_ms + down_ms, start, f"start:{name}")
+            else:
+                start()
 
     # ------------------------------------------------------------------ scenario API
     def add_member(self, name: str, at: int = 0, *, assignors: Sequence[str] = ("range",),
