@@ -92,10 +92,10 @@ def test_ch08_static_membership_pays_only_inside_the_session(static_runs):
     assert e.mean_rebalances == s.mean_rebalances == 2
     assert e.mean_partitions_moved == s.mean_partitions_moved
     assert abs(e.unowned_mean_partition_s - s.unowned_mean_partition_s) < 0.1
-    # a static rolling restart: fewer rebalances, but over 25 times the unprocessed partition-seconds
+    # a static rolling restart: fewer rebalances, but about 25 times the unprocessed partition-seconds
     e, s = (_row(long_, event="rolling-restart", mode=m) for m in ("eager", "static"))
     assert s.mean_rebalances < e.mean_rebalances
-    assert s.unowned_mean_partition_s > 25 * e.unowned_mean_partition_s
+    assert 20 * e.unowned_mean_partition_s < s.unowned_mean_partition_s < 30 * e.unowned_mean_partition_s
 
 
 def test_ch08_solution_the_boundary_is_one_heartbeat_before_the_session_timeout():

@@ -70,6 +70,11 @@ class FaultsMixin:
                 return False
         return False
 
+    def last_fault_ms(self) -> Optional[int]:
+        """When the last fault happens: the latest time a fault was scheduled for, or a bounced member's new
+        process started (which waits for the old one's close), whichever is later; ``None`` without faults."""
+        return max(self._fault_times, default=None)
+
     def _at(self, at: int, action: Callable[[], None], label: str) -> None:
         self._fault_times.append(at)
         self.clock.schedule_at(at, action, label)

@@ -235,6 +235,7 @@ class GroupSimulation(NetworkMixin, FaultsMixin, HeartbeatFastPathMixin, DriverH
             def start() -> None:
                 if bounced:  # a rolling-restart step's new process (``bounce``)
                     self.log("fault", name, what="restart")
+                    self._fault_times.append(self.clock.now_ms)
                 self._start(name)
             if down_ms:
                 self.clock.schedule_at(self.clock.now_ms + down_ms, start, f"start:{name}")

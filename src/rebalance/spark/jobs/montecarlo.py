@@ -226,12 +226,15 @@ def simulate(scenario: RestartScenario, mode: str, config: Optional[Mapping[str,
     if mode == "kip848":
         m = run_kip848(scenario, config)
         cfg = simulator_config("kip848", config or {}, scenario)
+        last = last_fault_ms(scenario)
     else:
         sim, end = build_simulation(scenario, mode, config)
         sim.run(end)
         m = sim.metrics(measure_from=START_MS)
         cfg = sim.config
-    after = None if m.stable_ms is None else max(0, m.stable_ms - last_fault_ms(scenario))
+        # a rolling restart's last member is back once its close (after its batch in hand) and its down time
+        last = max(last_fault_ms(scenario), sim.last_fault_ms() or 0)
+    after = None if m.stable_ms is None else max(0, m.stable_ms - last)
     return {
         "simulation": scenario.index, "event": scenario.event, "mode": mode, "members": scenario.members,
         "partitions": scenario.partitions, "down_ms": scenario.down_ms, "gap_ms": scenario.gap_ms,
