@@ -107,8 +107,7 @@ class FaultsMixin:
         with no rebalance.  ``down_ms``: the new process starts that long after the old one has stopped
         (a real process's restart is not instantaneous; past a heartbeat interval a dynamic member's leave is
         a rebalance of its own, and its join another)."""
-        require(name in self.specs, "name", f"unknown member {name!r}")
-        require(isinstance(down_ms, int) and down_ms >= 0, "down_ms", f"must be a whole number of ms >= 0, got {down_ms!r}")
+        self._check_restart(name, down_ms)
 
         def act() -> None:
             self.log("fault", name, what="restart")
@@ -116,10 +115,21 @@ class FaultsMixin:
             if m is None:
                 self._start(name)
                 return
-            self._start_after_close[name] = down_ms  # before close(): a close with nothing to revoke stops at once
-            if not m.closing:
-                m.close_after_batch()
+            self._close_then_start(m, down_ms)
         self._at(at, act, f"restart:{name}")
+
+    def _check_restart(self, name: str, down_ms: int) -> None:
+        require(name in self.specs, "name", f"unknown member {name!r}")
+        require(isinstance(down_ms, int) and down_ms >= 0, "down_ms", f"must be a whole number of ms >= 0, got {down_ms!r}")
+
+    def _close_then_start(self, m: "ConsumerMember", down_ms: int, bounced: bool = False) -> None:
+        """Close running process ``m`` once its batch in hand is done (unless it is closing already) and start
+        its new process ``down_ms`` after it has stopped (``member_stopped``)."""
+        self._start_after_close[m.name] = down_ms  # before close(): a close with nothing to revoke stops at once
+        if bounced:
+            self._bounced.add(m.name)
+        if not m.closing:
+            m.close_after_batch()
 
     def shutdown(self, name: str, at: int) -> None:
         """Graceful stop at ``at``: the application calls ``close()`` (revoke, then LeaveGroup for a dynamic
@@ -129,19 +139,8 @@ class FaultsMixin:
     def bounce(self, name: str, at: int, down_ms: int) -> None:
         """Rolling-restart step: graceful shutdown at ``at`` (the process closes once its batch in hand is
         done), and the new process ``down_ms`` after the old one has stopped (as :meth:`restart` starts it)."""
-        require(name in self.specs, "name", f"unknown member {name!r}")
-        require(isinstance(down_ms, int) and down_ms >= 0, "down_ms", f"must be a whole number of ms >= 0, got {down_ms!r}")
-
-        def act() -> None:
-            m = self._live(name)
-            if m is None:
-                return
-            self.log("fault", name, what="shutdown")
-            self._start_after_close[name] = down_ms  # before close(): a close with nothing to revoke stops at once
-            self._bounced.add(name)
-            if not m.closing:
-                m.close_after_batch()
-        self._at(at, act, f"bounce:{name}")
+        self._check_restart(name, down_ms)
+        self._on_live(name, at, "shutdown", lambda m: self._close_then_start(m, down_ms, bounced=True))
 
     def start_duplicate(self, name: str, at: int, copy_name: Optional[str] = None) -> str:
         """At ``at`` start a *second* process with ``name``'s configuration (the same

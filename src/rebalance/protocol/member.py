@@ -245,10 +245,14 @@ class ConsumerMember:
         self.joining = False
         self.request_poll(wait_batch=True)
 
+    def _next_poll_wait(self) -> int:
+        """Time until the application thread calls ``poll()`` again: the rest of its batch, or of a stall."""
+        return max(self._batch_end_delay(), self.busy_until - self.now)
+
     def _at_next_poll(self, action: Callable[[], object], label: str) -> None:
         """Run ``action`` at the application thread's next ``poll()`` (at once if it processes nothing),
         unless the member resets meanwhile."""
-        wait = max(self._batch_end_delay(), self.busy_until - self.now)
+        wait = self._next_poll_wait()
         if wait <= 0:
             action()
             return
@@ -626,7 +630,7 @@ class ConsumerMember:
         2026-11-30, after the peer run's real members, which close between two polls, left up to a batch later)."""
         if self.close_pending or self.state == STOPPED:
             return
-        wait = max(self._batch_end_delay(), self.busy_until - self.now)
+        wait = self._next_poll_wait()
         if wait <= 0:
             self.close()
             return

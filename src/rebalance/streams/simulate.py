@@ -328,7 +328,6 @@ class _Instance:
 
     id: str
     pid: ProcessId
-    joined_ms: int = 0
     incarnation: int = 0
     running: bool = False
     active: Set[TaskId] = field(default_factory=set)
@@ -441,7 +440,7 @@ class _StreamsRun:
 
     def _on_join(self, t: int, name: str, *_: Any) -> None:
         m = self.instances[name]
-        m.running, m.joined_ms, m.hb_base = True, t, t
+        m.running, m.hb_base = True, t
         m.incarnation += 1
         self._change(t, "join", joined=name)
 
@@ -580,12 +579,11 @@ class _StreamsRun:
             # StreamsPartitionAssignor asks for an immediate rebalance, the old owner's ConsumerCoordinator rejoins
             # after revoking), with what their state stores hold at once; the others at their next heartbeat, by
             # when what they were handed has been restored
-            hb = int(str(self.config["heartbeat.interval.ms"]))
-            self.rejoin_at = {m.id: t if m.id in involved else t + hb for m in members}
+            self.rejoin_at = {m.id: t if m.id in involved else t + self.hb for m in members}
             if involved >= {m.id for m in members}:
                 self.pending = "immediate"
             else:
-                self.at(t + hb, "followup", self.generation)
+                self.at(t + self.hb, "followup", self.generation)
         elif result.probing_rebalance_needed:
             self.at(t + configs.probing_rebalance_interval_ms, "probe", self.generation)
 
