@@ -362,6 +362,7 @@ class _StreamsRun:
         counts = records_per_partition(s.records, s.keys, s.partitions) if s.records else [0] * s.partitions
         self.end_offsets = {TaskId(0, p): counts[p] for p in range(s.partitions)}
         self.last_change_ms = 0
+        self.last_seen_ms = 0  # when the coordinator learnt of the last change (a leave: its LeaveGroup)
         self.probes_since_change = 0
         self.balanced_after: Optional[int] = None
         self.needs_probe = False
@@ -401,6 +402,7 @@ class _StreamsRun:
         x = t if x is None else x
         self.pending = reason
         self.last_change_ms = t
+        self.last_seen_ms = x
         self.probes_since_change = 0
         self.balanced_after = None
         # a round already under way: every member is rejoining already, and this change joins that round
@@ -619,7 +621,7 @@ class _StreamsRun:
             m.active, m.standby = set(answer[m.id][0]), set(answer[m.id][1])
             m.hold(m.active | m.standby, t)
             if m.id in revoking:  # its heartbeat after revoking reset its timer
-                m.hb_base = self._next_hb(m, self.last_change_ms)
+                m.hb_base = self._next_hb(m, self.last_seen_ms)  # as _reconciled tells it
         self.needs_probe = self.immediate = False
         if self.balanced_after is None:
             self.balanced_after = 0
