@@ -7,10 +7,11 @@ The scenario's members are the workers ``w1``, ``w2``, ... in the order of
 in that order: the eager deal's order, as in the simulator).  The members without a ``join`` event start at 0 (``w1`` first,
 so that it leads), the others when their ``join`` comes; ``leave`` is a graceful stop (SIGTERM: the herder leaves
 the group), ``crash`` a SIGKILL (the group notices at ``session.timeout.ms``), ``restart`` a graceful stop (unless
-the worker is down already), ``down_ms`` of sleep and a start of the same worker (same port, same worker id, a new
-member id); ``add_connector`` and ``remove_connector`` are REST calls (``POST /connectors`` with the book's idle
-source connector and its ``tasks.max``, ``DELETE /connectors/{name}``).  An event runs at its ``at_ms`` or, when
-the one before it took longer (a worker's JVM takes seconds to start and join), as soon as that one is done.
+the worker is down already), ``down_ms`` of sleep once it has exited and a start of the same worker (same port, same worker id, a new member
+id); ``add_connector`` and ``remove_connector`` are REST calls (``POST /connectors`` with the book's idle source
+connector and its ``tasks.max``, ``DELETE /connectors/{name}``).  Each worker's events, and the REST calls, run
+in a thread of their own: an event runs at its ``at_ms`` or, when its worker's previous one took longer (a
+worker's JVM takes seconds to start and join), as soon as that one is done; no event waits for another worker.
 ``config``: ``connect.protocol``, ``scheduled.rebalance.max.delay.ms``, ``session.timeout.ms``,
 ``heartbeat.interval.ms`` and ``rebalance.timeout.ms`` are the workers' settings, ``group.initial.rebalance.delay.ms``
 the broker's (whose ``group.min.session.timeout.ms`` is lowered to 1000).
@@ -26,12 +27,13 @@ revokes the same ones and sends a delay exactly when the real leader did.
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ...common import JsonRecord
-from ...connect.simulate import ConnectScenario, connect_summary, parse_connect_scenario, rebalance_row
+from ...connect.simulate import ConnectEvent, ConnectScenario, connect_summary, parse_connect_scenario, rebalance_row
 from ...validation import require
 from ..cluster import KafkaCluster
 from .logs import RealRound
@@ -85,31 +87,61 @@ def _rows(s: ConnectScenario, rounds: Sequence[RealRound], t0: float, removed: D
 
 
 def _play(s: ConnectScenario, connect: ConnectDistributedCluster, t0: float) -> Dict[str, float]:
-    """Play the events; returns when each removed connector's ``DELETE`` was sent (seconds since the epoch)."""
+    """Play the events; returns when each removed connector's ``DELETE`` was sent (seconds since the epoch).
+
+    Each worker's events run in a thread of their own, and the operator's REST calls in another, so that no
+    event waits for another worker's stop or start (a JVM's start takes seconds): an event runs at its ``at_ms``,
+    or when its worker's previous one is done.  A ``restart`` stops the worker (graceful) and starts it again
+    ``down_ms`` after it has exited, unless that worker's next event is due by then (as in the simulator, the
+    return is called off)."""
     removed: Dict[str, float] = {}
     names = {m: f"w{i + 1}" for i, m in enumerate(s.worker_order)}
-    pending: List[Tuple[int, int, str, Optional[str], Optional[str], int]] = []
-    for i, e in enumerate(s.events):
-        pending.append((e.at_ms, i, e.op, e.member, e.connector, e.tasks_max if e.op == "add_connector" else e.down_ms))
-    for at_ms, _, op, member, connector, n in sorted(pending):
+    lines: Dict[Optional[str], List[ConnectEvent]] = {}
+    for e in s.events:
+        lines.setdefault(e.member, []).append(e)
+    failures: List[BaseException] = []
+
+    def wait_until(at_ms: int) -> None:
         time.sleep(max(0.0, t0 + at_ms / 1000 - time.time()))
-        if op == "add_connector":
-            connect.add_connector(str(connector), n)
-        elif op == "remove_connector":
-            removed[str(connector)] = time.time()
-            connect.delete_connector(str(connector))
-        else:
-            w = names[str(member)]
-            if op == "join":
-                connect.start_worker(w)
-            elif op in ("leave", "crash"):
-                connect.stop_worker(w, graceful=op == "leave")
-            else:  # restart
-                if connect.worker(w).running:
-                    connect.stop_worker(w)
-                time.sleep(n / 1000)
-                connect.start_worker(w)
-    time.sleep(max(0.0, t0 + s.until_ms / 1000 - time.time()))
+
+    def play(events: List[ConnectEvent]) -> None:
+        try:
+            for i, e in enumerate(events):
+                wait_until(e.at_ms)
+                if e.op == "add_connector":
+                    connect.add_connector(str(e.connector), e.tasks_max)
+                    continue
+                if e.op == "remove_connector":
+                    removed[str(e.connector)] = time.time()
+                    connect.delete_connector(str(e.connector))
+                    continue
+                w = names[str(e.member)]
+                running = connect.worker(w).running
+                if e.op == "join":
+                    connect.start_worker(w)
+                elif e.op in ("leave", "crash"):
+                    if running:
+                        connect.stop_worker(w, graceful=e.op == "leave")
+                else:  # restart
+                    if running:
+                        connect.stop_worker(w)
+                    back = time.time() + e.down_ms / 1000
+                    if i + 1 < len(events) and t0 + events[i + 1].at_ms / 1000 <= back:
+                        continue  # its next event comes first: the return is called off
+                    time.sleep(max(0.0, back - time.time()))
+                    connect.start_worker(w)
+        except BaseException as exc:  # re-raised in the calling thread once every line has ended
+            failures.append(exc)
+
+    threads = [threading.Thread(target=play, args=(events,), name=f"connect-scenario-{m or 'rest'}", daemon=True)
+               for m, events in lines.items()]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    if failures:
+        raise failures[0]
+    wait_until(s.until_ms)
     return removed
 
 

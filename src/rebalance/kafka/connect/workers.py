@@ -315,24 +315,27 @@ class ConnectDistributedCluster(StartedInWith):
     def stop_worker(self, name: str, graceful: bool = True) -> None:
         """Stop one worker.  ``graceful`` (default): SIGTERM, Connect's shutdown hook stops the herder, which
         leaves the group at once (``LeaveGroup``); after ``stop_timeout`` it is killed.  ``graceful=False``:
-        SIGKILL, and the group notices only after ``session.timeout.ms``."""
+        SIGKILL, and the group notices only after ``session.timeout.ms``.  Returns once the process has exited;
+        other workers can be stopped and started meanwhile (from other threads)."""
         with self._lock:
             w = self.worker(name)
             require(w.running, "worker", f"{name} is not running")
-            assert w.process is not None
-            w.process.stop(grace=self.stop_timeout if graceful else 0.0)
+            process = w.process
+        assert process is not None
+        process.stop(grace=self.stop_timeout if graceful else 0.0)
 
     def start_worker(self, name: str, timeout: Optional[float] = None) -> None:
         """Start a stopped worker again, with the same name, port (so the same worker id) and settings, and wait
         until it serves REST and has joined the group (:class:`ConnectStartError` if it does not within
-        ``timeout``, default ``start_timeout``)."""
+        ``timeout``, default ``start_timeout``).  Other workers can be stopped and started meanwhile (from other
+        threads)."""
         with self._lock:
             w = self.worker(name)
             require(not w.running, "worker", f"{name} is running")
             deadline = time.monotonic() + (self.start_timeout if timeout is None else timeout)
             self._spawn(w)
-            self._wait_serving(w, deadline)
-            self._wait_joined([w], deadline)
+        self._wait_serving(w, deadline)
+        self._wait_joined([w], deadline)
 
     def bounce(self, name: str, away_s: float) -> None:
         """Stop ``name`` (gracefully), wait ``away_s`` seconds, start it again (and wait until it has joined)."""
