@@ -117,9 +117,10 @@ def test_bad_draws_name_the_field():
 
 
 def test_a_connect_tie_the_real_cluster_broke_otherwise_is_one_of_the_draws():
-    """A recorded real Connect run (sessioned, a connector removed): the load-balancing revocation took a task from
-    another worker than the simulator's numbered ids do; a draw of ids ending in random UUIDs does as the real one."""
-    row = _peer_row("peer-1", "connect_peer_runs.jsonl")
+    """A recorded real Connect run (sessioned, a connector removed; the peer run of 2026-11-29): the load-balancing
+    revocation took a task from another worker than the simulator's numbered ids do; a draw of ids ending in random
+    UUIDs does as the real one."""
+    row = json.loads((ROOT / "tests" / "kafka" / "recorded" / "connect-peer-1-tie.jsonl").read_text())
     real_last = row["real"][-2]["assignment"]
     assert simulate_connect(row["scenario"])[-2]["assignment"] != real_last
     draws = connect_alternatives(row["scenario"], 32)

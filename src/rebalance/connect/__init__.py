@@ -43,6 +43,8 @@ _EXPORTS = {
     "ExtendedWorkerState": ".protocol",
     "ConnectScenario": ".simulate", "connect_summary": ".simulate", "parse_connect_scenario": ".simulate",
     "simulate_connect": ".simulate", "connect_alternatives": ".simulate",
+    "CONFIG_MS": ".simulate", "TASK_CONFIG_MS": ".simulate", "WORKER_START_MS": ".simulate",
+    "WORKER_STOP_MS": ".simulate",
 }
 __all__ = sorted(_EXPORTS)
 
@@ -67,6 +69,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, from the s
     from .protocol import ExtendedWorkerState as ExtendedWorkerState
     from .simulate import (ConnectScenario as ConnectScenario, connect_summary as connect_summary,
                            parse_connect_scenario as parse_connect_scenario, simulate_connect as simulate_connect,
-                           connect_alternatives as connect_alternatives)
+                           connect_alternatives as connect_alternatives, CONFIG_MS as CONFIG_MS,
+                           TASK_CONFIG_MS as TASK_CONFIG_MS, WORKER_START_MS as WORKER_START_MS,
+                           WORKER_STOP_MS as WORKER_STOP_MS)
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
