@@ -278,7 +278,11 @@ def report(rows: List[Dict[str, Any]], path: Path, note: str = "") -> None:
                  f"process's start-up and a heartbeat; in the simulator the old process leaves `WORKER_STOP_MS` "
                  f"({WORKER_STOP_MS} ms) after the event and the new one joins `WORKER_START_MS` ({WORKER_START_MS} "
                  "ms) after `down_ms` more.", ""]
-    text += ["## Every scenario that differs", ""]
+    text += ["## Every scenario that differs", "",
+             "Rounds are counted from the formed group: the first round in which every worker that starts at 0 is in. "
+             "A `tie` meets the standard under another of the simulator's draws of member ids (not its own), so it is "
+             "listed here though it counts as met. The simulator's timing constants were fitted (`--fit`) on the "
+             "even-numbered scenarios (peer-0, peer-2, ...); the odd-numbered ones were held out.", ""]
     for r in rows:
         if r["verdict"] == "agree":
             continue

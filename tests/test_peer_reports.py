@@ -91,8 +91,8 @@ def test_the_connect_peer_figures_in_the_readme():
             f"the {len(even)} even-numbered scenarios, on which the simulator's four timing constants were chosen, "
             f"and {sum(r['verdict'] in ('agree', 'tie') for r in judged if r not in even)} of the "
             f"{len(judged) - len(even)} odd-numbered ones)") in text, found
-    assert (f"the real rounds with a round beyond the tolerance in {found['timing']}, other rounds in "
-            f"{found['rounds']}") in text, found
+    assert (f"{found['timing']} has the real rounds but one beyond the tolerance, and {found['rounds']} have other "
+            "rounds") in text, found
     assert set(found) <= {"agree", "tie", "timing", "rounds"}, found  # no other class is explained in the README
     report = (BENCH / "connect_peer_results.md").read_text()
     assert f"**{met} of {len(judged)} meet the standard**" in report

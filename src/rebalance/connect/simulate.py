@@ -16,7 +16,7 @@ it had when it last led, :meth:`~rebalance.connect.cluster.ConnectCluster.replay
 this module's own timing model of the group coordinator (``ClassicGroup``) and the herder
 (``DistributedHerder``, 4.3.1), a simplification stated here in full:
 
-* a worker that starts joins at once; a group with no member waits ``group.initial.rebalance.delay.ms`` (the
+* a worker that starts at 0 or at its ``join`` event joins at once; a group with no member waits ``group.initial.rebalance.delay.ms`` (the
   broker's ``InitialDelayedJoin``; each later join during it adds the delay again, up to
   ``rebalance.timeout.ms``); otherwise the members learn of the rebalance at their next heartbeat: each member
   heartbeats every ``heartbeat.interval.ms`` from its last SyncGroup (the heartbeat thread resets its timer
@@ -41,8 +41,9 @@ this module's own timing model of the group coordinator (``ClassicGroup``) and t
   first member of its ``members`` ``HashMap`` (keyed by member id) leads (``ClassicGroup.remove`` and
   ``maybeElectNewJoinedLeader``, 4.3.1); no SyncGroup fails, no network time is spent.
 
-The four constants are this machine's (2 cores), measured against the real cluster of ``simulate --on kafka``:
-``benchmarks/connect_peer_results.md`` compares every round.
+The four constants were fitted (``benchmarks/bench_connect_peer.py --fit``) on the book's 2-core machine against
+the real cluster of ``simulate --on kafka``; ``benchmarks/connect_peer_results.md`` compares every round.  Refit
+them for other hardware.
 
 A member's member id is ``connect-NN-K`` (``NN`` its place in :attr:`ConnectScenario.worker_order`: the members
 that start at 0, then the others, each in ``members`` order; ``K`` its process's incarnation), so the eager
