@@ -45,7 +45,7 @@ import statistics
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from rebalance.connect import simulate_connect
 from rebalance.connect.simulate import WORKER_START_MS, WORKER_STOP_MS, parse_connect_scenario
@@ -131,8 +131,8 @@ def off_rounds(sim: List[Dict[str, Any]], real: List[Dict[str, Any]], scenario: 
 
 
 def draws(scenario: Dict[str, Any]) -> List[List[Dict[str, Any]]]:
-    """The simulator's numbered run, then its runs over :data:`ALTERNATIVE_DRAWS` draws of member ids."""
-    return [simulate_connect(scenario, seed) for seed in [None, *range(ALTERNATIVE_DRAWS)]]
+    """The simulator's runs over :data:`ALTERNATIVE_DRAWS` draws of member ids (its numbered run is the caller's)."""
+    return [simulate_connect(scenario, seed) for seed in range(ALTERNATIVE_DRAWS)]
 
 
 def classify(sim: List[Dict[str, Any]], real: List[Dict[str, Any]], scenario: Dict[str, Any]) -> str:
@@ -143,7 +143,7 @@ def classify(sim: List[Dict[str, Any]], real: List[Dict[str, Any]], scenario: Di
     sr = formed(sim, scenario)
     if same_rounds(sr, rr) and not off_rounds(sr, rr, scenario):
         return "agree"
-    same = [x for x in [sr] + [formed(run, scenario) for run in draws(scenario)[1:]] if same_rounds(x, rr)]
+    same = [x for x in [sr] + [formed(run, scenario) for run in draws(scenario)] if same_rounds(x, rr)]
     if any(not off_rounds(x, rr, scenario) for x in same):
         return "tie"
     return "timing" if same else "rounds"
@@ -155,7 +155,7 @@ def final_agrees(sim: List[Dict[str, Any]], real: List[Dict[str, Any]], scenario
     rr = formed(real, scenario)
     ra = rr[-1]["assignment"] if rr else {}
     delayed = any(r["delayed"] for r in rr)
-    for run in [sim] + draws(scenario)[1:]:
+    for run in [sim] + draws(scenario):
         sr = formed(run, scenario)
         if any(r["delayed"] for r in sr) == delayed and (sr[-1]["assignment"] if sr else {}) == ra:
             return True
@@ -213,9 +213,9 @@ FIT_GRID: Dict[str, List[int]] = {"CONFIG_MS": [0, 50, 100, 200, 300], "TASK_CON
                                   "WORKER_START_MS": [500, 1000, 1500, 2000, 3000]}
 
 
-def fit(rows: List[Dict[str, Any]]) -> List[Tuple[int, int, Dict[str, int]]]:
+def fit(rows: List[Dict[str, Any]], grid: Optional[Dict[str, List[int]]] = None) -> List[Tuple[int, int, Dict[str, int]]]:
     """How many of the even-numbered recorded scenarios meet the standard (:func:`classify`) under each
-    combination of :data:`FIT_GRID`, and the mean of ``|real at_ms - model at_ms|`` over their rounds where the
+    combination of ``grid`` (default :data:`FIT_GRID`), and the mean of ``|real at_ms - model at_ms|`` over their rounds where the
     simulator's run has the real rounds: best first (most met, then the smallest mean).  The search behind the
     simulator's timing constants; the odd-numbered scenarios are left out of it, so that the report can give them
     apart."""
@@ -223,11 +223,12 @@ def fit(rows: List[Dict[str, Any]]) -> List[Tuple[int, int, Dict[str, int]]]:
 
     import rebalance.connect.simulate as model
     even = [r for r in rows if r["verdict"] != "failed" and int(str(r["id"]).rpartition("-")[2]) % 2 == 0]
-    saved = {k: getattr(model, k) for k in FIT_GRID}
+    grid = FIT_GRID if grid is None else grid
+    saved = {k: getattr(model, k) for k in grid}
     out = []
     try:
-        for values in itertools.product(*FIT_GRID.values()):
-            setting = dict(zip(FIT_GRID, values))
+        for values in itertools.product(*grid.values()):
+            setting = dict(zip(grid, values))
             for k, v in setting.items():
                 setattr(model, k, v)
             met, errors = 0, []

@@ -352,9 +352,10 @@ class _Run:
         self.pending_tasks: Dict[str, int] = {}  # connector -> tasks.max, not yet written
         self.scheduled: Optional[int] = None
         self.rows: List[JsonRecord] = []
-        #: what the run itself schedules: (time, event) of the internal ops ``_leave`` (a stopping worker's
-        #: LeaveGroup), ``_config`` (a REST call reaches the workers) and ``_tasks`` (task configs written)
-        self.later: List[Tuple[int, ConnectEvent]] = []
+        #: what is to come, by (time, order): the scenario's events (order: their index), a restart's return
+        #: (its event's order + 0.5) and the run's internal ops (:meth:`_schedule`)
+        self.queue: List[Tuple[int, float, ConnectEvent]] = [(e.at_ms, i, e) for i, e in enumerate(s.events)]
+        self.internal = len(s.events)  # internal ops come after the scenario's events of their instant, in their order
         self.stopping: Dict[str, int] = {}  # worker -> when its LeaveGroup goes
 
     # members
@@ -474,8 +475,7 @@ class _Run:
             self.trigger(t, {m for m, wr in result.workers.items() if wr.revoked_connectors or wr.revoked_tasks})
         started = {conn for conns, _ in self.model.running.values() for conn in conns}
         for c in [c for c in self.pending_tasks if c in started]:  # the connector runs and writes its task configs
-            self.later.append((t + TASK_CONFIG_MS, ConnectEvent(t + TASK_CONFIG_MS, "_tasks", connector=c,
-                                                                tasks_max=self.pending_tasks.pop(c))))
+            self._schedule(ConnectEvent(t + TASK_CONFIG_MS, "_tasks", connector=c, tasks_max=self.pending_tasks.pop(c)))
 
     def _row(self, result: RoundResult, before: Mapping[str, Tuple[List[str], List[str]]], t: int) -> JsonRecord:
         after: Dict[str, Tuple[List[str], List[str]]] = {}
@@ -503,18 +503,11 @@ class _Run:
         for m in s.members:
             if m not in joins:
                 self.start(m, 0)
-        # (time, order, what): scenario events, and restarts' second halves
-        queue: List[Tuple[int, float, ConnectEvent]] = [(e.at_ms, i, e) for i, e in enumerate(s.events)]
-        internal = len(s.events)  # internal ops come after the scenario's events of their instant, in their order
         while True:
-            for at, e in self.later:
-                internal += 1
-                queue.append((at, internal, e))
-            self.later.clear()
-            queue.sort(key=lambda x: (x[0], x[1]))
+            self.queue.sort(key=lambda x: (x[0], x[1]))
             candidates: List[Tuple[int, int]] = []  # (time, priority): events first, then expiries, rounds
-            if queue:
-                candidates.append((queue[0][0], 0))
+            if self.queue:
+                candidates.append((self.queue[0][0], 0))
             for mid, exp in self.crashed.items():
                 if mid in self.group and self.rejoin is None:
                     candidates.append((exp, 1))
@@ -531,8 +524,8 @@ class _Run:
             if len(self.rows) > MAX_ROUNDS:
                 raise EventLimitError(MAX_ROUNDS, s.until_ms)
             if kind == 0:
-                _, order, e = queue.pop(0)
-                self._event(e, t, queue, order)
+                _, order, e = self.queue.pop(0)
+                self._event(e, t, order)
             elif kind == 1:
                 mid = min((exp, m) for m, exp in self.crashed.items() if m in self.group)[1]
                 self._drop(mid)
@@ -545,11 +538,17 @@ class _Run:
                 self.trigger(t, set(m for m in self.group if m not in self.crashed))
         return self.rows
 
-    def _event(self, e: ConnectEvent, t: int, queue: List[Tuple[int, float, ConnectEvent]], order: float) -> None:
+    def _schedule(self, e: ConnectEvent) -> None:
+        """An internal op at ``e.at_ms``: ``_leave`` (a stopping worker's LeaveGroup), ``_config`` (a REST call
+        reaches the workers) or ``_tasks`` (task configs written)."""
+        self.internal += 1
+        self.queue.append((e.at_ms, self.internal, e))
+
+    def _event(self, e: ConnectEvent, t: int, order: float) -> None:
         conn = typing.cast(str, e.connector)
         if e.op in ("add_connector", "remove_connector"):  # the config topic, read by the workers later
-            self.later.append((t + CONFIG_MS, ConnectEvent(t + CONFIG_MS, "_config", connector=conn,
-                                                           tasks_max=e.tasks_max if e.op == "add_connector" else -1)))
+            self._schedule(ConnectEvent(t + CONFIG_MS, "_config", connector=conn,
+                                        tasks_max=e.tasks_max if e.op == "add_connector" else -1))
         elif e.op == "_config":
             if e.tasks_max >= 0:
                 self.pending_tasks[conn] = e.tasks_max
@@ -569,7 +568,7 @@ class _Run:
         else:
             w = typing.cast(str, e.member)
             if e.op in ("leave", "crash", "restart"):  # a restart still bringing the worker back is called off
-                queue[:] = [q for q in queue if not (q[2].op == "join" and q[2].member == w and q[1] != int(q[1]))]
+                self.queue[:] = [q for q in self.queue if not (q[2].op == "join" and q[2].member == w and q[1] != int(q[1]))]
             if e.op == "join":
                 self.start(w, t)
             elif e.op == "crash":
@@ -580,14 +579,14 @@ class _Run:
                 if self.current(w) is not None and w not in self.stopping:
                     stop = t + WORKER_STOP_MS
                     self.stopping[w] = stop
-                    self.later.append((stop, ConnectEvent(stop, "_leave", w)))
+                    self._schedule(ConnectEvent(stop, "_leave", w))
                 elif w in self.stopping:
                     stop = self.stopping[w]
                 if e.op == "restart":
                     # the new process starts down_ms after the old one has left and joins once it is up (before
                     # any later event of that instant)
                     back = stop + e.down_ms + WORKER_START_MS
-                    queue.append((back, order + 0.5, ConnectEvent(back, "join", w)))
+                    self.queue.append((back, order + 0.5, ConnectEvent(back, "join", w)))
 
 
 def simulate_connect(scenario: object, member_id_seed: Optional[int] = None) -> List[JsonRecord]:
